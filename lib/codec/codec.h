@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_CODEC_H
+#define LATPROBE_CODEC_H
+
+/*
+ * Frame codec: Ethernet II (+802.1Q), ARP, IPv4, IPv6, UDP, ICMPv4 echo, TCP.
+ * Works on (buf, len) only: no EAL or ethdev call. Parsers never read past
+ * len and return 0 or a negative errno; builders return the number of bytes
+ * written or a negative errno (-EMSGSIZE when cap is too small).
+ * Addresses and ports in these structs are in host byte order unless the
+ * field name ends in _be.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CODEC_ETH_ALEN 6
+#define CODEC_ETH_HLEN 14
+#define CODEC_VLAN_HLEN 4
+#define CODEC_IPV4_HLEN 20
+#define CODEC_IPV6_HLEN 40
+#define CODEC_UDP_HLEN 8
+#define CODEC_ICMP_HLEN 8
+#define CODEC_TCP_HLEN 20
+
+#define CODEC_ETHERTYPE_IPV4 0x0800
+#define CODEC_ETHERTYPE_ARP 0x0806
+#define CODEC_ETHERTYPE_VLAN 0x8100
+#define CODEC_ETHERTYPE_IPV6 0x86dd
+
+#define CODEC_IPPROTO_ICMP 1
+#define CODEC_IPPROTO_TCP 6
+#define CODEC_IPPROTO_UDP 17
+
+#define CODEC_TCP_FIN 0x01
+#define CODEC_TCP_SYN 0x02
+#define CODEC_TCP_RST 0x04
+#define CODEC_TCP_PSH 0x08
+#define CODEC_TCP_ACK 0x10
+
+#define CODEC_ARP_REQUEST 1
+#define CODEC_ARP_REPLY 2
+
+#define CODEC_ICMP_ECHO_REPLY 0
+#define CODEC_ICMP_ECHO_REQUEST 8
+
+struct codec_mac {
+	uint8_t b[CODEC_ETH_ALEN];
+};
+
+/* What codec_parse_frame() found; offsets are from the frame start. */
+struct codec_frame {
+	struct codec_mac dst, src;
+	bool has_vlan;
+	uint16_t vlan_tci;
+	uint16_t ethertype;  /* after the VLAN tag, if any */
+	uint16_t l3_off;
+
+	/* ARP (ethertype 0x0806, Ethernet/IPv4 only) */
+	uint16_t arp_op;
+	struct codec_mac arp_sha, arp_tha;
+	uint32_t arp_spa, arp_tpa;
+
+	/* IP: ip_version is 0 when the frame carries no IP */
+	uint8_t ip_version;
+	uint8_t ip_proto;    /* L4 protocol (IPv6: next header after the base header) */
+	uint8_t ttl;         /* TTL / hop limit */
+	uint8_t tos;         /* IPv4 TOS / IPv6 traffic class */
+	uint16_t l3_hlen;    /* IPv4 IHL*4 (options skipped), 40 for IPv6 */
+	uint16_t ip_len;     /* IPv4 total length / 40 + IPv6 payload length */
+	uint32_t src4, dst4;
+	uint8_t src6[16], dst6[16];
+	uint16_t ip_id;
+	bool is_fragment;    /* MF set or offset != 0: L4 is not parsed */
+	bool more_fragments;
+	uint16_t frag_off;   /* in bytes */
+
+	/* L4, bounded by the IP length (not by trailing Ethernet padding) */
+	uint16_t l4_off;
+	uint16_t l4_len;     /* L4 header + payload */
+	uint16_t sport, dport;
+	uint16_t payload_off; /* after the UDP/TCP/ICMP header */
+	uint16_t payload_len;
+
+	uint8_t icmp_type, icmp_code;
+	uint16_t icmp_id, icmp_seq;
+
+	uint32_t tcp_seq, tcp_ack;
+	uint8_t tcp_flags;
+	uint16_t tcp_window;
+	uint16_t tcp_mss;    /* 0 when the MSS option is absent */
+};
+
+/*
+ * Parse Ethernet [802.1Q] then ARP | IPv4 | IPv6, then UDP | TCP | ICMP.
+ * 0 on success (fields filled as deep as the frame goes: an unknown
+ * ethertype or L4 protocol is not an error), -EINVAL for a malformed or
+ * truncated header at any layer (short frame, bad IHL, IP length > frame,
+ * UDP length inconsistent, TCP data offset < 5, ...).
+ */
+int codec_parse_frame(const uint8_t *buf, size_t len, struct codec_frame *f);
+
+/* Internet checksum helpers (RFC 1071); results in network byte order. */
+uint32_t codec_csum_partial(const void *data, size_t len, uint32_t sum);
+uint16_t codec_csum_fold(uint32_t sum);
+
+/* true when the IPv4 header checksum / the L4 checksum of a parsed frame is right. */
+bool codec_ipv4_csum_ok(const uint8_t *buf, const struct codec_frame *f);
+bool codec_l4_csum_ok(const uint8_t *buf, const struct codec_frame *f);
+
+/* Recompute and store the IPv4 header checksum / the UDP, TCP or ICMP checksum. */
+void codec_ipv4_csum_set(uint8_t *buf, const struct codec_frame *f);
+void codec_l4_csum_set(uint8_t *buf, const struct codec_frame *f);
+
+/* The L2/L3/L4 addressing of frames we build. */
+struct codec_flow {
+	struct codec_mac src_mac, dst_mac;
+	bool vlan;
+	uint16_t vlan_tci;
+	uint8_t ip_version;  /* 4 or 6 */
+	uint32_t src4, dst4;
+	uint8_t src6[16], dst6[16];
+	uint16_t sport, dport;
+	uint8_t ttl;         /* 0 means 64 */
+	uint8_t tos;
+};
+
+/* Bytes of Ethernet [+VLAN] + IP + UDP headers a flow puts before the payload. */
+size_t codec_udp_header_len(const struct codec_flow *fl);
+
+/*
+ * Ethernet [+VLAN] + IPv4|IPv6 + UDP around payload, both checksums set.
+ * payload may already sit at buf + codec_udp_header_len(fl) (then it is not
+ * copied). Returns the frame length or -EMSGSIZE / -EINVAL.
+ */
+int codec_build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		    uint16_t ip_id, const uint8_t *payload, size_t plen);
+
+/* ICMPv4 echo request/reply (type = CODEC_ICMP_ECHO_*), sport/dport unused. */
+int codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+			  uint8_t type, uint16_t id, uint16_t seq,
+			  const uint8_t *payload, size_t plen);
+
+/* TCP segment without payload; mss != 0 adds the MSS option (SYN). */
+int codec_build_tcp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		    uint32_t seq, uint32_t ack, uint8_t flags, uint16_t window,
+		    uint16_t mss);
+
+/*
+ * ARP over Ethernet/IPv4. A request goes to the broadcast MAC with a zero
+ * target hardware address; a reply goes to tha.
+ */
+int codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
+		    const struct codec_mac *sha, uint32_t spa,
+		    const struct codec_mac *tha, uint32_t tpa);
+
+/*
+ * Turn a parsed IPv4/IPv6 frame around in place for a reply: Ethernet
+ * destination = old source, Ethernet source = my_mac, IP addresses swapped,
+ * UDP/TCP ports swapped, TTL/hop limit = ttl. Checksums are NOT updated
+ * (the caller changes the payload, then calls codec_ipv4_csum_set() and
+ * codec_l4_csum_set()). The frame keeps its length.
+ */
+void codec_turn_around(uint8_t *buf, const struct codec_frame *f,
+		       const struct codec_mac *my_mac, uint8_t ttl);
+
+/* "aa:bb:cc:dd:ee:ff" <-> struct; parse returns 0 or -EINVAL. */
+int codec_mac_parse(const char *s, struct codec_mac *mac);
+void codec_mac_format(const struct codec_mac *mac, char *out /* >= 18 */);
+
+#endif /* LATPROBE_CODEC_H */

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_STAMP_H
+#define LATPROBE_STAMP_H
+
+/*
+ * STAMP, RFC 8762 (unauthenticated mode), with RFC 8972 extensions
+ * (Session-Sender Identifier, TLVs). Works on the UDP payload only.
+ *
+ * Session-Sender test packet (RFC 8762 §4.2.1, RFC 8972 §3):
+ *   0 seq(4) | 4 timestamp(8) | 12 error estimate(2) | 14 SSID(2) | 16 MBZ(28)
+ *   | 44 TLVs...
+ * Session-Reflector test packet (RFC 8762 §4.3.1):
+ *   0 seq(4) | 4 timestamp T3(8) | 12 error estimate(2) | 14 SSID(2)
+ *   | 16 receive timestamp T2(8) | 24 sender seq(4) | 28 sender timestamp(8)
+ *   | 36 sender error estimate(2) | 38 MBZ(2) | 40 sender TTL(1) | 41 MBZ(3)
+ *   | 44 TLVs...
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STAMP_PORT 862
+#define STAMP_BASE_LEN 44
+
+/* Error Estimate (RFC 4656 §4.1.2, Z bit from RFC 8762 §4.2.1). */
+#define STAMP_EE_S 0x8000 /* clock synchronised to UTC */
+#define STAMP_EE_Z 0x4000 /* timestamp is truncated PTPv2, not NTP */
+
+struct stamp_error_estimate {
+	bool sync;
+	bool ptp;           /* Z bit */
+	uint8_t scale;      /* 6 bits */
+	uint8_t multiplier; /* 8 bits, non-zero in a valid estimate */
+};
+
+uint16_t stamp_ee_encode(const struct stamp_error_estimate *ee);
+void stamp_ee_decode(uint16_t v, struct stamp_error_estimate *ee);
+/* The estimate in ns: multiplier * 2^(scale - 32) s. */
+double stamp_ee_to_ns(const struct stamp_error_estimate *ee);
+
+/*
+ * 64-bit timestamps as they go on the wire (host-order integers here,
+ * big-endian on the wire). NTP: seconds since 1900 << 32 | 2^-32 s fraction.
+ * PTP (truncated PTPv2): seconds since 1970 << 32 | nanoseconds.
+ * Both take and give ns since 1970 (CLOCK_REALTIME).
+ */
+uint64_t stamp_ntp_from_ns(uint64_t unix_ns);
+uint64_t stamp_ntp_to_ns(uint64_t ntp);
+uint64_t stamp_ptp_from_ns(uint64_t unix_ns);
+uint64_t stamp_ptp_to_ns(uint64_t ptp);
+/* Either format, chosen by the Z bit of the error estimate that goes with it. */
+uint64_t stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate);
+uint64_t stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate);
+
+/* RFC 8972 §4 TLV flags and types. */
+#define STAMP_TLV_U 0x80 /* unrecognised */
+#define STAMP_TLV_M 0x40 /* malformed */
+#define STAMP_TLV_I 0x20 /* integrity failed */
+#define STAMP_TLV_EXTRA_PADDING 1
+#define STAMP_TLV_LOCATION 2
+#define STAMP_TLV_TIMESTAMP_INFO 3
+#define STAMP_TLV_CLASS_OF_SERVICE 4
+#define STAMP_TLV_HDR_LEN 4
+
+struct stamp_tlv {
+	uint8_t flags;
+	uint8_t type;
+	uint16_t length;      /* of value */
+	const uint8_t *value;
+};
+
+/*
+ * TLV walk: *off starts at STAMP_BASE_LEN. Returns 1 and fills *tlv (and
+ * advances *off) while a whole TLV is there, 0 at the clean end, -EINVAL
+ * when a TLV header or value runs past len (malformed).
+ */
+int stamp_tlv_next(const uint8_t *p, size_t len, size_t *off,
+		   struct stamp_tlv *tlv);
+
+/* Session-Sender packet, parsed. Fields beyond len read as zero. */
+struct stamp_sender {
+	uint32_t seq;
+	uint64_t timestamp;
+	uint16_t error_estimate;
+	uint16_t ssid;
+	size_t len;           /* bytes present (may be < 44: TWAMP-Light) */
+	size_t tlv_off;       /* STAMP_BASE_LEN, or len when there are no TLVs */
+};
+
+/* 0, or -EINVAL when len < 4 (not even a sequence number). */
+int stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s);
+
+struct stamp_sender_opts {
+	uint32_t seq;
+	uint64_t timestamp;
+	uint16_t error_estimate;
+	uint16_t ssid;
+	/* RFC 8972 TLVs to append after the base packet (0 = none) */
+	bool tlv_timestamp_info;
+	bool tlv_class_of_service;
+	uint8_t cos_dscp;       /* DSCP1 asked for the reflected packet */
+	/* Total payload length; >= 44. Extra bytes beyond the base + TLVs
+	 * are carried in an Extra Padding TLV when it fits (>= 4 bytes),
+	 * else as zero bytes. */
+	size_t len;
+};
+
+/* Build a Session-Sender packet of exactly opts->len bytes; returns len or -errno. */
+int stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o);
+
+/* Rewrite just the sequence number and timestamp of a built sender packet. */
+void stamp_sender_stamp(uint8_t *p, uint32_t seq, uint64_t timestamp);
+
+/* Session-Reflector packet, parsed. Fields beyond len read as zero. */
+struct stamp_reflector {
+	uint32_t seq;
+	uint64_t timestamp;      /* T3 */
+	uint16_t error_estimate;
+	uint16_t ssid;
+	uint64_t rx_timestamp;   /* T2 */
+	uint32_t sender_seq;
+	uint64_t sender_timestamp; /* T1 echoed */
+	uint16_t sender_error_estimate;
+	uint8_t sender_ttl;
+	size_t len;
+	size_t tlv_off;
+};
+
+/* 0, or -EINVAL when len < 4. */
+int stamp_reflector_parse(const uint8_t *p, size_t len,
+			  struct stamp_reflector *r);
+
+struct stamp_reflect_opts {
+	uint32_t seq;            /* stateless: the sender's; stateful: own counter */
+	uint64_t rx_timestamp;   /* T2, wire format */
+	uint16_t error_estimate; /* the reflector's */
+	uint8_t sender_ttl;      /* TTL / hop limit of the received packet */
+	uint8_t rx_tos;          /* for the Class of Service TLV (DSCP2, ECN) */
+	uint8_t sync_src;        /* Timestamp Information TLV: sync source */
+	uint8_t ts_method;       /* Timestamp Information TLV: method */
+};
+
+/*
+ * Turn a Session-Sender packet into a Session-Reflector packet in place,
+ * keeping its length (never longer than the request: no amplification;
+ * fields that do not fit a short TWAMP-Light packet are left out). TLVs are
+ * answered per RFC 8972: Extra Padding echoed, Timestamp Information and
+ * Class of Service filled in, unknown types echoed with U set, a malformed
+ * tail flagged with M. The transmit timestamp T3 is set later with
+ * stamp_reflector_stamp(). Returns the length, or -EINVAL (len < 4).
+ */
+int stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o);
+
+/* Write T3 (wire format) as late as possible before transmit. */
+void stamp_reflector_stamp(uint8_t *p, size_t len, uint64_t tx_timestamp);
+
+#endif /* LATPROBE_STAMP_H */
