@@ -8,30 +8,33 @@
  * len and return 0 or a negative errno; builders return the number of bytes
  * written or a negative errno (-EMSGSIZE when cap is too small).
  * Addresses and ports in these structs are in host byte order unless the
- * field name ends in _be.
+ * field name ends in _be. Frames may start at any byte offset (no alignment
+ * is assumed). Builders write minimal frames (no padding to 60 bytes).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define CODEC_ETH_ALEN 6
-#define CODEC_ETH_HLEN 14
+#define CODEC_ETH_ALEN	6
+#define CODEC_ETH_HLEN	14
 #define CODEC_VLAN_HLEN 4
 #define CODEC_IPV4_HLEN 20
 #define CODEC_IPV6_HLEN 40
-#define CODEC_UDP_HLEN 8
+#define CODEC_UDP_HLEN	8
 #define CODEC_ICMP_HLEN 8
-#define CODEC_TCP_HLEN 20
+#define CODEC_TCP_HLEN	20
+#define CODEC_ARP_LEN	28 /* Ethernet/IPv4 ARP body */
 
 #define CODEC_ETHERTYPE_IPV4 0x0800
-#define CODEC_ETHERTYPE_ARP 0x0806
+#define CODEC_ETHERTYPE_ARP  0x0806
 #define CODEC_ETHERTYPE_VLAN 0x8100
 #define CODEC_ETHERTYPE_IPV6 0x86dd
 
-#define CODEC_IPPROTO_ICMP 1
-#define CODEC_IPPROTO_TCP 6
-#define CODEC_IPPROTO_UDP 17
+#define CODEC_IPPROTO_ICMP   1
+#define CODEC_IPPROTO_TCP    6
+#define CODEC_IPPROTO_UDP    17
+#define CODEC_IPPROTO_ICMPV6 58
 
 #define CODEC_TCP_FIN 0x01
 #define CODEC_TCP_SYN 0x02
@@ -40,10 +43,12 @@
 #define CODEC_TCP_ACK 0x10
 
 #define CODEC_ARP_REQUEST 1
-#define CODEC_ARP_REPLY 2
+#define CODEC_ARP_REPLY	  2
 
-#define CODEC_ICMP_ECHO_REPLY 0
-#define CODEC_ICMP_ECHO_REQUEST 8
+#define CODEC_ICMP_ECHO_REPLY	 0
+#define CODEC_ICMP_ECHO_REQUEST	 8
+#define CODEC_ICMP6_ECHO_REQUEST 128
+#define CODEC_ICMP6_ECHO_REPLY	 129
 
 struct codec_mac {
 	uint8_t b[CODEC_ETH_ALEN];
@@ -54,42 +59,54 @@ struct codec_frame {
 	struct codec_mac dst, src;
 	bool has_vlan;
 	uint16_t vlan_tci;
-	uint16_t ethertype;  /* after the VLAN tag, if any */
+	uint16_t ethertype; /* after the VLAN tag, if any */
 	uint16_t l3_off;
 
-	/* ARP (ethertype 0x0806, Ethernet/IPv4 only) */
+	/* ARP (ethertype 0x0806; any other ARP format is -EINVAL) */
 	uint16_t arp_op;
 	struct codec_mac arp_sha, arp_tha;
 	uint32_t arp_spa, arp_tpa;
 
 	/* IP: ip_version is 0 when the frame carries no IP */
 	uint8_t ip_version;
-	uint8_t ip_proto;    /* L4 protocol (IPv6: next header after the base header) */
-	uint8_t ttl;         /* TTL / hop limit */
-	uint8_t tos;         /* IPv4 TOS / IPv6 traffic class */
-	uint16_t l3_hlen;    /* IPv4 IHL*4 (options skipped), 40 for IPv6 */
-	uint16_t ip_len;     /* IPv4 total length / 40 + IPv6 payload length */
+	uint8_t ip_proto; /* L4 protocol (IPv6: next header after the base
+			     header) */
+	uint8_t ttl;	  /* TTL / hop limit */
+	uint8_t tos;	  /* IPv4 TOS / IPv6 traffic class */
+	uint16_t l3_hlen; /* IPv4 IHL*4 (options skipped), 40 for IPv6 */
+	uint16_t ip_len;  /* IPv4 total length / 40 + IPv6 payload length
+			   * (IPv6 payload > 65495 bytes is -EINVAL) */
 	uint32_t src4, dst4;
 	uint8_t src6[16], dst6[16];
 	uint16_t ip_id;
-	bool is_fragment;    /* MF set or offset != 0: L4 is not parsed */
+	bool is_fragment; /* MF set or offset != 0: L4 is not parsed, even
+			   * for offset 0 (its UDP length and checksum
+			   * cover the unreassembled datagram); l4_off and
+			   * l4_len still span this fragment's IP payload */
 	bool more_fragments;
-	uint16_t frag_off;   /* in bytes */
+	uint16_t frag_off; /* in bytes */
 
-	/* L4, bounded by the IP length (not by trailing Ethernet padding) */
+	/*
+	 * L4, bounded by the IP length (not by trailing Ethernet padding).
+	 * l4_off/l4_len are set for every IP frame; the fields below only for
+	 * UDP, TCP, ICMP (over IPv4) and ICMPv6 (over IPv6). payload_off is 0
+	 * when the L4 header was not parsed.
+	 */
 	uint16_t l4_off;
-	uint16_t l4_len;     /* L4 header + payload */
+	uint16_t l4_len; /* L4 header + payload (UDP: the UDP length) */
 	uint16_t sport, dport;
 	uint16_t payload_off; /* after the UDP/TCP/ICMP header */
 	uint16_t payload_len;
 
 	uint8_t icmp_type, icmp_code;
-	uint16_t icmp_id, icmp_seq;
+	uint16_t icmp_id, icmp_seq; /* echo request/reply only (v4 and v6) */
 
 	uint32_t tcp_seq, tcp_ack;
 	uint8_t tcp_flags;
 	uint16_t tcp_window;
-	uint16_t tcp_mss;    /* 0 when the MSS option is absent */
+	uint16_t tcp_mss; /* 0 when the MSS option is absent; options are
+			   * read up to the first malformed one, which is
+			   * not an error (as Linux does) */
 };
 
 /*
@@ -101,15 +118,29 @@ struct codec_frame {
  */
 int codec_parse_frame(const uint8_t *buf, size_t len, struct codec_frame *f);
 
-/* Internet checksum helpers (RFC 1071); results in network byte order. */
+/*
+ * Internet checksum helpers (RFC 1071). The sum is over 16-bit words in
+ * memory order, so the value fold returns (already complemented) is stored
+ * with memcpy as is: it is "in network byte order" as bytes. In a chained
+ * sum only the last chunk may have an odd length. A buffer that includes a
+ * correct checksum folds to 0.
+ */
 uint32_t codec_csum_partial(const void *data, size_t len, uint32_t sum);
 uint16_t codec_csum_fold(uint32_t sum);
 
-/* true when the IPv4 header checksum / the L4 checksum of a parsed frame is right. */
+/*
+ * true when the IPv4 header checksum / the L4 checksum of a parsed frame is
+ * right. UDP checksum 0 is right over IPv4 (none, RFC 768), wrong over IPv6
+ * (RFC 8200 §8.1). False for fragments and L4 protocols not parsed.
+ */
 bool codec_ipv4_csum_ok(const uint8_t *buf, const struct codec_frame *f);
 bool codec_l4_csum_ok(const uint8_t *buf, const struct codec_frame *f);
 
-/* Recompute and store the IPv4 header checksum / the UDP, TCP or ICMP checksum. */
+/*
+ * Recompute and store the IPv4 header checksum / the UDP, TCP, ICMP or
+ * ICMPv6 checksum (a computed UDP 0 is sent as 0xffff). No-op where the
+ * matching _ok() function would return false for lack of a header.
+ */
 void codec_ipv4_csum_set(uint8_t *buf, const struct codec_frame *f);
 void codec_l4_csum_set(uint8_t *buf, const struct codec_frame *f);
 
@@ -118,15 +149,16 @@ struct codec_flow {
 	struct codec_mac src_mac, dst_mac;
 	bool vlan;
 	uint16_t vlan_tci;
-	uint8_t ip_version;  /* 4 or 6 */
+	uint8_t ip_version; /* 4 or 6 */
 	uint32_t src4, dst4;
 	uint8_t src6[16], dst6[16];
 	uint16_t sport, dport;
-	uint8_t ttl;         /* 0 means 64 */
+	uint8_t ttl; /* 0 means 64 */
 	uint8_t tos;
 };
 
-/* Bytes of Ethernet [+VLAN] + IP + UDP headers a flow puts before the payload. */
+/* Bytes of Ethernet [+VLAN] + IP + UDP headers a flow puts before the payload.
+ */
 size_t codec_udp_header_len(const struct codec_flow *fl);
 
 /*
@@ -137,7 +169,13 @@ size_t codec_udp_header_len(const struct codec_flow *fl);
 int codec_build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 		    uint16_t ip_id, const uint8_t *payload, size_t plen);
 
-/* ICMPv4 echo request/reply (type = CODEC_ICMP_ECHO_*), sport/dport unused. */
+/*
+ * Every IPv4 frame built has DF set; the builders that take no ip_id use 0.
+ * fl->ip_version other than 4 or 6 is -EINVAL.
+ */
+
+/* ICMPv4 echo request/reply (type = CODEC_ICMP_ECHO_*), sport/dport unused;
+ * fl->ip_version must be 4. payload may overlap buf. */
 int codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 			  uint8_t type, uint16_t id, uint16_t seq,
 			  const uint8_t *payload, size_t plen);
@@ -148,8 +186,9 @@ int codec_build_tcp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 		    uint16_t mss);
 
 /*
- * ARP over Ethernet/IPv4. A request goes to the broadcast MAC with a zero
- * target hardware address; a reply goes to tha.
+ * ARP over Ethernet/IPv4, no VLAN tag, 42 bytes. A request goes to the
+ * broadcast MAC with a zero target hardware address (tha may be NULL); a
+ * reply goes to tha. Other op values are -EINVAL.
  */
 int codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
 		    const struct codec_mac *sha, uint32_t spa,
@@ -160,12 +199,16 @@ int codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
  * destination = old source, Ethernet source = my_mac, IP addresses swapped,
  * UDP/TCP ports swapped, TTL/hop limit = ttl. Checksums are NOT updated
  * (the caller changes the payload, then calls codec_ipv4_csum_set() and
- * codec_l4_csum_set()). The frame keeps its length.
+ * codec_l4_csum_set()). The frame keeps its length. A VLAN tag is kept.
+ * Also turns a parsed ARP frame (arp_op != 0) into the reply in place:
+ * op = reply, target = old sender, sender = my_mac and old target address
+ * (ttl unused); the caller checks that the target address is its own.
  */
 void codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 		       const struct codec_mac *my_mac, uint8_t ttl);
 
-/* "aa:bb:cc:dd:ee:ff" <-> struct; parse returns 0 or -EINVAL. */
+/* "aa:bb:cc:dd:ee:ff" <-> struct; parse also takes upper case and '-' as
+ * separator, returns 0 or -EINVAL; format writes lower case + NUL. */
 int codec_mac_parse(const char *s, struct codec_mac *mac);
 void codec_mac_format(const struct codec_mac *mac, char *out /* >= 18 */);
 
