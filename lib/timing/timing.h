@@ -51,16 +51,17 @@ tsc_read_end(void)
 }
 
 /*
- * cycles -> ns as (cycles * mult) >> shift, with mult/shift chosen so that
- * the error stays below 1 ppm and spans up to max_span_ns (default 10 s
- * needs no 128-bit math on the hot path for deltas); tsc_to_ns() handles any
- * span by splitting.
+ * cycles -> ns as (cycles * mult) >> shift in 128 bits, and ns -> cycles as
+ * (ns * ns_mult) >> ns_shift. Each shift is the largest that keeps its mult
+ * in 64 bits, so the fixed-point error is ~1e-19 relative and a conversion
+ * is exact to < 1 ppm (plus < 1 unit of truncation) for any span whose
+ * result fits in 64 bits (584 years of ns).
  */
 __extension__ typedef unsigned __int128 tsc_u128;
 
 struct tsc_clock {
-	uint64_t hz;      /* cycles per second in use */
-	uint64_t mult;    /* ns per cycle, fixed point */
+	uint64_t hz;   /* cycles per second in use */
+	uint64_t mult; /* ns per cycle, fixed point */
 	unsigned shift;
 	uint64_t ns_mult; /* cycles per ns, fixed point (ns -> cycles) */
 	unsigned ns_shift;
@@ -69,7 +70,7 @@ struct tsc_clock {
 /* Build a clock for hz; -EINVAL when hz is 0 or absurd (< 1 MHz, > 100 GHz). */
 int tsc_clock_init(struct tsc_clock *c, uint64_t hz);
 
-/* Delta in cycles to ns; exact to < 1 ppm for any delta up to 2^63 cycles. */
+/* Delta in cycles to ns; exact to < 1 ppm while the result fits in 64 bits. */
 static inline uint64_t
 tsc_to_ns(const struct tsc_clock *c, uint64_t cycles)
 {
@@ -83,38 +84,40 @@ tsc_from_ns(const struct tsc_clock *c, uint64_t ns)
 }
 
 struct tsc_calibration {
-	uint64_t hz;            /* measured */
-	uint64_t window_ns;     /* CLOCK_MONOTONIC_RAW span actually used */
-	uint64_t reference_hz;  /* what the caller compared with (0 = none) */
+	uint64_t hz;		 /* measured */
+	uint64_t window_ns;	 /* CLOCK_MONOTONIC_RAW span actually used */
+	uint64_t reference_hz;	 /* what the caller compared with (0 = none) */
 	double ppm_vs_reference; /* (reference - measured) / measured * 1e6 */
-	double spread_ppm;      /* max-min over the sub-windows, a noise figure */
+	double spread_ppm; /* max-min over the sub-windows, a noise figure */
 };
 
 /*
  * Measure the TSC rate against CLOCK_MONOTONIC_RAW over window_ns (0 means
  * 1 s). reference_hz (e.g. rte_get_tsc_hz(), may be 0) is compared with the
- * result. Returns 0 or -errno.
+ * result. Sleeps (does not spin) between the sub-window endpoints. Returns
+ * 0, -EINVAL (window_ns below 1 ms, out NULL) or -errno of clock_gettime.
  */
 int tsc_calibrate(uint64_t window_ns, uint64_t reference_hz,
 		  struct tsc_calibration *out);
 
 struct tsc_invariance {
-	bool cpuid_invariant;  /* CPUID.80000007H:EDX[8] */
-	bool constant_tsc;     /* /proc/cpuinfo flags */
+	bool cpuid_invariant; /* CPUID.80000007H:EDX[8] */
+	bool constant_tsc;    /* /proc/cpuinfo flags */
 	bool nonstop_tsc;
 	bool tsc_reliable;
-	bool rdtscp;           /* CPUID.80000001H:EDX[27] */
-	bool invariant;        /* what reports call "invariant": cpuid_invariant || (constant && nonstop) */
-	char clocksource[32];  /* /sys/.../current_clocksource, "" if unknown */
+	bool rdtscp;	/* CPUID.80000001H:EDX[27] */
+	bool invariant; /* what reports call "invariant": cpuid_invariant ||
+			   (constant && nonstop) */
+	char clocksource[32]; /* /sys/.../current_clocksource, "" if unknown */
 };
 
 /* Fill *out; cannot fail (unknown facts read as false / ""). */
 void tsc_check_invariance(struct tsc_invariance *out);
 
 struct tsc_read_cost {
-	double plain_cycles;   /* rdtsc */
-	double start_cycles;   /* lfence; rdtsc */
-	double end_cycles;     /* rdtscp; lfence */
+	double plain_cycles; /* rdtsc */
+	double start_cycles; /* lfence; rdtsc */
+	double end_cycles;   /* rdtscp; lfence */
 };
 
 /* Median cost of each read flavour over many back-to-back reads. */
