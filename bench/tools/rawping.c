@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rawping: the smallest possible DPDK round trip.
+ *
+ *   rawping [EAL] -- --mode ping|echo [-n COUNT] [--peer-mac MAC|broadcast]
+ *                    [--timeout-us N] [--duration S] [--port N] [--json]
+ *
+ * ping: one raw Ethernet frame (ethertype 0x88b5, IEEE 802 "local
+ * experimental") in flight, TSC read right before rte_eth_tx_burst() and right
+ * after the rte_eth_rx_burst() that returned the reply.
+ * echo: a MAC-swapping reflector for those frames (the bare-DPDK echo when
+ * dpdk-testpmd is not at hand).
+ *
+ * Deliberately uses nothing of latprobe: it is the baseline latprobe's own
+ * numbers are compared with.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#define RAWPING_ETHERTYPE 0x88b5
+#define RAWPING_MAGIC	  0x4c50524fu /* "LPRO" */
+#define RAWPING_REQUEST	  0
+#define RAWPING_REPLY	  1
+
+#define NB_MBUF		     4095
+#define MBUF_CACHE	     0
+#define NB_RXD		     1024
+#define NB_TXD		     1024
+#define BURST		     32
+#define DEFAULT_COUNT	     100000u
+#define MAX_COUNT	     10000000u
+#define DEFAULT_WARMUP	     1000u
+/* Ping gives up on one probe after this long (microseconds). */
+#define DEFAULT_TIMEOUT_US   100000u
+/* Every sending loop is bounded in time as well as in count (seconds). */
+#define DEFAULT_PING_SECONDS 60u
+#define DEFAULT_ECHO_SECONDS 600u
+#define MAX_SECONDS	     86400u
+/* 60 bytes + 4 bytes FCS = the 64-byte Ethernet minimum. */
+#define FRAME_LEN	     60
+
+struct rawping_hdr {
+	rte_be32_t magic;
+	uint8_t kind;
+	uint8_t pad[3];
+	rte_be64_t seq;
+} __rte_packed;
+
+enum rawping_mode { MODE_NONE, MODE_PING, MODE_ECHO };
+
+struct rawping_opts {
+	enum rawping_mode mode;
+	uint64_t count;
+	uint64_t warmup;
+	uint64_t timeout_us;
+	uint64_t duration_s;
+	uint16_t port;
+	struct rte_ether_addr peer;
+	bool json;
+};
+
+static volatile bool force_quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	force_quit = true;
+}
+
+static uint64_t
+mono_raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t
+tsc_start(void)
+{
+	rte_mb();
+	/* lfence: rdtsc must not run ahead of the frame being built. */
+	__asm__ volatile("lfence" ::: "memory");
+	return rte_rdtsc();
+}
+
+static inline uint64_t
+tsc_stop(void)
+{
+	uint32_t lo, hi, aux;
+
+	/* rdtscp waits for the rx_burst loads; lfence for what follows. */
+	__asm__ volatile("rdtscp\n\tlfence"
+			 : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * DPDK 22.11 may round rte_get_tsc_hz() to 10 MHz in VMs: measure it against
+ * CLOCK_MONOTONIC_RAW (200 ms).
+ */
+static double
+tsc_hz_measure(void)
+{
+	struct timespec nap = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
+	uint64_t t0, t1, c0, c1;
+
+	t0 = mono_raw_ns();
+	c0 = tsc_start();
+	nanosleep(&nap, NULL);
+	t1 = mono_raw_ns();
+	c1 = tsc_stop();
+	if (t1 <= t0)
+		return (double)rte_get_tsc_hz();
+	return (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
+}
+
+static int
+port_setup(uint16_t port, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = NB_RXD, nb_txd = NB_TXD;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_rx_queue_setup(port, 0, nb_rxd,
+				    rte_eth_dev_socket_id(port), NULL, mp);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_tx_queue_setup(port, 0, nb_txd,
+				    rte_eth_dev_socket_id(port), NULL);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc;
+	/* Not every PMD has it (memif); frames still arrive without. */
+	rc = rte_eth_promiscuous_enable(port);
+	if (rc != 0 && rc != -ENOTSUP)
+		return rc;
+	return 0;
+}
+
+/* Wait for link up (memif: until the peer connects), bounded. */
+static int
+wait_link(uint16_t port, uint64_t timeout_ns)
+{
+	struct rte_eth_link link;
+	uint64_t deadline = mono_raw_ns() + timeout_ns;
+
+	while (!force_quit) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			return 0;
+		if (mono_raw_ns() > deadline)
+			return -ETIMEDOUT;
+		rte_delay_us_sleep(10000);
+	}
+	return -EINTR;
+}
+
+static struct rawping_hdr *
+frame_hdr(struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth;
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(struct rawping_hdr))
+		return NULL;
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (eth->ether_type != rte_cpu_to_be_16(RAWPING_ETHERTYPE))
+		return NULL;
+	return (struct rawping_hdr *)(eth + 1);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a;
+	uint64_t y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static uint64_t
+pct(const uint64_t *v, uint64_t n, double p)
+{
+	uint64_t rank = (uint64_t)((p / 100.0) * (double)n + 0.999999);
+
+	if (rank == 0)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return v[rank - 1];
+}
+
+static int
+run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
+{
+	struct rte_ether_addr self;
+	struct rte_mbuf *rx[BURST];
+	struct rte_ether_hdr *eth;
+	struct rawping_hdr *h;
+	uint64_t *rtt, n_ok = 0, recv = 0, lost = 0, stray = 0, seq, total;
+	uint64_t timeout_cyc, t0, t1, now, deadline_ns, lost_seen = 0;
+	double hz, ns;
+	uint16_t nb, i;
+	int rc;
+
+	rc = rte_eth_macaddr_get(o->port, &self);
+	if (rc != 0)
+		return rc;
+	rtt = calloc(o->count, sizeof(*rtt));
+	if (rtt == NULL)
+		return -ENOMEM;
+	hz = tsc_hz_measure();
+	timeout_cyc = (uint64_t)((double)o->timeout_us * hz / 1e6);
+	deadline_ns = mono_raw_ns() + o->duration_s * 1000000000u;
+	total = o->warmup + o->count;
+
+	for (seq = 0; seq < total && !force_quit; seq++) {
+		struct rte_mbuf *m;
+		bool got = false;
+
+		/*
+		 * Clock read off the hot path: once per 4 Ki probes, or after
+		 * a loss (each may have cost a whole timeout).
+		 */
+		if ((seq & 0xfff) == 0 || lost != lost_seen) {
+			lost_seen = lost;
+			now = mono_raw_ns();
+			if (now > deadline_ns)
+				break;
+		}
+		m = rte_pktmbuf_alloc(mp);
+		if (m == NULL) {
+			rc = -ENOBUFS;
+			goto out;
+		}
+		eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, FRAME_LEN);
+		if (eth == NULL) {
+			rte_pktmbuf_free(m);
+			rc = -ENOSPC;
+			goto out;
+		}
+		memset(eth, 0, FRAME_LEN);
+		rte_ether_addr_copy(&o->peer, &eth->dst_addr);
+		rte_ether_addr_copy(&self, &eth->src_addr);
+		eth->ether_type = rte_cpu_to_be_16(RAWPING_ETHERTYPE);
+		h = (struct rawping_hdr *)(eth + 1);
+		h->magic = rte_cpu_to_be_32(RAWPING_MAGIC);
+		h->kind = RAWPING_REQUEST;
+		h->seq = rte_cpu_to_be_64(seq);
+
+		t0 = tsc_start();
+		if (rte_eth_tx_burst(o->port, 0, &m, 1) != 1) {
+			rte_pktmbuf_free(m);
+			lost++;
+			continue;
+		}
+		for (;;) {
+			nb = rte_eth_rx_burst(o->port, 0, rx, BURST);
+			t1 = tsc_stop();
+			for (i = 0; i < nb; i++) {
+				eth = rte_pktmbuf_mtod(rx[i],
+						       struct rte_ether_hdr *);
+				h = frame_hdr(rx[i]);
+				/*
+				 * Our own frame looped back has our source
+				 * MAC; testpmd's macswap leaves kind alone,
+				 * so the source MAC is what tells a reply.
+				 */
+				if (h != NULL &&
+				    h->magic ==
+					    rte_cpu_to_be_32(RAWPING_MAGIC) &&
+				    rte_be_to_cpu_64(h->seq) == seq &&
+				    !rte_is_same_ether_addr(&eth->src_addr,
+							    &self))
+					got = true;
+				else
+					stray++;
+				rte_pktmbuf_free(rx[i]);
+			}
+			if (got)
+				break;
+			if (t1 - t0 > timeout_cyc || force_quit)
+				break;
+		}
+		if (!got) {
+			lost++;
+			continue;
+		}
+		recv++;
+		if (seq >= o->warmup)
+			rtt[n_ok++] = t1 - t0;
+	}
+	rc = 0;
+
+	if (n_ok == 0) {
+		fprintf(stderr, "rawping: no reply (lost %" PRIu64 ")\n", lost);
+		rc = -ETIMEDOUT;
+		goto out;
+	}
+	qsort(rtt, n_ok, sizeof(*rtt), cmp_u64);
+	ns = 1e9 / hz;
+	if (o->json) {
+		printf("{\"tool\":\"rawping\",\"mode\":\"ping\","
+		       "\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+		       ",\"lost\":%" PRIu64 ",\"stray\":%" PRIu64
+		       ",\"warmup\":%" PRIu64 ",\"tsc_hz\":%.0f,"
+		       "\"rte_tsc_hz\":%" PRIu64 ","
+		       "\"rtt_ns\":{\"count\":%" PRIu64 ",\"min\":%.1f,"
+		       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,"
+		       "\"p99_9\":%.1f,\"max\":%.1f}}\n",
+		       seq, recv, lost, stray, o->warmup, hz, rte_get_tsc_hz(),
+		       n_ok, (double)rtt[0] * ns,
+		       (double)pct(rtt, n_ok, 50) * ns,
+		       (double)pct(rtt, n_ok, 90) * ns,
+		       (double)pct(rtt, n_ok, 99) * ns,
+		       (double)pct(rtt, n_ok, 99.9) * ns,
+		       (double)rtt[n_ok - 1] * ns);
+	} else {
+		printf("rawping: %" PRIu64 " round trips recorded (%" PRIu64
+		       " warm-up), %" PRIu64 " lost, %" PRIu64 " stray\n",
+		       n_ok, o->warmup, lost, stray);
+		printf("  TSC %.3f MHz measured, %.3f MHz from DPDK\n",
+		       hz / 1e6, (double)rte_get_tsc_hz() / 1e6);
+		printf("  rtt ns: min %.0f p50 %.0f p90 %.0f p99 %.0f "
+		       "p99.9 %.0f max %.0f\n",
+		       (double)rtt[0] * ns, (double)pct(rtt, n_ok, 50) * ns,
+		       (double)pct(rtt, n_ok, 90) * ns,
+		       (double)pct(rtt, n_ok, 99) * ns,
+		       (double)pct(rtt, n_ok, 99.9) * ns,
+		       (double)rtt[n_ok - 1] * ns);
+	}
+out:
+	free(rtt);
+	return rc;
+}
+
+static int
+run_echo(const struct rawping_opts *o)
+{
+	struct rte_ether_addr self;
+	struct rte_mbuf *rx[BURST], *tx[BURST];
+	struct rte_ether_hdr *eth;
+	struct rawping_hdr *h;
+	uint64_t rx_n = 0, tx_n = 0, drop = 0, other = 0, deadline_ns;
+	uint64_t loops = 0;
+	uint16_t nb, i, ntx, sent;
+	int rc;
+
+	rc = rte_eth_macaddr_get(o->port, &self);
+	if (rc != 0)
+		return rc;
+	deadline_ns = mono_raw_ns() + o->duration_s * 1000000000u;
+	printf("rawping: echo ready on port %u, mac " RTE_ETHER_ADDR_PRT_FMT
+	       "\n",
+	       o->port, RTE_ETHER_ADDR_BYTES(&self));
+	fflush(stdout);
+
+	while (!force_quit) {
+		nb = rte_eth_rx_burst(o->port, 0, rx, BURST);
+		ntx = 0;
+		for (i = 0; i < nb; i++) {
+			eth = rte_pktmbuf_mtod(rx[i], struct rte_ether_hdr *);
+			h = frame_hdr(rx[i]);
+			/* Only requests: two echoes must not ping-pong. */
+			if (h == NULL ||
+			    h->magic != rte_cpu_to_be_32(RAWPING_MAGIC) ||
+			    h->kind != RAWPING_REQUEST ||
+			    rte_is_same_ether_addr(&eth->src_addr, &self)) {
+				other++;
+				rte_pktmbuf_free(rx[i]);
+				continue;
+			}
+			rx_n++;
+			/*
+			 * Answer from our own MAC rather than a literal swap:
+			 * a broadcast destination must not become a source.
+			 */
+			rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
+			rte_ether_addr_copy(&self, &eth->src_addr);
+			h->kind = RAWPING_REPLY;
+			tx[ntx++] = rx[i];
+		}
+		if (ntx > 0) {
+			sent = rte_eth_tx_burst(o->port, 0, tx, ntx);
+			tx_n += sent;
+			for (i = sent; i < ntx; i++) {
+				rte_pktmbuf_free(tx[i]);
+				drop++;
+			}
+		}
+		if ((++loops & 0xfffff) == 0 && mono_raw_ns() > deadline_ns)
+			break;
+	}
+
+	if (o->json)
+		printf("{\"tool\":\"rawping\",\"mode\":\"echo\","
+		       "\"received\":%" PRIu64 ",\"sent\":%" PRIu64
+		       ",\"tx_dropped\":%" PRIu64 ",\"ignored\":%" PRIu64 "}\n",
+		       rx_n, tx_n, drop, other);
+	else
+		printf("rawping: echo received %" PRIu64 " sent %" PRIu64
+		       " tx-dropped %" PRIu64 " ignored %" PRIu64 "\n",
+		       rx_n, tx_n, drop, other);
+	return 0;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL options] -- --mode ping|echo [-n COUNT]\n"
+		"          [-w WARMUP] [--peer-mac MAC|broadcast]\n"
+		"          [--timeout-us N] [--duration S] [--port N] "
+		"[--json]\n"
+		"  ping: COUNT (default %u, max %u) one-in-flight round "
+		"trips,\n"
+		"        at most --duration s (default %u)\n"
+		"  echo: reflect 0x88b5 frames until SIGINT/SIGTERM or "
+		"--duration s\n"
+		"        (default %u)\n",
+		prog, DEFAULT_COUNT, MAX_COUNT, DEFAULT_PING_SECONDS,
+		DEFAULT_ECHO_SECONDS);
+}
+
+static int
+parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct rawping_opts *o)
+{
+	static const struct option longopts[] = {
+		{"mode", required_argument, NULL, 'm'},
+		{"peer-mac", required_argument, NULL, 'p'},
+		{"timeout-us", required_argument, NULL, 't'},
+		{"duration", required_argument, NULL, 'd'},
+		{"port", required_argument, NULL, 'P'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->count = DEFAULT_COUNT;
+	o->warmup = DEFAULT_WARMUP;
+	o->timeout_us = DEFAULT_TIMEOUT_US;
+	memset(&o->peer, 0xff, sizeof(o->peer));
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "n:w:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			if (strcmp(optarg, "ping") == 0)
+				o->mode = MODE_PING;
+			else if (strcmp(optarg, "echo") == 0)
+				o->mode = MODE_ECHO;
+			else
+				return -EINVAL;
+			break;
+		case 'n':
+			if (parse_u64(optarg, MAX_COUNT, &o->count) != 0 ||
+			    o->count == 0)
+				return -EINVAL;
+			break;
+		case 'w':
+			if (parse_u64(optarg, MAX_COUNT, &o->warmup) != 0)
+				return -EINVAL;
+			break;
+		case 'p':
+			if (strcmp(optarg, "broadcast") == 0)
+				memset(&o->peer, 0xff, sizeof(o->peer));
+			else if (rte_ether_unformat_addr(optarg, &o->peer) != 0)
+				return -EINVAL;
+			break;
+		case 't':
+			if (parse_u64(optarg, 60000000u, &o->timeout_us) != 0 ||
+			    o->timeout_us == 0)
+				return -EINVAL;
+			break;
+		case 'd':
+			if (parse_u64(optarg, MAX_SECONDS, &o->duration_s) !=
+				    0 ||
+			    o->duration_s == 0)
+				return -EINVAL;
+			break;
+		case 'P':
+			if (parse_u64(optarg, RTE_MAX_ETHPORTS - 1, &v) != 0)
+				return -EINVAL;
+			o->port = (uint16_t)v;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (o->mode == MODE_NONE || optind != argc)
+		return -EINVAL;
+	if (o->duration_s == 0)
+		o->duration_s = o->mode == MODE_PING ? DEFAULT_PING_SECONDS
+						     : DEFAULT_ECHO_SECONDS;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rawping_opts opts;
+	struct rte_mempool *mp;
+	int ret, rc;
+
+	/* Keep stdout for results (--json); EAL logs go to stderr. */
+	rte_openlog_stream(stderr);
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		rte_exit(EXIT_FAILURE, "EAL init failed: %s\n",
+			 rte_strerror(rte_errno));
+	argc -= ret;
+	argv += ret;
+	argv[0] = "rawping";
+	if (parse_args(argc, argv, &opts) != 0) {
+		usage("rawping");
+		rte_eal_cleanup();
+		return 2;
+	}
+	if (!rte_eth_dev_is_valid_port(opts.port))
+		rte_exit(EXIT_FAILURE, "no port %u (add a --vdev?)\n",
+			 opts.port);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	mp = rte_pktmbuf_pool_create("rawping_pool", NB_MBUF, MBUF_CACHE, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE,
+				     rte_socket_id());
+	if (mp == NULL)
+		rte_exit(EXIT_FAILURE, "mempool: %s\n",
+			 rte_strerror(rte_errno));
+	rc = port_setup(opts.port, mp);
+	if (rc != 0)
+		rte_exit(EXIT_FAILURE, "port %u setup: %s\n", opts.port,
+			 strerror(-rc));
+	rc = wait_link(opts.port, 30ull * 1000000000u);
+	if (rc != 0) {
+		fprintf(stderr, "rawping: port %u link down: %s\n", opts.port,
+			strerror(-rc));
+	} else if (opts.mode == MODE_PING) {
+		rc = run_ping(&opts, mp);
+		if (rc != 0 && rc != -ETIMEDOUT)
+			fprintf(stderr, "rawping: %s\n", strerror(-rc));
+	} else {
+		rc = run_echo(&opts);
+	}
+
+	rte_eth_dev_stop(opts.port);
+	rte_eth_dev_close(opts.port);
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	return rc == 0 ? 0 : 1;
+}
