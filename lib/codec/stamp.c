@@ -1,2 +1,404 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * STAMP test packets, RFC 8762 §4.2 (unauthenticated) with the RFC 8972
+ * extensions. Everything is big-endian on the wire and read byte by byte, so
+ * no alignment is assumed for p.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
 #include "stamp.h"
+
+#define NS_PER_S 1000000000ULL
+
+/* Session-Reflector field offsets, RFC 8762 §4.3.1 */
+#define R_SEQ	     0
+#define R_TS	     4
+#define R_EE	     12
+#define R_SSID	     14
+#define R_RX_TS	     16
+#define R_SENDER_SEQ 24
+#define R_SENDER_TS  28
+#define R_SENDER_EE  36
+#define R_SENDER_TTL 40
+
+static inline void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static inline void
+put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+static inline uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)((unsigned int)p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static inline uint64_t
+get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+/*
+ * The first STAMP_BASE_LEN bytes of p with the bytes beyond len read as
+ * zero: TWAMP-Light senders may send less than the STAMP base packet.
+ */
+static void
+load_base(uint8_t base[STAMP_BASE_LEN], const uint8_t *p, size_t len)
+{
+	size_t n = len < STAMP_BASE_LEN ? len : STAMP_BASE_LEN;
+
+	memset(base, 0, STAMP_BASE_LEN);
+	memcpy(base, p, n);
+}
+
+uint16_t
+stamp_ee_encode(const struct stamp_error_estimate *ee)
+{
+	uint16_t v = (uint16_t)((ee->scale & 0x3f) << 8 | ee->multiplier);
+
+	if (ee->sync)
+		v |= STAMP_EE_S;
+	if (ee->ptp)
+		v |= STAMP_EE_Z;
+	return v;
+}
+
+void
+stamp_ee_decode(uint16_t v, struct stamp_error_estimate *ee)
+{
+	ee->sync = (v & STAMP_EE_S) != 0;
+	ee->ptp = (v & STAMP_EE_Z) != 0;
+	ee->scale = (uint8_t)((v >> 8) & 0x3f);
+	ee->multiplier = (uint8_t)v;
+}
+
+double
+stamp_ee_to_ns(const struct stamp_error_estimate *ee)
+{
+	/* RFC 4656 §4.1.2: Multiplier * 2^(-32) * 2^Scale seconds */
+	return ldexp((double)ee->multiplier, (int)ee->scale - 32) * 1e9;
+}
+
+uint64_t
+stamp_ntp_from_ns(uint64_t unix_ns)
+{
+	uint64_t sec = unix_ns / NS_PER_S + STAMP_NTP_UNIX_OFFSET;
+	uint64_t rem = unix_ns % NS_PER_S;
+	/* Nearest 2^-32 s; rem < 1e9 keeps this below 2^32 (no carry). */
+	uint64_t frac = ((rem << 32) + NS_PER_S / 2) / NS_PER_S;
+
+	return (sec & 0xffffffffULL) << 32 | frac;
+}
+
+uint64_t
+stamp_ntp_to_ns(uint64_t ntp)
+{
+	uint64_t sec = ntp >> 32;
+	uint64_t frac = ntp & 0xffffffffULL;
+
+	/* Era 1 starts in 2036; before 1970 cannot be meant (RFC 5905 §6). */
+	if (sec < STAMP_NTP_UNIX_OFFSET)
+		sec += 1ULL << 32;
+	return (sec - STAMP_NTP_UNIX_OFFSET) * NS_PER_S +
+	       ((frac * NS_PER_S + (1ULL << 31)) >> 32);
+}
+
+uint64_t
+stamp_ptp_from_ns(uint64_t unix_ns)
+{
+	return (unix_ns / NS_PER_S & 0xffffffffULL) << 32 | unix_ns % NS_PER_S;
+}
+
+uint64_t
+stamp_ptp_to_ns(uint64_t ptp)
+{
+	return (ptp >> 32) * NS_PER_S + (ptp & 0xffffffffULL);
+}
+
+uint64_t
+stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate)
+{
+	if (error_estimate & STAMP_EE_Z)
+		return stamp_ptp_from_ns(unix_ns);
+	return stamp_ntp_from_ns(unix_ns);
+}
+
+uint64_t
+stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate)
+{
+	if (error_estimate & STAMP_EE_Z)
+		return stamp_ptp_to_ns(ts);
+	return stamp_ntp_to_ns(ts);
+}
+
+int
+stamp_tlv_next(const uint8_t *p, size_t len, size_t *off, struct stamp_tlv *tlv)
+{
+	size_t o = *off;
+	uint16_t vlen;
+
+	if (o >= len)
+		return 0;
+	if (len - o < STAMP_TLV_HDR_LEN)
+		return -EINVAL;
+	vlen = get16(p + o + 2);
+	if (len - o - STAMP_TLV_HDR_LEN < vlen)
+		return -EINVAL;
+	tlv->flags = p[o];
+	tlv->type = p[o + 1];
+	tlv->length = vlen;
+	tlv->value = p + o + STAMP_TLV_HDR_LEN;
+	*off = o + STAMP_TLV_HDR_LEN + vlen;
+	return 1;
+}
+
+int
+stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
+{
+	uint8_t b[STAMP_BASE_LEN];
+
+	if (len < 4)
+		return -EINVAL;
+	load_base(b, p, len);
+	s->seq = get32(b);
+	s->timestamp = get64(b + 4);
+	s->error_estimate = get16(b + 12);
+	s->ssid = get16(b + 14);
+	s->len = len;
+	s->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
+	return 0;
+}
+
+static size_t
+put_tlv_hdr(uint8_t *p, uint8_t type, uint16_t vlen)
+{
+	p[0] = 0;
+	p[1] = type;
+	put16(p + 2, vlen);
+	return STAMP_TLV_HDR_LEN;
+}
+
+int
+stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o)
+{
+	size_t need = STAMP_BASE_LEN;
+	size_t off = STAMP_BASE_LEN;
+	size_t rest;
+
+	if (o->tlv_timestamp_info)
+		need += STAMP_TLV_HDR_LEN + STAMP_TLV_TIMESTAMP_INFO_LEN;
+	if (o->tlv_class_of_service)
+		need += STAMP_TLV_HDR_LEN + STAMP_TLV_CLASS_OF_SERVICE_LEN;
+	/* The int return value caps the length; UDP caps it lower anyway. */
+	if (o->len < need || o->len > 65535)
+		return -EINVAL;
+	if (cap < o->len)
+		return -EMSGSIZE;
+
+	/* RFC 8762 §4.2.1: MBZ, and RFC 8972 TLV values the reflector fills */
+	memset(p, 0, o->len);
+	put32(p, o->seq);
+	put64(p + 4, o->timestamp);
+	put16(p + 12, o->error_estimate);
+	put16(p + 14, o->ssid);
+
+	if (o->tlv_timestamp_info) {
+		off += put_tlv_hdr(p + off, STAMP_TLV_TIMESTAMP_INFO,
+				   STAMP_TLV_TIMESTAMP_INFO_LEN);
+		off += STAMP_TLV_TIMESTAMP_INFO_LEN;
+	}
+	if (o->tlv_class_of_service) {
+		off += put_tlv_hdr(p + off, STAMP_TLV_CLASS_OF_SERVICE,
+				   STAMP_TLV_CLASS_OF_SERVICE_LEN);
+		/* RFC 8972 §4.4: DSCP1 in the 6 high bits, the rest zero */
+		p[off] = (uint8_t)(o->cos_dscp << 2);
+		off += STAMP_TLV_CLASS_OF_SERVICE_LEN;
+	}
+	rest = o->len - off;
+	/* RFC 8972 §4.1: Extra Padding makes up the symmetric size; 1-3 bytes
+	 * cannot hold a TLV header and stay plain zero padding. */
+	if (rest >= STAMP_TLV_HDR_LEN)
+		put_tlv_hdr(p + off, STAMP_TLV_EXTRA_PADDING,
+			    (uint16_t)(rest - STAMP_TLV_HDR_LEN));
+	return (int)o->len;
+}
+
+void
+stamp_sender_stamp(uint8_t *p, uint32_t seq, uint64_t timestamp)
+{
+	put32(p, seq);
+	put64(p + 4, timestamp);
+}
+
+int
+stamp_sender_cos_dscp(const uint8_t *p, size_t len)
+{
+	struct stamp_tlv t;
+	size_t off = STAMP_BASE_LEN;
+
+	while (stamp_tlv_next(p, len, &off, &t) == 1) {
+		if (t.type == STAMP_TLV_CLASS_OF_SERVICE &&
+		    t.length == STAMP_TLV_CLASS_OF_SERVICE_LEN)
+			return t.value[0] >> 2;
+	}
+	return -ENOENT;
+}
+
+int
+stamp_reflector_parse(const uint8_t *p, size_t len, struct stamp_reflector *r)
+{
+	uint8_t b[STAMP_BASE_LEN];
+
+	if (len < 4)
+		return -EINVAL;
+	load_base(b, p, len);
+	r->seq = get32(b + R_SEQ);
+	r->timestamp = get64(b + R_TS);
+	r->error_estimate = get16(b + R_EE);
+	r->ssid = get16(b + R_SSID);
+	r->rx_timestamp = get64(b + R_RX_TS);
+	r->sender_seq = get32(b + R_SENDER_SEQ);
+	r->sender_timestamp = get64(b + R_SENDER_TS);
+	r->sender_error_estimate = get16(b + R_SENDER_EE);
+	r->sender_ttl = b[R_SENDER_TTL];
+	r->len = len;
+	r->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
+	return 0;
+}
+
+static bool
+all_zero(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * RFC 8972 §4: answer each TLV in place. A TLV that runs past the packet or
+ * whose length is wrong for its type is malformed: flag it M and leave it and
+ * everything after it as received. Bytes too few for a TLV header are left
+ * alone (nothing to flag).
+ */
+static void
+reflect_tlvs(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
+{
+	size_t off = STAMP_BASE_LEN;
+
+	/* RFC 5357/6038 TWAMP-Light padding is zeros, not TLVs: keep it. */
+	if (all_zero(p + off, len - off))
+		return;
+	while (off < len) {
+		struct stamp_tlv t;
+		uint8_t *v;
+		size_t at = off;
+
+		if (len - at < STAMP_TLV_HDR_LEN)
+			return;
+		if (stamp_tlv_next(p, len, &off, &t) != 1) {
+			p[at] |= STAMP_TLV_M;
+			return;
+		}
+		v = p + at + STAMP_TLV_HDR_LEN;
+		switch (t.type) {
+		case STAMP_TLV_EXTRA_PADDING:
+			break;
+		case STAMP_TLV_TIMESTAMP_INFO:
+			if (t.length != STAMP_TLV_TIMESTAMP_INFO_LEN) {
+				p[at] |= STAMP_TLV_M;
+				return;
+			}
+			/* One clock and method stamp both T2 (in) and T3
+			 * (out) here. */
+			v[0] = o->sync_src;
+			v[1] = o->ts_method;
+			v[2] = o->sync_src;
+			v[3] = o->ts_method;
+			break;
+		case STAMP_TLV_CLASS_OF_SERVICE:
+			if (t.length != STAMP_TLV_CLASS_OF_SERVICE_LEN) {
+				p[at] |= STAMP_TLV_M;
+				return;
+			}
+			/* DSCP1(6) DSCP2(6) ECN(2) RP(2) Reserved(16): keep
+			 * DSCP1, report the received DSCP and ECN. */
+			v[0] = (uint8_t)((v[0] & 0xfc) | (o->rx_tos >> 6));
+			v[1] = (uint8_t)(((o->rx_tos >> 2) & 0x0f) << 4 |
+					 (o->rx_tos & 0x03) << 2 |
+					 (o->cos_rp & 0x03));
+			v[2] = 0;
+			v[3] = 0;
+			break;
+		default:
+			/* Location needs the IP/UDP headers: not answered. */
+			p[at] |= STAMP_TLV_U;
+			continue;
+		}
+		p[at] &= (uint8_t) ~(STAMP_TLV_U | STAMP_TLV_M);
+	}
+}
+
+int
+stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
+{
+	uint8_t in[STAMP_BASE_LEN];
+	uint8_t out[STAMP_BASE_LEN];
+
+	if (len < 4)
+		return -EINVAL;
+	if (len > 65535)
+		return -EINVAL;
+	/* Read every sender field before the first write: they overlap. */
+	load_base(in, p, len);
+	memset(out, 0, sizeof(out));
+	put32(out + R_SEQ, o->seq);
+	/* T3 placeholder until stamp_reflector_stamp(): T2, never T1. */
+	put64(out + R_TS, o->rx_timestamp);
+	put16(out + R_EE, o->error_estimate);
+	memcpy(out + R_SSID, in + 14, 2);
+	put64(out + R_RX_TS, o->rx_timestamp);
+	memcpy(out + R_SENDER_SEQ, in, 4);
+	memcpy(out + R_SENDER_TS, in + 4, 8);
+	memcpy(out + R_SENDER_EE, in + 12, 2);
+	out[R_SENDER_TTL] = o->sender_ttl;
+	/* Same length as the request (RFC 8762 §4.3): a short TWAMP-Light
+	 * packet gets the fields that fit, cut at len. */
+	memcpy(p, out, len < STAMP_BASE_LEN ? len : STAMP_BASE_LEN);
+	if (len > STAMP_BASE_LEN)
+		reflect_tlvs(p, len, o);
+	return (int)len;
+}
+
+void
+stamp_reflector_stamp(uint8_t *p, size_t len, uint64_t tx_timestamp)
+{
+	if (len >= R_TS + 8)
+		put64(p + R_TS, tx_timestamp);
+}

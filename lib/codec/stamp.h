@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STAMP_PORT 862
+#define STAMP_PORT     862
 #define STAMP_BASE_LEN 44
 
 /* Error Estimate (RFC 4656 §4.1.2, Z bit from RFC 8762 §4.2.1). */
@@ -29,11 +29,12 @@
 
 struct stamp_error_estimate {
 	bool sync;
-	bool ptp;           /* Z bit */
-	uint8_t scale;      /* 6 bits */
+	bool ptp;	    /* Z bit */
+	uint8_t scale;	    /* 6 bits */
 	uint8_t multiplier; /* 8 bits, non-zero in a valid estimate */
 };
 
+/* Fields out of range are masked (scale to 6 bits). */
 uint16_t stamp_ee_encode(const struct stamp_error_estimate *ee);
 void stamp_ee_decode(uint16_t v, struct stamp_error_estimate *ee);
 /* The estimate in ns: multiplier * 2^(scale - 32) s. */
@@ -49,24 +50,41 @@ uint64_t stamp_ntp_from_ns(uint64_t unix_ns);
 uint64_t stamp_ntp_to_ns(uint64_t ntp);
 uint64_t stamp_ptp_from_ns(uint64_t unix_ns);
 uint64_t stamp_ptp_to_ns(uint64_t ptp);
-/* Either format, chosen by the Z bit of the error estimate that goes with it. */
+/* Seconds from 1900-01-01 (NTP era 0) to 1970-01-01. */
+#define STAMP_NTP_UNIX_OFFSET 2208988800ULL
+/*
+ * NTP seconds are 32 bits: values below STAMP_NTP_UNIX_OFFSET are read as
+ * era 1 (after 2036-02-07), so stamp_ntp_to_ns() is right until 2104.
+ * PTP seconds are truncated to 32 bits (right until 2106).
+ */
+/* Either format, chosen by the Z bit of the error estimate that goes with it.
+ */
 uint64_t stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate);
 uint64_t stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate);
 
 /* RFC 8972 §4 TLV flags and types. */
-#define STAMP_TLV_U 0x80 /* unrecognised */
-#define STAMP_TLV_M 0x40 /* malformed */
-#define STAMP_TLV_I 0x20 /* integrity failed */
-#define STAMP_TLV_EXTRA_PADDING 1
-#define STAMP_TLV_LOCATION 2
-#define STAMP_TLV_TIMESTAMP_INFO 3
-#define STAMP_TLV_CLASS_OF_SERVICE 4
-#define STAMP_TLV_HDR_LEN 4
+#define STAMP_TLV_U		       0x80 /* unrecognised */
+#define STAMP_TLV_M		       0x40 /* malformed */
+#define STAMP_TLV_I		       0x20 /* integrity failed */
+#define STAMP_TLV_EXTRA_PADDING	       1
+#define STAMP_TLV_LOCATION	       2
+#define STAMP_TLV_TIMESTAMP_INFO       3
+#define STAMP_TLV_CLASS_OF_SERVICE     4
+#define STAMP_TLV_HDR_LEN	       4
+/* Value lengths fixed by RFC 8972 §4.3 and §4.4. */
+#define STAMP_TLV_TIMESTAMP_INFO_LEN   4
+#define STAMP_TLV_CLASS_OF_SERVICE_LEN 4
+/* Timestamp Information TLV code points (RFC 8972 §4.3, IANA). */
+#define STAMP_SYNC_NTP		       1
+#define STAMP_SYNC_PTP		       2
+#define STAMP_TS_METHOD_HW	       1 /* hardware assist */
+#define STAMP_TS_METHOD_SW	       2 /* software local */
+#define STAMP_TS_METHOD_CP	       3 /* control plane */
 
 struct stamp_tlv {
 	uint8_t flags;
 	uint8_t type;
-	uint16_t length;      /* of value */
+	uint16_t length; /* of value */
 	const uint8_t *value;
 };
 
@@ -84,8 +102,8 @@ struct stamp_sender {
 	uint64_t timestamp;
 	uint16_t error_estimate;
 	uint16_t ssid;
-	size_t len;           /* bytes present (may be < 44: TWAMP-Light) */
-	size_t tlv_off;       /* STAMP_BASE_LEN, or len when there are no TLVs */
+	size_t len;	/* bytes present (may be < 44: TWAMP-Light) */
+	size_t tlv_off; /* STAMP_BASE_LEN, or len when there are no TLVs */
 };
 
 /* 0, or -EINVAL when len < 4 (not even a sequence number). */
@@ -99,26 +117,35 @@ struct stamp_sender_opts {
 	/* RFC 8972 TLVs to append after the base packet (0 = none) */
 	bool tlv_timestamp_info;
 	bool tlv_class_of_service;
-	uint8_t cos_dscp;       /* DSCP1 asked for the reflected packet */
+	uint8_t cos_dscp; /* DSCP1 asked for the reflected packet */
 	/* Total payload length; >= 44. Extra bytes beyond the base + TLVs
 	 * are carried in an Extra Padding TLV when it fits (>= 4 bytes),
 	 * else as zero bytes. */
 	size_t len;
 };
 
-/* Build a Session-Sender packet of exactly opts->len bytes; returns len or -errno. */
-int stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o);
+/* Build a Session-Sender packet of exactly opts->len bytes; returns len or
+ * -errno. */
+int stamp_sender_build(uint8_t *p, size_t cap,
+		       const struct stamp_sender_opts *o);
 
-/* Rewrite just the sequence number and timestamp of a built sender packet. */
+/* Rewrite just the sequence number and timestamp of a built sender packet
+ * (p holds at least 12 bytes). */
 void stamp_sender_stamp(uint8_t *p, uint32_t seq, uint64_t timestamp);
+
+/*
+ * DSCP1 of the first well-formed Class of Service TLV of a Session-Sender
+ * packet (the DSCP the sender asks for in the reflected packet), or -ENOENT.
+ */
+int stamp_sender_cos_dscp(const uint8_t *p, size_t len);
 
 /* Session-Reflector packet, parsed. Fields beyond len read as zero. */
 struct stamp_reflector {
 	uint32_t seq;
-	uint64_t timestamp;      /* T3 */
+	uint64_t timestamp; /* T3 */
 	uint16_t error_estimate;
 	uint16_t ssid;
-	uint64_t rx_timestamp;   /* T2 */
+	uint64_t rx_timestamp; /* T2 */
 	uint32_t sender_seq;
 	uint64_t sender_timestamp; /* T1 echoed */
 	uint16_t sender_error_estimate;
@@ -132,13 +159,15 @@ int stamp_reflector_parse(const uint8_t *p, size_t len,
 			  struct stamp_reflector *r);
 
 struct stamp_reflect_opts {
-	uint32_t seq;            /* stateless: the sender's; stateful: own counter */
-	uint64_t rx_timestamp;   /* T2, wire format */
+	uint32_t seq; /* stateless: the sender's; stateful: own counter */
+	uint64_t rx_timestamp;	 /* T2, wire format */
 	uint16_t error_estimate; /* the reflector's */
-	uint8_t sender_ttl;      /* TTL / hop limit of the received packet */
-	uint8_t rx_tos;          /* for the Class of Service TLV (DSCP2, ECN) */
-	uint8_t sync_src;        /* Timestamp Information TLV: sync source */
-	uint8_t ts_method;       /* Timestamp Information TLV: method */
+	uint8_t sender_ttl;	 /* TTL / hop limit of the received packet */
+	uint8_t rx_tos;		 /* for the Class of Service TLV (DSCP2, ECN) */
+	uint8_t sync_src;	 /* Timestamp Information TLV: sync source */
+	uint8_t ts_method;	 /* Timestamp Information TLV: method */
+	uint8_t cos_rp;		 /* Class of Service TLV RP: 0 = DSCP1 used,
+				  * 1 = not used (local policy) */
 };
 
 /*
@@ -146,13 +175,17 @@ struct stamp_reflect_opts {
  * keeping its length (never longer than the request: no amplification;
  * fields that do not fit a short TWAMP-Light packet are left out). TLVs are
  * answered per RFC 8972: Extra Padding echoed, Timestamp Information and
- * Class of Service filled in, unknown types echoed with U set, a malformed
- * tail flagged with M. The transmit timestamp T3 is set later with
- * stamp_reflector_stamp(). Returns the length, or -EINVAL (len < 4).
+ * Class of Service filled in, unknown types (and Location, which needs the
+ * IP headers) echoed with U set, the first malformed TLV (runs past len, or
+ * a length wrong for its type) flagged with M and it and the rest left as
+ * received. An all-zero tail is TWAMP-Light padding and is left alone.
+ * T3 holds T2 until stamp_reflector_stamp() writes the transmit time.
+ * Returns the length, or -EINVAL (len < 4 or len > 65535).
  */
 int stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o);
 
-/* Write T3 (wire format) as late as possible before transmit. */
+/* Write T3 (wire format) as late as possible before transmit; only when the
+ * packet holds the whole field (len >= 12). */
 void stamp_reflector_stamp(uint8_t *p, size_t len, uint64_t tx_timestamp);
 
 #endif /* LATPROBE_STAMP_H */
