@@ -11,12 +11,15 @@
 #define NS_PER_S	    1000000000ull
 #define TSC_HZ_MIN	    1000000ull	    /* 1 MHz */
 #define TSC_HZ_MAX	    100000000000ull /* 100 GHz */
-#define CALIB_SUB_WINDOWS   5u	     /* spread figure over this many slices */
-#define CALIB_MIN_WINDOW_NS 1000000u /* 1 ms: below it the bracket dominates   \
-				      */
-#define PAIR_TRIES	    32u	     /* reads per endpoint, keep the tightest */
-#define READ_COST_BATCH	    8u	     /* reads per timed batch */
-#define READ_COST_SAMPLES   501u     /* odd: the median is one sample */
+/* Sub-windows of a calibration, for the spread figure. */
+#define CALIB_SUB_WINDOWS   5u
+/* 1 ms: below it the width of a (tsc, clock) bracket dominates. */
+#define CALIB_MIN_WINDOW_NS 1000000u
+/* Tries per (tsc, clock) pair; the narrowest bracket wins. */
+#define PAIR_TRIES	    32u
+/* Read cost: reads per timed batch, and an odd number of batches. */
+#define READ_COST_BATCH	    8u
+#define READ_COST_SAMPLES   501u
 
 /*
  * Largest shift such that mult = round(num << shift / den) still fits in
@@ -224,7 +227,7 @@ tsc_check_invariance(struct tsc_invariance *out)
 	 * does not change with P-, C- or T-states. Hypervisors may hide the
 	 * bit (and rdtscp's) even when the instruction works.
 	 */
-	if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u &&
+	if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u &&
 	    __get_cpuid(0x80000007u, &a, &b, &c, &d))
 		out->cpuid_invariant = (d >> 8) & 1u;
 	if (__get_cpuid(0x80000001u, &a, &b, &c, &d))

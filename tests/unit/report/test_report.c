@@ -1,0 +1,713 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "report.h"
+
+#define N_LINEAR 10
+
+struct fixture {
+	struct histogram *rtt, *net, *turn, *empty;
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	uint64_t v;
+
+	if (f == NULL)
+		return -1;
+	f->rtt = histogram_create();
+	f->net = histogram_create();
+	f->turn = histogram_create();
+	f->empty = histogram_create();
+	if (f->rtt == NULL || f->net == NULL || f->turn == NULL ||
+	    f->empty == NULL)
+		return -1;
+	/* 1000 values 100..1099 ns, two outliers, one of each out of range */
+	for (v = 100; v < 1100; v++)
+		histogram_record(f->rtt, v);
+	histogram_record(f->rtt, 50000);
+	histogram_record(f->rtt, 2000000);
+	histogram_record(f->rtt, 0);
+	histogram_record(f->rtt, 20000000000ull);
+	for (v = 0; v < 500; v++) {
+		histogram_record(f->net, 80 + v % 37);
+		histogram_record(f->turn, 300 + v * 3);
+	}
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	histogram_destroy(f->rtt);
+	histogram_destroy(f->net);
+	histogram_destroy(f->turn);
+	histogram_destroy(f->empty);
+	free(f);
+	return 0;
+}
+
+static struct report_probe
+probe_of(const struct fixture *f)
+{
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "dpdk",
+		.target = "198.18.0.2:862",
+		.port_driver = "net_af_xdp",
+		.size = 8192,
+		.lcores = 1,
+		.duration_s = 10.5,
+		.interrupted = true,
+		.sent = 1010,
+		.received = 1004,
+		.lost = 8,
+		.duplicated = 1,
+		.reordered = 2,
+		.timeouts = 8,
+		.rx_ignored = 3,
+		.warmup = 100,
+		.rtt = f->rtt,
+		.network_rtt = f->net,
+		.turnaround = f->turn,
+		.buckets = {.n_buckets = N_LINEAR},
+		.tsc = {.hz = 2595123456ull,
+			.dpdk_hz = 2600000000ull,
+			.calib_ppm = 1879.0,
+			.invariant = true,
+			.read_cost_cycles = 36.8},
+	};
+
+	return r;
+}
+
+/* Run a writer into memory; returns the malloc'd text. */
+#define CAPTURE(call, text_out)                                                \
+	do {                                                                   \
+		size_t len_;                                                   \
+		FILE *m_ = open_memstream(&(text_out), &len_);                 \
+		assert_non_null(m_);                                           \
+		assert_int_equal((call), 0);                                   \
+		assert_int_equal(fclose(m_), 0);                               \
+	} while (0)
+
+static struct json_object *
+jget(struct json_object *root, const char *path)
+{
+	char buf[128], *tok, *save = NULL;
+	struct json_object *o = root;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok != NULL;
+	     tok = strtok_r(NULL, ".", &save)) {
+		if (!json_object_object_get_ex(o, tok, &o))
+			fail_msg("missing key %s", path);
+	}
+	return o;
+}
+
+static uint64_t
+jget_u64(struct json_object *root, const char *path)
+{
+	struct json_object *o = jget(root, path);
+
+	assert_true(json_object_is_type(o, json_type_int));
+	return json_object_get_uint64(o);
+}
+
+static bool
+jhas(struct json_object *root, const char *key)
+{
+	return json_object_object_get_ex(root, key, NULL);
+}
+
+static const char *const pct_key[REPORT_N_PCTS] = {
+	"p50", "p90", "p99", "p99_9", "p99_99", "p99_999",
+};
+
+static void
+check_summary(struct json_object *root, const char *name,
+	      const struct histogram *h)
+{
+	char path[64];
+	unsigned i;
+
+#define KEY(k) (snprintf(path, sizeof(path), "%s.%s", name, k), path)
+	assert_int_equal(jget_u64(root, KEY("count")), histogram_count(h));
+	assert_int_equal(jget_u64(root, KEY("min")), histogram_min(h));
+	assert_int_equal(jget_u64(root, KEY("max")), histogram_max(h));
+	/* Doubles are written so that they parse back bit for bit. */
+	assert_true(json_object_get_double(jget(root, KEY("mean"))) ==
+		    histogram_mean(h));
+	assert_true(json_object_get_double(jget(root, KEY("stddev"))) ==
+		    histogram_stddev(h));
+	for (i = 0; i < REPORT_N_PCTS; i++)
+		assert_int_equal(jget_u64(root, KEY(pct_key[i])),
+				 histogram_percentile(h, report_pcts[i]));
+	assert_int_equal(jget_u64(root, KEY("underflow")), h->underflow);
+	assert_int_equal(jget_u64(root, KEY("overflow")), h->overflow);
+#undef KEY
+}
+
+static void
+test_pcts_table(void **state)
+{
+	(void)state;
+	assert_true(report_pcts[0] == 50 && report_pcts[1] == 90 &&
+		    report_pcts[2] == 99 && report_pcts[3] == 99.9 &&
+		    report_pcts[4] == 99.99 && report_pcts[5] == 99.999);
+}
+
+static void
+test_summarise(void **state)
+{
+	struct fixture *f = *state;
+	struct report_summary s;
+	unsigned i;
+
+	report_summarise(f->rtt, &s);
+	assert_int_equal(s.count, 1002);
+	assert_int_equal(s.min, 100);
+	assert_int_equal(s.max, 2000000);
+	assert_true(s.mean == histogram_mean(f->rtt));
+	assert_true(s.stddev == histogram_stddev(f->rtt));
+	for (i = 0; i < REPORT_N_PCTS; i++)
+		assert_int_equal(s.pct[i],
+				 histogram_percentile(f->rtt, report_pcts[i]));
+	/* p50 of 100..1099 lies near 600 (bucket width 4 ns there) */
+	assert_in_range(s.pct[0], 596, 604);
+	assert_int_equal(s.pct[5], 2000000);
+
+	memset(&s, 0xff, sizeof(s));
+	report_summarise(f->empty, &s);
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.min, 0);
+	assert_int_equal(s.max, 0);
+	assert_true(s.mean == 0 && s.stddev == 0);
+	for (i = 0; i < REPORT_N_PCTS; i++)
+		assert_int_equal(s.pct[i], 0);
+	memset(&s, 0xff, sizeof(s));
+	report_summarise(NULL, &s);
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.max, 0);
+}
+
+static void
+test_probe_json_stable_keys(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct histogram_row rows[N_LINEAR];
+	struct json_object *root, *b;
+	uint64_t sum = 0;
+	char *text = NULL;
+	size_t i;
+
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	/* NOSLASHESCAPE: the target's "/" would be fine, "\/" would not. */
+	assert_null(strstr(text, "\\/"));
+
+	assert_int_equal(jget_u64(root, "probes.sent"), 1010);
+	assert_int_equal(jget_u64(root, "probes.received"), 1004);
+	assert_int_equal(jget_u64(root, "probes.lost"), 8);
+	assert_int_equal(jget_u64(root, "probes.duplicated"), 1);
+	assert_int_equal(jget_u64(root, "probes.reordered"), 2);
+	assert_int_equal(jget_u64(root, "probes.timeouts"), 8);
+	assert_int_equal(jget_u64(root, "probes.rx_ignored"), 3);
+	assert_int_equal(jget_u64(root, "probes.warmup"), 100);
+
+	check_summary(root, "rtt_ns", f->rtt);
+	assert_int_equal(jget_u64(root, "rtt_ns.count"), 1002);
+	assert_int_equal(jget_u64(root, "rtt_ns.min"), 100);
+	assert_int_equal(jget_u64(root, "rtt_ns.max"), 2000000);
+	assert_int_equal(jget_u64(root, "rtt_ns.underflow"), 1);
+	assert_int_equal(jget_u64(root, "rtt_ns.overflow"), 1);
+	check_summary(root, "network_rtt_ns", f->net);
+	check_summary(root, "turnaround_ns", f->turn);
+
+	assert_int_equal(histogram_table_linear(f->rtt, N_LINEAR, rows),
+			 N_LINEAR);
+	b = jget(root, "buckets");
+	assert_true(json_object_is_type(b, json_type_array));
+	assert_int_equal(json_object_array_length(b), N_LINEAR);
+	for (i = 0; i < N_LINEAR; i++) {
+		struct json_object *row = json_object_array_get_idx(b, i);
+
+		assert_int_equal(jget_u64(row, "upper_ns"), rows[i].upper_ns);
+		assert_int_equal(jget_u64(row, "count"), rows[i].count);
+		sum += rows[i].count;
+	}
+	assert_int_equal(sum, 1002);
+
+	assert_int_equal(jget_u64(root, "tsc.hz"), 2595123456ull);
+	assert_true(json_object_get_boolean(jget(root, "tsc.invariant")));
+	assert_int_equal(jget_u64(root, "tsc.dpdk_hz"), 2600000000ull);
+	assert_true(json_object_get_double(jget(root, "tsc.calib_ppm")) ==
+		    1879.0);
+	assert_true(json_object_get_double(
+			    jget(root, "tsc.read_cost_cycles")) == 36.8);
+	/* Shortest round-trip form, not %.17g's 36.799999999999997 */
+	assert_non_null(strstr(text, "\"read_cost_cycles\":36.8\n"));
+	assert_non_null(strstr(text, "\"calib_ppm\":1879.0,"));
+
+	assert_string_equal(json_object_get_string(jget(root, "proto")),
+			    "stamp");
+	assert_string_equal(json_object_get_string(jget(root, "backend")),
+			    "dpdk");
+	assert_string_equal(json_object_get_string(jget(root, "target")),
+			    "198.18.0.2:862");
+	assert_int_equal(jget_u64(root, "size"), 8192);
+	assert_int_equal(jget_u64(root, "lcores"), 1);
+	assert_true(json_object_get_double(jget(root, "duration_s")) == 10.5);
+	assert_true(json_object_get_boolean(jget(root, "interrupted")));
+
+	json_object_put(root);
+	free(text);
+}
+
+static void
+test_probe_json_edges_and_absent(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	static const uint64_t edges[] = {200, 500, 1000};
+	struct histogram_row rows[4];
+	struct json_object *root, *b, *last;
+	char *text = NULL;
+	size_t i;
+
+	r.network_rtt = NULL;
+	r.turnaround = NULL;
+	r.port_driver = NULL;
+	r.tsc.calib_ppm = NAN; /* not measured: null, never a bare NaN */
+	r.buckets = (struct report_buckets){.edges_ns = edges, .n_edges = 3};
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+
+	assert_false(jhas(root, "network_rtt_ns"));
+	assert_false(jhas(root, "turnaround_ns"));
+	assert_true(
+		json_object_is_type(jget(root, "port_driver"), json_type_null));
+	assert_true(json_object_is_type(jget(root, "tsc.calib_ppm"),
+					json_type_null));
+
+	assert_int_equal(histogram_table_edges(f->rtt, edges, 3, rows), 4);
+	b = jget(root, "buckets");
+	assert_int_equal(json_object_array_length(b), 4);
+	for (i = 0; i < 3; i++) {
+		struct json_object *row = json_object_array_get_idx(b, i);
+
+		assert_int_equal(jget_u64(row, "upper_ns"), edges[i]);
+		assert_int_equal(jget_u64(row, "count"), rows[i].count);
+	}
+	assert_int_equal(rows[0].count, 101); /* 100..200 */
+	last = json_object_array_get_idx(b, 3);
+	assert_true(jhas(last, "upper_ns"));
+	assert_true(
+		json_object_is_type(jget(last, "upper_ns"), json_type_null));
+	assert_int_equal(jget_u64(last, "count"), rows[3].count);
+	assert_int_equal(rows[0].count + rows[1].count + rows[2].count +
+				 rows[3].count,
+			 1002);
+
+	json_object_put(root);
+	free(text);
+
+	/* No -h at all: an empty bucket array. */
+	r.buckets = (struct report_buckets){0};
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_int_equal(json_object_array_length(jget(root, "buckets")), 0);
+	json_object_put(root);
+	free(text);
+}
+
+static void
+test_probe_empty(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = {.buckets = {.n_buckets = 5}};
+	struct json_object *root, *b;
+	char *text = NULL;
+	unsigned i, k;
+
+	for (k = 0; k < 2; k++) {
+		/* Once with a NULL histogram, once with an empty one. */
+		r.rtt = k == 0 ? NULL : f->empty;
+		CAPTURE(report_probe_json(&r, m_), text);
+		root = json_tokener_parse(text);
+		assert_non_null(root);
+		assert_int_equal(jget_u64(root, "probes.sent"), 0);
+		assert_int_equal(jget_u64(root, "rtt_ns.count"), 0);
+		assert_int_equal(jget_u64(root, "rtt_ns.min"), 0);
+		assert_int_equal(jget_u64(root, "rtt_ns.max"), 0);
+		assert_true(json_object_get_double(jget(root, "rtt_ns.mean")) ==
+			    0);
+		for (i = 0; i < REPORT_N_PCTS; i++) {
+			char path[32];
+
+			snprintf(path, sizeof(path), "rtt_ns.%s", pct_key[i]);
+			assert_int_equal(jget_u64(root, path), 0);
+		}
+		b = jget(root, "buckets");
+		assert_int_equal(json_object_array_length(b), 5);
+		for (i = 0; i < 5; i++)
+			assert_int_equal(
+				jget_u64(json_object_array_get_idx(b, i),
+					 "count"),
+				0);
+		assert_true(json_object_is_type(jget(root, "proto"),
+						json_type_null));
+		json_object_put(root);
+		free(text);
+
+		CAPTURE(report_probe_text(&r, m_), text);
+		assert_non_null(strstr(
+			text, "Sent = 0, Received = 0, Lost = 0 (0.00%)"));
+		assert_non_null(strstr(text, "Minimum = 0ns, Maximum = 0ns"));
+		free(text);
+	}
+}
+
+static void
+test_probe_text(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct histogram_row rows[N_LINEAR];
+	struct report_summary s;
+	char line[128], a[24], b[24];
+	char *text = NULL;
+	unsigned i;
+
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "stamp round trips to 198.18.0.2:862"));
+	assert_non_null(strstr(
+		text, "  Sent = 1010, Received = 1004, Lost = 8 (0.79%)"));
+	assert_non_null(strstr(text, "Duplicated = 1, Reordered = 2"));
+	report_summarise(f->rtt, &s);
+	snprintf(line, sizeof(line),
+		 "  Minimum = 100ns, Maximum = 2.000ms, Average = %s",
+		 report_fmt_ns((uint64_t)(s.mean + 0.5), a, sizeof(a)));
+	assert_non_null(strstr(text, line));
+	assert_non_null(strstr(text, "Out of range: 1 below 1ns, 1 above 10s"));
+
+	/* Percentile lines, in order. */
+	{
+		static const char *const label[REPORT_N_PCTS] = {
+			"p50", "p90", "p99", "p99.9", "p99.99", "p99.999"};
+		const char *prev = text;
+
+		for (i = 0; i < REPORT_N_PCTS; i++) {
+			const char *at;
+
+			snprintf(line, sizeof(line), "\n  %-8s %s\n", label[i],
+				 report_fmt_ns(s.pct[i], a, sizeof(a)));
+			at = strstr(prev, line);
+			assert_non_null(at);
+			prev = at;
+		}
+	}
+
+	/* Bucket table: header, then one "edge  count" row per bucket. */
+	assert_non_null(strstr(text, "     Latency  Count\n"));
+	assert_int_equal(histogram_table_linear(f->rtt, N_LINEAR, rows),
+			 N_LINEAR);
+	for (i = 0; i < N_LINEAR; i++) {
+		snprintf(line, sizeof(line), "\n%12s  %llu\n",
+			 report_fmt_ns(rows[i].upper_ns, a, sizeof(a)),
+			 (unsigned long long)rows[i].count);
+		assert_non_null(strstr(text, line));
+	}
+
+	report_summarise(f->net, &s);
+	snprintf(line, sizeof(line),
+		 "Network RTT (T4-T1)-(T3-T2): count 500, min %s, p50 %s",
+		 report_fmt_ns(s.min, a, sizeof(a)),
+		 report_fmt_ns(s.pct[0], b, sizeof(b)));
+	assert_non_null(strstr(text, line));
+	assert_non_null(
+		strstr(text, "Turnaround (T3-T2): count 500, min 300ns"));
+	assert_non_null(strstr(text,
+			       "TSC: 2595123456 Hz (2.595123 GHz), "
+			       "invariant; DPDK says 2600000000 Hz, "
+			       "+1879.0 ppm; ordered read 36.8 cycles\n"));
+	free(text);
+
+	/* Edge table: the open-ended last row reads "> last edge". */
+	{
+		static const uint64_t edges[] = {200, 500, 1000};
+		struct histogram_row erows[4];
+
+		assert_int_equal(histogram_table_edges(f->rtt, edges, 3, erows),
+				 4);
+		r.buckets = (struct report_buckets){.edges_ns = edges,
+						    .n_edges = 3};
+		r.network_rtt = NULL;
+		r.turnaround = NULL;
+		r.tsc.invariant = false;
+		CAPTURE(report_probe_text(&r, m_), text);
+		assert_non_null(strstr(text, "\n       200ns  101\n"));
+		snprintf(line, sizeof(line), "\n      1.00us  %llu\n",
+			 (unsigned long long)erows[2].count);
+		assert_non_null(strstr(text, line));
+		snprintf(line, sizeof(line), "\n    > 1.00us  %llu\n",
+			 (unsigned long long)erows[3].count);
+		assert_non_null(strstr(text, line));
+		assert_null(strstr(text, "Network RTT"));
+		assert_null(strstr(text, "Turnaround"));
+		assert_non_null(strstr(text, "NOT invariant"));
+		free(text);
+	}
+}
+
+static void
+test_probe_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	static const uint64_t bad_edges[] = {500, 200};
+	FILE *ro;
+
+	assert_int_equal(report_probe_json(NULL, stdout), -EINVAL);
+	assert_int_equal(report_probe_json(&r, NULL), -EINVAL);
+	assert_int_equal(report_probe_text(NULL, stdout), -EINVAL);
+
+	r.buckets =
+		(struct report_buckets){.edges_ns = bad_edges, .n_edges = 2};
+	assert_int_equal(report_probe_json(&r, stdout), -EINVAL);
+	assert_int_equal(report_probe_text(&r, stdout), -EINVAL);
+
+	/* A stream that cannot be written: -EIO, not silence. */
+	r.buckets = (struct report_buckets){.n_buckets = 3};
+	ro = fopen("/dev/null", "r");
+	assert_non_null(ro);
+	assert_int_equal(report_probe_json(&r, ro), -EIO);
+	assert_int_equal(report_probe_text(&r, ro), -EIO);
+	assert_int_equal(report_samples_header(ro), -EIO);
+	fclose(ro);
+}
+
+static void
+test_reflect(void **state)
+{
+	struct fixture *f = *state;
+	static const struct report_counter counters[] = {
+		{"answered.stamp", 1234},
+		{"answered.sockperf", 0},
+		{"dropped.bad_len", 7},
+	};
+	struct report_reflect r = {
+		.backend = "kernel",
+		.addr = "198.18.0.2/24",
+		.duration_s = 2.5,
+		.counters = counters,
+		.n_counters = 3,
+		.turnaround = f->turn,
+		.tsc = {.hz = 2000000000ull, .invariant = true},
+	};
+	struct json_object *root, *c, *o;
+	char *text = NULL;
+
+	CAPTURE(report_reflect_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	c = jget(root, "counters");
+	assert_true(json_object_is_type(c, json_type_object));
+	assert_int_equal(json_object_object_length(c), 3);
+	/* Counter names contain dots: look them up whole. */
+	assert_true(json_object_object_get_ex(c, "answered.stamp", &o));
+	assert_int_equal(json_object_get_uint64(o), 1234);
+	assert_true(json_object_object_get_ex(c, "dropped.bad_len", &o));
+	assert_int_equal(json_object_get_uint64(o), 7);
+	check_summary(root, "turnaround_ns", f->turn);
+	assert_string_equal(json_object_get_string(jget(root, "addr")),
+			    "198.18.0.2/24");
+	assert_int_equal(jget_u64(root, "tsc.hz"), 2000000000ull);
+	assert_false(json_object_get_boolean(jget(root, "interrupted")));
+	json_object_put(root);
+	free(text);
+
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_non_null(strstr(text, "Reflector on 198.18.0.2/24 (kernel)"));
+	assert_non_null(strstr(text, "  answered.stamp            1234\n"));
+	assert_non_null(strstr(text, "  dropped.bad_len              7\n"));
+	assert_non_null(
+		strstr(text, "Turnaround (T3-T2): count 500, min 300ns"));
+	assert_non_null(strstr(text, "TSC: 2000000000 Hz"));
+	free(text);
+
+	/* Without turnaround or counters. */
+	r.turnaround = NULL;
+	r.n_counters = 0;
+	r.counters = NULL;
+	CAPTURE(report_reflect_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_false(jhas(root, "turnaround_ns"));
+	assert_int_equal(json_object_object_length(jget(root, "counters")), 0);
+	json_object_put(root);
+	free(text);
+
+	r.n_counters = 1; /* counters NULL */
+	assert_int_equal(report_reflect_json(&r, stdout), -EINVAL);
+	assert_int_equal(report_reflect_text(&r, stdout), -EINVAL);
+}
+
+static void
+test_live_line(void **state)
+{
+	struct fixture *f = *state;
+	struct histogram *h = histogram_create();
+	char buf[160];
+	int n;
+
+	(void)f;
+	assert_non_null(h);
+	histogram_record(h, 3210);
+	n = report_live_line(buf, sizeof(buf), 12.0, 1000, 999, 1, h);
+	assert_string_equal(buf, "  12.0s  sent 1000 recv 999 lost 1 "
+				 "p50 3.21us p99 3.21us max 3.21us");
+	assert_int_equal(n, (int)strlen(buf));
+
+	histogram_record(h, 9870);
+	n = report_live_line(buf, sizeof(buf), 1234.56, 2, 2, 0, h);
+	assert_string_equal(buf, "1234.6s  sent 2 recv 2 lost 0 "
+				 "p50 3.21us p99 9.87us max 9.87us");
+
+	/* Nothing received in the interval: no made-up figures. */
+	n = report_live_line(buf, sizeof(buf), 0.5, 3, 0, 0, f->empty);
+	assert_string_equal(buf,
+			    "   0.5s  sent 3 recv 0 lost 0 p50 - p99 - max -");
+	assert_int_equal(n, (int)strlen(buf));
+
+	/* Truncated: still NUL-terminated, length of what is there. */
+	n = report_live_line(buf, 10, 12.0, 1000, 999, 1, h);
+	assert_int_equal(n, 9);
+	assert_string_equal(buf, "  12.0s  ");
+	assert_int_equal(report_live_line(NULL, 10, 0, 0, 0, 0, h), -EINVAL);
+	assert_int_equal(report_live_line(buf, 0, 0, 0, 0, 0, h), -EINVAL);
+	histogram_destroy(h);
+}
+
+static void
+test_fmt_ns(void **state)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{0, "0ns"},
+		{1, "1ns"},
+		{812, "812ns"},
+		{999, "999ns"},
+		{1000, "1.00us"},
+		{3210, "3.21us"},
+		{999994, "999.99us"},
+		{999995, "1.000ms"},
+		{1000000, "1.000ms"},
+		{4567000, "4.567ms"},
+		{999999499, "999.999ms"},
+		{999999500, "1.000s"},
+		{1000000000, "1.000s"},
+		{1234000000, "1.234s"},
+		{999999499999ull, "999.999s"},
+		{999999500000ull, "1000s"},
+		{UINT64_MAX, "18446744074s"},
+	};
+	char buf[16];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_ptr_equal(report_fmt_ns(cases[i].ns, buf, sizeof(buf)),
+				 buf);
+		assert_string_equal(buf, cases[i].want);
+	}
+	errno = 0;
+	assert_null(report_fmt_ns(1, NULL, 16));
+	assert_int_equal(errno, EINVAL);
+	assert_null(report_fmt_ns(1, buf, 0));
+	/* A short buffer truncates but stays a string. */
+	assert_string_equal(report_fmt_ns(3210, buf, 4), "3.2");
+}
+
+static void
+test_samples_csv(void **state)
+{
+	static const struct report_sample s[] = {
+		{.seq = 0,
+		 .lcore = 1,
+		 .t1_ns = 0,
+		 .rtt_ns = 3210,
+		 .network_rtt_ns = 2900},
+		{.seq = 1,
+		 .lcore = 1,
+		 .t1_ns = 1000000,
+		 .rtt_ns = 4100,
+		 .network_rtt_ns = -1},
+		{.seq = UINT64_MAX,
+		 .lcore = UINT32_MAX,
+		 .t1_ns = 1,
+		 .rtt_ns = 9999999999ull,
+		 .network_rtt_ns = 0},
+	};
+	char *text = NULL;
+
+	(void)state;
+	CAPTURE(report_samples_header(m_), text);
+	assert_string_equal(text, "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n");
+	free(text);
+
+	CAPTURE(report_samples_write(m_, s, 3), text);
+	assert_string_equal(text, "0,1,0,3210,2900\n"
+				  "1,1,1000000,4100,\n"
+				  "18446744073709551615,4294967295,1,"
+				  "9999999999,0\n");
+	free(text);
+
+	CAPTURE(report_samples_write(m_, NULL, 0), text);
+	assert_string_equal(text, "");
+	free(text);
+	assert_int_equal(report_samples_write(stdout, NULL, 1), -EINVAL);
+	assert_int_equal(report_samples_header(NULL), -EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pcts_table),
+		cmocka_unit_test(test_summarise),
+		cmocka_unit_test(test_probe_json_stable_keys),
+		cmocka_unit_test(test_probe_json_edges_and_absent),
+		cmocka_unit_test(test_probe_empty),
+		cmocka_unit_test(test_probe_text),
+		cmocka_unit_test(test_probe_errors),
+		cmocka_unit_test(test_reflect),
+		cmocka_unit_test(test_live_line),
+		cmocka_unit_test(test_fmt_ns),
+		cmocka_unit_test(test_samples_csv),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, setup, teardown);
+}
