@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_CLI_H
+#define LATPROBE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Documented exit codes (docs/usage.md). */
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,     /* I/O error writing a report, internal error */
+	EXIT_USAGE = 2,       /* bad flags or arguments */
+	EXIT_UNREACHABLE = 3, /* no ARP answer from the peer */
+	EXIT_SETUP = 4,       /* EAL or port set-up failed */
+	EXIT_ALL_LOST = 5,    /* probes were sent and none was answered */
+	EXIT_TSC = 6,         /* the TSC cannot be used as a clock */
+};
+
+#define CLI_MAX_EDGES 64
+
+/* Parsers for option values; 0 or -EINVAL. */
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Size with k/m suffix (1024-based, as PsPing's "-l 8k"). */
+int cli_parse_size(const char *s, uint64_t *out);
+/* Duration: plain number = seconds (decimals ok), or a ns/us/ms/s suffix. */
+int cli_parse_duration_ns(const char *s, uint64_t *out);
+/* "A.B.C.D/len" (len optional: 32) -> host-order address. */
+int cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len);
+/* "A.B.C.D[:PORT]" */
+int cli_parse_target(const char *s, uint32_t *addr, uint16_t *port,
+		     bool *has_port);
+void cli_format_ipv4(uint32_t addr, char *out /* >= 16 */);
+
+/*
+ * Split argv after the subcommand at "--": EAL options before, ours after.
+ * A "--profile NAME" in the EAL part is replaced by the options in the
+ * profile file. eal_argv/app_argv are allocated (free with cli_free_argv).
+ * 0 or -errno (-ENOENT: profile not found, with its name in *err).
+ */
+int cli_split_args(int argc, char **argv, const char *prog, int *eal_argc,
+		   char ***eal_argv, int *app_argc, char ***app_argv,
+		   bool *had_separator, char *err, unsigned err_len);
+void cli_free_argv(char **v);
+
+#endif /* LATPROBE_CLI_H */

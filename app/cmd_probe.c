@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "cli.h"
+#include "port.h"
+#include "prober.h"
+
+struct probe_opts {
+	uint32_t addr, target;
+	unsigned prefix;
+	bool have_addr, have_target, have_port, have_peer_mac;
+	uint16_t dport, sport;
+	struct codec_mac peer_mac;
+	const struct probe_proto *proto;
+	uint64_t count;        /* 0 = until -t */
+	uint64_t duration_ns;
+	uint64_t size;
+	uint64_t warmup;
+	uint64_t interval_ns;
+	uint64_t timeout_ns;
+	uint64_t arp_timeout_ns;
+	uint64_t calib_ns;
+	unsigned n_buckets;
+	uint64_t edges_ns[CLI_MAX_EDGES];
+	unsigned n_edges;
+	uint16_t port_id;
+	const char *json, *samples, *target_str;
+	bool quiet;
+};
+
+static void
+probe_usage(FILE *f)
+{
+	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN [options] TARGET[:PORT]\n"
+	      "\n"
+	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read right before\n"
+	      "tx and right after the rx burst that brings the answer, on the same lcore.\n"
+	      "Every latency goes into a per-lcore histogram; the report merges them.\n"
+	      "\n"
+	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port (required)\n"
+	      "  --proto P            stamp (default, UDP 862), sockperf (11111),\n"
+	      "                       udp-echo (7) or icmp\n"
+	      "  -n COUNT             probes to measure (default 10000; with -t: no limit)\n"
+	      "  -t DURATION          measure for this long (e.g. 10, 1.5s, 500ms)\n"
+	      "  -l SIZE              probe payload bytes, 'k' suffix ok (default: the\n"
+	      "                       protocol's minimum, 44 for STAMP)\n"
+	      "  -w COUNT             warm-up probes, sent first and not recorded (default 100)\n"
+	      "  -i INTERVAL          time between probe starts (default 0 = back to back;\n"
+	      "                       PsPing's default is 1s); e.g. 0.001, 100us\n"
+	      "  -h N | E1,E2,...     bucket table: N equal buckets between min and max, or\n"
+	      "                       upper edges in microseconds (default 20)\n"
+	      "  --timeout T          a probe not answered by then is lost (default 200ms)\n"
+	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
+	      "  --arp-timeout T      give up resolving the peer after T (default 3s)\n"
+	      "  --sport N            UDP source port of lcore 0 (+1 per lcore; default 40000)\n"
+	      "  --port-id N          DPDK port to use (default 0)\n"
+	      "  --json FILE          JSON report ('-' = stdout)\n"
+	      "  --samples FILE       every probe as CSV: seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
+	      "  --calibrate T        TSC calibration window (default 250ms)\n"
+	      "  -q, --quiet          no live line on stderr\n"
+	      "  --backend kernel     kernel UDP sockets instead of DPDK (not implemented yet)\n"
+	      "\n"
+	      "examples:\n"
+	      "  latprobe probe --profile veth-afxdp-probe -- --addr 198.18.0.1/24 \\\n"
+	      "          -n 10000 -h 20 198.18.0.2\n"
+	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 \\\n"
+	      "          --peer-mac 02:00:00:00:00:02 -t 10 --json out.json 198.18.0.2\n"
+	      "  latprobe probe ... -- --addr 198.18.0.1/24 --proto icmp -l 56 -i 1 -n 10 198.18.0.2\n",
+	      f);
+}
+
+static int
+bad(const char *opt, const char *want, const char *arg)
+{
+	app_err("%s wants %s, not '%s'", opt, want, arg);
+	return -1;
+}
+
+static int
+probe_parse(int argc, char **argv, struct probe_opts *o)
+{
+	static const struct option opts[] = {
+		{"addr", required_argument, NULL, 'a'},
+		{"proto", required_argument, NULL, 'p'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"peer-mac", required_argument, NULL, 'M'},
+		{"arp-timeout", required_argument, NULL, 'A'},
+		{"sport", required_argument, NULL, 's'},
+		{"port-id", required_argument, NULL, 'P'},
+		{"json", required_argument, NULL, 'j'},
+		{"samples", required_argument, NULL, 'S'},
+		{"calibrate", required_argument, NULL, 'C'},
+		{"backend", required_argument, NULL, 'B'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
+	};
+	bool have_n = false, have_l = false;
+	uint64_t v;
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	o->proto = &probe_proto_stamp;
+	o->count = 10000;
+	o->warmup = 100;
+	o->timeout_ns = 200000000ull;
+	o->arp_timeout_ns = 3000000000ull;
+	o->calib_ns = 250000000ull;
+	o->sport = 40000;
+	o->n_buckets = 20;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'a':
+			if (cli_parse_ipv4_prefix(optarg, &o->addr, &o->prefix))
+				return bad("--addr", "A.B.C.D/LEN", optarg);
+			o->have_addr = true;
+			break;
+		case 'p':
+			o->proto = probe_proto_find(optarg);
+			if (o->proto == NULL)
+				return bad("--proto",
+					   "stamp, sockperf, udp-echo or icmp",
+					   optarg);
+			break;
+		case 'n':
+			if (cli_parse_u64(optarg, 1, UINT64_MAX / 2, &o->count))
+				return bad("-n", "a count >= 1", optarg);
+			have_n = true;
+			break;
+		case 't':
+			if (cli_parse_duration_ns(optarg, &o->duration_ns) ||
+			    o->duration_ns == 0)
+				return bad("-t", "a duration (10, 1.5s, 500ms)",
+					   optarg);
+			break;
+		case 'l':
+			if (cli_parse_size(optarg, &o->size) || o->size == 0)
+				return bad("-l", "a size in bytes (64, 1k)",
+					   optarg);
+			have_l = true;
+			break;
+		case 'w':
+			if (cli_parse_u64(optarg, 0, 100000000, &o->warmup))
+				return bad("-w", "a probe count", optarg);
+			break;
+		case 'i':
+			if (cli_parse_duration_ns(optarg, &o->interval_ns))
+				return bad("-i", "an interval (0, 0.001, 100us)",
+					   optarg);
+			break;
+		case 'h':
+			r = histogram_parse_spec(optarg, &o->n_buckets,
+						 o->edges_ns, CLI_MAX_EDGES,
+						 &o->n_edges);
+			if (r != 0)
+				return bad("-h",
+					   "a bucket count or ascending edges "
+					   "in us (10,20,50)",
+					   optarg);
+			break;
+		case 'T':
+			if (cli_parse_duration_ns(optarg, &o->timeout_ns) ||
+			    o->timeout_ns < 1000 || o->timeout_ns > 60000000000ull)
+				return bad("--timeout", "a duration 1us..60s",
+					   optarg);
+			break;
+		case 'M':
+			if (codec_mac_parse(optarg, &o->peer_mac))
+				return bad("--peer-mac", "aa:bb:cc:dd:ee:ff",
+					   optarg);
+			o->have_peer_mac = true;
+			break;
+		case 'A':
+			if (cli_parse_duration_ns(optarg, &o->arp_timeout_ns) ||
+			    o->arp_timeout_ns > 60000000000ull)
+				return bad("--arp-timeout", "a duration <= 60s",
+					   optarg);
+			break;
+		case 's':
+			if (cli_parse_u64(optarg, 1, 65535 - 64, &v))
+				return bad("--sport", "a port 1..65471", optarg);
+			o->sport = (uint16_t)v;
+			break;
+		case 'P':
+			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1, &v))
+				return bad("--port-id", "a port number", optarg);
+			o->port_id = (uint16_t)v;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'S':
+			o->samples = optarg;
+			break;
+		case 'C':
+			if (cli_parse_duration_ns(optarg, &o->calib_ns) ||
+			    o->calib_ns < 10000000ull)
+				return bad("--calibrate", "at least 10ms", optarg);
+			break;
+		case 'B':
+			if (strcmp(optarg, "dpdk") == 0)
+				break;
+			if (strcmp(optarg, "kernel") == 0) {
+				app_err("--backend kernel is not implemented yet "
+					"(only dpdk)");
+				return -1;
+			}
+			return bad("--backend", "dpdk or kernel", optarg);
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'H':
+			probe_usage(stdout);
+			exit(EXIT_OK);
+		default:
+			app_err("unknown or incomplete option '%s' (try "
+				"'latprobe probe --help')",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (o->duration_ns != 0 && !have_n)
+		o->count = 0;
+	if (!have_l)
+		o->size = o->proto->min_size;
+	if (o->size < o->proto->min_size) {
+		app_err("-l %llu is too small for %s (at least %u bytes)",
+			(unsigned long long)o->size, o->proto->name,
+			o->proto->min_size);
+		return -1;
+	}
+	if (optind >= argc) {
+		app_err("no TARGET given (e.g. 198.18.0.2 or 198.18.0.2:862)");
+		return -1;
+	}
+	if (optind + 1 < argc) {
+		app_err("unexpected argument '%s' after the target",
+			argv[optind + 1]);
+		return -1;
+	}
+	o->target_str = argv[optind];
+	if (cli_parse_target(argv[optind], &o->target, &o->dport,
+			     &o->have_port))
+		return bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
+	if (!o->have_port)
+		o->dport = o->proto->default_port;
+	if (!o->have_addr) {
+		app_err("--addr A.B.C.D/LEN is required (our address on the port)");
+		return -1;
+	}
+	return 0;
+}
+
+struct probe_run {
+	struct prober_worker w[RTE_MAX_LCORE];
+	unsigned n_workers;
+	unsigned lcore_worker[RTE_MAX_LCORE];
+	int ret[RTE_MAX_LCORE];
+};
+
+static int
+probe_lcore(void *arg)
+{
+	struct probe_run *r = arg;
+	unsigned idx = r->lcore_worker[rte_lcore_id()];
+
+	r->w[idx].lcore = rte_lcore_id();
+	r->ret[idx] = prober_worker_run(&r->w[idx], &force_quit);
+	return 0;
+}
+
+struct live {
+	struct probe_run *run;
+	bool quiet;
+	volatile bool done;
+	pthread_t tid;
+};
+
+static bool
+all_done(const struct probe_run *r)
+{
+	for (unsigned i = 0; i < r->n_workers; i++)
+		if (!__atomic_load_n(&r->w[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* Live line each second from interval snapshots of the per-lcore histograms. */
+static void *
+live_thread(void *arg)
+{
+	struct live *lv = arg;
+	struct probe_run *r = lv->run;
+	struct histogram *prev = calloc(r->n_workers, sizeof(*prev));
+	struct histogram *snap = histogram_create();
+	struct histogram *iv = histogram_create();
+	struct histogram *sum = histogram_create();
+	uint64_t l_sent = 0, l_recv = 0, l_lost = 0;
+	struct timespec t0, now;
+	double next = 1.0;
+
+	if (prev == NULL || snap == NULL || iv == NULL || sum == NULL)
+		goto out;
+	for (unsigned i = 0; i < r->n_workers; i++)
+		histogram_init(&prev[i]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!lv->done) {
+		double el;
+
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - t0.tv_sec) +
+		     (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (el < next || lv->quiet)
+			continue;
+		next += 1.0;
+		histogram_init(sum);
+		uint64_t sent = 0, recv = 0, lost = 0;
+		char line[256];
+
+		for (unsigned i = 0; i < r->n_workers; i++) {
+			histogram_snapshot(&r->w[i].rtt, snap);
+			histogram_interval(iv, snap, &prev[i]);
+			histogram_merge(sum, iv);
+			prev[i] = *snap;
+			sent += prober_stat_read(&r->w[i].st.sent);
+			recv += prober_stat_read(&r->w[i].st.received);
+			lost += prober_stat_read(&r->w[i].st.lost);
+		}
+		report_live_line(line, sizeof(line), el, sent - l_sent,
+				 recv - l_recv, lost - l_lost, sum);
+		fprintf(stderr, "%s\n", line);
+		l_sent = sent;
+		l_recv = recv;
+		l_lost = lost;
+	}
+out:
+	free(prev);
+	histogram_destroy(snap);
+	histogram_destroy(iv);
+	histogram_destroy(sum);
+	return NULL;
+}
+
+static int
+write_probe_json(const void *arg, FILE *f)
+{
+	return report_probe_json(arg, f);
+}
+
+static int
+write_samples(const void *arg, FILE *f)
+{
+	const struct probe_run *r = arg;
+	int ret = report_samples_header(f);
+
+	for (unsigned i = 0; ret == 0 && i < r->n_workers; i++)
+		ret = report_samples_write(f, r->w[i].samples,
+					   r->w[i].n_samples);
+	return ret;
+}
+
+int
+cmd_probe(int argc, char **argv)
+{
+	char **eal_argv = NULL, **app_argv = NULL, err[512] = "", tbuf[40],
+	     ip[16];
+	int eal_argc, app_argc, ret;
+	bool sep;
+	struct probe_opts o;
+	struct prober_conf conf;
+	struct port_conf pc;
+	struct port port;
+	struct app_clock clk;
+	struct probe_run *run = NULL;
+	struct live lv;
+	struct codec_mac peer;
+	struct timespec t0, t1;
+	unsigned lcore, i, nw;
+
+	for (int k = 0; k < argc; k++) {
+		if (strcmp(argv[k], "--help") == 0) {
+			probe_usage(stdout);
+			return EXIT_OK;
+		}
+	}
+	ret = cli_split_args(argc, argv, "latprobe", &eal_argc, &eal_argv,
+			     &app_argc, &app_argv, &sep, err, sizeof(err));
+	if (ret != 0) {
+		app_err("%s", err);
+		return EXIT_USAGE;
+	}
+	if (probe_parse(app_argc, app_argv, &o) != 0) {
+		ret = EXIT_USAGE;
+		goto free_args;
+	}
+	app_signals_install();
+	ret = app_eal_init(eal_argc, eal_argv);
+	if (ret != EXIT_OK)
+		goto free_args;
+	app_signals_install();
+	ret = app_clock_setup(&clk, o.calib_ns, rte_get_tsc_hz());
+	if (ret != EXIT_OK)
+		goto eal;
+	run = calloc(1, sizeof(*run));
+	if (run == NULL) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto eal;
+	}
+	if (!rte_eth_dev_is_valid_port(o.port_id)) {
+		app_err("no DPDK port %u: give the EAL a device (e.g. "
+			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
+			o.port_id);
+		ret = EXIT_SETUP;
+		goto eal;
+	}
+	nw = rte_lcore_count();
+	memset(&pc, 0, sizeof(pc));
+	pc.n_queues = (uint16_t)nw;
+	pc.promiscuous = true;
+	ret = port_setup(&port, o.port_id, &pc);
+	if (ret != 0) {
+		app_err("port %u set-up with %u queue(s) failed: %s", o.port_id,
+			pc.n_queues, rte_strerror(-ret));
+		ret = EXIT_SETUP;
+		goto eal;
+	}
+	if (o.size + 28 > port.mtu && o.proto != &probe_proto_icmp) {
+		app_err("-l %llu does not fit the port's MTU %u (IPv4 fragments "
+			"are not implemented yet)",
+			(unsigned long long)o.size, port.mtu);
+		ret = EXIT_USAGE;
+		goto port;
+	}
+
+	memset(&conf, 0, sizeof(conf));
+	conf.proto = o.proto;
+	memcpy(conf.flow.src_mac.b, port.mac.addr_bytes, 6);
+	conf.flow.ip_version = 4;
+	conf.flow.src4 = o.addr;
+	conf.flow.dst4 = o.target;
+	conf.flow.sport = o.sport;
+	conf.flow.dport = o.dport;
+	conf.flow.ttl = 64;
+	conf.size = (unsigned)o.size;
+	conf.warmup = o.warmup;
+	conf.clock = clk.clock;
+	conf.anchor = clk.anchor;
+	conf.interval_cycles = tsc_from_ns(&clk.clock, o.interval_ns);
+	conf.timeout_cycles = tsc_from_ns(&clk.clock, o.timeout_ns);
+	conf.duration_cycles = tsc_from_ns(&clk.clock, o.duration_ns);
+	conf.keep_samples = o.samples != NULL;
+	conf.max_samples = 64u * 1024 * 1024 / nw;
+	conf.icmp_id = (uint16_t)(getpid() & 0xff00);
+
+	cli_format_ipv4(o.target, ip);
+	if (o.have_peer_mac) {
+		peer = o.peer_mac;
+	} else {
+		ret = prober_arp_resolve(&port.q[0], &conf.flow.src_mac, o.addr,
+					 o.target,
+					 (unsigned)(o.arp_timeout_ns / 1000000),
+					 &clk.clock, &peer, &force_quit);
+		if (ret != 0) {
+			if (ret == -EINTR) {
+				ret = EXIT_OK;
+			} else {
+				app_err("no ARP answer from %s within %.1fs "
+					"(is the reflector running? "
+					"--peer-mac skips ARP)",
+					ip, (double)o.arp_timeout_ns / 1e9);
+				ret = EXIT_UNREACHABLE;
+			}
+			goto port;
+		}
+	}
+	conf.flow.dst_mac = peer;
+
+	/* Split -n across the lcores; the first ones take the remainder. */
+	i = 0;
+	RTE_LCORE_FOREACH(lcore)
+	{
+		run->lcore_worker[lcore] = i;
+		i++;
+	}
+	run->n_workers = nw;
+	{
+		static struct prober_conf per[RTE_MAX_LCORE];
+
+		for (i = 0; i < nw; i++) {
+			per[i] = conf;
+			if (o.count != 0)
+				per[i].count = o.count / nw +
+					       (i < o.count % nw ? 1 : 0);
+			ret = prober_worker_init(&run->w[i], &per[i],
+						 &port.q[i], i);
+			if (ret != 0) {
+				app_err("out of memory for samples");
+				ret = EXIT_RUNTIME;
+				run->n_workers = i;
+				goto workers;
+			}
+		}
+	}
+	{
+		char mac[18];
+
+		codec_mac_format(&peer, mac);
+		fprintf(stderr,
+			"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
+			"probes, %u lcore(s), port %s (%s)\n",
+			o.target_str, ip, o.dport, mac, o.proto->name,
+			(unsigned long long)o.size, nw, port.name, port.driver);
+	}
+
+	memset(&lv, 0, sizeof(lv));
+	lv.run = run;
+	lv.quiet = o.quiet;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pthread_create(&lv.tid, NULL, live_thread, &lv) != 0) {
+		app_err("cannot start the live-line thread");
+		ret = EXIT_RUNTIME;
+		goto workers;
+	}
+	rte_eal_mp_remote_launch(probe_lcore, run, CALL_MAIN);
+	rte_eal_mp_wait_lcore();
+	lv.done = true;
+	pthread_join(lv.tid, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	(void)all_done;
+
+	{
+		struct histogram *rtt = histogram_create();
+		struct histogram *net = histogram_create();
+		struct histogram *turn = histogram_create();
+		struct report_probe rep;
+
+		if (rtt == NULL || net == NULL || turn == NULL) {
+			app_err("out of memory");
+			ret = EXIT_RUNTIME;
+			goto hist_out;
+		}
+		memset(&rep, 0, sizeof(rep));
+		for (i = 0; i < run->n_workers; i++) {
+			const struct prober_worker *w = &run->w[i];
+
+			histogram_merge(rtt, &w->rtt);
+			histogram_merge(net, &w->network_rtt);
+			histogram_merge(turn, &w->turnaround);
+			rep.sent += w->st.sent;
+			rep.received += w->st.received;
+			rep.lost += w->st.lost;
+			rep.duplicated += w->st.duplicated;
+			rep.reordered += w->st.reordered;
+			rep.timeouts += w->st.lost;
+			rep.rx_ignored += w->st.rx_ignored;
+			rep.warmup += w->st.warmup;
+			if (run->ret[i] != 0)
+				app_warn("lcore %u stopped early: %s", w->lcore,
+					 strerror(-run->ret[i]));
+			if (w->samples_dropped)
+				app_warn("lcore %u: %llu samples not kept "
+					 "(--samples memory cap)",
+					 w->lcore,
+					 (unsigned long long)w->samples_dropped);
+		}
+		snprintf(tbuf, sizeof(tbuf), "%s:%u", ip, o.dport);
+		rep.proto = o.proto->name;
+		rep.backend = "dpdk";
+		rep.target = tbuf;
+		rep.port_driver = port.driver;
+		rep.size = (unsigned)o.size;
+		rep.lcores = nw;
+		rep.duration_s = (double)(t1.tv_sec - t0.tv_sec) +
+				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		rep.interrupted = force_quit;
+		rep.rtt = rtt;
+		rep.network_rtt = o.proto->has_remote_ts ? net : NULL;
+		rep.turnaround = o.proto->has_remote_ts ? turn : NULL;
+		rep.buckets.n_buckets = o.n_edges ? 0 : o.n_buckets;
+		rep.buckets.edges_ns = o.edges_ns;
+		rep.buckets.n_edges = o.n_edges;
+		app_clock_report(&clk, &rep.tsc);
+
+		ret = EXIT_OK;
+		if (report_probe_text(&rep, stdout) != 0)
+			ret = EXIT_RUNTIME;
+		fflush(stdout);
+		if (o.json != NULL &&
+		    app_write_file(o.json, write_probe_json, &rep) != EXIT_OK)
+			ret = EXIT_RUNTIME;
+		if (o.samples != NULL &&
+		    app_write_file(o.samples, write_samples, run) != EXIT_OK)
+			ret = EXIT_RUNTIME;
+		if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
+			ret = EXIT_ALL_LOST;
+hist_out:
+		histogram_destroy(rtt);
+		histogram_destroy(net);
+		histogram_destroy(turn);
+	}
+workers:
+	for (i = 0; i < run->n_workers; i++)
+		prober_worker_fini(&run->w[i]);
+port:
+	port_close(&port);
+eal:
+	free(run);
+	rte_eal_cleanup();
+free_args:
+	cli_free_argv(eal_argv);
+	cli_free_argv(app_argv);
+	return ret;
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "cli.h"
+#include "port.h"
+#include "reflector.h"
+#include "sockperf.h"
+#include "stamp.h"
+
+struct reflect_opts {
+	uint32_t addr;
+	unsigned prefix;
+	bool have_addr;
+	uint16_t stamp_port, sockperf_port, echo_port;
+	bool stateful, verify_l4, quiet;
+	uint64_t duration_ns;
+	uint16_t port_id;
+	const char *json;
+	uint64_t calib_ns;
+};
+
+static void
+reflect_usage(FILE *f)
+{
+	fputs("usage: latprobe reflect [EAL options] -- --addr A.B.C.D/LEN [options]\n"
+	      "\n"
+	      "Answers probes on one DPDK port, one rx/tx queue pair per lcore:\n"
+	      "ARP for its address, ICMP echo, STAMP (RFC 8762/8972), sockperf\n"
+	      "ping-pong and UDP echo. Everything else is counted by reason and dropped.\n"
+	      "\n"
+	      "  --addr A.B.C.D/LEN    our IPv4 address (required)\n"
+	      "  --udp-port N          STAMP port (default 862; 0 = off)\n"
+	      "  --sockperf-port N     sockperf port (default 11111; 0 = off)\n"
+	      "  --echo-port N         UDP echo port (default 7; 0 = off)\n"
+	      "  --stateful            STAMP stateful mode: own sequence per session\n"
+	      "  --verify-l4-csum      drop UDP datagrams with a bad checksum\n"
+	      "  -t, --duration T      stop after T (e.g. 30, 500ms; default: until SIGINT)\n"
+	      "  --port-id N           DPDK port to use (default 0)\n"
+	      "  --json FILE           write the counters as JSON at exit ('-' = stdout)\n"
+	      "  --calibrate T         TSC calibration window (default 250ms)\n"
+	      "  -q, --quiet           no live line on stderr\n"
+	      "\n"
+	      "examples:\n"
+	      "  latprobe reflect --profile veth-afxdp-refl -- --addr 198.18.0.2/24\n"
+	      "  latprobe reflect -l 0 --vdev net_memif0,role=server -- \\\n"
+	      "          --addr 198.18.0.2/24 --stateful -t 60 --json refl.json\n",
+	      f);
+}
+
+static int
+parse_port(const char *name, const char *arg, uint16_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, 0, 65535, &v) != 0) {
+		app_err("%s wants a UDP port 0..65535, not '%s'", name, arg);
+		return -1;
+	}
+	*out = (uint16_t)v;
+	return 0;
+}
+
+static int
+reflect_parse(int argc, char **argv, struct reflect_opts *o)
+{
+	static const struct option opts[] = {
+		{"addr", required_argument, NULL, 'a'},
+		{"udp-port", required_argument, NULL, 'U'},
+		{"sockperf-port", required_argument, NULL, 'S'},
+		{"echo-port", required_argument, NULL, 'E'},
+		{"stateful", no_argument, NULL, 's'},
+		{"verify-l4-csum", no_argument, NULL, 'V'},
+		{"duration", required_argument, NULL, 't'},
+		{"port-id", required_argument, NULL, 'P'},
+		{"json", required_argument, NULL, 'j'},
+		{"calibrate", required_argument, NULL, 'C'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->stamp_port = STAMP_PORT;
+	o->sockperf_port = SOCKPERF_PORT;
+	o->echo_port = 7;
+	o->calib_ns = 250000000ull;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "t:q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (cli_parse_ipv4_prefix(optarg, &o->addr,
+						  &o->prefix) != 0) {
+				app_err("--addr wants A.B.C.D/LEN, not '%s'",
+					optarg);
+				return -1;
+			}
+			o->have_addr = true;
+			break;
+		case 'U':
+			if (parse_port("--udp-port", optarg, &o->stamp_port))
+				return -1;
+			break;
+		case 'S':
+			if (parse_port("--sockperf-port", optarg,
+				       &o->sockperf_port))
+				return -1;
+			break;
+		case 'E':
+			if (parse_port("--echo-port", optarg, &o->echo_port))
+				return -1;
+			break;
+		case 's':
+			o->stateful = true;
+			break;
+		case 'V':
+			o->verify_l4 = true;
+			break;
+		case 't':
+			if (cli_parse_duration_ns(optarg, &o->duration_ns) != 0 ||
+			    o->duration_ns == 0) {
+				app_err("-t wants a duration such as 30, 1.5s "
+					"or 500ms, not '%s'", optarg);
+				return -1;
+			}
+			break;
+		case 'P':
+			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1, &v)) {
+				app_err("--port-id wants a port number, not '%s'",
+					optarg);
+				return -1;
+			}
+			o->port_id = (uint16_t)v;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'C':
+			if (cli_parse_duration_ns(optarg, &o->calib_ns) != 0 ||
+			    o->calib_ns < 10000000ull) {
+				app_err("--calibrate wants at least 10ms, not '%s'",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'H':
+			reflect_usage(stdout);
+			exit(EXIT_OK);
+		default:
+			app_err("unknown or incomplete option '%s' (try "
+				"'latprobe reflect --help')",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		app_err("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (!o->have_addr) {
+		app_err("--addr A.B.C.D/LEN is required (the address to answer for)");
+		return -1;
+	}
+	return 0;
+}
+
+struct reflect_run {
+	struct reflector_worker w[RTE_MAX_LCORE];
+	unsigned n_workers;
+	unsigned lcore_worker[RTE_MAX_LCORE];
+};
+
+static int
+reflect_lcore(void *arg)
+{
+	struct reflect_run *r = arg;
+	unsigned idx = r->lcore_worker[rte_lcore_id()];
+
+	reflector_run(&r->w[idx], &force_quit);
+	return 0;
+}
+
+static uint64_t
+sum_counter(const struct reflect_run *r, enum reflector_counter c)
+{
+	uint64_t s = 0;
+
+	for (unsigned i = 0; i < r->n_workers; i++)
+		s += reflector_counter_read(&r->w[i], c);
+	return s;
+}
+
+struct reflect_json_arg {
+	const struct report_reflect *rep;
+};
+
+static int
+write_reflect_json(const void *arg, FILE *f)
+{
+	return report_reflect_json(arg, f);
+}
+
+/* The main lcore's watcher: live line each second, duration limit. */
+struct watcher {
+	struct reflect_run *run;
+	uint64_t duration_ns;
+	bool quiet;
+	pthread_t tid;
+};
+
+static void *
+watch(void *arg)
+{
+	struct watcher *wt = arg;
+	struct timespec t0, now;
+	uint64_t last_rx = 0, last_tx = 0, last_drop = 0;
+	double next = 1.0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!force_quit) {
+		double el;
+
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - t0.tv_sec) +
+		     (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (wt->duration_ns != 0 && el * 1e9 >= (double)wt->duration_ns)
+			force_quit = true;
+		if (el >= next && !wt->quiet) {
+			uint64_t rx = sum_counter(wt->run, RC_RX);
+			uint64_t tx = sum_counter(wt->run, RC_TX);
+			uint64_t drop = rx;
+
+			/* Everything received and not answered. */
+			drop = rx - sum_counter(wt->run, RC_ARP) -
+			       sum_counter(wt->run, RC_ICMP) -
+			       sum_counter(wt->run, RC_STAMP) -
+			       sum_counter(wt->run, RC_SOCKPERF) -
+			       sum_counter(wt->run, RC_ECHO);
+			fprintf(stderr,
+				"%7.1fs  rx %llu tx %llu not answered %llu\n",
+				el, (unsigned long long)(rx - last_rx),
+				(unsigned long long)(tx - last_tx),
+				(unsigned long long)(drop - last_drop));
+			last_rx = rx;
+			last_tx = tx;
+			last_drop = drop;
+			next += 1.0;
+		}
+	}
+	return NULL;
+}
+
+int
+cmd_reflect(int argc, char **argv)
+{
+	char **eal_argv = NULL, **app_argv = NULL, err[512] = "", abuf[16],
+	     addr_str[24];
+	int eal_argc, app_argc, ret;
+	bool sep;
+	struct reflect_opts o;
+	struct reflector_conf conf;
+	struct port_conf pc;
+	struct port port;
+	struct app_clock clk;
+	struct reflect_run *run = NULL;
+	struct watcher wt;
+	struct timespec t0, t1;
+	unsigned lcore, i;
+
+	for (int k = 0; k < argc; k++) {
+		if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+			reflect_usage(stdout);
+			return EXIT_OK;
+		}
+	}
+	ret = cli_split_args(argc, argv, "latprobe", &eal_argc, &eal_argv,
+			     &app_argc, &app_argv, &sep, err, sizeof(err));
+	if (ret != 0) {
+		app_err("%s", err);
+		return EXIT_USAGE;
+	}
+	if (reflect_parse(app_argc, app_argv, &o) != 0) {
+		ret = EXIT_USAGE;
+		goto free_args;
+	}
+	app_signals_install();
+	ret = app_eal_init(eal_argc, eal_argv);
+	if (ret != EXIT_OK)
+		goto free_args;
+	app_signals_install(); /* EAL may have set its own */
+	ret = app_clock_setup(&clk, o.calib_ns, rte_get_tsc_hz());
+	if (ret != EXIT_OK)
+		goto eal;
+
+	run = calloc(1, sizeof(*run));
+	if (run == NULL) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto eal;
+	}
+	if (!rte_eth_dev_is_valid_port(o.port_id)) {
+		app_err("no DPDK port %u: give the EAL a device (e.g. "
+			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
+			o.port_id);
+		ret = EXIT_SETUP;
+		goto eal;
+	}
+	memset(&pc, 0, sizeof(pc));
+	pc.n_queues = (uint16_t)rte_lcore_count();
+	pc.promiscuous = true;
+	ret = port_setup(&port, o.port_id, &pc);
+	if (ret != 0) {
+		app_err("port %u set-up with %u queue(s) failed: %s", o.port_id,
+			pc.n_queues, rte_strerror(-ret));
+		ret = EXIT_SETUP;
+		goto eal;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.addr = o.addr;
+	memcpy(conf.mac.b, port.mac.addr_bytes, 6);
+	conf.stamp_port = o.stamp_port;
+	conf.sockperf_port = o.sockperf_port;
+	conf.echo_port = o.echo_port;
+	conf.stateful = o.stateful;
+	conf.verify_l4_csum = o.verify_l4;
+	conf.clock = clk.clock;
+	conf.anchor = clk.anchor;
+	/* Not synchronised to UTC; NTP format; ~1 us: 1 * 2^(12-32) s. */
+	conf.error_estimate = (uint16_t)(12u << 8 | 1u);
+
+	i = 0;
+	RTE_LCORE_FOREACH(lcore)
+	{
+		run->lcore_worker[lcore] = i;
+		if (reflector_worker_init(&run->w[i], &conf, &port.q[i]) != 0) {
+			app_err("out of memory for the stateful session table");
+			ret = EXIT_RUNTIME;
+			goto port;
+		}
+		i++;
+	}
+	run->n_workers = i;
+	cli_format_ipv4(o.addr, abuf);
+	snprintf(addr_str, sizeof(addr_str), "%s/%u", abuf, o.prefix);
+	fprintf(stderr,
+		"latprobe reflect: %s on port %u (%s, %s), %u lcore(s); stamp %u "
+		"sockperf %u echo %u%s\n",
+		addr_str, o.port_id, port.name, port.driver, run->n_workers,
+		o.stamp_port, o.sockperf_port, o.echo_port,
+		o.stateful ? " (stateful)" : "");
+
+	memset(&wt, 0, sizeof(wt));
+	wt.run = run;
+	wt.duration_ns = o.duration_ns;
+	wt.quiet = o.quiet;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pthread_create(&wt.tid, NULL, watch, &wt) != 0) {
+		app_err("cannot start the watcher thread");
+		ret = EXIT_RUNTIME;
+		goto port;
+	}
+	rte_eal_mp_remote_launch(reflect_lcore, run, CALL_MAIN);
+	rte_eal_mp_wait_lcore();
+	force_quit = true;
+	pthread_join(wt.tid, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+
+	{
+		struct report_counter counters[RC__COUNT];
+		struct histogram *turn = histogram_create();
+		struct report_reflect rep;
+
+		if (turn == NULL) {
+			app_err("out of memory");
+			ret = EXIT_RUNTIME;
+			goto port;
+		}
+		for (unsigned k = 0; k < RC__COUNT; k++) {
+			counters[k].name = reflector_counter_name(k);
+			counters[k].value = sum_counter(run, k);
+		}
+		for (unsigned k = 0; k < run->n_workers; k++)
+			histogram_merge(turn, &run->w[k].turnaround);
+		memset(&rep, 0, sizeof(rep));
+		rep.backend = "dpdk";
+		rep.addr = addr_str;
+		rep.duration_s = (double)(t1.tv_sec - t0.tv_sec) +
+				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		rep.interrupted = o.duration_ns == 0 ||
+				  rep.duration_s * 1e9 < (double)o.duration_ns;
+		rep.counters = counters;
+		rep.n_counters = RC__COUNT;
+		rep.turnaround = turn;
+		app_clock_report(&clk, &rep.tsc);
+		ret = EXIT_OK;
+		if (report_reflect_text(&rep, stdout) != 0)
+			ret = EXIT_RUNTIME;
+		fflush(stdout);
+		if (o.json != NULL &&
+		    app_write_file(o.json, write_reflect_json, &rep) != EXIT_OK)
+			ret = EXIT_RUNTIME;
+		histogram_destroy(turn);
+	}
+port:
+	for (i = 0; i < run->n_workers; i++)
+		reflector_worker_fini(&run->w[i]);
+	port_close(&port);
+eal:
+	free(run);
+	rte_eal_cleanup();
+free_args:
+	cli_free_argv(eal_argv);
+	cli_free_argv(app_argv);
+	return ret;
+}

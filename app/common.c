@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "app.h"
+#include "cli.h"
+
+volatile bool force_quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	force_quit = true;
+}
+
+void
+app_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void
+app_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("latprobe: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+app_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("latprobe: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int
+app_clock_setup(struct app_clock *c, uint64_t window_ns, uint64_t dpdk_hz)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->dpdk_hz = dpdk_hz;
+	tsc_check_invariance(&c->inv);
+	if (!c->inv.invariant)
+		app_warn("the TSC is not invariant on this CPU (no "
+			 "constant_tsc/nonstop_tsc): latencies may be wrong "
+			 "across frequency changes");
+	ret = tsc_calibrate(window_ns, dpdk_hz, &c->cal);
+	if (ret != 0) {
+		app_err("TSC calibration against CLOCK_MONOTONIC_RAW failed: %s",
+			strerror(-ret));
+		return EXIT_TSC;
+	}
+	ret = tsc_clock_init(&c->clock, c->cal.hz);
+	if (ret != 0) {
+		app_err("the TSC runs at %llu Hz, which is not usable",
+			(unsigned long long)c->cal.hz);
+		return EXIT_TSC;
+	}
+	tsc_measure_read_cost(&c->cost);
+	tsc_anchor_now(&c->anchor);
+	return EXIT_OK;
+}
+
+void
+app_clock_report(const struct app_clock *c, struct report_tsc *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->hz = c->clock.hz;
+	t->dpdk_hz = c->dpdk_hz;
+	t->calib_ppm = c->cal.ppm_vs_reference;
+	t->invariant = c->inv.invariant;
+	t->read_cost_cycles = c->cost.start_cycles;
+}
+
+int
+app_eal_init(int argc, char **argv)
+{
+	int ret = rte_eal_init(argc, argv);
+
+	if (ret < 0) {
+		app_err("DPDK EAL initialisation failed: %s (check the EAL "
+			"options before '--', hugepages, and that you are root)",
+			rte_strerror(rte_errno));
+		return EXIT_SETUP;
+	}
+	return EXIT_OK;
+}
+
+int
+app_write_file(const char *path, int (*fn)(const void *arg, FILE *f),
+	       const void *arg)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	int ret;
+
+	if (f == NULL) {
+		app_err("cannot write %s: %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	ret = fn(arg, f);
+	if (f != stdout) {
+		if (fclose(f) != 0 && ret == 0)
+			ret = -errno;
+	} else {
+		fflush(f);
+	}
+	if (ret != 0) {
+		app_err("writing %s failed: %s", path, strerror(-ret));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "io.h"
+
+uint16_t
+io_tx_all(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = io_tx(q, pkts, n);
+
+	for (uint16_t i = sent; i < n; i++)
+		q->ops->free(q, pkts[i]);
+	return sent;
+}

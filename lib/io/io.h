@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_IO_H
+#define LATPROBE_IO_H
+
+/*
+ * The burst I/O and clock table the engines run on. rte_eth_rx_burst(),
+ * rte_eth_tx_burst() and rte_rdtsc() are static inline, so neither linker
+ * --wrap nor symbol interposition can replace them in tests; the engines
+ * reach them through this table instead. Implementations: DPDK ethdev
+ * (lib/port), an in-memory fake for tests (io_fake.c).
+ *
+ * Packets are rte_mbufs; the engines only use the inline accessors
+ * (rte_pktmbuf_mtod, data_len, pkt_len) and allocate/free through the
+ * table, so a fake can hand out hand-made single-segment mbufs without EAL.
+ */
+
+#include <stdint.h>
+
+struct rte_mbuf;
+struct io_queue;
+
+struct io_ops {
+	const char *name;
+	uint16_t (*rx_burst)(struct io_queue *q, struct rte_mbuf **pkts,
+			     uint16_t n);
+	/* Takes ownership of the packets it accepts (returns how many). */
+	uint16_t (*tx_burst)(struct io_queue *q, struct rte_mbuf **pkts,
+			     uint16_t n);
+	/* A reset single-segment mbuf, or NULL when the pool is empty. */
+	struct rte_mbuf *(*alloc)(struct io_queue *q);
+	void (*free)(struct io_queue *q, struct rte_mbuf *m);
+	/* Timestamp clock in cycles: ordered reads around the measured section. */
+	uint64_t (*clock_start)(struct io_queue *q);
+	uint64_t (*clock_end)(struct io_queue *q);
+	/* Unordered read for loop bookkeeping (timeouts, pacing). */
+	uint64_t (*clock)(struct io_queue *q);
+};
+
+/* One rx/tx queue pair, owned by one lcore. */
+struct io_queue {
+	const struct io_ops *ops;
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t mtu;        /* largest L3 packet the port takes */
+	void *pool;          /* struct rte_mempool * for DPDK */
+	void *priv;          /* implementation state (fake) */
+};
+
+static inline uint16_t
+io_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return q->ops->rx_burst(q, pkts, n);
+}
+
+static inline uint16_t
+io_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return q->ops->tx_burst(q, pkts, n);
+}
+
+/* tx that frees what the queue did not take; returns how many were sent. */
+uint16_t io_tx_all(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n);
+
+#endif /* LATPROBE_IO_H */

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "io_fake.h"
+
+#define FAKE_BUF_SIZE 2048
+#define FAKE_RING 4096
+
+struct fake_ring {
+	struct rte_mbuf *slot[FAKE_RING];
+	unsigned head, tail; /* head: next to read; tail: next to write */
+};
+
+struct fake_side {
+	struct io_queue q;
+	struct fake_ring rx;
+	void (*hook)(void *arg);
+	void *hook_arg;
+	unsigned drop_every, dup_every;
+	uint64_t tx_count;
+	unsigned in_hook;
+	struct io_fake *f;
+};
+
+struct io_fake {
+	struct fake_side side[2];
+	struct rte_mbuf **free_list;
+	unsigned n_free, n_mbufs;
+	struct rte_mbuf *mbufs;
+	uint8_t *bufs;
+	uint64_t now, tick;
+};
+
+static struct fake_side *
+side_of(struct io_queue *q)
+{
+	return q->priv;
+}
+
+static int
+ring_put(struct fake_ring *r, struct rte_mbuf *m)
+{
+	if (r->tail - r->head == FAKE_RING)
+		return -ENOBUFS;
+	r->slot[r->tail++ % FAKE_RING] = m;
+	return 0;
+}
+
+static struct rte_mbuf *
+fake_alloc_raw(struct io_fake *f)
+{
+	struct rte_mbuf *m;
+
+	if (f->n_free == 0)
+		return NULL;
+	m = f->free_list[--f->n_free];
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->data_len = 0;
+	m->pkt_len = 0;
+	m->nb_segs = 1;
+	m->next = NULL;
+	m->ol_flags = 0;
+	return m;
+}
+
+static void
+fake_free_raw(struct io_fake *f, struct rte_mbuf *m)
+{
+	f->free_list[f->n_free++] = m;
+}
+
+static struct rte_mbuf *
+fake_alloc(struct io_queue *q)
+{
+	return fake_alloc_raw(side_of(q)->f);
+}
+
+static void
+fake_free(struct io_queue *q, struct rte_mbuf *m)
+{
+	fake_free_raw(side_of(q)->f, m);
+}
+
+static uint16_t
+fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct fake_ring *r = &side_of(q)->rx;
+	uint16_t i = 0;
+
+	while (i < n && r->head != r->tail)
+		pkts[i++] = r->slot[r->head++ % FAKE_RING];
+	return i;
+}
+
+static struct rte_mbuf *
+fake_clone(struct io_fake *f, const struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = fake_alloc_raw(f);
+
+	if (c == NULL)
+		return NULL;
+	memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, const void *),
+	       m->data_len);
+	c->data_len = m->data_len;
+	c->pkt_len = m->pkt_len;
+	return c;
+}
+
+static uint16_t
+fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct fake_side *s = side_of(q);
+	struct io_fake *f = s->f;
+	struct fake_side *peer = &f->side[s == &f->side[0] ? 1 : 0];
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		s->tx_count++;
+		if (s->drop_every && s->tx_count % s->drop_every == 0) {
+			fake_free_raw(f, m);
+			continue;
+		}
+		if (s->dup_every && s->tx_count % s->dup_every == 0) {
+			struct rte_mbuf *c = fake_clone(f, m);
+
+			if (c != NULL && ring_put(&peer->rx, c) != 0)
+				fake_free_raw(f, c);
+		}
+		if (ring_put(&peer->rx, m) != 0)
+			fake_free_raw(f, m); /* a full ring drops, like a NIC */
+	}
+	/* The peer answers at once; no re-entry from its own tx. */
+	if (s->hook != NULL && !s->in_hook) {
+		s->in_hook = 1;
+		s->hook(s->hook_arg);
+		s->in_hook = 0;
+	}
+	return n;
+}
+
+static uint64_t
+fake_clock(struct io_queue *q)
+{
+	struct io_fake *f = side_of(q)->f;
+
+	f->now += f->tick;
+	return f->now;
+}
+
+static const struct io_ops fake_ops = {
+	.name = "fake",
+	.rx_burst = fake_rx,
+	.tx_burst = fake_tx,
+	.alloc = fake_alloc,
+	.free = fake_free,
+	.clock_start = fake_clock,
+	.clock_end = fake_clock,
+	.clock = fake_clock,
+};
+
+struct io_fake *
+io_fake_create(unsigned n_mbufs, uint16_t mtu)
+{
+	struct io_fake *f = calloc(1, sizeof(*f));
+
+	if (f == NULL)
+		return NULL;
+	f->mbufs = calloc(n_mbufs, sizeof(*f->mbufs));
+	f->bufs = calloc(n_mbufs, FAKE_BUF_SIZE);
+	f->free_list = calloc(n_mbufs, sizeof(*f->free_list));
+	if (f->mbufs == NULL || f->bufs == NULL || f->free_list == NULL) {
+		io_fake_destroy(f);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < n_mbufs; i++) {
+		struct rte_mbuf *m = &f->mbufs[i];
+
+		m->buf_addr = f->bufs + (size_t)i * FAKE_BUF_SIZE;
+		m->buf_len = FAKE_BUF_SIZE;
+		f->free_list[i] = m;
+	}
+	f->n_free = n_mbufs;
+	f->n_mbufs = n_mbufs;
+	f->tick = 100;
+	for (unsigned s = 0; s < 2; s++) {
+		f->side[s].f = f;
+		f->side[s].q.ops = &fake_ops;
+		f->side[s].q.priv = &f->side[s];
+		f->side[s].q.queue_id = 0;
+		f->side[s].q.port_id = (uint16_t)s;
+		f->side[s].q.mtu = mtu;
+	}
+	return f;
+}
+
+void
+io_fake_destroy(struct io_fake *f)
+{
+	if (f == NULL)
+		return;
+	free(f->mbufs);
+	free(f->bufs);
+	free(f->free_list);
+	free(f);
+}
+
+struct io_queue *
+io_fake_queue(struct io_fake *f, unsigned side)
+{
+	return &f->side[side & 1].q;
+}
+
+void
+io_fake_set_peer(struct io_fake *f, unsigned side, void (*hook)(void *arg),
+		 void *arg)
+{
+	f->side[side & 1].hook = hook;
+	f->side[side & 1].hook_arg = arg;
+}
+
+void
+io_fake_set_tick(struct io_fake *f, uint64_t cycles)
+{
+	f->tick = cycles;
+}
+
+void
+io_fake_advance(struct io_fake *f, uint64_t cycles)
+{
+	f->now += cycles;
+}
+
+uint64_t
+io_fake_now(const struct io_fake *f)
+{
+	return f->now;
+}
+
+void
+io_fake_set_drop_every(struct io_fake *f, unsigned side, unsigned n)
+{
+	f->side[side & 1].drop_every = n;
+}
+
+void
+io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n)
+{
+	f->side[side & 1].dup_every = n;
+}
+
+int
+io_fake_inject(struct io_fake *f, unsigned side, const void *frame, size_t len)
+{
+	struct rte_mbuf *m;
+
+	if (len > FAKE_BUF_SIZE - RTE_PKTMBUF_HEADROOM)
+		return -EMSGSIZE;
+	m = fake_alloc_raw(f);
+	if (m == NULL)
+		return -ENOBUFS;
+	memcpy(rte_pktmbuf_mtod(m, void *), frame, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	if (ring_put(&f->side[side & 1].rx, m) != 0) {
+		fake_free_raw(f, m);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+uint64_t
+io_fake_tx_count(const struct io_fake *f, unsigned side)
+{
+	return f->side[side & 1].tx_count;
+}
+
+unsigned
+io_fake_mbufs_in_use(const struct io_fake *f)
+{
+	return f->n_mbufs - f->n_free;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_IO_FAKE_H
+#define LATPROBE_IO_FAKE_H
+
+/*
+ * In-memory wire for engine tests: two io_queues joined back to back (what
+ * one sends, the other receives), hand-made mbufs without EAL, a fake clock
+ * that advances by a fixed step per read, and hooks to drop, duplicate or
+ * inject frames. Single-threaded: a tx on one side may call a peer hook
+ * that polls the other side at once (e.g. a reflector's poll function).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io.h"
+
+struct io_fake;
+
+/* n_mbufs buffers of 2 KiB each; NULL with errno on failure. */
+struct io_fake *io_fake_create(unsigned n_mbufs, uint16_t mtu);
+void io_fake_destroy(struct io_fake *f);
+
+/* Side 0 and side 1 of the wire. */
+struct io_queue *io_fake_queue(struct io_fake *f, unsigned side);
+
+/* Called after every tx on `side` (with what was sent). */
+void io_fake_set_peer(struct io_fake *f, unsigned side,
+		      void (*hook)(void *arg), void *arg);
+
+/* Clock: cycles per read (default 100); io_fake_advance moves it on. */
+void io_fake_set_tick(struct io_fake *f, uint64_t cycles);
+void io_fake_advance(struct io_fake *f, uint64_t cycles);
+uint64_t io_fake_now(const struct io_fake *f);
+
+/* Drop every nth frame sent by side (0 = none); duplicate likewise. */
+void io_fake_set_drop_every(struct io_fake *f, unsigned side, unsigned n);
+void io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n);
+
+/* Put raw bytes on the rx ring of side, as if they came off the wire. */
+int io_fake_inject(struct io_fake *f, unsigned side, const void *frame,
+		   size_t len);
+
+/* Frames sent by side so far, and mbufs currently not in the pool. */
+uint64_t io_fake_tx_count(const struct io_fake *f, unsigned side);
+unsigned io_fake_mbufs_in_use(const struct io_fake *f);
+
+#endif /* LATPROBE_IO_FAKE_H */

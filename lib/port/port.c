@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "port.h"
+#include "timing.h"
+
+static uint16_t
+dpdk_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rte_eth_rx_burst(q->port_id, q->queue_id, pkts, n);
+}
+
+static uint16_t
+dpdk_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
+}
+
+static struct rte_mbuf *
+dpdk_alloc(struct io_queue *q)
+{
+	return rte_pktmbuf_alloc(q->pool);
+}
+
+static void
+dpdk_free(struct io_queue *q, struct rte_mbuf *m)
+{
+	rte_pktmbuf_free(m);
+}
+
+static uint64_t
+dpdk_clock_start(struct io_queue *q)
+{
+	return tsc_read_start();
+}
+
+static uint64_t
+dpdk_clock_end(struct io_queue *q)
+{
+	return tsc_read_end();
+}
+
+static uint64_t
+dpdk_clock(struct io_queue *q)
+{
+	return tsc_read();
+}
+
+static const struct io_ops dpdk_ops = {
+	.name = "dpdk",
+	.rx_burst = dpdk_rx,
+	.tx_burst = dpdk_tx,
+	.alloc = dpdk_alloc,
+	.free = dpdk_free,
+	.clock_start = dpdk_clock_start,
+	.clock_end = dpdk_clock_end,
+	.clock = dpdk_clock,
+};
+
+int
+port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t nq = c->n_queues ? c->n_queues : 1;
+	uint16_t rxd = c->rx_desc ? c->rx_desc : 1024;
+	uint16_t txd = c->tx_desc ? c->tx_desc : 1024;
+	unsigned n_mbufs;
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	int socket, ret;
+
+	memset(p, 0, sizeof(*p));
+	p->id = port_id;
+	if (!rte_eth_dev_is_valid_port(port_id))
+		return -ENODEV;
+	if (nq > PORT_MAX_QUEUES)
+		return -EINVAL;
+	ret = rte_eth_dev_info_get(port_id, &info);
+	if (ret != 0)
+		return ret;
+	if (nq > info.max_rx_queues || nq > info.max_tx_queues)
+		return -ENOTSUP;
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	rte_eth_dev_get_name_by_port(port_id, p->name);
+
+	memset(&conf, 0, sizeof(conf));
+	if (nq > 1 && info.flow_type_rss_offloads != 0) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+			info.flow_type_rss_offloads;
+		p->rss = conf.rx_adv_conf.rss_conf.rss_hf != 0;
+	}
+	if (c->rx_timestamp &&
+	    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+		p->hw_rx_timestamp = true;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+
+	ret = rte_eth_dev_configure(port_id, nq, nq, &conf);
+	if (ret != 0)
+		return ret;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &rxd, &txd);
+	if (ret != 0)
+		goto fail;
+	if (c->mtu != 0) {
+		ret = rte_eth_dev_set_mtu(port_id, c->mtu);
+		if (ret != 0)
+			goto fail;
+	}
+
+	socket = rte_eth_dev_socket_id(port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	/* Every descriptor can hold an mbuf, plus per-lcore caches and slack. */
+	n_mbufs = c->n_mbufs ? c->n_mbufs
+			     : (unsigned)nq * (rxd + txd) + 256u * nq + 2048u;
+	snprintf(pool_name, sizeof(pool_name), "lp_pool_%u", port_id);
+	p->pool = rte_pktmbuf_pool_create(pool_name, n_mbufs, 256, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (p->pool == NULL) {
+		ret = -rte_errno;
+		goto fail;
+	}
+
+	for (uint16_t q = 0; q < nq; q++) {
+		struct rte_eth_rxconf rxc = info.default_rxconf;
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		rxc.offloads = conf.rxmode.offloads;
+		txc.offloads = conf.txmode.offloads;
+		ret = rte_eth_rx_queue_setup(port_id, q, rxd,
+					     (unsigned)socket, &rxc, p->pool);
+		if (ret != 0)
+			goto fail;
+		ret = rte_eth_tx_queue_setup(port_id, q, txd,
+					     (unsigned)socket, &txc);
+		if (ret != 0)
+			goto fail;
+	}
+	ret = rte_eth_dev_start(port_id);
+	if (ret != 0)
+		goto fail;
+	p->started = true;
+	if (c->promiscuous) {
+		/* Not every PMD can; the engines filter by address anyway. */
+		(void)rte_eth_promiscuous_enable(port_id);
+	}
+	ret = rte_eth_macaddr_get(port_id, &p->mac);
+	if (ret != 0)
+		goto fail;
+	if (rte_eth_dev_get_mtu(port_id, &p->mtu) != 0)
+		p->mtu = RTE_ETHER_MTU;
+	p->n_queues = nq;
+	for (uint16_t q = 0; q < nq; q++) {
+		p->q[q].ops = &dpdk_ops;
+		p->q[q].port_id = port_id;
+		p->q[q].queue_id = q;
+		p->q[q].mtu = p->mtu;
+		p->q[q].pool = p->pool;
+	}
+	return 0;
+fail:
+	port_close(p);
+	return ret < 0 ? ret : -ret;
+}
+
+void
+port_close(struct port *p)
+{
+	if (!rte_eth_dev_is_valid_port(p->id))
+		return;
+	if (p->started)
+		(void)rte_eth_dev_stop(p->id);
+	p->started = false;
+	(void)rte_eth_dev_close(p->id);
+	if (p->pool != NULL)
+		rte_mempool_free(p->pool);
+	p->pool = NULL;
+}
+
+int
+port_wait_link(const struct port *p, unsigned timeout_ms, uint32_t *speed_mbps)
+{
+	struct rte_eth_link link;
+	unsigned waited = 0;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(p->id, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP) {
+			if (speed_mbps != NULL)
+				*speed_mbps = link.link_speed;
+			return 0;
+		}
+		if (waited >= timeout_ms)
+			return -ENOLINK;
+		rte_delay_ms(10);
+		waited += 10;
+	}
+}
+
+int
+port_facts_get(uint16_t port_id, struct port_facts *f)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = rte_eth_dev_info_get(port_id, &info);
+	if (ret != 0)
+		return ret;
+	rte_eth_dev_get_name_by_port(port_id, f->name);
+	snprintf(f->driver, sizeof(f->driver), "%s", info.driver_name);
+	(void)rte_eth_macaddr_get(port_id, &f->mac);
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(port_id, &link) == 0) {
+		f->link_up = link.link_status == RTE_ETH_LINK_UP;
+		f->link_speed_mbps = link.link_speed;
+	}
+	f->max_rx_queues = info.max_rx_queues;
+	f->max_tx_queues = info.max_tx_queues;
+	f->min_mtu = info.min_mtu;
+	f->max_mtu = info.max_mtu;
+	if (rte_eth_dev_get_mtu(port_id, &f->mtu) != 0)
+		f->mtu = 0;
+	f->rx_offload_capa = info.rx_offload_capa;
+	f->tx_offload_capa = info.tx_offload_capa;
+	f->rss_offloads = info.flow_type_rss_offloads;
+	f->rx_timestamp_capa =
+		(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) != 0;
+	f->socket_id = rte_eth_dev_socket_id(port_id);
+	return 0;
+}
+
+int
+port_xstats_nonzero(uint16_t port_id, char (*names)[64], uint64_t *values,
+		    unsigned n)
+{
+	struct rte_eth_xstat_name *xn = NULL;
+	struct rte_eth_xstat *xs = NULL;
+	int cnt, found = 0;
+
+	cnt = rte_eth_xstats_get_names(port_id, NULL, 0);
+	if (cnt <= 0)
+		return cnt;
+	xn = calloc((size_t)cnt, sizeof(*xn));
+	xs = calloc((size_t)cnt, sizeof(*xs));
+	if (xn == NULL || xs == NULL) {
+		found = -ENOMEM;
+		goto out;
+	}
+	if (rte_eth_xstats_get_names(port_id, xn, (unsigned)cnt) != cnt ||
+	    rte_eth_xstats_get(port_id, xs, (unsigned)cnt) != cnt) {
+		found = -EIO;
+		goto out;
+	}
+	for (int i = 0; i < cnt; i++) {
+		if (xs[i].value == 0)
+			continue;
+		if ((unsigned)found < n) {
+			snprintf(names[found], 64, "%s", xn[xs[i].id].name);
+			values[found] = xs[i].value;
+		}
+		found++;
+	}
+out:
+	free(xn);
+	free(xs);
+	return found;
+}

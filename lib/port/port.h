@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_PORT_H
+#define LATPROBE_PORT_H
+
+/*
+ * ethdev set-up for latprobe: one rx/tx queue pair per worker lcore, RSS
+ * when there is more than one queue and the port has it, a mempool on the
+ * port's socket, and the DPDK implementation of the io table.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "io.h"
+
+#define PORT_MAX_QUEUES 16
+
+struct port_conf {
+	uint16_t n_queues;   /* one per worker lcore */
+	uint16_t rx_desc;    /* 0 = 1024 */
+	uint16_t tx_desc;    /* 0 = 1024 */
+	uint16_t mtu;        /* 0 = leave the port's */
+	unsigned n_mbufs;    /* 0 = sized from queues and descriptors */
+	bool promiscuous;
+	bool rx_timestamp;   /* ask for RTE_ETH_RX_OFFLOAD_TIMESTAMP if offered */
+};
+
+struct port {
+	uint16_t id;
+	uint16_t n_queues;
+	uint16_t mtu;
+	bool rss;
+	bool started;
+	bool hw_rx_timestamp; /* the offload was enabled */
+	struct rte_ether_addr mac;
+	char name[64];
+	char driver[64];
+	void *pool;          /* struct rte_mempool * */
+	struct io_queue q[PORT_MAX_QUEUES];
+};
+
+/* Configure, set up queues, start. 0 or -errno; the port is left closed on error. */
+int port_setup(struct port *p, uint16_t port_id, const struct port_conf *c);
+
+/* Stop and close (safe on a port that never started). */
+void port_close(struct port *p);
+
+/* The link after start: 0 when up (speed in Mb/s), -ENOLINK when it stays down. */
+int port_wait_link(const struct port *p, unsigned timeout_ms,
+		   uint32_t *speed_mbps);
+
+/* Facts for `latprobe info` and the reports. */
+struct port_facts {
+	char name[64];
+	char driver[64];
+	struct rte_ether_addr mac;
+	bool link_up;
+	uint32_t link_speed_mbps;
+	uint16_t max_rx_queues, max_tx_queues;
+	uint16_t min_mtu, max_mtu, mtu;
+	uint64_t rx_offload_capa, tx_offload_capa;
+	uint64_t rss_offloads;
+	bool rx_timestamp_capa;
+	int socket_id;
+};
+
+int port_facts_get(uint16_t port_id, struct port_facts *f);
+
+/* Count of extended stats that are non-zero; fills names/values up to n. */
+int port_xstats_nonzero(uint16_t port_id, char (*names)[64], uint64_t *values,
+			unsigned n);
+
+#endif /* LATPROBE_PORT_H */

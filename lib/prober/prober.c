@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "prober.h"
+
+static const struct probe_proto *const protos[] = {
+	&probe_proto_stamp,
+	&probe_proto_sockperf,
+	&probe_proto_udp_echo,
+	&probe_proto_icmp,
+};
+
+const struct probe_proto *
+probe_proto_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		if (strcmp(protos[i]->name, name) == 0)
+			return protos[i];
+	return NULL;
+}
+
+#define STAT_ADD(w, field, n) HISTOGRAM_RELAXED_ADD(&(w)->st.field, (n))
+
+int
+prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
+		   struct io_queue *q, unsigned index)
+{
+	memset(w, 0, sizeof(*w));
+	w->conf = c;
+	w->q = q;
+	w->index = index;
+	w->flow = c->flow;
+	/* Each worker its own flow, so RSS spreads the answers per queue. */
+	w->flow.sport = (uint16_t)(c->flow.sport + index);
+	histogram_init(&w->rtt);
+	histogram_init(&w->network_rtt);
+	histogram_init(&w->turnaround);
+	if (c->keep_samples) {
+		w->cap_samples = 4096;
+		w->samples = malloc(w->cap_samples * sizeof(*w->samples));
+		if (w->samples == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+prober_worker_fini(struct prober_worker *w)
+{
+	free(w->samples);
+	w->samples = NULL;
+}
+
+bool
+prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
+		  const struct codec_mac *my_mac, uint32_t my_ip)
+{
+	struct rte_mbuf *m;
+	int len;
+
+	if (f->ethertype != CODEC_ETHERTYPE_ARP ||
+	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip)
+		return false;
+	m = q->ops->alloc(q);
+	if (m == NULL)
+		return false;
+	len = codec_build_arp(rte_pktmbuf_mtod(m, uint8_t *),
+			      rte_pktmbuf_tailroom(m), CODEC_ARP_REPLY, my_mac,
+			      my_ip, &f->arp_sha, f->arp_spa);
+	if (len < 0) {
+		q->ops->free(q, m);
+		return false;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	return io_tx_all(q, &m, 1) == 1;
+}
+
+int
+prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
+		   uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
+		   const struct tsc_clock *clock, struct codec_mac *out,
+		   const volatile bool *stop)
+{
+	static const struct codec_mac zero;
+	uint64_t start = q->ops->clock(q);
+	uint64_t every = tsc_from_ns(clock, 200 * 1000000ull);
+	uint64_t limit = tsc_from_ns(clock, (uint64_t)timeout_ms * 1000000ull);
+	uint64_t next = start;
+
+	for (;;) {
+		struct rte_mbuf *pkts[PROBER_BURST];
+		uint64_t now = q->ops->clock(q);
+		uint16_t n;
+
+		if (*stop)
+			return -EINTR;
+		if (now - start > limit)
+			return -EHOSTUNREACH;
+		if (now >= next) {
+			struct rte_mbuf *m = q->ops->alloc(q);
+
+			if (m != NULL) {
+				int len = codec_build_arp(
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m),
+					CODEC_ARP_REQUEST, my_mac, my_ip, &zero,
+					ip);
+
+				if (len > 0) {
+					m->data_len = (uint16_t)len;
+					m->pkt_len = (uint32_t)len;
+					io_tx_all(q, &m, 1);
+				} else {
+					q->ops->free(q, m);
+				}
+			}
+			next = now + every;
+		}
+		n = io_rx(q, pkts, PROBER_BURST);
+		for (uint16_t i = 0; i < n; i++) {
+			struct codec_frame f;
+			const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+			bool found = false;
+
+			if (codec_parse_frame(buf, pkts[i]->data_len, &f) == 0 &&
+			    f.ethertype == CODEC_ETHERTYPE_ARP) {
+				if (f.arp_op == CODEC_ARP_REPLY &&
+				    f.arp_spa == ip) {
+					*out = f.arp_sha;
+					found = true;
+				} else {
+					prober_answer_arp(q, &f, my_mac, my_ip);
+				}
+			}
+			q->ops->free(q, pkts[i]);
+			if (found) {
+				for (uint16_t j = i + 1; j < n; j++)
+					q->ops->free(q, pkts[j]);
+				return 0;
+			}
+		}
+	}
+}
+
+/* Duplicate window: one bit per recent sequence number. */
+static bool
+seen_test_and_set(struct prober_worker *w, uint64_t seq)
+{
+	uint64_t bit;
+
+	if (seq < w->seen_base)
+		return true; /* older than the window: treat as seen */
+	while (seq >= w->seen_base + PROBER_DUP_WINDOW) {
+		/* Slide by half a window. */
+		const unsigned half = PROBER_DUP_WINDOW / 64 / 2;
+
+		memmove(w->seen, w->seen + half, half * sizeof(w->seen[0]));
+		memset(w->seen + half, 0, half * sizeof(w->seen[0]));
+		w->seen_base += PROBER_DUP_WINDOW / 2;
+	}
+	bit = seq - w->seen_base;
+	if (w->seen[bit / 64] & (1ull << (bit % 64)))
+		return true;
+	w->seen[bit / 64] |= 1ull << (bit % 64);
+	return false;
+}
+
+static void
+keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
+	    int64_t net)
+{
+	const struct prober_conf *c = w->conf;
+	struct report_sample *s;
+
+	if (w->n_samples == w->cap_samples) {
+		size_t cap = w->cap_samples * 2;
+		struct report_sample *n;
+
+		if (cap > c->max_samples || cap < w->cap_samples)
+			cap = c->max_samples;
+		if (cap <= w->cap_samples) {
+			w->samples_dropped++;
+			return;
+		}
+		n = realloc(w->samples, cap * sizeof(*n));
+		if (n == NULL) {
+			w->samples_dropped++;
+			return;
+		}
+		w->samples = n;
+		w->cap_samples = cap;
+	}
+	s = &w->samples[w->n_samples++];
+	s->seq = seq;
+	s->lcore = w->lcore;
+	s->t1_ns = tsc_to_ns(&c->clock, t1 - w->t_start);
+	s->rtt_ns = rtt;
+	s->network_rtt_ns = net;
+}
+
+/* One answer of ours: record it if it is the probe in flight. */
+static bool
+take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
+	   uint64_t t1, uint64_t t4, bool measured)
+{
+	const struct prober_conf *c = w->conf;
+	uint64_t rtt, turn, net;
+	int64_t net_sample = -1;
+
+	if (r->seq > seq) {
+		STAT_ADD(w, rx_ignored, 1); /* we never sent it */
+		return false;
+	}
+	if (seen_test_and_set(w, r->seq)) {
+		STAT_ADD(w, duplicated, 1);
+		return false;
+	}
+	if (w->any_seen && r->seq < w->max_seq_seen)
+		STAT_ADD(w, reordered, 1);
+	if (!w->any_seen || r->seq > w->max_seq_seen)
+		w->max_seq_seen = r->seq;
+	w->any_seen = true;
+	if (r->seq != seq) {
+		STAT_ADD(w, late, 1); /* its probe was already given up */
+		return false;
+	}
+	if (!measured)
+		return true;
+	rtt = tsc_to_ns(&c->clock, t4 - t1);
+	histogram_record(&w->rtt, rtt);
+	if (r->has_remote_ts && r->t3_ns >= r->t2_ns) {
+		turn = r->t3_ns - r->t2_ns;
+		net = rtt > turn ? rtt - turn : 0;
+		histogram_record(&w->turnaround, turn);
+		histogram_record(&w->network_rtt, net);
+		net_sample = (int64_t)net;
+	}
+	if (r->is_reset)
+		STAT_ADD(w, resets, 1);
+	if (c->keep_samples)
+		keep_sample(w, seq, t1, rtt, net_sample);
+	return true;
+}
+
+/* Drain the rx queue; true when the probe in flight (seq) was answered. */
+static bool
+poll_replies(struct prober_worker *w, uint64_t seq, uint64_t t1,
+	     bool measured)
+{
+	struct rte_mbuf *pkts[PROBER_BURST];
+	struct io_queue *q = w->q;
+	const struct probe_proto *p = w->conf->proto;
+	bool got = false;
+	uint64_t t4;
+	uint16_t n;
+
+	n = io_rx(q, pkts, PROBER_BURST);
+	if (n == 0)
+		return false;
+	/* T4 right after the burst that brought the answer. */
+	t4 = q->ops->clock_end(q);
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		struct codec_frame f;
+		struct probe_reply r;
+
+		memset(&r, 0, sizeof(r));
+		if (pkts[i]->nb_segs != 1 ||
+		    codec_parse_frame(buf, pkts[i]->data_len, &f) != 0) {
+			STAT_ADD(w, rx_ignored, 1);
+		} else if (f.ethertype == CODEC_ETHERTYPE_ARP) {
+			if (!prober_answer_arp(q, &f, &w->flow.src_mac,
+					       w->flow.src4))
+				STAT_ADD(w, rx_ignored, 1);
+		} else if (p->match(w, buf, &f, &r) == 1) {
+			if (take_reply(w, &r, seq, t1, t4, measured))
+				got = true;
+		} else {
+			STAT_ADD(w, rx_ignored, 1);
+		}
+		q->ops->free(q, pkts[i]);
+	}
+	return got;
+}
+
+int
+prober_worker_run(struct prober_worker *w, const volatile bool *stop)
+{
+	const struct prober_conf *c = w->conf;
+	const struct probe_proto *p = c->proto;
+	struct io_queue *q = w->q;
+	uint64_t seq = 0, next_send = 0, deadline = 0;
+	int ret = 0;
+
+	w->t_start = q->ops->clock(q);
+	for (;;) {
+		bool measured = seq >= c->warmup;
+		bool got = false, abandoned = false;
+		struct rte_mbuf *m;
+		uint64_t t1, now;
+		int len;
+
+		if (*stop)
+			break;
+		if (measured && c->count != 0 && seq - c->warmup >= c->count)
+			break;
+		if (measured && seq == c->warmup) {
+			w->t_start = q->ops->clock(q);
+			if (c->duration_cycles != 0)
+				deadline = w->t_start + c->duration_cycles;
+		}
+		if (deadline != 0 && q->ops->clock(q) >= deadline)
+			break;
+		/* Pacing: keep draining (late answers, ARP) while we wait. */
+		while (c->interval_cycles != 0 && !*stop &&
+		       q->ops->clock(q) < next_send)
+			poll_replies(w, UINT64_MAX, 0, false);
+
+		m = q->ops->alloc(q);
+		if (m == NULL) {
+			ret = -ENOBUFS;
+			break;
+		}
+		now = q->ops->clock(q);
+		len = p->build(w, rte_pktmbuf_mtod(m, uint8_t *),
+			       rte_pktmbuf_tailroom(m), seq,
+			       tsc_anchor_to_realtime_ns(&c->anchor, &c->clock,
+							 now));
+		if (len < 0) {
+			q->ops->free(q, m);
+			ret = len;
+			break;
+		}
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+
+		t1 = q->ops->clock_start(q);
+		if (io_tx(q, &m, 1) != 1) {
+			q->ops->free(q, m);
+			STAT_ADD(w, tx_fail, 1);
+			seq++;
+			continue;
+		}
+		next_send = t1 + c->interval_cycles;
+		for (;;) {
+			if (poll_replies(w, seq, t1, measured)) {
+				got = true;
+				break;
+			}
+			if (q->ops->clock(q) - t1 > c->timeout_cycles)
+				break;
+			if (*stop) {
+				abandoned = true;
+				break;
+			}
+		}
+		if (abandoned)
+			break; /* in flight at stop: neither sent nor lost */
+		if (!measured) {
+			STAT_ADD(w, warmup, 1);
+		} else {
+			STAT_ADD(w, sent, 1);
+			if (got)
+				STAT_ADD(w, received, 1);
+			else
+				STAT_ADD(w, lost, 1);
+		}
+		seq++;
+	}
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return ret;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_PROBER_H
+#define LATPROBE_PROBER_H
+
+/*
+ * Closed-loop ping-pong prober: one probe in flight per worker lcore, T1
+ * read right before tx, T4 right after the rx burst that brought the answer,
+ * both on the same lcore. Probe protocols are engines behind struct
+ * probe_proto (one file each, as testpmd's fwd engines).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+#include "histogram.h"
+#include "io.h"
+#include "report.h"
+#include "timing.h"
+
+#define PROBER_BURST 32
+#define PROBER_DUP_WINDOW 4096 /* sequence numbers tracked for duplicates */
+
+struct prober_worker;
+
+/* What an answer told us. */
+struct probe_reply {
+	uint64_t seq;
+	bool has_remote_ts;
+	uint64_t t2_ns, t3_ns; /* reflector's receive/transmit, its clock, ns */
+	bool is_reset;         /* tcp-syn: the port answered RST */
+};
+
+struct probe_proto {
+	const char *name;
+	uint16_t default_port;
+	bool has_remote_ts;    /* answers carry T2/T3 */
+	/* Smallest and largest probe payload (-l) the protocol can carry. */
+	unsigned min_size;
+	/* Build probe seq into buf; t1_unix_ns goes into the packet if the
+	 * protocol carries a send time. Returns the frame length or -errno. */
+	int (*build)(struct prober_worker *w, uint8_t *buf, size_t cap,
+		     uint64_t seq, uint64_t t1_unix_ns);
+	/* 1 when the parsed frame answers one of our probes (fills r),
+	 * 0 when it is not ours. */
+	int (*match)(struct prober_worker *w, const uint8_t *buf,
+		     const struct codec_frame *f, struct probe_reply *r);
+};
+
+extern const struct probe_proto probe_proto_stamp;
+extern const struct probe_proto probe_proto_sockperf;
+extern const struct probe_proto probe_proto_udp_echo;
+extern const struct probe_proto probe_proto_icmp;
+
+/* By name ("stamp", "sockperf", "udp-echo", "icmp"); NULL if unknown. */
+const struct probe_proto *probe_proto_find(const char *name);
+
+struct prober_conf {
+	const struct probe_proto *proto;
+	struct codec_flow flow;  /* worker i uses flow.sport + i */
+	unsigned size;           /* probe payload bytes (-l) */
+	uint64_t count;          /* probes for this worker; 0 = until deadline */
+	uint64_t duration_cycles; /* 0 = no time limit */
+	uint64_t warmup;         /* probes sent first and not recorded */
+	uint64_t interval_cycles; /* between probe starts; 0 = back to back */
+	uint64_t timeout_cycles; /* a probe not answered by then is lost */
+	struct tsc_clock clock;
+	struct tsc_anchor anchor;
+	bool keep_samples;
+	size_t max_samples;      /* per worker */
+	uint16_t icmp_id;
+};
+
+/* Counters: single writer (the worker), read relaxed by the reporter. */
+struct prober_stats {
+	uint64_t sent;       /* completed probes: answered or timed out */
+	uint64_t received;
+	uint64_t lost;
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t late;       /* answers that came after their timeout */
+	uint64_t rx_ignored; /* frames that answer nothing of ours */
+	uint64_t warmup;
+	uint64_t tx_fail;    /* tx queue did not take the probe */
+	uint64_t resets;     /* tcp-syn answers that were RST */
+};
+
+struct prober_worker {
+	const struct prober_conf *conf;
+	struct io_queue *q;
+	unsigned index;
+	uint32_t lcore;
+	struct codec_flow flow;
+	struct prober_stats st;
+	struct histogram rtt, network_rtt, turnaround;
+	uint64_t t_start;    /* cycles at the first recorded probe */
+	struct report_sample *samples;
+	size_t n_samples, cap_samples;
+	uint64_t samples_dropped;
+	uint64_t max_seq_seen;
+	bool any_seen;
+	uint64_t seen[PROBER_DUP_WINDOW / 64];
+	uint64_t seen_base;  /* seq of bit 0 of seen[] */
+	bool done;           /* set when the worker returns */
+};
+
+int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
+		       struct io_queue *q, unsigned index);
+void prober_worker_fini(struct prober_worker *w);
+
+/* Run until count/duration is reached or *stop is set. 0 or -errno. */
+int prober_worker_run(struct prober_worker *w, const volatile bool *stop);
+
+static inline uint64_t
+prober_stat_read(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/*
+ * Resolve ip (host order) to a MAC by ARP on q: a request every 200 ms
+ * until timeout_ms. Answers ARP requests for my_ip meanwhile. 0, or
+ * -EHOSTUNREACH when nobody answered.
+ */
+int prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
+		       uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
+		       const struct tsc_clock *clock, struct codec_mac *out,
+		       const volatile bool *stop);
+
+/* Answer an ARP request for my address (used by the prober's rx path). */
+bool prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
+		       const struct codec_mac *my_mac, uint32_t my_ip);
+
+#endif /* LATPROBE_PROBER_H */

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "reflector.h"
+#include "sockperf.h"
+#include "stamp.h"
+
+static const char *const counter_names[RC__COUNT] = {
+	[RC_RX] = "rx",
+	[RC_TX] = "tx",
+	[RC_ARP] = "answered.arp",
+	[RC_ICMP] = "answered.icmp_echo",
+	[RC_STAMP] = "answered.stamp",
+	[RC_SOCKPERF] = "answered.sockperf",
+	[RC_ECHO] = "answered.udp_echo",
+	[RC_DROP_MALFORMED] = "dropped.malformed",
+	[RC_DROP_NOT_FOR_US] = "dropped.not_for_us",
+	[RC_DROP_ETHERTYPE] = "dropped.ethertype",
+	[RC_DROP_ARP_OTHER] = "dropped.arp_other",
+	[RC_DROP_IP_CSUM] = "dropped.ip_checksum",
+	[RC_DROP_L4_CSUM] = "dropped.l4_checksum",
+	[RC_DROP_FRAGMENT] = "dropped.fragment",
+	[RC_DROP_PROTO] = "dropped.ip_proto",
+	[RC_DROP_ICMP_OTHER] = "dropped.icmp_other",
+	[RC_DROP_PORT] = "dropped.udp_port",
+	[RC_DROP_PROBE] = "dropped.bad_probe",
+	[RC_SOCKPERF_NOREPLY] = "sockperf_no_reply",
+	[RC_DROP_TX] = "dropped.tx_full",
+	[RC_DROP_NOMBUF] = "dropped.no_mbuf",
+	[RC_STATEFUL_FULL] = "stateful_table_full",
+};
+
+const char *
+reflector_counter_name(enum reflector_counter c)
+{
+	if ((unsigned)c >= RC__COUNT)
+		return "unknown";
+	return counter_names[c];
+}
+
+static inline void
+count(struct reflector_worker *w, enum reflector_counter c, uint64_t n)
+{
+	HISTOGRAM_RELAXED_ADD(&w->counters[c], n);
+}
+
+int
+reflector_worker_init(struct reflector_worker *w,
+		      const struct reflector_conf *conf, struct io_queue *q)
+{
+	memset(w, 0, sizeof(*w));
+	w->conf = conf;
+	w->q = q;
+	histogram_init(&w->turnaround);
+	if (conf->stateful) {
+		w->sessions = calloc(REFLECTOR_SESSIONS, sizeof(*w->sessions));
+		if (w->sessions == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+reflector_worker_fini(struct reflector_worker *w)
+{
+	free(w->sessions);
+	w->sessions = NULL;
+}
+
+/* RFC 8972 §4: a stateful reflector numbers each session's answers itself. */
+static uint32_t
+session_next_seq(struct reflector_worker *w, const struct codec_frame *f,
+		 uint16_t ssid, uint32_t fallback)
+{
+	uint32_t h = f->src4 * 2654435761u ^ ((uint32_t)f->sport << 16 |
+					      f->dport) * 40503u ^ ssid;
+
+	for (unsigned i = 0; i < 16; i++) {
+		struct reflector_session *s =
+			&w->sessions[(h + i) & (REFLECTOR_SESSIONS - 1)];
+
+		if (!s->used) {
+			s->used = true;
+			s->src_addr = f->src4;
+			s->src_port = f->sport;
+			s->dst_port = f->dport;
+			s->ssid = ssid;
+			s->next_seq = 0;
+			w->n_sessions++;
+		} else if (s->src_addr != f->src4 || s->src_port != f->sport ||
+			   s->dst_port != f->dport || s->ssid != ssid) {
+			continue;
+		}
+		return s->next_seq++;
+	}
+	count(w, RC_STATEFUL_FULL, 1);
+	return fallback;
+}
+
+/* The ARP answer goes out in a new mbuf; the request is freed. */
+static struct rte_mbuf *
+answer_arp(struct reflector_worker *w, const struct codec_frame *f)
+{
+	struct rte_mbuf *m;
+	int len;
+
+	if (f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != w->conf->addr) {
+		count(w, RC_DROP_ARP_OTHER, 1);
+		return NULL;
+	}
+	m = w->q->ops->alloc(w->q);
+	if (m == NULL) {
+		count(w, RC_DROP_NOMBUF, 1);
+		return NULL;
+	}
+	len = codec_build_arp(rte_pktmbuf_mtod(m, uint8_t *),
+			      rte_pktmbuf_tailroom(m), CODEC_ARP_REPLY,
+			      &w->conf->mac, w->conf->addr, &f->arp_sha,
+			      f->arp_spa);
+	if (len < 0) {
+		w->q->ops->free(w->q, m);
+		count(w, RC_DROP_NOMBUF, 1);
+		return NULL;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	count(w, RC_ARP, 1);
+	return m;
+}
+
+static bool
+is_for_us_mac(const struct reflector_worker *w, const struct codec_frame *f)
+{
+	static const struct codec_mac bcast = {
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+
+	return memcmp(&f->dst, &w->conf->mac, sizeof(f->dst)) == 0 ||
+	       memcmp(&f->dst, &bcast, sizeof(f->dst)) == 0;
+}
+
+/* A STAMP answer waiting for its transmit timestamp. */
+struct pending_stamp {
+	uint8_t *buf;
+	struct codec_frame f;
+};
+
+/*
+ * Decide what to do with one received frame: returns true when buf was
+ * turned into an answer in place (its checksums still to be set by the
+ * caller for STAMP), false when the frame is to be dropped.
+ */
+static bool
+handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
+	   uint64_t t2_wire, bool *is_stamp)
+{
+	const struct reflector_conf *c = w->conf;
+	uint8_t *pl = buf + f->payload_off;
+
+	*is_stamp = false;
+	if (c->stamp_port != 0 && f->dport == c->stamp_port) {
+		struct stamp_sender s;
+		struct stamp_reflect_opts o;
+
+		if (stamp_sender_parse(pl, f->payload_len, &s) != 0) {
+			count(w, RC_DROP_PROBE, 1);
+			return false;
+		}
+		memset(&o, 0, sizeof(o));
+		o.seq = c->stateful ? session_next_seq(w, f, s.ssid, s.seq)
+				    : s.seq;
+		o.rx_timestamp = t2_wire;
+		o.error_estimate = c->error_estimate;
+		o.sender_ttl = f->ttl;
+		o.rx_tos = f->tos;
+		if (stamp_reflect(pl, f->payload_len, &o) < 0) {
+			count(w, RC_DROP_PROBE, 1);
+			return false;
+		}
+		*is_stamp = true;
+		count(w, RC_STAMP, 1);
+		return true;
+	}
+	if (c->sockperf_port != 0 && f->dport == c->sockperf_port) {
+		int r = sockperf_reflect(pl, f->payload_len);
+
+		if (r < 0) {
+			count(w, RC_DROP_PROBE, 1);
+			return false;
+		}
+		if (r == 0) {
+			count(w, RC_SOCKPERF_NOREPLY, 1);
+			return false;
+		}
+		count(w, RC_SOCKPERF, 1);
+		return true;
+	}
+	if (c->echo_port != 0 && f->dport == c->echo_port) {
+		count(w, RC_ECHO, 1);
+		return true;
+	}
+	count(w, RC_DROP_PORT, 1);
+	return false;
+}
+
+static bool
+handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
+	    uint64_t t2_wire, bool *is_stamp)
+{
+	*is_stamp = false;
+	if (f->dst4 != w->conf->addr || !is_for_us_mac(w, f)) {
+		count(w, RC_DROP_NOT_FOR_US, 1);
+		return false;
+	}
+	if (!codec_ipv4_csum_ok(buf, f)) {
+		count(w, RC_DROP_IP_CSUM, 1);
+		return false;
+	}
+	if (f->is_fragment) {
+		count(w, RC_DROP_FRAGMENT, 1);
+		return false;
+	}
+	if (f->ip_proto == CODEC_IPPROTO_UDP) {
+		if (w->conf->verify_l4_csum && !codec_l4_csum_ok(buf, f)) {
+			count(w, RC_DROP_L4_CSUM, 1);
+			return false;
+		}
+		return handle_udp(w, buf, f, t2_wire, is_stamp);
+	}
+	if (f->ip_proto == CODEC_IPPROTO_ICMP) {
+		if (f->icmp_type != CODEC_ICMP_ECHO_REQUEST ||
+		    f->icmp_code != 0) {
+			count(w, RC_DROP_ICMP_OTHER, 1);
+			return false;
+		}
+		if (!codec_l4_csum_ok(buf, f)) {
+			count(w, RC_DROP_L4_CSUM, 1);
+			return false;
+		}
+		buf[f->l4_off] = CODEC_ICMP_ECHO_REPLY;
+		count(w, RC_ICMP, 1);
+		return true;
+	}
+	count(w, RC_DROP_PROTO, 1);
+	return false;
+}
+
+static inline uint64_t
+wire_ts(const struct reflector_conf *c, uint64_t tsc)
+{
+	return stamp_ts_from_ns(tsc_anchor_to_realtime_ns(&c->anchor,
+							  &c->clock, tsc),
+				c->error_estimate);
+}
+
+unsigned
+reflector_poll(struct reflector_worker *w)
+{
+	struct rte_mbuf *rx[REFLECTOR_BURST], *tx[REFLECTOR_BURST];
+	struct pending_stamp stamps[REFLECTOR_BURST];
+	struct io_queue *q = w->q;
+	const struct reflector_conf *c = w->conf;
+	unsigned n_tx = 0, n_stamp = 0;
+	uint64_t t2, t2_wire, t3, t3_wire;
+	uint16_t n;
+
+	n = io_rx(q, rx, REFLECTOR_BURST);
+	if (n == 0)
+		return 0;
+	/* T2 as early as possible after the frames left the rx ring. */
+	t2 = q->ops->clock_end(q);
+	t2_wire = wire_ts(c, t2);
+	count(w, RC_RX, n);
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = rx[i];
+		uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+		struct codec_frame *f = &stamps[n_stamp].f;
+		bool answer = false, is_stamp = false;
+
+		if (m->nb_segs != 1 ||
+		    codec_parse_frame(buf, m->data_len, f) != 0) {
+			count(w, RC_DROP_MALFORMED, 1);
+		} else if (f->ethertype == CODEC_ETHERTYPE_ARP) {
+			struct rte_mbuf *r = is_for_us_mac(w, f)
+						     ? answer_arp(w, f)
+						     : NULL;
+
+			if (r != NULL)
+				tx[n_tx++] = r;
+			else if (!is_for_us_mac(w, f))
+				count(w, RC_DROP_NOT_FOR_US, 1);
+		} else if (f->ethertype != CODEC_ETHERTYPE_IPV4) {
+			count(w, RC_DROP_ETHERTYPE, 1);
+		} else {
+			answer = handle_ipv4(w, buf, f, t2_wire, &is_stamp);
+		}
+		if (!answer) {
+			q->ops->free(q, m);
+			continue;
+		}
+		codec_turn_around(buf, f, &c->mac, is_stamp ? 255 : 64);
+		codec_ipv4_csum_set(buf, f);
+		if (is_stamp) {
+			/* T3 and the L4 checksum wait until just before tx. */
+			stamps[n_stamp++].buf = buf;
+		} else {
+			codec_l4_csum_set(buf, f);
+		}
+		tx[n_tx++] = m;
+	}
+	if (n_tx == 0)
+		return n;
+	if (n_stamp > 0) {
+		t3 = q->ops->clock_start(q);
+		t3_wire = wire_ts(c, t3);
+		for (unsigned i = 0; i < n_stamp; i++) {
+			struct pending_stamp *p = &stamps[i];
+
+			stamp_reflector_stamp(p->buf + p->f.payload_off,
+					      p->f.payload_len, t3_wire);
+			codec_l4_csum_set(p->buf, &p->f);
+		}
+		for (unsigned i = 0; i < n_stamp; i++)
+			histogram_record(&w->turnaround,
+					 tsc_to_ns(&c->clock, t3 - t2));
+	}
+	{
+		uint16_t sent = io_tx_all(q, tx, (uint16_t)n_tx);
+
+		count(w, RC_TX, sent);
+		if (sent < n_tx)
+			count(w, RC_DROP_TX, n_tx - sent);
+	}
+	return n;
+}
+
+void
+reflector_run(struct reflector_worker *w, const volatile bool *stop)
+{
+	while (!*stop)
+		reflector_poll(w);
+}
