@@ -333,8 +333,11 @@ json_double(double v)
 	}
 	if (prec == 17)
 		snprintf(buf, sizeof(buf), "%.17g", v);
-	if (strpbrk(buf, ".e") == NULL)
-		strcat(buf, ".0");
+	if (strpbrk(buf, ".e") == NULL) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, sizeof(buf) - len, ".0");
+	}
 	return json_object_new_double_s(v, buf);
 }
 

@@ -59,9 +59,9 @@ struct report_probe {
 	uint64_t warmup;     /* probes sent in warm-up, not recorded */
 
 	const struct histogram *rtt;
-	const struct histogram
-		*network_rtt; /* NULL when the proto has no T2/T3 */
-	const struct histogram *turnaround; /* NULL likewise */
+	/* NULL when the proto has no T2/T3 (likewise turnaround) */
+	const struct histogram *network_rtt;
+	const struct histogram *turnaround;
 	struct report_buckets buckets;
 	struct report_tsc tsc;
 };
@@ -97,8 +97,8 @@ struct report_reflect {
 	bool interrupted;
 	const struct report_counter *counters; /* answered.*, dropped.* */
 	unsigned n_counters;
-	const struct histogram
-		*turnaround; /* T3 - T2 per answered probe; may be NULL */
+	/* T3 - T2 per answered probe; may be NULL */
+	const struct histogram *turnaround;
 	struct report_tsc tsc;
 };
 
@@ -139,7 +139,7 @@ struct report_sample {
 	uint32_t lcore;
 	uint64_t t1_ns; /* since the run's start */
 	uint64_t rtt_ns;
-	int64_t network_rtt_ns; /* -1 when the proto has none */
+	int64_t network_rtt_ns; /* -1 when the proto has none (CSV: empty) */
 };
 
 int report_samples_header(FILE *out);

@@ -20,6 +20,19 @@ struct fixture {
 };
 
 static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	histogram_destroy(f->rtt);
+	histogram_destroy(f->net);
+	histogram_destroy(f->turn);
+	histogram_destroy(f->empty);
+	free(f);
+	return 0;
+}
+
+static int
 setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -31,9 +44,12 @@ setup(void **state)
 	f->net = histogram_create();
 	f->turn = histogram_create();
 	f->empty = histogram_create();
+	*state = f;
 	if (f->rtt == NULL || f->net == NULL || f->turn == NULL ||
-	    f->empty == NULL)
+	    f->empty == NULL) {
+		teardown(state);
 		return -1;
+	}
 	/* 1000 values 100..1099 ns, two outliers, one of each out of range */
 	for (v = 100; v < 1100; v++)
 		histogram_record(f->rtt, v);
@@ -45,20 +61,6 @@ setup(void **state)
 		histogram_record(f->net, 80 + v % 37);
 		histogram_record(f->turn, 300 + v * 3);
 	}
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	histogram_destroy(f->rtt);
-	histogram_destroy(f->net);
-	histogram_destroy(f->turn);
-	histogram_destroy(f->empty);
-	free(f);
 	return 0;
 }
 
@@ -593,6 +595,7 @@ test_live_line(void **state)
 	n = report_live_line(buf, sizeof(buf), 1234.56, 2, 2, 0, h);
 	assert_string_equal(buf, "1234.6s  sent 2 recv 2 lost 0 "
 				 "p50 3.21us p99 9.87us max 9.87us");
+	assert_int_equal(n, (int)strlen(buf));
 
 	/* Nothing received in the interval: no made-up figures. */
 	n = report_live_line(buf, sizeof(buf), 0.5, 3, 0, 0, f->empty);
