@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the integration tests: each test is a bash script run by meson
+# with the latprobe binary as $1. Sources tools/lib.sh for the testbed names,
+# the cleanup stack and lp_skip (exit 77 = skipped).
+set -euo pipefail
+LP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# A prefix of our own, so a developer's testbed (lp-) is left alone.
+export LP_NS_PREFIX=${LP_NS_PREFIX:-lpt-}
+# shellcheck source=tools/lib.sh
+. "$LP_TOP/tools/lib.sh"
+LP_PROG=${LP_PROG:-$(basename "$0" .sh)}
+LATPROBE=${1:?usage: $0 path/to/latprobe}
+LATPROBE=$(readlink -f "$LATPROBE")
+WORK=$(mktemp -d /tmp/latprobe-test.XXXXXX)
+export LP_RUN_DIR=$WORK/run
+mkdir -p "$LP_RUN_DIR"
+EAL_COMMON=(--in-memory --no-pci --log-level=lib.eal:error --log-level=pmd.net.af_xdp:error)
+PY=python3
+
+fail() {
+	printf '%s: FAIL: %s\n' "$LP_PROG" "$*" >&2
+	exit 1
+}
+
+need_env() {
+	[ "$(id -u)" -eq 0 ] || lp_skip "needs root (namespaces, DPDK)"
+	lp_have ip || lp_skip "needs iproute2"
+	local hp
+	hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)
+	[ "${hp:-0}" -ge 64 ] || lp_skip "needs 2 MB hugepages (tools/setup sets them; have ${hp:-0})"
+	[ "$(nproc)" -ge 2 ] || lp_skip "needs 2 CPUs (one lcore for each side)"
+}
+
+testbed_up() {
+	lp_cleanup_push "'$LP_TOP/tools/testbed' down >/dev/null 2>&1 || true"
+	"$LP_TOP/tools/testbed" up "$@" >/dev/null
+}
+
+cleanup_work() {
+	lp_cleanup_push "rm -rf '$WORK'"
+}
+
+# start_reflector NS EAL... -- OPTS... : background reflector, log in $WORK/refl.log;
+# waits until it says it is up.
+start_reflector() {
+	local ns=$1
+	shift
+	LP_BG_LOG=$WORK/refl.log lp_bg_ns "$ns" "$LATPROBE" reflect "$@"
+	REFL_PID=$LP_LAST_PID
+	lp_wait_for "$WORK/refl.log" '^latprobe reflect: ' 20 ||
+		{ cat "$WORK/refl.log" >&2; fail "reflector did not start"; }
+}
+
+# stop_reflector: SIGINT, wait for its report.
+stop_reflector() {
+	kill -INT "$REFL_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 50); do
+		kill -0 "$REFL_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$REFL_PID" 2>/dev/null || true
+}
+
+json_get() { # FILE key/key/...
+	$PY -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("/"): v=v[k]
+print(v)' "$1" "$2"
+}
