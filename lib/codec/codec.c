@@ -817,7 +817,7 @@ void
 codec_mac_format(const struct codec_mac *mac, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	int i;
+	size_t i;
 
 	for (i = 0; i < CODEC_ETH_ALEN; i++) {
 		out[i * 3] = hex[mac->b[i] >> 4];
