@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_eal.h>
@@ -99,7 +100,18 @@ app_clock_report(const struct app_clock *c, struct report_tsc *t)
 int
 app_eal_init(int argc, char **argv)
 {
-	int ret = rte_eal_init(argc, argv);
+	/* rte_eal_init() permutes and overwrites argv entries: give it a
+	 * copy of the pointer array so the caller can still free its strings. */
+	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	int ret;
+
+	if (copy == NULL) {
+		app_err("out of memory");
+		return EXIT_SETUP;
+	}
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	ret = rte_eal_init(argc, copy);
+	free(copy);
 
 	if (ret < 0) {
 		app_err("DPDK EAL initialisation failed: %s (check the EAL "

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Command-line contract: --help exits 0; bad input gives one clear line and
+# exit 2; an unreachable peer exits 3; a missing port exits 4.
+. "$(dirname "$0")/lib.sh"
+lp_trap_cleanup
+cleanup_work
+
+expect() { # CODE PATTERN CMD...
+	local code=$1 pat=$2 rc=0
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
+	if [ -n "$pat" ]; then
+		grep -qE -- "$pat" "$WORK/out" "$WORK/err" || fail "'$*': no '$pat' in its output"
+	fi
+}
+
+expect 0 'usage: latprobe SUBCOMMAND' "$LATPROBE" --help
+expect 0 'examples:' "$LATPROBE" probe --help
+expect 0 'examples:' "$LATPROBE" reflect --help
+expect 0 'examples:' "$LATPROBE" info --help
+expect 2 'unknown subcommand' "$LATPROBE" frobnicate
+expect 2 'usage' "$LATPROBE"
+expect 2 "-n wants a count" "$LATPROBE" probe -- --addr 198.18.0.1/24 -n abc 198.18.0.2
+expect 2 "-l wants a size" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l -5 198.18.0.2
+expect 2 "too small for stamp" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l 10 198.18.0.2
+expect 2 "--proto wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --proto carrier-pigeon 198.18.0.2
+expect 2 "no TARGET" "$LATPROBE" probe -- --addr 198.18.0.1/24
+expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.300
+expect 2 "--addr A.B.C.D/LEN is required" "$LATPROBE" probe -- 198.18.0.2
+expect 2 "-h wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 -h 50,20 198.18.0.2
+expect 2 "-t wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 -t soon 198.18.0.2
+expect 2 "--peer-mac wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --peer-mac 01:02 198.18.0.2
+expect 2 "unknown or incomplete option" "$LATPROBE" probe -- --addr 198.18.0.1/24 --bogus 198.18.0.2
+expect 2 "--udp-port wants" "$LATPROBE" reflect -- --addr 198.18.0.2/24 --udp-port 70000
+expect 2 "--addr A.B.C.D/LEN is required" "$LATPROBE" reflect --
+expect 2 "profile 'no-such-profile' not found" "$LATPROBE" probe --profile no-such-profile -- --addr 198.18.0.1/24 198.18.0.2
+# Exactly one line on stderr for a usage error.
+"$LATPROBE" probe -- --addr 198.18.0.1/24 -n abc 198.18.0.2 2>"$WORK/err" >/dev/null || true
+[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "a usage error printed more than one line"
+
+[ "$(id -u)" -eq 0 ] || lp_skip "the rest needs root (DPDK)"
+hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)
+[ "${hp:-0}" -ge 64 ] || lp_skip "the rest needs hugepages"
+expect 4 "no DPDK port 0" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" -- --addr 198.18.0.1/24 198.18.0.2
+# A net_null port swallows everything: nobody answers ARP.
+expect 3 "no ARP answer from 198.18.0.2" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" \
+	--vdev net_null0 -- --addr 198.18.0.1/24 --arp-timeout 500ms -q 198.18.0.2
+# With --peer-mac it sends into the void: every probe lost, exit 5, report still complete.
+expect 5 "Lost = 5" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev net_null0 \
+	-- --addr 198.18.0.1/24 --peer-mac 02:00:00:00:00:02 -n 5 -w 0 --timeout 10ms -q \
+	--json "$WORK/lost.json" 198.18.0.2
+[ "$(json_get "$WORK/lost.json" probes/lost)" -eq 5 ] || fail "lost probes not in the JSON"
+echo "$LP_PROG: ok"
