@@ -235,7 +235,8 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 	struct rte_mbuf *rx[BURST];
 	struct rte_ether_hdr *eth;
 	struct rawping_hdr *h;
-	uint64_t *rtt, n_ok = 0, recv = 0, lost = 0, stray = 0, seq, total;
+	uint64_t *rtt, n_ok = 0, recv = 0, lost = 0, stray = 0, tx_fail = 0;
+	uint64_t seq, total;
 	uint64_t timeout_cyc, t0, t1, now, deadline_ns, lost_seen = 0;
 	double hz, ns;
 	uint16_t nb, i;
@@ -260,8 +261,8 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		 * Clock read off the hot path: once per 4 Ki probes, or after
 		 * a loss (each may have cost a whole timeout).
 		 */
-		if ((seq & 0xfff) == 0 || lost != lost_seen) {
-			lost_seen = lost;
+		if ((seq & 0xfff) == 0 || lost + tx_fail != lost_seen) {
+			lost_seen = lost + tx_fail;
 			now = mono_raw_ns();
 			if (now > deadline_ns)
 				break;
@@ -289,7 +290,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		t0 = tsc_start();
 		if (rte_eth_tx_burst(o->port, 0, &m, 1) != 1) {
 			rte_pktmbuf_free(m);
-			lost++;
+			tx_fail++;
 			continue;
 		}
 		for (;;) {
@@ -340,14 +341,15 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 	if (o->json) {
 		printf("{\"tool\":\"rawping\",\"mode\":\"ping\","
 		       "\"sent\":%" PRIu64 ",\"received\":%" PRIu64
-		       ",\"lost\":%" PRIu64 ",\"stray\":%" PRIu64
-		       ",\"warmup\":%" PRIu64 ",\"tsc_hz\":%.0f,"
+		       ",\"lost\":%" PRIu64 ",\"tx_failed\":%" PRIu64
+		       ",\"stray\":%" PRIu64 ",\"warmup\":%" PRIu64
+		       ",\"tsc_hz\":%.0f,"
 		       "\"rte_tsc_hz\":%" PRIu64 ","
 		       "\"rtt_ns\":{\"count\":%" PRIu64 ",\"min\":%.1f,"
 		       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,"
 		       "\"p99_9\":%.1f,\"max\":%.1f}}\n",
-		       seq, recv, lost, stray, o->warmup, hz, rte_get_tsc_hz(),
-		       n_ok, (double)rtt[0] * ns,
+		       seq, recv, lost, tx_fail, stray, o->warmup, hz,
+		       rte_get_tsc_hz(), n_ok, (double)rtt[0] * ns,
 		       (double)pct(rtt, n_ok, 50) * ns,
 		       (double)pct(rtt, n_ok, 90) * ns,
 		       (double)pct(rtt, n_ok, 99) * ns,
@@ -355,8 +357,9 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		       (double)rtt[n_ok - 1] * ns);
 	} else {
 		printf("rawping: %" PRIu64 " round trips recorded (%" PRIu64
-		       " warm-up), %" PRIu64 " lost, %" PRIu64 " stray\n",
-		       n_ok, o->warmup, lost, stray);
+		       " warm-up), %" PRIu64 " lost, %" PRIu64
+		       " tx-failed, %" PRIu64 " stray\n",
+		       n_ok, o->warmup, lost, tx_fail, stray);
 		printf("  TSC %.3f MHz measured, %.3f MHz from DPDK\n",
 		       hz / 1e6, (double)rte_get_tsc_hz() / 1e6);
 		printf("  rtt ns: min %.0f p50 %.0f p90 %.0f p99 %.0f "
@@ -440,6 +443,22 @@ run_echo(const struct rawping_opts *o)
 		       " tx-dropped %" PRIu64 " ignored %" PRIu64 "\n",
 		       rx_n, tx_n, drop, other);
 	return 0;
+}
+
+/* Drops the PMD saw (af_xdp: XDP_STATISTICS) go to stderr, off the JSON. */
+static void
+print_port_stats(uint16_t port)
+{
+	struct rte_eth_stats st;
+
+	if (rte_eth_stats_get(port, &st) != 0)
+		return;
+	fprintf(stderr,
+		"rawping: port %u ipackets %" PRIu64 " opackets %" PRIu64
+		" imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
+		" rx_nombuf %" PRIu64 "\n",
+		port, st.ipackets, st.opackets, st.imissed, st.ierrors,
+		st.oerrors, st.rx_nombuf);
 }
 
 static void
@@ -591,18 +610,22 @@ main(int argc, char **argv)
 	if (rc != 0)
 		rte_exit(EXIT_FAILURE, "port %u setup: %s\n", opts.port,
 			 strerror(-rc));
-	rc = wait_link(opts.port, 30ull * 1000000000u);
-	if (rc != 0) {
-		fprintf(stderr, "rawping: port %u link down: %s\n", opts.port,
-			strerror(-rc));
-	} else if (opts.mode == MODE_PING) {
-		rc = run_ping(&opts, mp);
+	if (opts.mode == MODE_ECHO) {
+		/* No wait for link: a memif server has none until the client
+		 * connects, and polling a port without link is harmless. */
+		rc = run_echo(&opts);
+	} else {
+		rc = wait_link(opts.port, 30ull * 1000000000u);
+		if (rc != 0)
+			fprintf(stderr, "rawping: port %u link down: %s\n",
+				opts.port, strerror(-rc));
+		else
+			rc = run_ping(&opts, mp);
 		if (rc != 0 && rc != -ETIMEDOUT)
 			fprintf(stderr, "rawping: %s\n", strerror(-rc));
-	} else {
-		rc = run_echo(&opts);
 	}
 
+	print_port_stats(opts.port);
 	rte_eth_dev_stop(opts.port);
 	rte_eth_dev_close(opts.port);
 	rte_mempool_free(mp);
