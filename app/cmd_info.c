@@ -125,11 +125,11 @@ cmd_info(int argc, char **argv)
 	       clk.inv.constant_tsc ? "yes" : "no",
 	       clk.inv.nonstop_tsc ? "yes" : "no",
 	       clk.inv.tsc_reliable ? "yes" : "no");
-	printf("  rdtscp             %s\n", clk.inv.rdtscp ? "yes" : "no");
+	printf("  rdtscp (CPUID)     %s\n", clk.inv.rdtscp ? "yes" : "no (not used: lfence;rdtsc;lfence)");
 	printf("  clocksource        %s\n",
 	       clk.inv.clocksource[0] ? clk.inv.clocksource : "unknown");
 	printf("  read cost          rdtsc %.0f, lfence;rdtsc %.0f, "
-	       "rdtscp;lfence %.0f cycles (%.1f / %.1f / %.1f ns)\n",
+	       "lfence;rdtsc;lfence %.0f cycles (%.1f / %.1f / %.1f ns)\n",
 	       clk.cost.plain_cycles, clk.cost.start_cycles,
 	       clk.cost.end_cycles, clk.cost.plain_cycles * 1e9 / (double)clk.clock.hz,
 	       clk.cost.start_cycles * 1e9 / (double)clk.clock.hz,

@@ -32,18 +32,37 @@ struct probe_reply {
 	bool is_reset;         /* tcp-syn: the port answered RST */
 };
 
+/* What a payload-level engine needs to know (shared with the kernel backend). */
+struct probe_payload_ctx {
+	unsigned size;        /* payload bytes (-l) */
+	uint16_t ssid;        /* STAMP Session-Sender Identifier */
+	uint64_t near_seq;    /* for widening 32-bit wire sequence numbers */
+};
+
 struct probe_proto {
 	const char *name;
 	uint16_t default_port;
 	bool has_remote_ts;    /* answers carry T2/T3 */
-	/* Smallest and largest probe payload (-l) the protocol can carry. */
+	bool udp;              /* a UDP payload protocol (kernel backend can run it) */
+	/* Smallest probe payload (-l) the protocol can carry. */
 	unsigned min_size;
-	/* Build probe seq into buf; t1_unix_ns goes into the packet if the
-	 * protocol carries a send time. Returns the frame length or -errno. */
+	/*
+	 * UDP protocols: build the payload of probe seq (t1_unix_ns goes into
+	 * it if the protocol carries a send time); returns its length or
+	 * -errno. Match: 1 when the payload answers one of our probes
+	 * (fills r), 0 when not.
+	 */
+	int (*payload_build)(const struct probe_payload_ctx *c, uint8_t *p,
+			     size_t cap, uint64_t seq, uint64_t t1_unix_ns);
+	int (*payload_match)(const struct probe_payload_ctx *c,
+			     const uint8_t *p, size_t len,
+			     struct probe_reply *r);
+	/*
+	 * Whole frames (DPDK). For UDP protocols these are the generic UDP
+	 * wrappers around the payload functions.
+	 */
 	int (*build)(struct prober_worker *w, uint8_t *buf, size_t cap,
 		     uint64_t seq, uint64_t t1_unix_ns);
-	/* 1 when the parsed frame answers one of our probes (fills r),
-	 * 0 when it is not ours. */
 	int (*match)(struct prober_worker *w, const uint8_t *buf,
 		     const struct codec_frame *f, struct probe_reply *r);
 };

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Probe engines over UDP: STAMP (RFC 8762), sockperf ping-pong, and UDP
- * echo (RFC 862). Each builds a whole frame with codec_build_udp() around
- * its payload and recognises its answers.
+ * echo (RFC 862). Each is a payload builder and matcher (the kernel backend
+ * uses those directly); for DPDK the generic udp_frame_* wrappers put
+ * Ethernet/IPv4/UDP around them and check the answer's addressing.
  */
 #include <errno.h>
 #include <string.h>
@@ -21,20 +22,44 @@ is_our_udp_answer(const struct prober_worker *w, const struct codec_frame *f)
 	       f->dport == w->flow.sport;
 }
 
-static int
-build_udp(struct prober_worker *w, uint8_t *buf, size_t cap, size_t plen,
-	  uint64_t seq)
+static void
+payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 {
-	return codec_build_udp(buf, cap, &w->flow, (uint16_t)seq,
-			       buf + codec_udp_header_len(&w->flow), plen);
+	c->size = w->conf->size;
+	c->ssid = (uint16_t)(w->index + 1);
+	c->near_seq = w->max_seq_seen + 1;
 }
 
-static size_t
-payload_room(const struct prober_worker *w, size_t cap)
+static int
+udp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
+		uint64_t seq, uint64_t t1_unix_ns)
 {
 	size_t h = codec_udp_header_len(&w->flow);
+	struct probe_payload_ctx c;
+	int len;
 
-	return cap > h ? cap - h : 0;
+	if (cap <= h)
+		return -EMSGSIZE;
+	payload_ctx(w, &c);
+	len = w->conf->proto->payload_build(&c, buf + h, cap - h, seq,
+					    t1_unix_ns);
+	if (len < 0)
+		return len;
+	return codec_build_udp(buf, cap, &w->flow, (uint16_t)seq, buf + h,
+			       (size_t)len);
+}
+
+static int
+udp_frame_match(struct prober_worker *w, const uint8_t *buf,
+		const struct codec_frame *f, struct probe_reply *r)
+{
+	struct probe_payload_ctx c;
+
+	if (!is_our_udp_answer(w, f))
+		return 0;
+	payload_ctx(w, &c);
+	return w->conf->proto->payload_match(&c, buf + f->payload_off,
+					     f->payload_len, r);
 }
 
 /* A 32-bit sequence number on the wire back to our 64-bit counter. */
@@ -50,41 +75,35 @@ widen_seq32(uint32_t s, uint64_t near)
 
 /* STAMP ------------------------------------------------------------------ */
 
-/* The reflector's clock is not ours: NTP format, error estimate "unsynced". */
-#define PROBER_STAMP_EE 0x0001 /* S=0 Z=0 scale 0 multiplier 1 */
+/* Our clock is not synchronised to UTC: S=0, NTP format (Z=0), and an
+ * estimate of 1 * 2^(12-32) s, about 1 us (RFC 4656 §4.1.2). */
+#define PROBER_STAMP_EE ((uint16_t)(12u << 8 | 1u))
 
 static int
-stamp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
-	    uint64_t t1_unix_ns)
+stamp_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
+		    uint64_t seq, uint64_t t1_unix_ns)
 {
-	size_t h = codec_udp_header_len(&w->flow);
 	struct stamp_sender_opts o;
-	int len;
 
 	memset(&o, 0, sizeof(o));
 	o.seq = (uint32_t)seq;
 	o.error_estimate = PROBER_STAMP_EE;
 	o.timestamp = stamp_ts_from_ns(t1_unix_ns, o.error_estimate);
-	o.ssid = (uint16_t)(w->index + 1);
-	o.len = w->conf->size;
-	len = stamp_sender_build(buf + h, payload_room(w, cap), &o);
-	if (len < 0)
-		return len;
-	return build_udp(w, buf, cap, (size_t)len, seq);
+	o.ssid = c->ssid;
+	o.len = c->size;
+	return stamp_sender_build(p, cap, &o);
 }
 
 static int
-stamp_match(struct prober_worker *w, const uint8_t *buf,
-	    const struct codec_frame *f, struct probe_reply *r)
+stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
+		    size_t len, struct probe_reply *r)
 {
 	struct stamp_reflector s;
 
-	if (!is_our_udp_answer(w, f))
+	/* A reply shorter than the base packet has no T2/T3 to read. */
+	if (len < STAMP_BASE_LEN || stamp_reflector_parse(p, len, &s) != 0)
 		return 0;
-	if (f->payload_len < STAMP_BASE_LEN ||
-	    stamp_reflector_parse(buf + f->payload_off, f->payload_len, &s) != 0)
-		return 0;
-	r->seq = widen_seq32(s.sender_seq, w->max_seq_seen + 1);
+	r->seq = widen_seq32(s.sender_seq, c->near_seq);
 	r->has_remote_ts = true;
 	r->t2_ns = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
 	r->t3_ns = stamp_ts_to_ns(s.timestamp, s.error_estimate);
@@ -95,47 +114,44 @@ const struct probe_proto probe_proto_stamp = {
 	.name = "stamp",
 	.default_port = STAMP_PORT,
 	.has_remote_ts = true,
+	.udp = true,
 	.min_size = STAMP_BASE_LEN,
-	.build = stamp_build,
-	.match = stamp_match,
+	.payload_build = stamp_payload_build,
+	.payload_match = stamp_payload_match,
+	.build = udp_frame_build,
+	.match = udp_frame_match,
 };
 
 /* sockperf ---------------------------------------------------------------- */
 
 static int
-sockperf_probe_build(struct prober_worker *w, uint8_t *buf, size_t cap,
-		     uint64_t seq, uint64_t t1_unix_ns)
+sockperf_payload_build(const struct probe_payload_ctx *c, uint8_t *p,
+		       size_t cap, uint64_t seq, uint64_t t1_unix_ns)
 {
-	size_t h = codec_udp_header_len(&w->flow);
-	size_t plen = w->conf->size;
 	struct sockperf_hdr sh = {
 		.seq = seq,
 		.flags = SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST,
-		.length = (uint32_t)plen,
+		.length = (uint32_t)c->size,
 	};
 	int ret;
 
-	if (plen > payload_room(w, cap))
+	if (c->size > cap)
 		return -EMSGSIZE;
-	memset(buf + h, 0, plen);
-	ret = sockperf_build(buf + h, plen, &sh);
-	if (ret < 0)
-		return ret;
-	return build_udp(w, buf, cap, plen, seq);
+	memset(p, 0, c->size);
+	ret = sockperf_build(p, c->size, &sh);
+	return ret < 0 ? ret : (int)c->size;
 }
 
 static int
-sockperf_probe_match(struct prober_worker *w, const uint8_t *buf,
-		     const struct codec_frame *f, struct probe_reply *r)
+sockperf_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
+		       size_t len, struct probe_reply *r)
 {
 	struct sockperf_hdr sh;
 
-	if (!is_our_udp_answer(w, f))
-		return 0;
-	if (sockperf_parse(buf + f->payload_off, f->payload_len, &sh) != 0)
+	if (sockperf_parse(p, len, &sh) != 0)
 		return 0;
 	if (sh.flags & SOCKPERF_F_CLIENT)
-		return 0; /* our own request looped back, not an answer */
+		return 0; /* a request (ours looped back), not an answer */
 	r->seq = sh.seq;
 	return 1;
 }
@@ -143,9 +159,12 @@ sockperf_probe_match(struct prober_worker *w, const uint8_t *buf,
 const struct probe_proto probe_proto_sockperf = {
 	.name = "sockperf",
 	.default_port = SOCKPERF_PORT,
+	.udp = true,
 	.min_size = SOCKPERF_HDR_LEN,
-	.build = sockperf_probe_build,
-	.match = sockperf_probe_match,
+	.payload_build = sockperf_payload_build,
+	.payload_match = sockperf_payload_match,
+	.build = udp_frame_build,
+	.match = udp_frame_match,
 };
 
 /* UDP echo: the payload starts with our 64-bit sequence number. ------------ */
@@ -173,35 +192,35 @@ get_be64(const uint8_t *p)
 }
 
 static int
-echo_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
-	   uint64_t t1_unix_ns)
+echo_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
+		   uint64_t seq, uint64_t t1_unix_ns)
 {
-	size_t h = codec_udp_header_len(&w->flow);
-	size_t plen = w->conf->size;
-
-	if (plen > payload_room(w, cap))
+	if (c->size > cap || c->size < ECHO_MIN)
 		return -EMSGSIZE;
-	memset(buf + h, 0, plen);
-	put_be64(buf + h, seq);
-	return build_udp(w, buf, cap, plen, seq);
+	memset(p, 0, c->size);
+	put_be64(p, seq);
+	return (int)c->size;
 }
 
 static int
-echo_match(struct prober_worker *w, const uint8_t *buf,
-	   const struct codec_frame *f, struct probe_reply *r)
+echo_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
+		   size_t len, struct probe_reply *r)
 {
-	if (!is_our_udp_answer(w, f) || f->payload_len < ECHO_MIN)
+	if (len < ECHO_MIN)
 		return 0;
-	r->seq = get_be64(buf + f->payload_off);
+	r->seq = get_be64(p);
 	return 1;
 }
 
 const struct probe_proto probe_proto_udp_echo = {
 	.name = "udp-echo",
 	.default_port = ECHO_PORT,
+	.udp = true,
 	.min_size = ECHO_MIN,
-	.build = echo_build,
-	.match = echo_match,
+	.payload_build = echo_payload_build,
+	.payload_match = echo_payload_match,
+	.build = udp_frame_build,
+	.match = udp_frame_match,
 };
 
 /* ICMP echo: id per worker, payload starts with the 64-bit sequence. ----- */
@@ -210,17 +229,15 @@ static int
 icmp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 	   uint64_t t1_unix_ns)
 {
-	uint8_t payload[ECHO_MIN];
 	size_t plen = w->conf->size;
 	size_t h = codec_udp_header_len(&w->flow) - CODEC_UDP_HLEN +
 		   CODEC_ICMP_HLEN;
 
-	if (plen > (cap > h ? cap - h : 0))
+	if (plen < ECHO_MIN || cap < h || plen > cap - h)
 		return -EMSGSIZE;
 	/* The payload is built in place after the ICMP header. */
 	memset(buf + h, 0, plen);
-	put_be64(payload, seq);
-	memcpy(buf + h, payload, sizeof(payload));
+	put_be64(buf + h, seq);
 	return codec_build_icmp_echo(buf, cap, &w->flow,
 				     CODEC_ICMP_ECHO_REQUEST,
 				     (uint16_t)(w->conf->icmp_id + w->index),
