@@ -58,7 +58,6 @@ lp_run_cleanup() {
 			sleep 0.1
 		done
 		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
 	done
 	LP_BG_PIDS=()
 	# Cleanups can look at the script's exit status.
