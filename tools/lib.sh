@@ -42,6 +42,13 @@ lp_have() { command -v "$1" >/dev/null 2>&1; }
 LP_CLEANUP=()
 LP_BG_PIDS=()
 
+# A zombie (exited, not yet reaped) is not alive.
+lp_alive() {
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "${st#Z}" = "$st" ]
+}
+
 lp_cleanup_push() { LP_CLEANUP+=("$*"); }
 
 lp_run_cleanup() {
@@ -54,11 +61,13 @@ lp_run_cleanup() {
 	done
 	for pid in "${LP_BG_PIDS[@]}"; do
 		for i in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$pid" 2>/dev/null || break
+			lp_alive "$pid" || break
 			sleep 0.1
 		done
-		kill -KILL "$pid" 2>/dev/null
+		lp_alive "$pid" && kill -KILL "$pid" 2>/dev/null
 	done
+	# Reap only our own jobs: a bare "wait" would block on a caller's.
+	[ "${#LP_BG_PIDS[@]}" -eq 0 ] || wait "${LP_BG_PIDS[@]}" 2>/dev/null
 	LP_BG_PIDS=()
 	# Cleanups can look at the script's exit status.
 	LP_EXIT_RC=$rc
