@@ -163,17 +163,21 @@ open_profile(const char *name, char *path, size_t cap)
 		slash = strrchr(exe, '/');
 		if (slash != NULL)
 			*slash = '\0';
-		/* build/app/latprobe in a source tree, then an install prefix. */
+		/* build/app/latprobe inside the source tree. */
 		snprintf(path, cap, "%s/../../dpdk-config/%s", exe, name);
 		f = fopen(path, "r");
 		if (f != NULL)
 			return f;
-		snprintf(path, cap, "%s/../share/latprobe/dpdk-config/%s", exe,
-			 name);
-		f = fopen(path, "r");
-		if (f != NULL)
-			return f;
 	}
+	/* The source tree this binary was built from, then the install. */
+	snprintf(path, cap, "%s/%s", LATPROBE_PROFILE_DIR, name);
+	f = fopen(path, "r");
+	if (f != NULL)
+		return f;
+	snprintf(path, cap, "%s/%s", LATPROBE_DATADIR, name);
+	f = fopen(path, "r");
+	if (f != NULL)
+		return f;
 	snprintf(path, cap, "/usr/share/latprobe/dpdk-config/%s", name);
 	return fopen(path, "r");
 }
@@ -209,8 +213,8 @@ push_profile(char ***v, int *n, int *cap, const char *name, char *err,
 
 	if (f == NULL) {
 		snprintf(err, err_len, "profile '%s' not found (looked in "
-			 "$LATPROBE_PROFILE_DIR, dpdk-config/ next to the build, "
-			 "/usr/share/latprobe/dpdk-config)", name);
+			 "$LATPROBE_PROFILE_DIR, the source tree's dpdk-config/, "
+			 LATPROBE_DATADIR ")", name);
 		return -ENOENT;
 	}
 	while (ret == 0 && fgets(line, sizeof(line), f) != NULL) {

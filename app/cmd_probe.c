@@ -15,8 +15,11 @@
 
 #include "app.h"
 #include "cli.h"
+#include "loopback.h"
 #include "port.h"
 #include "prober.h"
+#include "sockperf.h"
+#include "stamp.h"
 
 struct probe_opts {
 	uint32_t addr, target;
@@ -39,6 +42,7 @@ struct probe_opts {
 	uint16_t port_id;
 	const char *json, *samples, *target_str;
 	bool quiet;
+	bool loopback;
 };
 
 static void
@@ -71,6 +75,8 @@ probe_usage(FILE *f)
 	      "  --samples FILE       every probe as CSV: seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
 	      "  --calibrate T        TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet          no live line on stderr\n"
+	      "  --loopback           answer our own probes in this process: for ports\n"
+	      "                       whose tx comes back on rx (net_ring, --profile ring)\n"
 	      "  --backend kernel     kernel UDP sockets instead of DPDK (not implemented yet)\n"
 	      "\n"
 	      "examples:\n"
@@ -105,6 +111,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"calibrate", required_argument, NULL, 'C'},
 		{"backend", required_argument, NULL, 'B'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"loopback", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -225,6 +232,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'L':
+			o->loopback = true;
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -269,6 +279,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 
 struct probe_run {
 	struct prober_worker w[RTE_MAX_LCORE];
+	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
 	unsigned lcore_worker[RTE_MAX_LCORE];
 	int ret[RTE_MAX_LCORE];
@@ -471,7 +482,10 @@ cmd_probe(int argc, char **argv)
 	conf.icmp_id = (uint16_t)(getpid() & 0xff00);
 
 	cli_format_ipv4(o.target, ip);
-	if (o.have_peer_mac) {
+	if (o.loopback) {
+		/* The reflector shares our port: our own MAC is the peer's. */
+		peer = conf.flow.src_mac;
+	} else if (o.have_peer_mac) {
 		peer = o.peer_mac;
 	} else {
 		ret = prober_arp_resolve(&port.q[0], &conf.flow.src_mac, o.addr,
@@ -509,8 +523,37 @@ cmd_probe(int argc, char **argv)
 			if (o.count != 0)
 				per[i].count = o.count / nw +
 					       (i < o.count % nw ? 1 : 0);
-			ret = prober_worker_init(&run->w[i], &per[i],
-						 &port.q[i], i);
+			struct io_queue *q = &port.q[i];
+
+			if (o.loopback) {
+				struct reflector_conf rc;
+
+				memset(&rc, 0, sizeof(rc));
+				rc.addr = o.target;
+				rc.mac = conf.flow.src_mac;
+				rc.stamp_port = STAMP_PORT;
+				rc.sockperf_port = SOCKPERF_PORT;
+				rc.echo_port = 7;
+				rc.clock = clk.clock;
+				rc.anchor = clk.anchor;
+				rc.error_estimate = (uint16_t)(12u << 8 | 1u);
+				if (o.dport != 0 && o.proto == &probe_proto_stamp)
+					rc.stamp_port = o.dport;
+				else if (o.dport != 0 &&
+					 o.proto == &probe_proto_sockperf)
+					rc.sockperf_port = o.dport;
+				else if (o.dport != 0 &&
+					 o.proto == &probe_proto_udp_echo)
+					rc.echo_port = o.dport;
+				if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
+					app_err("out of memory");
+					ret = EXIT_RUNTIME;
+					run->n_workers = i;
+					goto workers;
+				}
+				q = &run->lo[i].q;
+			}
+			ret = prober_worker_init(&run->w[i], &per[i], q, i);
 			if (ret != 0) {
 				app_err("out of memory for samples");
 				ret = EXIT_RUNTIME;
@@ -617,8 +660,11 @@ hist_out:
 		histogram_destroy(turn);
 	}
 workers:
-	for (i = 0; i < run->n_workers; i++)
+	for (i = 0; i < run->n_workers; i++) {
 		prober_worker_fini(&run->w[i]);
+		if (o.loopback)
+			loopback_io_fini(&run->lo[i]);
+	}
 port:
 	port_close(&port);
 eal:

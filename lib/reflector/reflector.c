@@ -259,19 +259,35 @@ wire_ts(const struct reflector_conf *c, uint64_t tsc)
 unsigned
 reflector_poll(struct reflector_worker *w)
 {
-	struct rte_mbuf *rx[REFLECTOR_BURST], *tx[REFLECTOR_BURST];
-	struct pending_stamp stamps[REFLECTOR_BURST];
+	struct rte_mbuf *rx[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
-	const struct reflector_conf *c = w->conf;
-	unsigned n_tx = 0, n_stamp = 0;
-	uint64_t t2, t2_wire, t3, t3_wire;
 	uint16_t n;
 
 	n = io_rx(q, rx, REFLECTOR_BURST);
 	if (n == 0)
 		return 0;
 	/* T2 as early as possible after the frames left the rx ring. */
-	t2 = q->ops->clock_end(q);
+	reflector_handle(w, rx, n, q->ops->clock_end(q));
+	return n;
+}
+
+void
+reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
+		 uint64_t t2)
+{
+	struct rte_mbuf *tx[REFLECTOR_BURST];
+	struct pending_stamp stamps[REFLECTOR_BURST];
+	struct io_queue *q = w->q;
+	const struct reflector_conf *c = w->conf;
+	unsigned n_tx = 0, n_stamp = 0;
+	uint64_t t2_wire, t3, t3_wire;
+
+	if (n > REFLECTOR_BURST) {
+		reflector_handle(w, rx, REFLECTOR_BURST, t2);
+		reflector_handle(w, rx + REFLECTOR_BURST,
+				 (uint16_t)(n - REFLECTOR_BURST), t2);
+		return;
+	}
 	t2_wire = wire_ts(c, t2);
 	count(w, RC_RX, n);
 
@@ -313,7 +329,7 @@ reflector_poll(struct reflector_worker *w)
 		tx[n_tx++] = m;
 	}
 	if (n_tx == 0)
-		return n;
+		return;
 	if (n_stamp > 0) {
 		t3 = q->ops->clock_start(q);
 		t3_wire = wire_ts(c, t3);
@@ -335,7 +351,6 @@ reflector_poll(struct reflector_worker *w)
 		if (sent < n_tx)
 			count(w, RC_DROP_TX, n_tx - sent);
 	}
-	return n;
 }
 
 void

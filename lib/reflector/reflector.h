@@ -16,6 +16,8 @@
 #include "io.h"
 #include "timing.h"
 
+struct rte_mbuf;
+
 #define REFLECTOR_BURST 32
 
 /* Counters, each with a stable name (reflector_counter_name()). */
@@ -87,6 +89,14 @@ void reflector_worker_fini(struct reflector_worker *w);
 
 /* One rx burst handled; returns the number of frames received. */
 unsigned reflector_poll(struct reflector_worker *w);
+
+/*
+ * Answer a burst another rx path received (e.g. an in-process loopback
+ * reflector on the prober's port); t2 is the TSC right after that rx.
+ * Takes ownership of every mbuf.
+ */
+void reflector_handle(struct reflector_worker *w, struct rte_mbuf **pkts,
+		      uint16_t n, uint64_t t2);
 
 /* Poll until *stop is set. */
 void reflector_run(struct reflector_worker *w, const volatile bool *stop);
