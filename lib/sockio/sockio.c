@@ -1,0 +1,699 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <rte_mbuf.h>
+
+#include "sockio.h"
+#include "timing.h"
+
+#define SOCKIO_DEFAULT_MBUFS 64
+#define SOCKIO_RX_BATCH	     32
+#define SOCKIO_DEFAULT_TTL   64 /* what every socket is set to */
+/* Room for IP_TTL (int), IP_TOS (byte) and IP_PKTINFO, with slack. */
+#define SOCKIO_CTL_LEN	     128
+
+struct sockio_sock {
+	int fd;
+	uint32_t local_addr; /* host order; 0 = bound to any */
+	uint16_t local_port;
+	bool connected;
+	struct sockaddr_in peer; /* connected to (prober) */
+};
+
+struct sockio {
+	struct io_queue q;
+	struct sockio_opts o;
+	struct codec_mac my_mac;
+	unsigned n_socks;
+	struct sockio_sock socks[SOCKIO_MAX_SOCKETS];
+	struct pollfd pfd[SOCKIO_MAX_SOCKETS]; /* busy_poll false, several */
+	unsigned rx_next; /* socket rx starts at (fairness) */
+	uint16_t ip_id;
+	struct sockio_stats st;
+
+	struct rte_mbuf *mbufs;
+	uint8_t *bufs;
+	struct rte_mbuf **free_list;
+	unsigned n_free, n_mbufs;
+	uint16_t buf_len;
+
+	/* recvmmsg scratch, kept here to keep the rx path off the stack */
+	struct mmsghdr msgs[SOCKIO_RX_BATCH];
+	struct iovec iov[SOCKIO_RX_BATCH];
+	struct sockaddr_in from[SOCKIO_RX_BATCH];
+	struct rte_mbuf *rx_m[SOCKIO_RX_BATCH];
+	/* rows are SOCKIO_CTL_LEN apart, so each keeps the alignment */
+	_Alignas(struct cmsghdr) uint8_t ctl[SOCKIO_RX_BATCH][SOCKIO_CTL_LEN];
+};
+
+static inline void
+stat_add(uint64_t *p, uint64_t n)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+static inline struct sockio *
+sockio_of(struct io_queue *q)
+{
+	return q->priv;
+}
+
+/* Buffer pool --------------------------------------------------------------
+ */
+
+static struct rte_mbuf *
+pool_get(struct sockio *s)
+{
+	struct rte_mbuf *m;
+
+	if (s->n_free == 0)
+		return NULL;
+	m = s->free_list[--s->n_free];
+	/* No headroom: nothing is ever prepended to these frames. */
+	m->data_off = 0;
+	m->data_len = 0;
+	m->pkt_len = 0;
+	m->nb_segs = 1;
+	m->next = NULL;
+	m->ol_flags = 0;
+	return m;
+}
+
+static void
+pool_put(struct sockio *s, struct rte_mbuf *m)
+{
+	s->free_list[s->n_free++] = m;
+}
+
+static int
+pool_create(struct sockio *s, unsigned n, unsigned max_datagram)
+{
+	size_t stride;
+
+	s->buf_len = (uint16_t)(SOCKIO_HDR_LEN + max_datagram);
+	stride = ((size_t)s->buf_len + 63) & ~(size_t)63;
+	/* struct rte_mbuf is cache-line aligned; calloc would not honour it. */
+	s->mbufs = aligned_alloc(64, n * sizeof(*s->mbufs));
+	s->bufs = malloc(n * stride);
+	s->free_list = calloc(n, sizeof(*s->free_list));
+	if (s->mbufs == NULL || s->bufs == NULL || s->free_list == NULL)
+		return -ENOMEM;
+	memset(s->mbufs, 0, n * sizeof(*s->mbufs));
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = &s->mbufs[i];
+
+		m->buf_addr = s->bufs + i * stride;
+		m->buf_len = s->buf_len;
+		s->free_list[i] = m;
+	}
+	s->n_free = n;
+	s->n_mbufs = n;
+	return 0;
+}
+
+/* rx -----------------------------------------------------------------------
+ */
+
+/* What the control messages of one datagram said. */
+struct rx_meta {
+	uint8_t ttl, tos;
+	uint32_t dst; /* host order, 0 when unknown */
+};
+
+static void
+read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
+{
+	meta->ttl = SOCKIO_DEFAULT_TTL;
+	meta->tos = 0;
+	meta->dst = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL;
+	     c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != IPPROTO_IP)
+			continue;
+		if (c->cmsg_type == IP_TTL &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			meta->ttl = (uint8_t)v;
+		} else if (c->cmsg_type == IP_TOS &&
+			   c->cmsg_len >= CMSG_LEN(1)) {
+			meta->tos = *CMSG_DATA(c);
+		} else if (c->cmsg_type == IP_PKTINFO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			/* ipi_addr: the header's destination address. */
+			meta->dst = ntohl(pi.ipi_addr.s_addr);
+		}
+	}
+}
+
+/* Wrap the datagram that sits at the payload offset of m into a frame. */
+static bool
+synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
+	    const struct sockaddr_in *from, size_t plen,
+	    const struct rx_meta *meta)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t src = ntohl(from->sin_addr.s_addr);
+	struct codec_flow fl;
+	int len;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.src_mac.b[0] = 0x02; /* locally administered, from the address */
+	fl.src_mac.b[2] = (uint8_t)(src >> 24);
+	fl.src_mac.b[3] = (uint8_t)(src >> 16);
+	fl.src_mac.b[4] = (uint8_t)(src >> 8);
+	fl.src_mac.b[5] = (uint8_t)src;
+	fl.dst_mac = s->my_mac;
+	fl.ip_version = 4;
+	fl.src4 = src;
+	fl.dst4 = meta->dst != 0 ? meta->dst : k->local_addr;
+	fl.sport = ntohs(from->sin_port);
+	fl.dport = k->local_port;
+	fl.ttl = meta->ttl;
+	fl.tos = meta->tos;
+	len = codec_build_udp(buf, s->buf_len, &fl, s->ip_id++,
+			      buf + SOCKIO_HDR_LEN, plen);
+	if (len < 0)
+		return false;
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	return true;
+}
+
+static uint16_t
+sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
+	uint16_t n, int flags)
+{
+	unsigned want = n < SOCKIO_RX_BATCH ? n : SOCKIO_RX_BATCH;
+	unsigned got = 0, i;
+	uint16_t out = 0;
+	int r;
+
+	for (i = 0; i < want; i++) {
+		struct rte_mbuf *m = pool_get(s);
+		struct msghdr *mh = &s->msgs[i].msg_hdr;
+
+		if (m == NULL)
+			break;
+		s->rx_m[i] = m;
+		s->iov[i].iov_base =
+			rte_pktmbuf_mtod(m, uint8_t *) + SOCKIO_HDR_LEN;
+		s->iov[i].iov_len = (size_t)s->buf_len - SOCKIO_HDR_LEN;
+		mh->msg_name = &s->from[i];
+		mh->msg_namelen = sizeof(s->from[i]);
+		mh->msg_iov = &s->iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_control = s->ctl[i];
+		mh->msg_controllen = sizeof(s->ctl[i]);
+		mh->msg_flags = 0;
+	}
+	if (i == 0) {
+		stat_add(&s->st.rx_nombuf, 1);
+		return 0;
+	}
+	r = recvmmsg(k->fd, s->msgs, i, flags, NULL);
+	if (r < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			stat_add(&s->st.rx_errors, 1);
+	} else {
+		got = (unsigned)r;
+	}
+	for (unsigned j = 0; j < got; j++) {
+		struct msghdr *mh = &s->msgs[j].msg_hdr;
+		struct rte_mbuf *m = s->rx_m[j];
+		struct rx_meta meta;
+
+		if (mh->msg_flags & MSG_TRUNC) {
+			stat_add(&s->st.rx_truncated, 1);
+			pool_put(s, m);
+			continue;
+		}
+		read_cmsgs(mh, &meta);
+		if (!synth_frame(s, k, m, &s->from[j], s->msgs[j].msg_len,
+				 &meta)) {
+			stat_add(&s->st.rx_truncated, 1);
+			pool_put(s, m);
+			continue;
+		}
+		pkts[out++] = m;
+	}
+	for (unsigned j = got; j < i; j++)
+		pool_put(s, s->rx_m[j]);
+	stat_add(&s->st.rx_received, out);
+	return out;
+}
+
+static uint16_t
+sockio_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sockio *s = sockio_of(q);
+	uint16_t got = 0;
+
+	if (!s->o.busy_poll) {
+		if (s->n_socks == 1) /* blocks up to SO_RCVTIMEO */
+			return sock_rx(s, &s->socks[0], pkts, n,
+				       MSG_WAITFORONE);
+		if (poll(s->pfd, s->n_socks, 1) <= 0)
+			return 0;
+		for (unsigned i = 0; i < s->n_socks && got < n; i++)
+			if (s->pfd[i].revents & (POLLIN | POLLERR))
+				got += sock_rx(s, &s->socks[i], pkts + got,
+					       (uint16_t)(n - got),
+					       MSG_DONTWAIT);
+		return got;
+	}
+	for (unsigned i = 0; i < s->n_socks && got < n; i++) {
+		unsigned k = (s->rx_next + i) % s->n_socks;
+
+		got += sock_rx(s, &s->socks[k], pkts + got, (uint16_t)(n - got),
+			       MSG_DONTWAIT);
+	}
+	if (s->n_socks > 1)
+		s->rx_next = (s->rx_next + 1) % s->n_socks;
+	return got;
+}
+
+/* tx -----------------------------------------------------------------------
+ */
+
+static struct sockio_sock *
+sock_by_port(struct sockio *s, uint16_t port)
+{
+	for (unsigned i = 0; i < s->n_socks; i++)
+		if (s->socks[i].local_port == port)
+			return &s->socks[i];
+	return NULL;
+}
+
+static void
+add_cmsg(struct msghdr *mh, size_t *used, int type, const void *v, size_t len)
+{
+	struct cmsghdr *c =
+		(struct cmsghdr *)((uint8_t *)mh->msg_control + *used);
+
+	c->cmsg_level = IPPROTO_IP;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), v, len);
+	*used += CMSG_SPACE(len);
+}
+
+/* Send the UDP payload of one engine frame; false when it was not sent. */
+static bool
+send_frame(struct sockio *s, struct rte_mbuf *m)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	_Alignas(struct cmsghdr) uint8_t ctl[SOCKIO_CTL_LEN];
+	struct sockaddr_in dst;
+	struct codec_frame f;
+	struct sockio_sock *k;
+	struct msghdr mh;
+	struct iovec iov;
+	size_t used = 0;
+
+	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0 ||
+	    f.ethertype != CODEC_ETHERTYPE_IPV4 ||
+	    f.ip_proto != CODEC_IPPROTO_UDP || f.is_fragment ||
+	    f.payload_off == 0 || (k = sock_by_port(s, f.sport)) == NULL) {
+		stat_add(&s->st.tx_unroutable, 1);
+		return false;
+	}
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_addr.s_addr = htonl(f.dst4);
+	dst.sin_port = htons(f.dport);
+	iov.iov_base = buf + f.payload_off;
+	iov.iov_len = f.payload_len;
+	memset(&mh, 0, sizeof(mh));
+	/* A connected socket sends to its peer without a route lookup. */
+	if (!k->connected || k->peer.sin_addr.s_addr != dst.sin_addr.s_addr ||
+	    k->peer.sin_port != dst.sin_port) {
+		mh.msg_name = &dst;
+		mh.msg_namelen = sizeof(dst);
+	}
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl;
+	memset(ctl, 0, sizeof(ctl));
+	if (f.ttl != SOCKIO_DEFAULT_TTL) {
+		int ttl = f.ttl;
+
+		add_cmsg(&mh, &used, IP_TTL, &ttl, sizeof(ttl));
+	}
+	if (f.tos != 0) {
+		int tos = f.tos;
+
+		add_cmsg(&mh, &used, IP_TOS, &tos, sizeof(tos));
+	}
+	if (k->local_addr == 0 && f.src4 != 0) {
+		struct in_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi_spec_dst.s_addr = htonl(f.src4);
+		add_cmsg(&mh, &used, IP_PKTINFO, &pi, sizeof(pi));
+	}
+	mh.msg_controllen = used;
+	if (used == 0)
+		mh.msg_control = NULL;
+	if (sendmsg(k->fd, &mh, 0) < 0) {
+		stat_add(&s->st.tx_errors, 1);
+		return false;
+	}
+	stat_add(&s->st.tx_sent, 1);
+	return true;
+}
+
+static uint16_t
+sockio_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sockio *s = sockio_of(q);
+
+	for (uint16_t i = 0; i < n; i++) {
+		send_frame(s, pkts[i]);
+		pool_put(s, pkts[i]);
+	}
+	return n;
+}
+
+static struct rte_mbuf *
+sockio_alloc(struct io_queue *q)
+{
+	return pool_get(sockio_of(q));
+}
+
+static void
+sockio_free(struct io_queue *q, struct rte_mbuf *m)
+{
+	pool_put(sockio_of(q), m);
+}
+
+static uint64_t
+sockio_clock_start(struct io_queue *q)
+{
+	return tsc_read_start();
+}
+
+static uint64_t
+sockio_clock_end(struct io_queue *q)
+{
+	return tsc_read_end();
+}
+
+static uint64_t
+sockio_clock(struct io_queue *q)
+{
+	return tsc_read();
+}
+
+static const struct io_ops sockio_ops = {
+	.name = "kernel",
+	.rx_burst = sockio_rx,
+	.tx_burst = sockio_tx,
+	.alloc = sockio_alloc,
+	.free = sockio_free,
+	.clock_start = sockio_clock_start,
+	.clock_end = sockio_clock_end,
+	.clock = sockio_clock,
+};
+
+/* Set-up --------------------------------------------------------------------
+ */
+
+void
+sockio_opts_default(struct sockio_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->busy_poll = true;
+}
+
+static int
+setopt_int(int fd, int level, int name, int v)
+{
+	return setsockopt(fd, level, name, &v, sizeof(v)) == 0 ? 0 : -errno;
+}
+
+/* A bound UDP socket with the rx metadata we need switched on. */
+static int
+sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd, ret;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	k->fd = fd;
+	if ((ret = setopt_int(fd, IPPROTO_IP, IP_RECVTTL, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IP, IP_RECVTOS, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IP, IP_PKTINFO, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IP, IP_TTL, SOCKIO_DEFAULT_TTL)) != 0)
+		return ret;
+	if (s->o.so_busy_poll_us != 0 &&
+	    (ret = setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL,
+			      s->o.so_busy_poll_us)) != 0)
+		return ret;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(addr);
+	sa.sin_port = htons(port);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		return -errno;
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
+		return -errno;
+	k->local_addr = ntohl(sa.sin_addr.s_addr);
+	k->local_port = ntohs(sa.sin_port);
+	return 0;
+}
+
+static struct sockio *
+sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o)
+{
+	struct sockio *s;
+	unsigned n_mbufs, max_dgram;
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	if (o != NULL)
+		s->o = *o;
+	else
+		sockio_opts_default(&s->o);
+	for (unsigned i = 0; i < SOCKIO_MAX_SOCKETS; i++)
+		s->socks[i].fd = -1;
+	if (my_mac != NULL)
+		s->my_mac = *my_mac;
+	n_mbufs = s->o.n_mbufs != 0 ? s->o.n_mbufs : SOCKIO_DEFAULT_MBUFS;
+	max_dgram = s->o.max_datagram != 0 ? s->o.max_datagram
+					   : SOCKIO_MAX_DATAGRAM;
+	if (max_dgram > SOCKIO_MAX_DATAGRAM || s->o.so_busy_poll_us < 0) {
+		free(s);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (pool_create(s, n_mbufs, max_dgram) != 0) {
+		sockio_close(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->q.ops = &sockio_ops;
+	s->q.priv = s;
+	/* Largest L3 packet: IPv4 + UDP headers around the biggest payload. */
+	s->q.mtu = (uint16_t)(max_dgram + CODEC_IPV4_HLEN + CODEC_UDP_HLEN);
+	return s;
+}
+
+/* The last set-up step: blocking rx wants a receive timeout or a poll set. */
+static int
+sockio_finish(struct sockio *s)
+{
+	if (s->o.busy_poll)
+		return 0;
+	if (s->n_socks == 1) {
+		struct timeval tv = {.tv_sec = 0, .tv_usec = 1000};
+
+		if (setsockopt(s->socks[0].fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+			       sizeof(tv)) != 0)
+			return -errno;
+		return 0;
+	}
+	for (unsigned i = 0; i < s->n_socks; i++) {
+		s->pfd[i].fd = s->socks[i].fd;
+		s->pfd[i].events = POLLIN;
+	}
+	return 0;
+}
+
+static struct sockio *
+fail(struct sockio *s, int neg_errno)
+{
+	sockio_close(s);
+	errno = -neg_errno;
+	return NULL;
+}
+
+struct sockio *
+sockio_open_prober(uint32_t local_addr, uint16_t sport, uint32_t dst_addr,
+		   uint16_t dport, const struct codec_mac *my_mac,
+		   const struct sockio_opts *o)
+{
+	struct sockio *s;
+	struct sockio_sock *k;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int ret;
+
+	if (dst_addr == 0 || dport == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = sockio_new(my_mac, o);
+	if (s == NULL)
+		return NULL;
+	k = &s->socks[0];
+	s->n_socks = 1;
+	ret = sock_open(s, k, local_addr, sport);
+	if (ret != 0)
+		return fail(s, ret);
+	memset(&k->peer, 0, sizeof(k->peer));
+	k->peer.sin_family = AF_INET;
+	k->peer.sin_addr.s_addr = htonl(dst_addr);
+	k->peer.sin_port = htons(dport);
+	if (connect(k->fd, (struct sockaddr *)&k->peer, sizeof(k->peer)) != 0)
+		return fail(s, -errno);
+	k->connected = true;
+	/* connect() chose the source address when we were bound to any. */
+	if (getsockname(k->fd, (struct sockaddr *)&sa, &sl) != 0)
+		return fail(s, -errno);
+	k->local_addr = ntohl(sa.sin_addr.s_addr);
+	ret = sockio_finish(s);
+	if (ret != 0)
+		return fail(s, ret);
+	return s;
+}
+
+struct sockio *
+sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
+		      unsigned n_ports, const struct codec_mac *my_mac,
+		      const struct sockio_opts *o)
+{
+	uint16_t want[SOCKIO_MAX_SOCKETS];
+	unsigned n_want = 0;
+	struct sockio *s;
+	int ret;
+
+	if (ports == NULL && n_ports != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (unsigned i = 0; i < n_ports; i++) {
+		bool dup = false;
+
+		if (ports[i] == 0)
+			continue;
+		for (unsigned j = 0; j < n_want; j++)
+			dup = dup || want[j] == ports[i];
+		if (dup)
+			continue;
+		if (n_want == SOCKIO_MAX_SOCKETS) {
+			errno = EINVAL;
+			return NULL;
+		}
+		want[n_want++] = ports[i];
+	}
+	if (n_want == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = sockio_new(my_mac, o);
+	if (s == NULL)
+		return NULL;
+	for (unsigned i = 0; i < n_want; i++) {
+		s->n_socks = i + 1;
+		ret = sock_open(s, &s->socks[i], local_addr, want[i]);
+		if (ret != 0)
+			return fail(s, ret);
+	}
+	ret = sockio_finish(s);
+	if (ret != 0)
+		return fail(s, ret);
+	return s;
+}
+
+struct io_queue *
+sockio_queue(struct sockio *s)
+{
+	return &s->q;
+}
+
+unsigned
+sockio_n_sockets(const struct sockio *s)
+{
+	return s->n_socks;
+}
+
+uint16_t
+sockio_local_port(const struct sockio *s, unsigned i)
+{
+	return i < s->n_socks ? s->socks[i].local_port : 0;
+}
+
+uint32_t
+sockio_local_addr(const struct sockio *s, unsigned i)
+{
+	return i < s->n_socks ? s->socks[i].local_addr : 0;
+}
+
+void
+sockio_stats_get(const struct sockio *s, struct sockio_stats *out)
+{
+	out->tx_sent = __atomic_load_n(&s->st.tx_sent, __ATOMIC_RELAXED);
+	out->tx_unroutable =
+		__atomic_load_n(&s->st.tx_unroutable, __ATOMIC_RELAXED);
+	out->tx_errors = __atomic_load_n(&s->st.tx_errors, __ATOMIC_RELAXED);
+	out->rx_received =
+		__atomic_load_n(&s->st.rx_received, __ATOMIC_RELAXED);
+	out->rx_truncated =
+		__atomic_load_n(&s->st.rx_truncated, __ATOMIC_RELAXED);
+	out->rx_errors = __atomic_load_n(&s->st.rx_errors, __ATOMIC_RELAXED);
+	out->rx_nombuf = __atomic_load_n(&s->st.rx_nombuf, __ATOMIC_RELAXED);
+}
+
+uint64_t
+sockio_tx_dropped(const struct sockio *s)
+{
+	return __atomic_load_n(&s->st.tx_unroutable, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&s->st.tx_errors, __ATOMIC_RELAXED);
+}
+
+unsigned
+sockio_mbufs_in_use(const struct sockio *s)
+{
+	return s->n_mbufs - s->n_free;
+}
+
+void
+sockio_close(struct sockio *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned i = 0; i < SOCKIO_MAX_SOCKETS; i++)
+		if (s->socks[i].fd >= 0)
+			close(s->socks[i].fd);
+	free(s->mbufs);
+	free(s->bufs);
+	free(s->free_list);
+	free(s);
+}
