@@ -56,7 +56,8 @@ probe_usage(FILE *f)
 	      "\n"
 	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port (required)\n"
 	      "  --proto P            stamp (default, UDP 862), sockperf (11111),\n"
-	      "                       udp-echo (7) or icmp\n"
+	      "                       udp-echo (7), icmp, or tcp-syn (80: SYN to\n"
+	      "                       SYN-ACK or RST of any listener, then RST)\n"
 	      "  -n COUNT             probes to measure (default 10000; with -t: no limit)\n"
 	      "  -t DURATION          measure for this long (e.g. 10, 1.5s, 500ms)\n"
 	      "  -l SIZE              probe payload bytes, 'k' suffix ok (default: the\n"
@@ -142,7 +143,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->proto = probe_proto_find(optarg);
 			if (o->proto == NULL)
 				return bad("--proto",
-					   "stamp, sockperf, udp-echo or icmp",
+					   "stamp, sockperf, udp-echo, icmp or "
+					   "tcp-syn",
 					   optarg);
 			break;
 		case 'n':
@@ -247,6 +249,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	}
 	if (o->duration_ns != 0 && !have_n)
 		o->count = 0;
+	if (have_l && o->proto == &probe_proto_tcp_syn) {
+		app_err("-l does not apply to tcp-syn (a SYN carries no data)");
+		return -1;
+	}
 	if (!have_l)
 		o->size = o->proto->min_size;
 	if (o->size < o->proto->min_size) {
@@ -453,7 +459,7 @@ cmd_probe(int argc, char **argv)
 		ret = EXIT_SETUP;
 		goto eal;
 	}
-	if (o.size + 28 > port.mtu && o.proto != &probe_proto_icmp) {
+	if (o.size + 28 > port.mtu) {
 		app_err("-l %llu does not fit the port's MTU %u (IPv4 fragments "
 			"are not implemented yet)",
 			(unsigned long long)o.size, port.mtu);
@@ -480,6 +486,7 @@ cmd_probe(int argc, char **argv)
 	conf.keep_samples = o.samples != NULL;
 	conf.max_samples = 64u * 1024 * 1024 / nw;
 	conf.icmp_id = (uint16_t)(getpid() & 0xff00);
+	conf.tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
 
 	cli_format_ipv4(o.target, ip);
 	if (o.loopback) {
@@ -615,6 +622,8 @@ cmd_probe(int argc, char **argv)
 			rep.timeouts += w->st.lost;
 			rep.rx_ignored += w->st.rx_ignored;
 			rep.warmup += w->st.warmup;
+			rep.late += w->st.late;
+			rep.resets += w->st.resets;
 			if (run->ret[i] != 0)
 				app_warn("lcore %u stopped early: %s", w->lcore,
 					 strerror(-run->ret[i]));

@@ -12,6 +12,7 @@ static const struct probe_proto *const protos[] = {
 	&probe_proto_sockperf,
 	&probe_proto_udp_echo,
 	&probe_proto_icmp,
+	&probe_proto_tcp_syn,
 };
 
 const struct probe_proto *
@@ -280,6 +281,8 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t t1,
 		} else if (p->match(w, buf, &f, &r) == 1) {
 			if (take_reply(w, &r, seq, t1, t4, measured))
 				got = true;
+			if (p->on_reply != NULL)
+				p->on_reply(w, buf, &f);
 		} else {
 			STAT_ADD(w, rx_ignored, 1);
 		}

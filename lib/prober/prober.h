@@ -65,14 +65,19 @@ struct probe_proto {
 		     uint64_t seq, uint64_t t1_unix_ns);
 	int (*match)(struct prober_worker *w, const uint8_t *buf,
 		     const struct codec_frame *f, struct probe_reply *r);
+	/* Optional, after T4: e.g. tcp-syn sends the RST that closes the
+	 * half-open connection. Called for every matched answer. */
+	void (*on_reply)(struct prober_worker *w, const uint8_t *buf,
+			 const struct codec_frame *f);
 };
 
 extern const struct probe_proto probe_proto_stamp;
 extern const struct probe_proto probe_proto_sockperf;
 extern const struct probe_proto probe_proto_udp_echo;
 extern const struct probe_proto probe_proto_icmp;
+extern const struct probe_proto probe_proto_tcp_syn;
 
-/* By name ("stamp", "sockperf", "udp-echo", "icmp"); NULL if unknown. */
+/* By name ("stamp", "sockperf", "udp-echo", "icmp", "tcp-syn"); NULL if unknown. */
 const struct probe_proto *probe_proto_find(const char *name);
 
 struct prober_conf {
@@ -89,6 +94,7 @@ struct prober_conf {
 	bool keep_samples;
 	size_t max_samples;      /* per worker */
 	uint16_t icmp_id;
+	uint32_t tcp_isn_base;   /* tcp-syn: ISN = base ^ seq */
 };
 
 /* Counters: single writer (the worker), read relaxed by the reporter. */

@@ -230,6 +230,14 @@ report_probe_text(const struct report_probe *r, FILE *out)
 		", Warm-up = %" PRIu64 "\n",
 		r->duplicated, r->reordered, r->timeouts, r->rx_ignored,
 		r->warmup);
+	if (r->late != 0 || r->resets != 0)
+		fprintf(out,
+			"  Late answers = %" PRIu64 ", RST answers = %" PRIu64
+			"%s\n",
+			r->late, r->resets,
+			r->resets ? " (the port is closed: RST counted as the "
+				    "answer)"
+				  : "");
 	fprintf(out,
 		"  Minimum = %s, Maximum = %s, Average = %s, Stddev = %s\n",
 		fmt_ns(s.min).s, fmt_ns(s.max).s, fmt_ns(round_ns(s.mean)).s,
@@ -469,6 +477,8 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "reordered", r->reordered, &err);
 	jset_u64(probes, "timeouts", r->timeouts, &err);
 	jset_u64(probes, "rx_ignored", r->rx_ignored, &err);
+	jset_u64(probes, "late", r->late, &err);
+	jset_u64(probes, "resets", r->resets, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset(root, "probes", probes, &err);
 

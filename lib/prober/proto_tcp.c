@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tcp-syn: the latency from a SYN to the SYN-ACK (or RST, when the port is
+ * closed) of any TCP listener, as PsPing's TCP mode measures; then a RST
+ * closes the half-open connection so the peer keeps no state. The probe's
+ * sequence number rides in the ISN (base ^ seq) and comes back as ack - 1.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "prober.h"
+
+#define TCP_PROBE_WINDOW 64240
+#define TCP_PROBE_MSS 1460
+
+static uint32_t
+isn_of(const struct prober_worker *w, uint64_t seq)
+{
+	return w->conf->tcp_isn_base ^ (uint32_t)seq;
+}
+
+static int
+tcp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
+	  uint64_t t1_unix_ns)
+{
+	return codec_build_tcp(buf, cap, &w->flow, isn_of(w, seq), 0,
+			       CODEC_TCP_SYN, TCP_PROBE_WINDOW, TCP_PROBE_MSS);
+}
+
+static int
+tcp_match(struct prober_worker *w, const uint8_t *buf,
+	  const struct codec_frame *f, struct probe_reply *r)
+{
+	uint32_t s32;
+	uint64_t near = w->max_seq_seen + 1, v;
+
+	if (f->ip_version != 4 || f->ip_proto != CODEC_IPPROTO_TCP ||
+	    f->is_fragment || f->src4 != w->flow.dst4 ||
+	    f->dst4 != w->flow.src4 || f->sport != w->flow.dport ||
+	    f->dport != w->flow.sport || !(f->tcp_flags & CODEC_TCP_ACK))
+		return 0;
+	if ((f->tcp_flags & (CODEC_TCP_SYN | CODEC_TCP_RST)) == 0)
+		return 0;
+	s32 = (f->tcp_ack - 1) ^ w->conf->tcp_isn_base;
+	v = (near & ~0xffffffffull) | s32;
+	if (v > near + 0x80000000ull && v >= 0x100000000ull)
+		v -= 0x100000000ull;
+	r->seq = v;
+	r->is_reset = (f->tcp_flags & CODEC_TCP_RST) != 0;
+	return 1;
+}
+
+/* RFC 793: a RST whose sequence number is the ACK we got resets the peer's
+ * half-open connection. */
+static void
+tcp_on_reply(struct prober_worker *w, const uint8_t *buf,
+	     const struct codec_frame *f)
+{
+	struct io_queue *q = w->q;
+	struct rte_mbuf *m;
+	int len;
+
+	if (!(f->tcp_flags & CODEC_TCP_SYN) || (f->tcp_flags & CODEC_TCP_RST))
+		return;
+	m = q->ops->alloc(q);
+	if (m == NULL)
+		return;
+	len = codec_build_tcp(rte_pktmbuf_mtod(m, uint8_t *),
+			      rte_pktmbuf_tailroom(m), &w->flow, f->tcp_ack, 0,
+			      CODEC_TCP_RST, 0, 0);
+	if (len < 0) {
+		q->ops->free(q, m);
+		return;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	io_tx_all(q, &m, 1);
+}
+
+const struct probe_proto probe_proto_tcp_syn = {
+	.name = "tcp-syn",
+	.default_port = 80,
+	.min_size = 0,
+	.build = tcp_build,
+	.match = tcp_match,
+	.on_reply = tcp_on_reply,
+};
