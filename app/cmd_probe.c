@@ -14,6 +14,7 @@
 #include <rte_lcore.h>
 
 #include "app.h"
+#include "capture.h"
 #include "cli.h"
 #include "loopback.h"
 #include "port.h"
@@ -40,7 +41,7 @@ struct probe_opts {
 	uint64_t edges_ns[CLI_MAX_EDGES];
 	unsigned n_edges;
 	uint16_t port_id;
-	const char *json, *samples, *target_str;
+	const char *json, *samples, *pcap, *target_str;
 	bool quiet;
 	bool loopback;
 };
@@ -74,6 +75,8 @@ probe_usage(FILE *f)
 	      "  --port-id N          DPDK port to use (default 0)\n"
 	      "  --json FILE          JSON report ('-' = stdout)\n"
 	      "  --samples FILE       every probe as CSV: seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
+	      "  --pcap FILE          every probe and answer as pcapng (first 256 bytes),\n"
+	      "                       TSC timestamps; copies taken outside T1..T4\n"
 	      "  --calibrate T        TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet          no live line on stderr\n"
 	      "  --loopback           answer our own probes in this process: for ports\n"
@@ -109,6 +112,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"port-id", required_argument, NULL, 'P'},
 		{"json", required_argument, NULL, 'j'},
 		{"samples", required_argument, NULL, 'S'},
+		{"pcap", required_argument, NULL, 'W'},
 		{"calibrate", required_argument, NULL, 'C'},
 		{"backend", required_argument, NULL, 'B'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -216,6 +220,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			break;
 		case 'S':
 			o->samples = optarg;
+			break;
+		case 'W':
+			o->pcap = optarg;
 			break;
 		case 'C':
 			if (cli_parse_duration_ns(optarg, &o->calib_ns) ||
@@ -408,6 +415,7 @@ cmd_probe(int argc, char **argv)
 	struct probe_run *run = NULL;
 	struct live lv;
 	struct codec_mac peer;
+	struct capture *cap = NULL;
 	struct timespec t0, t1;
 	unsigned lcore, i, nw;
 
@@ -513,6 +521,17 @@ cmd_probe(int argc, char **argv)
 		}
 	}
 	conf.flow.dst_mac = peer;
+
+	if (o.pcap != NULL) {
+		cap = capture_open(o.pcap, o.port_id, nw, err, sizeof(err));
+		if (cap == NULL) {
+			app_err("--pcap: %s", err);
+			ret = EXIT_RUNTIME;
+			goto port;
+		}
+		conf.capture.fn = capture_packet;
+		conf.capture.arg = cap;
+	}
 
 	/* Split -n across the lcores; the first ones take the remainder. */
 	i = 0;
@@ -661,6 +680,20 @@ cmd_probe(int argc, char **argv)
 		if (o.samples != NULL &&
 		    app_write_file(o.samples, write_samples, run) != EXIT_OK)
 			ret = EXIT_RUNTIME;
+		if (cap != NULL) {
+			uint64_t dropped;
+			int64_t n = capture_close(cap, &dropped);
+
+			cap = NULL;
+			if (n < 0) {
+				app_err("--pcap %s: %s", o.pcap, strerror((int)-n));
+				ret = EXIT_RUNTIME;
+			} else if (dropped != 0) {
+				app_warn("--pcap: %llu packets not captured "
+					 "(capture pool empty)",
+					 (unsigned long long)dropped);
+			}
+		}
 		if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 			ret = EXIT_ALL_LOST;
 hist_out:
@@ -675,6 +708,11 @@ workers:
 			loopback_io_fini(&run->lo[i]);
 	}
 port:
+	if (cap != NULL) {
+		uint64_t dropped;
+
+		(void)capture_close(cap, &dropped);
+	}
 	port_close(&port);
 eal:
 	free(run);

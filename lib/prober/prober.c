@@ -41,10 +41,14 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);
 	if (c->keep_samples) {
-		w->cap_samples = 4096;
-		w->samples = malloc(w->cap_samples * sizeof(*w->samples));
-		if (w->samples == NULL)
-			return -ENOMEM;
+		/* Never more than max_samples, even at first. */
+		w->cap_samples = c->max_samples < 4096 ? c->max_samples : 4096;
+		if (w->cap_samples != 0) {
+			w->samples =
+				malloc(w->cap_samples * sizeof(*w->samples));
+			if (w->samples == NULL)
+				return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -204,16 +208,19 @@ keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
 	s->network_rtt_ns = net;
 }
 
-/* One answer of ours: record it if it is the probe in flight. */
+/*
+ * One answer of ours: record it if it is the probe in flight (seq;
+ * UINT64_MAX when none). Only seqs below next were ever sent.
+ */
 static bool
 take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
-	   uint64_t t1, uint64_t t4, bool measured)
+	   uint64_t next, uint64_t t1, uint64_t t4, bool measured)
 {
 	const struct prober_conf *c = w->conf;
 	uint64_t rtt, turn, net;
 	int64_t net_sample = -1;
 
-	if (r->seq > seq) {
+	if (r->seq >= next) {
 		STAT_ADD(w, rx_ignored, 1); /* we never sent it */
 		return false;
 	}
@@ -250,7 +257,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 
 /* Drain the rx queue; true when the probe in flight (seq) was answered. */
 static bool
-poll_replies(struct prober_worker *w, uint64_t seq, uint64_t t1,
+poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	     bool measured)
 {
 	struct rte_mbuf *pkts[PROBER_BURST];
@@ -271,6 +278,9 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t t1,
 		struct probe_reply r;
 
 		memset(&r, 0, sizeof(r));
+		if (w->conf->capture.fn != NULL)
+			w->conf->capture.fn(w->conf->capture.arg, w->index,
+					    pkts[i], t4, false);
 		if (pkts[i]->nb_segs != 1 ||
 		    codec_parse_frame(buf, pkts[i]->data_len, &f) != 0) {
 			STAT_ADD(w, rx_ignored, 1);
@@ -279,7 +289,7 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t t1,
 					       w->flow.src4))
 				STAT_ADD(w, rx_ignored, 1);
 		} else if (p->match(w, buf, &f, &r) == 1) {
-			if (take_reply(w, &r, seq, t1, t4, measured))
+			if (take_reply(w, &r, seq, next, t1, t4, measured))
 				got = true;
 			if (p->on_reply != NULL)
 				p->on_reply(w, buf, &f);
@@ -322,7 +332,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		/* Pacing: keep draining (late answers, ARP) while we wait. */
 		while (c->interval_cycles != 0 && !*stop &&
 		       q->ops->clock(q) < next_send)
-			poll_replies(w, UINT64_MAX, 0, false);
+			poll_replies(w, UINT64_MAX, seq, 0, false);
 
 		m = q->ops->alloc(q);
 		if (m == NULL) {
@@ -341,6 +351,9 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		}
 		m->data_len = (uint16_t)len;
 		m->pkt_len = (uint32_t)len;
+		if (c->capture.fn != NULL)
+			c->capture.fn(c->capture.arg, w->index, m,
+				      q->ops->clock(q), true);
 
 		t1 = q->ops->clock_start(q);
 		if (io_tx(q, &m, 1) != 1) {
@@ -351,7 +364,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		}
 		next_send = t1 + c->interval_cycles;
 		for (;;) {
-			if (poll_replies(w, seq, t1, measured)) {
+			if (poll_replies(w, seq, seq + 1, t1, measured)) {
 				got = true;
 				break;
 			}

@@ -19,6 +19,8 @@
 #include "report.h"
 #include "timing.h"
 
+struct rte_mbuf;
+
 #define PROBER_BURST 32
 #define PROBER_DUP_WINDOW 4096 /* sequence numbers tracked for duplicates */
 
@@ -80,8 +82,20 @@ extern const struct probe_proto probe_proto_tcp_syn;
 /* By name ("stamp", "sockperf", "udp-echo", "icmp", "tcp-syn"); NULL if unknown. */
 const struct probe_proto *probe_proto_find(const char *name);
 
+/*
+ * Optional capture of every probe and answer (--pcap): called before T1 for
+ * a probe (tx = true, the mbuf is about to be sent and must not be kept) and
+ * after T4 for an answer. The hook copies what it needs.
+ */
+struct prober_capture {
+	void (*fn)(void *arg, unsigned worker, const struct rte_mbuf *m,
+		   uint64_t tsc, bool tx);
+	void *arg;
+};
+
 struct prober_conf {
 	const struct probe_proto *proto;
+	struct prober_capture capture;
 	struct codec_flow flow;  /* worker i uses flow.sport + i */
 	unsigned size;           /* probe payload bytes (-l) */
 	uint64_t count;          /* probes for this worker; 0 = until deadline */

@@ -70,6 +70,8 @@ widen_seq32(uint32_t s, uint64_t near)
 
 	if (v > near + 0x80000000ull && v >= 0x100000000ull)
 		v -= 0x100000000ull;
+	else if (v + 0x80000000ull < near)
+		v += 0x100000000ull;
 	return v;
 }
 
