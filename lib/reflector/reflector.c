@@ -32,6 +32,8 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_DROP_TX] = "dropped.tx_full",
 	[RC_DROP_NOMBUF] = "dropped.no_mbuf",
 	[RC_STATEFUL_FULL] = "stateful_table_full",
+	[RC_DROP_SOURCE] = "dropped.bad_source",
+	[RC_DROP_LOOP_PORT] = "dropped.loop_port",
 };
 
 const char *
@@ -149,6 +151,36 @@ struct pending_stamp {
 };
 
 /*
+ * A datagram from a port that itself answers everything (another reflector,
+ * echo, chargen, daytime, quote, time) would start an endless exchange
+ * (the classic echo/chargen loop, CVE-1999-0103): never answer one.
+ */
+static bool
+is_loop_port(const struct reflector_conf *c, uint16_t sport)
+{
+	switch (sport) {
+	case 7:
+	case 13:
+	case 17:
+	case 19:
+	case 37:
+		return true;
+	default:
+		return sport == c->stamp_port || sport == c->sockperf_port ||
+		       sport == c->echo_port;
+	}
+}
+
+/* Multicast and broadcast sources (MAC group bit, IPv4 class D/E or
+ * limited broadcast) are never answered. */
+static bool
+is_bad_source(const struct codec_frame *f)
+{
+	return (f->src.b[0] & 1) != 0 || f->src4 >= 0xe0000000u ||
+	       f->src4 == 0;
+}
+
+/*
  * Decide what to do with one received frame: returns true when buf was
  * turned into an answer in place (its checksums still to be set by the
  * caller for STAMP), false when the frame is to be dropped.
@@ -161,6 +193,10 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	uint8_t *pl = buf + f->payload_off;
 
 	*is_stamp = false;
+	if (is_loop_port(c, f->sport)) {
+		count(w, RC_DROP_LOOP_PORT, 1);
+		return false;
+	}
 	if (c->stamp_port != 0 && f->dport == c->stamp_port) {
 		struct stamp_sender s;
 		struct stamp_reflect_opts o;
@@ -217,6 +253,10 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	}
 	if (!codec_ipv4_csum_ok(buf, f)) {
 		count(w, RC_DROP_IP_CSUM, 1);
+		return false;
+	}
+	if (is_bad_source(f)) {
+		count(w, RC_DROP_SOURCE, 1);
 		return false;
 	}
 	if (f->is_fragment) {

@@ -44,6 +44,8 @@ enum reflector_counter {
 	RC_DROP_TX,          /* answers the tx queue did not take */
 	RC_DROP_NOMBUF,      /* no mbuf for an ARP answer */
 	RC_STATEFUL_FULL,    /* stateful: session table full, answered stateless */
+	RC_DROP_SOURCE,      /* multicast/broadcast source: answering would flood */
+	RC_DROP_LOOP_PORT,   /* from a port that answers too (echo/chargen/...): loop */
 	RC__COUNT
 };
 

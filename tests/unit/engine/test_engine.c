@@ -1221,7 +1221,55 @@ bf_lldp(uint8_t *buf, size_t cap)
 	return len;
 }
 
+/* Echo from another echo server's port 7: answering would loop forever. */
+static size_t
+bf_from_echo_port(uint8_t *buf, size_t cap)
+{
+	struct codec_flow fl = flow_to_reflector(7, 7);
+	uint8_t pl[32] = {0};
+
+	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+}
+
+/* STAMP from another reflector's port 862. */
+static size_t
+bf_stamp_from_stamp_port(uint8_t *buf, size_t cap)
+{
+	struct codec_flow fl = flow_to_reflector(STAMP_PORT, STAMP_PORT);
+	uint8_t pl[STAMP_BASE_LEN] = {0};
+
+	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+}
+
+/* A broadcast source MAC: an answer would go to everyone. */
+static size_t
+bf_broadcast_source(uint8_t *buf, size_t cap)
+{
+	struct codec_flow fl = flow_to_reflector(40000, 7);
+	uint8_t pl[32] = {0};
+
+	memset(fl.src_mac.b, 0xff, sizeof(fl.src_mac.b));
+	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+}
+
+/* A multicast source IP (224.0.0.1). */
+static size_t
+bf_multicast_source_ip(uint8_t *buf, size_t cap)
+{
+	struct codec_flow fl = flow_to_reflector(40000, 7);
+	uint8_t pl[32] = {0};
+
+	fl.src4 = 0xe0000001u;
+	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+}
+
 static const struct bad_frame bad_frames[] = {
+	{"UDP echo from port 7 (echo loop)", RC_DROP_LOOP_PORT,
+	 bf_from_echo_port},
+	{"STAMP from port 862 (reflector loop)", RC_DROP_LOOP_PORT,
+	 bf_stamp_from_stamp_port},
+	{"broadcast source MAC", RC_DROP_SOURCE, bf_broadcast_source},
+	{"multicast source IP", RC_DROP_SOURCE, bf_multicast_source_ip},
 	{"random bytes, short", RC_DROP_MALFORMED, bf_short},
 	{"random bytes, bad IHL", RC_DROP_MALFORMED, bf_random},
 	{"truncated IPv4 header", RC_DROP_MALFORMED, bf_truncated_ipv4},
