@@ -32,8 +32,7 @@ struct app_clock {
  * the clock from the measured rate. Prints the one-line error itself and
  * returns an exit code (EXIT_OK or EXIT_TSC).
  */
-int app_clock_setup(struct app_clock *c, uint64_t window_ns,
-		    uint64_t dpdk_hz);
+int app_clock_setup(struct app_clock *c, uint64_t window_ns, uint64_t dpdk_hz);
 void app_clock_report(const struct app_clock *c, struct report_tsc *t);
 
 /* EAL init with our argv; EXIT_OK or EXIT_SETUP (message printed). */

@@ -17,7 +17,7 @@
 #include "capture.h"
 
 #define CAPTURE_BATCH 64
-#define CAPTURE_SNAP 256 /* bytes kept per packet: all headers + STAMP */
+#define CAPTURE_SNAP  256 /* bytes kept per packet: all headers + STAMP */
 
 struct capture_batch {
 	struct rte_mbuf *m[CAPTURE_BATCH];
@@ -37,8 +37,8 @@ struct capture {
 };
 
 struct capture *
-capture_open(const char *path, uint16_t port_id, unsigned n_workers,
-	     char *err, unsigned err_len)
+capture_open(const char *path, uint16_t port_id, unsigned n_workers, char *err,
+	     unsigned err_len)
 {
 	struct capture *c;
 	char name[RTE_MEMPOOL_NAMESIZE];
@@ -53,9 +53,10 @@ capture_open(const char *path, uint16_t port_id, unsigned n_workers,
 	c->n_workers = n_workers;
 	pthread_mutex_init(&c->lock, NULL);
 	snprintf(name, sizeof(name), "lp_pcap_%u", port_id);
-	c->pool = rte_pktmbuf_pool_create(name, 4096 * n_workers, 0, 0,
-					  (uint16_t)rte_pcapng_mbuf_size(CAPTURE_SNAP),
-					  (int)rte_socket_id());
+	c->pool = rte_pktmbuf_pool_create(
+		name, 4096 * n_workers, 0, 0,
+		(uint16_t)rte_pcapng_mbuf_size(CAPTURE_SNAP),
+		(int)rte_socket_id());
 	if (c->pool == NULL) {
 		snprintf(err, err_len, "no memory for the capture pool: %s",
 			 rte_strerror(rte_errno));
@@ -70,8 +71,8 @@ capture_open(const char *path, uint16_t port_id, unsigned n_workers,
 		free(c);
 		return NULL;
 	}
-	c->pcap = rte_pcapng_fdopen(fd, NULL, NULL, "latprobe " LATPROBE_VERSION,
-				    NULL);
+	c->pcap = rte_pcapng_fdopen(fd, NULL, NULL,
+				    "latprobe " LATPROBE_VERSION, NULL);
 	if (c->pcap == NULL) {
 		snprintf(err, err_len, "rte_pcapng_fdopen(%s): %s", path,
 			 rte_strerror(rte_errno));
@@ -117,15 +118,13 @@ capture_packet(void *arg, unsigned worker, const struct rte_mbuf *m,
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
 	/* 23.11 takes the timestamp itself (now); ours is a few ns earlier. */
 	(void)tsc;
-	copy = rte_pcapng_copy(c->port_id, worker, m, c->pool, CAPTURE_SNAP,
-			       tx ? RTE_PCAPNG_DIRECTION_OUT
-				  : RTE_PCAPNG_DIRECTION_IN,
-			       NULL);
+	copy = rte_pcapng_copy(
+		c->port_id, worker, m, c->pool, CAPTURE_SNAP,
+		tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN, NULL);
 #else
-	copy = rte_pcapng_copy(c->port_id, worker, m, c->pool, CAPTURE_SNAP,
-			       tsc,
-			       tx ? RTE_PCAPNG_DIRECTION_OUT
-				  : RTE_PCAPNG_DIRECTION_IN);
+	copy = rte_pcapng_copy(
+		c->port_id, worker, m, c->pool, CAPTURE_SNAP, tsc,
+		tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN);
 #endif
 	if (copy == NULL) {
 		b->dropped++;

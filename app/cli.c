@@ -106,8 +106,7 @@ cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len)
 }
 
 int
-cli_parse_target(const char *s, uint32_t *addr, uint16_t *port,
-		 bool *has_port)
+cli_parse_target(const char *s, uint32_t *addr, uint16_t *port, bool *has_port)
 {
 	char buf[32];
 	const char *colon = strchr(s, ':');
@@ -202,7 +201,8 @@ push(char ***v, int *n, int *cap, const char *s)
 	return 0;
 }
 
-/* Profile format: EAL options separated by white space; '#' starts a comment. */
+/* Profile format: EAL options separated by white space; '#' starts a comment.
+ */
 static int
 push_profile(char ***v, int *n, int *cap, const char *name, char *err,
 	     unsigned err_len)
@@ -212,9 +212,11 @@ push_profile(char ***v, int *n, int *cap, const char *name, char *err,
 	int ret = 0;
 
 	if (f == NULL) {
-		snprintf(err, err_len, "profile '%s' not found (looked in "
-			 "$LATPROBE_PROFILE_DIR, the source tree's dpdk-config/, "
-			 LATPROBE_DATADIR ")", name);
+		snprintf(err, err_len,
+			 "profile '%s' not found (looked in "
+			 "$LATPROBE_PROFILE_DIR, the source tree's "
+			 "dpdk-config/, " LATPROBE_DATADIR ")",
+			 name);
 		return -ENOENT;
 	}
 	while (ret == 0 && fgets(line, sizeof(line), f) != NULL) {
@@ -255,10 +257,11 @@ cli_split_args(int argc, char **argv, const char *prog, int *eal_argc,
 	for (int i = 0; ret == 0 && i < (sep >= 0 ? sep : 0); i++) {
 		if (strcmp(argv[i], "--profile") == 0 ||
 		    strncmp(argv[i], "--profile=", 10) == 0) {
-			const char *name = argv[i][9] == '=' ? argv[i] + 10
-							      : argv[i + 1];
+			const char *name =
+				argv[i][9] == '=' ? argv[i] + 10 : argv[i + 1];
 
-			if (name == NULL || (argv[i][9] != '=' && i + 1 >= sep)) {
+			if (name == NULL ||
+			    (argv[i][9] != '=' && i + 1 >= sep)) {
 				snprintf(err, err_len,
 					 "--profile needs a name");
 				ret = -EINVAL;

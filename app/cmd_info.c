@@ -17,15 +17,21 @@ info_usage(FILE *f)
 {
 	fputs("usage: latprobe info [EAL options] -- [--calibrate DURATION]\n"
 	      "\n"
-	      "Prints the TSC facts every latency depends on (rate measured against\n"
-	      "CLOCK_MONOTONIC_RAW, its difference to DPDK's rte_get_tsc_hz() in ppm,\n"
-	      "invariance, cost of a read) and, for every DPDK port the EAL options\n"
-	      "bring up, its driver, MAC, link, queues, MTU, offloads and whether it\n"
+	      "Prints the TSC facts every latency depends on (rate measured "
+	      "against\n"
+	      "CLOCK_MONOTONIC_RAW, its difference to DPDK's rte_get_tsc_hz() "
+	      "in ppm,\n"
+	      "invariance, cost of a read) and, for every DPDK port the EAL "
+	      "options\n"
+	      "bring up, its driver, MAC, link, queues, MTU, offloads and "
+	      "whether it\n"
 	      "can timestamp received packets in hardware.\n"
 	      "\n"
-	      "  --calibrate DURATION  calibration window (default 1s; e.g. 200ms)\n"
+	      "  --calibrate DURATION  calibration window (default 1s; e.g. "
+	      "200ms)\n"
 	      "\n"
-	      "Without EAL options, the EAL starts with no PCI bus and no hugepages.\n"
+	      "Without EAL options, the EAL starts with no PCI bus and no "
+	      "hugepages.\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe info\n"
@@ -58,8 +64,14 @@ cmd_info(int argc, char **argv)
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
-	char *def_eal[] = {"latprobe", "--no-pci", "--no-huge", "-m", "64",
-			   "--no-shconf", "--log-level=lib.eal:error", NULL};
+	char *def_eal[] = {"latprobe",
+			   "--no-pci",
+			   "--no-huge",
+			   "-m",
+			   "64",
+			   "--no-shconf",
+			   "--log-level=lib.eal:error",
+			   NULL};
 	char **eal_argv, **app_argv, err[512] = "";
 	int eal_argc, app_argc, ret, c;
 	bool sep;
@@ -68,7 +80,8 @@ cmd_info(int argc, char **argv)
 	uint16_t pid, n_ports = 0;
 
 	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
 			info_usage(stdout);
 			return EXIT_OK;
 		}
@@ -85,14 +98,17 @@ cmd_info(int argc, char **argv)
 		switch (c) {
 		case 'c':
 			if (cli_parse_duration_ns(optarg, &window_ns) != 0 ||
-			    window_ns < 10000000ull || window_ns > 60000000000ull) {
+			    window_ns < 10000000ull ||
+			    window_ns > 60000000000ull) {
 				app_err("--calibrate wants a duration between "
-					"10ms and 60s, not '%s'", optarg);
+					"10ms and 60s, not '%s'",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		default:
-			app_err("unknown option '%s' (try 'latprobe info --help')",
+			app_err("unknown option '%s' (try 'latprobe info "
+				"--help')",
 				app_argv[optind - 1]);
 			return EXIT_USAGE;
 		}
@@ -111,32 +127,35 @@ cmd_info(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	printf("TSC\n");
-	printf("  measured rate      %.6f MHz over %.3f s of CLOCK_MONOTONIC_RAW "
+	printf("  measured rate      %.6f MHz over %.3f s of "
+	       "CLOCK_MONOTONIC_RAW "
 	       "(spread %.3f ppm)\n",
 	       (double)clk.cal.hz / 1e6, (double)clk.cal.window_ns / 1e9,
 	       clk.cal.spread_ppm);
 	printf("  rte_get_tsc_hz()   %.6f MHz (%+.1f ppm against the measured "
 	       "rate)\n",
 	       (double)clk.dpdk_hz / 1e6, clk.cal.ppm_vs_reference);
-	printf("  invariant          %s (cpuid %s, constant_tsc %s, nonstop_tsc "
+	printf("  invariant          %s (cpuid %s, constant_tsc %s, "
+	       "nonstop_tsc "
 	       "%s, tsc_reliable %s)\n",
 	       clk.inv.invariant ? "yes" : "NO",
 	       clk.inv.cpuid_invariant ? "yes" : "no",
 	       clk.inv.constant_tsc ? "yes" : "no",
 	       clk.inv.nonstop_tsc ? "yes" : "no",
 	       clk.inv.tsc_reliable ? "yes" : "no");
-	printf("  rdtscp (CPUID)     %s\n", clk.inv.rdtscp ? "yes" : "no (not used: lfence;rdtsc;lfence)");
+	printf("  rdtscp (CPUID)     %s\n",
+	       clk.inv.rdtscp ? "yes" : "no (not used: lfence;rdtsc;lfence)");
 	printf("  clocksource        %s\n",
 	       clk.inv.clocksource[0] ? clk.inv.clocksource : "unknown");
 	printf("  read cost          rdtsc %.0f, lfence;rdtsc %.0f, "
 	       "lfence;rdtsc;lfence %.0f cycles (%.1f / %.1f / %.1f ns)\n",
 	       clk.cost.plain_cycles, clk.cost.start_cycles,
-	       clk.cost.end_cycles, clk.cost.plain_cycles * 1e9 / (double)clk.clock.hz,
+	       clk.cost.end_cycles,
+	       clk.cost.plain_cycles * 1e9 / (double)clk.clock.hz,
 	       clk.cost.start_cycles * 1e9 / (double)clk.clock.hz,
 	       clk.cost.end_cycles * 1e9 / (double)clk.clock.hz);
 
-	RTE_ETH_FOREACH_DEV(pid)
-	{
+	RTE_ETH_FOREACH_DEV (pid) {
 		struct port_facts f;
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
@@ -159,8 +178,9 @@ cmd_info(int argc, char **argv)
 		print_offloads("rx", f.rx_offload_capa, 1);
 		print_offloads("tx", f.tx_offload_capa, 0);
 		printf("    hardware rx timestamp: %s\n",
-		       f.rx_timestamp_capa ? "yes (RTE_ETH_RX_OFFLOAD_TIMESTAMP)"
-					   : "no (TSC after rx_burst is used)");
+		       f.rx_timestamp_capa
+			       ? "yes (RTE_ETH_RX_OFFLOAD_TIMESTAMP)"
+			       : "no (TSC after rx_burst is used)");
 	}
 	if (n_ports == 0)
 		printf("no DPDK ports (give EAL options, e.g. --profile NAME, "

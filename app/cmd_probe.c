@@ -29,7 +29,7 @@ struct probe_opts {
 	uint16_t dport, sport;
 	struct codec_mac peer_mac;
 	const struct probe_proto *proto;
-	uint64_t count;        /* 0 = until -t */
+	uint64_t count; /* 0 = until -t */
 	uint64_t duration_ns;
 	uint64_t size;
 	uint64_t warmup;
@@ -49,46 +49,75 @@ struct probe_opts {
 static void
 probe_usage(FILE *f)
 {
-	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN [options] TARGET[:PORT]\n"
+	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN "
+	      "[options] TARGET[:PORT]\n"
 	      "\n"
-	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read right before\n"
-	      "tx and right after the rx burst that brings the answer, on the same lcore.\n"
-	      "Every latency goes into a per-lcore histogram; the report merges them.\n"
+	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read "
+	      "right before\n"
+	      "tx and right after the rx burst that brings the answer, on the "
+	      "same lcore.\n"
+	      "Every latency goes into a per-lcore histogram; the report "
+	      "merges them.\n"
 	      "\n"
-	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port (required)\n"
-	      "  --proto P            stamp (default, UDP 862), sockperf (11111),\n"
-	      "                       udp-echo (7), icmp, or tcp-syn (80: SYN to\n"
-	      "                       SYN-ACK or RST of any listener, then RST)\n"
-	      "  -n COUNT             probes to measure (default 10000; with -t: no limit)\n"
-	      "  -t DURATION          measure for this long (e.g. 10, 1.5s, 500ms)\n"
-	      "  -l SIZE              probe payload bytes, 'k' suffix ok (default: the\n"
+	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port "
+	      "(required)\n"
+	      "  --proto P            stamp (default, UDP 862), sockperf "
+	      "(11111),\n"
+	      "                       udp-echo (7), icmp, or tcp-syn (80: SYN "
+	      "to\n"
+	      "                       SYN-ACK or RST of any listener, then "
+	      "RST)\n"
+	      "  -n COUNT             probes to measure (default 10000; with "
+	      "-t: no limit)\n"
+	      "  -t DURATION          measure for this long (e.g. 10, 1.5s, "
+	      "500ms)\n"
+	      "  -l SIZE              probe payload bytes, 'k' suffix ok "
+	      "(default: the\n"
 	      "                       protocol's minimum, 44 for STAMP)\n"
-	      "  -w COUNT             warm-up probes, sent first and not recorded (default 100)\n"
-	      "  -i INTERVAL          time between probe starts (default 0 = back to back;\n"
-	      "                       PsPing's default is 1s); e.g. 0.001, 100us\n"
-	      "  -h N | E1,E2,...     bucket table: N equal buckets between min and max, or\n"
-	      "                       upper edges in microseconds (default 20)\n"
-	      "  --timeout T          a probe not answered by then is lost (default 200ms)\n"
+	      "  -w COUNT             warm-up probes, sent first and not "
+	      "recorded (default 100)\n"
+	      "  -i INTERVAL          time between probe starts (default 0 = "
+	      "back to back;\n"
+	      "                       PsPing's default is 1s); e.g. 0.001, "
+	      "100us\n"
+	      "  -h N | E1,E2,...     bucket table: N equal buckets between "
+	      "min and max, or\n"
+	      "                       upper edges in microseconds (default "
+	      "20)\n"
+	      "  --timeout T          a probe not answered by then is lost "
+	      "(default 200ms)\n"
 	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
-	      "  --arp-timeout T      give up resolving the peer after T (default 3s)\n"
-	      "  --sport N            UDP source port of lcore 0 (+1 per lcore; default 40000)\n"
+	      "  --arp-timeout T      give up resolving the peer after T "
+	      "(default 3s)\n"
+	      "  --sport N            UDP source port of lcore 0 (+1 per "
+	      "lcore; default 40000)\n"
 	      "  --port-id N          DPDK port to use (default 0)\n"
 	      "  --json FILE          JSON report ('-' = stdout)\n"
-	      "  --samples FILE       every probe as CSV: seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
-	      "  --pcap FILE          every probe and answer as pcapng (first 256 bytes),\n"
-	      "                       TSC timestamps; copies taken outside T1..T4\n"
+	      "  --samples FILE       every probe as CSV: "
+	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
+	      "  --pcap FILE          every probe and answer as pcapng (first "
+	      "256 bytes),\n"
+	      "                       TSC timestamps; copies taken outside "
+	      "T1..T4\n"
 	      "  --calibrate T        TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet          no live line on stderr\n"
-	      "  --loopback           answer our own probes in this process: for ports\n"
-	      "                       whose tx comes back on rx (net_ring, --profile ring)\n"
-	      "  --backend kernel     kernel UDP sockets instead of DPDK (not implemented yet)\n"
+	      "  --loopback           answer our own probes in this process: "
+	      "for ports\n"
+	      "                       whose tx comes back on rx (net_ring, "
+	      "--profile ring)\n"
+	      "  --backend kernel     kernel UDP sockets instead of DPDK (not "
+	      "implemented yet)\n"
 	      "\n"
 	      "examples:\n"
-	      "  latprobe probe --profile veth-afxdp-probe -- --addr 198.18.0.1/24 \\\n"
+	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
+	      "198.18.0.1/24 \\\n"
 	      "          -n 10000 -h 20 198.18.0.2\n"
-	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 \\\n"
-	      "          --peer-mac 02:00:00:00:00:02 -t 10 --json out.json 198.18.0.2\n"
-	      "  latprobe probe ... -- --addr 198.18.0.1/24 --proto icmp -l 56 -i 1 -n 10 198.18.0.2\n",
+	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
+	      "\\\n"
+	      "          --peer-mac 02:00:00:00:00:02 -t 10 --json out.json "
+	      "198.18.0.2\n"
+	      "  latprobe probe ... -- --addr 198.18.0.1/24 --proto icmp -l 56 "
+	      "-i 1 -n 10 198.18.0.2\n",
 	      f);
 }
 
@@ -174,7 +203,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			break;
 		case 'i':
 			if (cli_parse_duration_ns(optarg, &o->interval_ns))
-				return bad("-i", "an interval (0, 0.001, 100us)",
+				return bad("-i",
+					   "an interval (0, 0.001, 100us)",
 					   optarg);
 			break;
 		case 'h':
@@ -189,7 +219,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			break;
 		case 'T':
 			if (cli_parse_duration_ns(optarg, &o->timeout_ns) ||
-			    o->timeout_ns < 1000 || o->timeout_ns > 60000000000ull)
+			    o->timeout_ns < 1000 ||
+			    o->timeout_ns > 60000000000ull)
 				return bad("--timeout", "a duration 1us..60s",
 					   optarg);
 			break;
@@ -207,12 +238,14 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			break;
 		case 's':
 			if (cli_parse_u64(optarg, 1, 65535 - 64, &v))
-				return bad("--sport", "a port 1..65471", optarg);
+				return bad("--sport", "a port 1..65471",
+					   optarg);
 			o->sport = (uint16_t)v;
 			break;
 		case 'P':
 			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1, &v))
-				return bad("--port-id", "a port number", optarg);
+				return bad("--port-id", "a port number",
+					   optarg);
 			o->port_id = (uint16_t)v;
 			break;
 		case 'j':
@@ -227,13 +260,15 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'C':
 			if (cli_parse_duration_ns(optarg, &o->calib_ns) ||
 			    o->calib_ns < 10000000ull)
-				return bad("--calibrate", "at least 10ms", optarg);
+				return bad("--calibrate", "at least 10ms",
+					   optarg);
 			break;
 		case 'B':
 			if (strcmp(optarg, "dpdk") == 0)
 				break;
 			if (strcmp(optarg, "kernel") == 0) {
-				app_err("--backend kernel is not implemented yet "
+				app_err("--backend kernel is not implemented "
+					"yet "
 					"(only dpdk)");
 				return -1;
 			}
@@ -284,7 +319,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	if (!o->have_port)
 		o->dport = o->proto->default_port;
 	if (!o->have_addr) {
-		app_err("--addr A.B.C.D/LEN is required (our address on the port)");
+		app_err("--addr A.B.C.D/LEN is required (our address on the "
+			"port)");
 		return -1;
 	}
 	return 0;
@@ -468,7 +504,8 @@ cmd_probe(int argc, char **argv)
 		goto eal;
 	}
 	if (o.size + 28 > port.mtu) {
-		app_err("-l %llu does not fit the port's MTU %u (IPv4 fragments "
+		app_err("-l %llu does not fit the port's MTU %u (IPv4 "
+			"fragments "
 			"are not implemented yet)",
 			(unsigned long long)o.size, port.mtu);
 		ret = EXIT_USAGE;
@@ -535,8 +572,7 @@ cmd_probe(int argc, char **argv)
 
 	/* Split -n across the lcores; the first ones take the remainder. */
 	i = 0;
-	RTE_LCORE_FOREACH(lcore)
-	{
+	RTE_LCORE_FOREACH (lcore) {
 		run->lcore_worker[lcore] = i;
 		i++;
 	}
@@ -563,7 +599,8 @@ cmd_probe(int argc, char **argv)
 				rc.clock = clk.clock;
 				rc.anchor = clk.anchor;
 				rc.error_estimate = (uint16_t)(12u << 8 | 1u);
-				if (o.dport != 0 && o.proto == &probe_proto_stamp)
+				if (o.dport != 0 &&
+				    o.proto == &probe_proto_stamp)
 					rc.stamp_port = o.dport;
 				else if (o.dport != 0 &&
 					 o.proto == &probe_proto_sockperf)
@@ -571,7 +608,8 @@ cmd_probe(int argc, char **argv)
 				else if (o.dport != 0 &&
 					 o.proto == &probe_proto_udp_echo)
 					rc.echo_port = o.dport;
-				if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
+				if (loopback_io_init(&run->lo[i], q, &rc) !=
+				    0) {
 					app_err("out of memory");
 					ret = EXIT_RUNTIME;
 					run->n_workers = i;
@@ -647,10 +685,11 @@ cmd_probe(int argc, char **argv)
 				app_warn("lcore %u stopped early: %s", w->lcore,
 					 strerror(-run->ret[i]));
 			if (w->samples_dropped)
-				app_warn("lcore %u: %llu samples not kept "
-					 "(--samples memory cap)",
-					 w->lcore,
-					 (unsigned long long)w->samples_dropped);
+				app_warn(
+					"lcore %u: %llu samples not kept "
+					"(--samples memory cap)",
+					w->lcore,
+					(unsigned long long)w->samples_dropped);
 		}
 		snprintf(tbuf, sizeof(tbuf), "%s:%u", ip, o.dport);
 		rep.proto = o.proto->name;
@@ -686,7 +725,8 @@ cmd_probe(int argc, char **argv)
 
 			cap = NULL;
 			if (n < 0) {
-				app_err("--pcap %s: %s", o.pcap, strerror((int)-n));
+				app_err("--pcap %s: %s", o.pcap,
+					strerror((int)-n));
 				ret = EXIT_RUNTIME;
 			} else if (dropped != 0) {
 				app_warn("--pcap: %llu packets not captured "
@@ -696,7 +736,7 @@ cmd_probe(int argc, char **argv)
 		}
 		if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 			ret = EXIT_ALL_LOST;
-hist_out:
+	hist_out:
 		histogram_destroy(rtt);
 		histogram_destroy(net);
 		histogram_destroy(turn);

@@ -34,28 +34,37 @@ struct reflect_opts {
 static void
 reflect_usage(FILE *f)
 {
-	fputs("usage: latprobe reflect [EAL options] -- --addr A.B.C.D/LEN [options]\n"
+	fputs("usage: latprobe reflect [EAL options] -- --addr A.B.C.D/LEN "
+	      "[options]\n"
 	      "\n"
-	      "Answers probes on one DPDK port, one rx/tx queue pair per lcore:\n"
-	      "ARP for its address, ICMP echo, STAMP (RFC 8762/8972), sockperf\n"
-	      "ping-pong and UDP echo. Everything else is counted by reason and dropped.\n"
+	      "Answers probes on one DPDK port, one rx/tx queue pair per "
+	      "lcore:\n"
+	      "ARP for its address, ICMP echo, STAMP (RFC 8762/8972), "
+	      "sockperf\n"
+	      "ping-pong and UDP echo. Everything else is counted by reason "
+	      "and dropped.\n"
 	      "\n"
 	      "  --addr A.B.C.D/LEN    our IPv4 address (required)\n"
 	      "  --udp-port N          STAMP port (default 862; 0 = off)\n"
 	      "  --sockperf-port N     sockperf port (default 11111; 0 = off)\n"
 	      "  --echo-port N         UDP echo port (default 7; 0 = off)\n"
-	      "  --stateful            STAMP stateful mode: own sequence per session\n"
+	      "  --stateful            STAMP stateful mode: own sequence per "
+	      "session\n"
 	      "  --verify-l4-csum      drop UDP datagrams with a bad checksum\n"
-	      "  -t, --duration T      stop after T (e.g. 30, 500ms; default: until SIGINT)\n"
+	      "  -t, --duration T      stop after T (e.g. 30, 500ms; default: "
+	      "until SIGINT)\n"
 	      "  --port-id N           DPDK port to use (default 0)\n"
-	      "  --json FILE           write the counters as JSON at exit ('-' = stdout)\n"
+	      "  --json FILE           write the counters as JSON at exit ('-' "
+	      "= stdout)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet           no live line on stderr\n"
 	      "\n"
 	      "examples:\n"
-	      "  latprobe reflect --profile veth-afxdp-refl -- --addr 198.18.0.2/24\n"
+	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
+	      "198.18.0.2/24\n"
 	      "  latprobe reflect -l 0 --vdev net_memif0,role=server -- \\\n"
-	      "          --addr 198.18.0.2/24 --stateful -t 60 --json refl.json\n",
+	      "          --addr 198.18.0.2/24 --stateful -t 60 --json "
+	      "refl.json\n",
 	      f);
 }
 
@@ -131,16 +140,20 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->verify_l4 = true;
 			break;
 		case 't':
-			if (cli_parse_duration_ns(optarg, &o->duration_ns) != 0 ||
+			if (cli_parse_duration_ns(optarg, &o->duration_ns) !=
+				    0 ||
 			    o->duration_ns == 0) {
 				app_err("-t wants a duration such as 30, 1.5s "
-					"or 500ms, not '%s'", optarg);
+					"or 500ms, not '%s'",
+					optarg);
 				return -1;
 			}
 			break;
 		case 'P':
-			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1, &v)) {
-				app_err("--port-id wants a port number, not '%s'",
+			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1,
+					  &v)) {
+				app_err("--port-id wants a port number, not "
+					"'%s'",
 					optarg);
 				return -1;
 			}
@@ -152,7 +165,8 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		case 'C':
 			if (cli_parse_duration_ns(optarg, &o->calib_ns) != 0 ||
 			    o->calib_ns < 10000000ull) {
-				app_err("--calibrate wants at least 10ms, not '%s'",
+				app_err("--calibrate wants at least 10ms, not "
+					"'%s'",
 					optarg);
 				return -1;
 			}
@@ -175,7 +189,8 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		return -1;
 	}
 	if (!o->have_addr) {
-		app_err("--addr A.B.C.D/LEN is required (the address to answer for)");
+		app_err("--addr A.B.C.D/LEN is required (the address to answer "
+			"for)");
 		return -1;
 	}
 	return 0;
@@ -286,7 +301,8 @@ cmd_reflect(int argc, char **argv)
 	unsigned lcore, i;
 
 	for (int k = 0; k < argc; k++) {
-		if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+		if (strcmp(argv[k], "--help") == 0 ||
+		    strcmp(argv[k], "-h") == 0) {
 			reflect_usage(stdout);
 			return EXIT_OK;
 		}
@@ -347,8 +363,7 @@ cmd_reflect(int argc, char **argv)
 	conf.error_estimate = (uint16_t)(12u << 8 | 1u);
 
 	i = 0;
-	RTE_LCORE_FOREACH(lcore)
-	{
+	RTE_LCORE_FOREACH (lcore) {
 		run->lcore_worker[lcore] = i;
 		if (reflector_worker_init(&run->w[i], &conf, &port.q[i]) != 0) {
 			app_err("out of memory for the stateful session table");
@@ -361,7 +376,8 @@ cmd_reflect(int argc, char **argv)
 	cli_format_ipv4(o.addr, abuf);
 	snprintf(addr_str, sizeof(addr_str), "%s/%u", abuf, o.prefix);
 	fprintf(stderr,
-		"latprobe reflect: %s on port %u (%s, %s), %u lcore(s); stamp %u "
+		"latprobe reflect: %s on port %u (%s, %s), %u lcore(s); stamp "
+		"%u "
 		"sockperf %u echo %u%s\n",
 		addr_str, o.port_id, port.name, port.driver, run->n_workers,
 		o.stamp_port, o.sockperf_port, o.echo_port,

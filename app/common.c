@@ -71,7 +71,8 @@ app_clock_setup(struct app_clock *c, uint64_t window_ns, uint64_t dpdk_hz)
 			 "across frequency changes");
 	ret = tsc_calibrate(window_ns, dpdk_hz, &c->cal);
 	if (ret != 0) {
-		app_err("TSC calibration against CLOCK_MONOTONIC_RAW failed: %s",
+		app_err("TSC calibration against CLOCK_MONOTONIC_RAW failed: "
+			"%s",
 			strerror(-ret));
 		return EXIT_TSC;
 	}
@@ -101,7 +102,8 @@ int
 app_eal_init(int argc, char **argv)
 {
 	/* rte_eal_init() permutes and overwrites argv entries: give it a
-	 * copy of the pointer array so the caller can still free its strings. */
+	 * copy of the pointer array so the caller can still free its strings.
+	 */
 	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
 	int ret;
 
@@ -115,7 +117,8 @@ app_eal_init(int argc, char **argv)
 
 	if (ret < 0) {
 		app_err("DPDK EAL initialisation failed: %s (check the EAL "
-			"options before '--', hugepages, and that you are root)",
+			"options before '--', hugepages, and that you are "
+			"root)",
 			rte_strerror(rte_errno));
 		return EXIT_SETUP;
 	}

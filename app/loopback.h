@@ -14,8 +14,8 @@
 #include "reflector.h"
 
 struct loopback_io {
-	struct io_queue q;        /* hand this one to the prober */
-	struct io_queue *lower;   /* the port's queue */
+	struct io_queue q;	/* hand this one to the prober */
+	struct io_queue *lower; /* the port's queue */
 	struct reflector_conf conf;
 	struct reflector_worker refl;
 };

@@ -11,22 +11,30 @@ usage(FILE *f)
 	fputs("usage: latprobe SUBCOMMAND [EAL options] -- [options]\n"
 	      "\n"
 	      "Kernel-bypass latency prober (DPDK). Subcommands:\n"
-	      "  reflect   answer probes: STAMP (UDP 862), sockperf (11111), UDP echo (7),\n"
+	      "  reflect   answer probes: STAMP (UDP 862), sockperf (11111), "
+	      "UDP echo (7),\n"
 	      "            ICMP echo and ARP\n"
-	      "  probe     send probes to a reflector and report latency percentiles\n"
-	      "  info      TSC calibration and the capabilities of every DPDK port\n"
+	      "  probe     send probes to a reflector and report latency "
+	      "percentiles\n"
+	      "  info      TSC calibration and the capabilities of every DPDK "
+	      "port\n"
 	      "\n"
-	      "EAL options go before '--'; '--profile NAME' takes them from dpdk-config/NAME.\n"
+	      "EAL options go before '--'; '--profile NAME' takes them from "
+	      "dpdk-config/NAME.\n"
 	      "'latprobe SUBCOMMAND --help' explains each one.\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe info --profile ring --\n"
-	      "  latprobe reflect --profile veth-afxdp-refl -- --addr 198.18.0.2/24\n"
-	      "  latprobe probe --profile veth-afxdp-probe -- --addr 198.18.0.1/24 \\\n"
+	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
+	      "198.18.0.2/24\n"
+	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
+	      "198.18.0.1/24 \\\n"
 	      "          -n 10000 -h 20 198.18.0.2\n"
 	      "\n"
-	      "exit codes: 0 ok, 1 runtime error, 2 usage, 3 peer unreachable,\n"
-	      "            4 EAL/port set-up failed, 5 all probes lost, 6 TSC unusable\n",
+	      "exit codes: 0 ok, 1 runtime error, 2 usage, 3 peer "
+	      "unreachable,\n"
+	      "            4 EAL/port set-up failed, 5 all probes lost, 6 TSC "
+	      "unusable\n",
 	      f);
 }
 
@@ -55,7 +63,9 @@ main(int argc, char **argv)
 		return cmd_probe(argc - 2, argv + 2);
 	if (strcmp(cmd, "reflect") == 0)
 		return cmd_reflect(argc - 2, argv + 2);
-	fprintf(stderr, "latprobe: error: unknown subcommand '%s' "
-		"(try 'latprobe --help')\n", cmd);
+	fprintf(stderr,
+		"latprobe: error: unknown subcommand '%s' "
+		"(try 'latprobe --help')\n",
+		cmd);
 	return EXIT_USAGE;
 }

@@ -29,7 +29,8 @@ struct io_ops {
 	/* A reset single-segment mbuf, or NULL when the pool is empty. */
 	struct rte_mbuf *(*alloc)(struct io_queue *q);
 	void (*free)(struct io_queue *q, struct rte_mbuf *m);
-	/* Timestamp clock in cycles: ordered reads around the measured section. */
+	/* Timestamp clock in cycles: ordered reads around the measured section.
+	 */
 	uint64_t (*clock_start)(struct io_queue *q);
 	uint64_t (*clock_end)(struct io_queue *q);
 	/* Unordered read for loop bookkeeping (timeouts, pacing). */
@@ -41,9 +42,9 @@ struct io_queue {
 	const struct io_ops *ops;
 	uint16_t port_id;
 	uint16_t queue_id;
-	uint16_t mtu;        /* largest L3 packet the port takes */
-	void *pool;          /* struct rte_mempool * for DPDK */
-	void *priv;          /* implementation state (fake) */
+	uint16_t mtu; /* largest L3 packet the port takes */
+	void *pool;   /* struct rte_mempool * for DPDK */
+	void *priv;   /* implementation state (fake) */
 };
 
 static inline uint16_t

@@ -8,7 +8,7 @@
 #include "io_fake.h"
 
 #define FAKE_BUF_SIZE 2048
-#define FAKE_RING 4096
+#define FAKE_RING     4096
 
 struct fake_ring {
 	struct rte_mbuf *slot[FAKE_RING];

@@ -26,8 +26,8 @@ void io_fake_destroy(struct io_fake *f);
 struct io_queue *io_fake_queue(struct io_fake *f, unsigned side);
 
 /* Called after every tx on `side` (with what was sent). */
-void io_fake_set_peer(struct io_fake *f, unsigned side,
-		      void (*hook)(void *arg), void *arg);
+void io_fake_set_peer(struct io_fake *f, unsigned side, void (*hook)(void *arg),
+		      void *arg);
 
 /* Clock: cycles per read (default 100); io_fake_advance moves it on. */
 void io_fake_set_tick(struct io_fake *f, uint64_t cycles);

@@ -123,7 +123,8 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	socket = rte_eth_dev_socket_id(port_id);
 	if (socket < 0)
 		socket = (int)rte_socket_id();
-	/* Every descriptor can hold an mbuf, plus per-lcore caches and slack. */
+	/* Every descriptor can hold an mbuf, plus per-lcore caches and slack.
+	 */
 	n_mbufs = c->n_mbufs ? c->n_mbufs
 			     : (unsigned)nq * (rxd + txd) + 256u * nq + 2048u;
 	snprintf(pool_name, sizeof(pool_name), "lp_pool_%u", port_id);
@@ -140,12 +141,12 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 
 		rxc.offloads = conf.rxmode.offloads;
 		txc.offloads = conf.txmode.offloads;
-		ret = rte_eth_rx_queue_setup(port_id, q, rxd,
-					     (unsigned)socket, &rxc, p->pool);
+		ret = rte_eth_rx_queue_setup(port_id, q, rxd, (unsigned)socket,
+					     &rxc, p->pool);
 		if (ret != 0)
 			goto fail;
-		ret = rte_eth_tx_queue_setup(port_id, q, txd,
-					     (unsigned)socket, &txc);
+		ret = rte_eth_tx_queue_setup(port_id, q, txd, (unsigned)socket,
+					     &txc);
 		if (ret != 0)
 			goto fail;
 	}

@@ -18,13 +18,13 @@
 #define PORT_MAX_QUEUES 16
 
 struct port_conf {
-	uint16_t n_queues;   /* one per worker lcore */
-	uint16_t rx_desc;    /* 0 = 1024 */
-	uint16_t tx_desc;    /* 0 = 1024 */
-	uint16_t mtu;        /* 0 = leave the port's */
-	unsigned n_mbufs;    /* 0 = sized from queues and descriptors */
+	uint16_t n_queues; /* one per worker lcore */
+	uint16_t rx_desc;  /* 0 = 1024 */
+	uint16_t tx_desc;  /* 0 = 1024 */
+	uint16_t mtu;	   /* 0 = leave the port's */
+	unsigned n_mbufs;  /* 0 = sized from queues and descriptors */
 	bool promiscuous;
-	bool rx_timestamp;   /* ask for RTE_ETH_RX_OFFLOAD_TIMESTAMP if offered */
+	bool rx_timestamp; /* ask for RTE_ETH_RX_OFFLOAD_TIMESTAMP if offered */
 };
 
 struct port {
@@ -37,17 +37,19 @@ struct port {
 	struct rte_ether_addr mac;
 	char name[64];
 	char driver[64];
-	void *pool;          /* struct rte_mempool * */
+	void *pool; /* struct rte_mempool * */
 	struct io_queue q[PORT_MAX_QUEUES];
 };
 
-/* Configure, set up queues, start. 0 or -errno; the port is left closed on error. */
+/* Configure, set up queues, start. 0 or -errno; the port is left closed on
+ * error. */
 int port_setup(struct port *p, uint16_t port_id, const struct port_conf *c);
 
 /* Stop and close (safe on a port that never started). */
 void port_close(struct port *p);
 
-/* The link after start: 0 when up (speed in Mb/s), -ENOLINK when it stays down. */
+/* The link after start: 0 when up (speed in Mb/s), -ENOLINK when it stays down.
+ */
 int port_wait_link(const struct port *p, unsigned timeout_ms,
 		   uint32_t *speed_mbps);
 

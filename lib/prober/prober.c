@@ -8,11 +8,8 @@
 #include "prober.h"
 
 static const struct probe_proto *const protos[] = {
-	&probe_proto_stamp,
-	&probe_proto_sockperf,
-	&probe_proto_udp_echo,
-	&probe_proto_icmp,
-	&probe_proto_tcp_syn,
+	&probe_proto_stamp, &probe_proto_sockperf, &probe_proto_udp_echo,
+	&probe_proto_icmp,  &probe_proto_tcp_syn,
 };
 
 const struct probe_proto *
@@ -129,10 +126,12 @@ prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		n = io_rx(q, pkts, PROBER_BURST);
 		for (uint16_t i = 0; i < n; i++) {
 			struct codec_frame f;
-			const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+			const uint8_t *buf =
+				rte_pktmbuf_mtod(pkts[i], uint8_t *);
 			bool found = false;
 
-			if (codec_parse_frame(buf, pkts[i]->data_len, &f) == 0 &&
+			if (codec_parse_frame(buf, pkts[i]->data_len, &f) ==
+				    0 &&
 			    f.ethertype == CODEC_ETHERTYPE_ARP) {
 				if (f.arp_op == CODEC_ARP_REPLY &&
 				    f.arp_spa == ip) {
@@ -340,10 +339,10 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 			break;
 		}
 		now = q->ops->clock(q);
-		len = p->build(w, rte_pktmbuf_mtod(m, uint8_t *),
-			       rte_pktmbuf_tailroom(m), seq,
-			       tsc_anchor_to_realtime_ns(&c->anchor, &c->clock,
-							 now));
+		len = p->build(
+			w, rte_pktmbuf_mtod(m, uint8_t *),
+			rte_pktmbuf_tailroom(m), seq,
+			tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
 		if (len < 0) {
 			q->ops->free(q, m);
 			ret = len;

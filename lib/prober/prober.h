@@ -21,7 +21,7 @@
 
 struct rte_mbuf;
 
-#define PROBER_BURST 32
+#define PROBER_BURST	  32
 #define PROBER_DUP_WINDOW 4096 /* sequence numbers tracked for duplicates */
 
 struct prober_worker;
@@ -31,21 +31,22 @@ struct probe_reply {
 	uint64_t seq;
 	bool has_remote_ts;
 	uint64_t t2_ns, t3_ns; /* reflector's receive/transmit, its clock, ns */
-	bool is_reset;         /* tcp-syn: the port answered RST */
+	bool is_reset;	       /* tcp-syn: the port answered RST */
 };
 
-/* What a payload-level engine needs to know (shared with the kernel backend). */
+/* What a payload-level engine needs to know (shared with the kernel backend).
+ */
 struct probe_payload_ctx {
-	unsigned size;        /* payload bytes (-l) */
-	uint16_t ssid;        /* STAMP Session-Sender Identifier */
-	uint64_t near_seq;    /* for widening 32-bit wire sequence numbers */
+	unsigned size;	   /* payload bytes (-l) */
+	uint16_t ssid;	   /* STAMP Session-Sender Identifier */
+	uint64_t near_seq; /* for widening 32-bit wire sequence numbers */
 };
 
 struct probe_proto {
 	const char *name;
 	uint16_t default_port;
-	bool has_remote_ts;    /* answers carry T2/T3 */
-	bool udp;              /* a UDP payload protocol (kernel backend can run it) */
+	bool has_remote_ts; /* answers carry T2/T3 */
+	bool udp; /* a UDP payload protocol (kernel backend can run it) */
 	/* Smallest probe payload (-l) the protocol can carry. */
 	unsigned min_size;
 	/*
@@ -79,7 +80,8 @@ extern const struct probe_proto probe_proto_udp_echo;
 extern const struct probe_proto probe_proto_icmp;
 extern const struct probe_proto probe_proto_tcp_syn;
 
-/* By name ("stamp", "sockperf", "udp-echo", "icmp", "tcp-syn"); NULL if unknown. */
+/* By name ("stamp", "sockperf", "udp-echo", "icmp", "tcp-syn"); NULL if
+ * unknown. */
 const struct probe_proto *probe_proto_find(const char *name);
 
 /*
@@ -96,33 +98,33 @@ struct prober_capture {
 struct prober_conf {
 	const struct probe_proto *proto;
 	struct prober_capture capture;
-	struct codec_flow flow;  /* worker i uses flow.sport + i */
-	unsigned size;           /* probe payload bytes (-l) */
-	uint64_t count;          /* probes for this worker; 0 = until deadline */
+	struct codec_flow flow; /* worker i uses flow.sport + i */
+	unsigned size;		/* probe payload bytes (-l) */
+	uint64_t count;		/* probes for this worker; 0 = until deadline */
 	uint64_t duration_cycles; /* 0 = no time limit */
-	uint64_t warmup;         /* probes sent first and not recorded */
+	uint64_t warmup;	  /* probes sent first and not recorded */
 	uint64_t interval_cycles; /* between probe starts; 0 = back to back */
-	uint64_t timeout_cycles; /* a probe not answered by then is lost */
+	uint64_t timeout_cycles;  /* a probe not answered by then is lost */
 	struct tsc_clock clock;
 	struct tsc_anchor anchor;
 	bool keep_samples;
-	size_t max_samples;      /* per worker */
+	size_t max_samples; /* per worker */
 	uint16_t icmp_id;
-	uint32_t tcp_isn_base;   /* tcp-syn: ISN = base ^ seq */
+	uint32_t tcp_isn_base; /* tcp-syn: ISN = base ^ seq */
 };
 
 /* Counters: single writer (the worker), read relaxed by the reporter. */
 struct prober_stats {
-	uint64_t sent;       /* completed probes: answered or timed out */
+	uint64_t sent; /* completed probes: answered or timed out */
 	uint64_t received;
 	uint64_t lost;
 	uint64_t duplicated;
 	uint64_t reordered;
-	uint64_t late;       /* answers that came after their timeout */
+	uint64_t late;	     /* answers that came after their timeout */
 	uint64_t rx_ignored; /* frames that answer nothing of ours */
 	uint64_t warmup;
-	uint64_t tx_fail;    /* tx queue did not take the probe */
-	uint64_t resets;     /* tcp-syn answers that were RST */
+	uint64_t tx_fail; /* tx queue did not take the probe */
+	uint64_t resets;  /* tcp-syn answers that were RST */
 };
 
 struct prober_worker {
@@ -133,15 +135,15 @@ struct prober_worker {
 	struct codec_flow flow;
 	struct prober_stats st;
 	struct histogram rtt, network_rtt, turnaround;
-	uint64_t t_start;    /* cycles at the first recorded probe */
+	uint64_t t_start; /* cycles at the first recorded probe */
 	struct report_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t samples_dropped;
 	uint64_t max_seq_seen;
 	bool any_seen;
 	uint64_t seen[PROBER_DUP_WINDOW / 64];
-	uint64_t seen_base;  /* seq of bit 0 of seen[] */
-	bool done;           /* set when the worker returns */
+	uint64_t seen_base; /* seq of bit 0 of seen[] */
+	bool done;	    /* set when the worker returns */
 };
 
 int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,

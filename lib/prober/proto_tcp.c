@@ -13,7 +13,7 @@
 #include "prober.h"
 
 #define TCP_PROBE_WINDOW 64240
-#define TCP_PROBE_MSS 1460
+#define TCP_PROBE_MSS	 1460
 
 static uint32_t
 isn_of(const struct prober_worker *w, uint64_t seq)

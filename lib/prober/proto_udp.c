@@ -31,8 +31,8 @@ payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 }
 
 static int
-udp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
-		uint64_t seq, uint64_t t1_unix_ns)
+udp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
+		uint64_t t1_unix_ns)
 {
 	size_t h = codec_udp_header_len(&w->flow);
 	struct probe_payload_ctx c;
@@ -172,7 +172,7 @@ const struct probe_proto probe_proto_sockperf = {
 /* UDP echo: the payload starts with our 64-bit sequence number. ------------ */
 
 #define ECHO_PORT 7
-#define ECHO_MIN 8
+#define ECHO_MIN  8
 
 static void
 put_be64(uint8_t *p, uint64_t v)

@@ -78,8 +78,8 @@ static uint32_t
 session_next_seq(struct reflector_worker *w, const struct codec_frame *f,
 		 uint16_t ssid, uint32_t fallback)
 {
-	uint32_t h = f->src4 * 2654435761u ^ ((uint32_t)f->sport << 16 |
-					      f->dport) * 40503u ^ ssid;
+	uint32_t h = f->src4 * 2654435761u ^
+		     ((uint32_t)f->sport << 16 | f->dport) * 40503u ^ ssid;
 
 	for (unsigned i = 0; i < 16; i++) {
 		struct reflector_session *s =
@@ -176,8 +176,7 @@ is_loop_port(const struct reflector_conf *c, uint16_t sport)
 static bool
 is_bad_source(const struct codec_frame *f)
 {
-	return (f->src.b[0] & 1) != 0 || f->src4 >= 0xe0000000u ||
-	       f->src4 == 0;
+	return (f->src.b[0] & 1) != 0 || f->src4 >= 0xe0000000u || f->src4 == 0;
 }
 
 /*
@@ -291,9 +290,9 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 static inline uint64_t
 wire_ts(const struct reflector_conf *c, uint64_t tsc)
 {
-	return stamp_ts_from_ns(tsc_anchor_to_realtime_ns(&c->anchor,
-							  &c->clock, tsc),
-				c->error_estimate);
+	return stamp_ts_from_ns(
+		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, tsc),
+		c->error_estimate);
 }
 
 unsigned
@@ -341,9 +340,8 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		    codec_parse_frame(buf, m->data_len, f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
 		} else if (f->ethertype == CODEC_ETHERTYPE_ARP) {
-			struct rte_mbuf *r = is_for_us_mac(w, f)
-						     ? answer_arp(w, f)
-						     : NULL;
+			struct rte_mbuf *r =
+				is_for_us_mac(w, f) ? answer_arp(w, f) : NULL;
 
 			if (r != NULL)
 				tx[n_tx++] = r;

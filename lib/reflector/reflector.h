@@ -22,13 +22,13 @@ struct rte_mbuf;
 
 /* Counters, each with a stable name (reflector_counter_name()). */
 enum reflector_counter {
-	RC_RX,               /* frames received */
-	RC_TX,               /* frames sent */
-	RC_ARP,              /* ARP requests answered */
-	RC_ICMP,             /* ICMP echo requests answered */
-	RC_STAMP,            /* STAMP test packets reflected */
-	RC_SOCKPERF,         /* sockperf messages answered */
-	RC_ECHO,             /* UDP echo datagrams answered */
+	RC_RX,		     /* frames received */
+	RC_TX,		     /* frames sent */
+	RC_ARP,		     /* ARP requests answered */
+	RC_ICMP,	     /* ICMP echo requests answered */
+	RC_STAMP,	     /* STAMP test packets reflected */
+	RC_SOCKPERF,	     /* sockperf messages answered */
+	RC_ECHO,	     /* UDP echo datagrams answered */
 	RC_DROP_MALFORMED,   /* a header did not parse */
 	RC_DROP_NOT_FOR_US,  /* another MAC or IP address */
 	RC_DROP_ETHERTYPE,   /* neither IPv4 nor ARP */
@@ -36,27 +36,28 @@ enum reflector_counter {
 	RC_DROP_IP_CSUM,     /* bad IPv4 header checksum */
 	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum */
 	RC_DROP_FRAGMENT,    /* IPv4 fragment (no reassembly yet) */
-	RC_DROP_PROTO,       /* IP protocol we do not answer (TCP, ...) */
+	RC_DROP_PROTO,	     /* IP protocol we do not answer (TCP, ...) */
 	RC_DROP_ICMP_OTHER,  /* ICMP that is not an echo request */
-	RC_DROP_PORT,        /* UDP to a port with nothing behind it */
-	RC_DROP_PROBE,       /* STAMP/sockperf payload too short or invalid */
+	RC_DROP_PORT,	     /* UDP to a port with nothing behind it */
+	RC_DROP_PROBE,	     /* STAMP/sockperf payload too short or invalid */
 	RC_SOCKPERF_NOREPLY, /* sockperf message that asked for no answer */
-	RC_DROP_TX,          /* answers the tx queue did not take */
-	RC_DROP_NOMBUF,      /* no mbuf for an ARP answer */
-	RC_STATEFUL_FULL,    /* stateful: session table full, answered stateless */
-	RC_DROP_SOURCE,      /* multicast/broadcast source: answering would flood */
-	RC_DROP_LOOP_PORT,   /* from a port that answers too (echo/chargen/...): loop */
+	RC_DROP_TX,	     /* answers the tx queue did not take */
+	RC_DROP_NOMBUF,	     /* no mbuf for an ARP answer */
+	RC_STATEFUL_FULL, /* stateful: session table full, answered stateless */
+	RC_DROP_SOURCE, /* multicast/broadcast source: answering would flood */
+	RC_DROP_LOOP_PORT, /* from a port that answers too (echo/chargen/...):
+			      loop */
 	RC__COUNT
 };
 
 const char *reflector_counter_name(enum reflector_counter c);
 
 struct reflector_conf {
-	uint32_t addr;           /* our IPv4 address, host order */
+	uint32_t addr; /* our IPv4 address, host order */
 	struct codec_mac mac;
-	uint16_t stamp_port;     /* 0 = off */
-	uint16_t sockperf_port;  /* 0 = off */
-	uint16_t echo_port;      /* 0 = off */
+	uint16_t stamp_port;	/* 0 = off */
+	uint16_t sockperf_port; /* 0 = off */
+	uint16_t echo_port;	/* 0 = off */
 	bool stateful;
 	bool verify_l4_csum;
 	struct tsc_clock clock;
@@ -77,8 +78,8 @@ struct reflector_session {
 struct reflector_worker {
 	const struct reflector_conf *conf;
 	struct io_queue *q;
-	uint64_t counters[RC__COUNT]; /* single writer: this worker */
-	struct histogram turnaround;  /* T3 - T2 of STAMP answers, ns */
+	uint64_t counters[RC__COUNT];	    /* single writer: this worker */
+	struct histogram turnaround;	    /* T3 - T2 of STAMP answers, ns */
 	struct reflector_session *sessions; /* stateful only */
 	unsigned n_sessions;
 };

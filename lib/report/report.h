@@ -57,7 +57,7 @@ struct report_probe {
 	uint64_t timeouts;   /* probes given up after --timeout (= lost) */
 	uint64_t rx_ignored; /* frames received that were not an answer */
 	uint64_t warmup;     /* probes sent in warm-up, not recorded */
-	uint64_t late;       /* answers that came after their timeout */
+	uint64_t late;	     /* answers that came after their timeout */
 	uint64_t resets;     /* tcp-syn: answers that were RST (port closed) */
 
 	const struct histogram *rtt;

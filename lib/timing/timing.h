@@ -47,7 +47,8 @@ tsc_read_end(void)
 {
 	uint32_t lo, hi;
 
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
+	__asm__ volatile("lfence; rdtsc; lfence"
+			 : "=a"(lo), "=d"(hi)::"memory");
 	return ((uint64_t)hi << 32) | lo;
 }
 
