@@ -322,6 +322,58 @@ test_sizes(void **state)
 	sockio_close(r);
 }
 
+/* A backlog is read whole and in order, in growing batches. */
+static void
+test_backlog(void **state)
+{
+	uint16_t rport;
+	struct sockio *r, *p;
+	struct io_queue *rq, *pq;
+	struct codec_flow fl;
+	struct rte_mbuf *m[32];
+	unsigned got = 0, max_burst = 0;
+	uint64_t t0;
+
+	r = open_reflector(&rport, 1, NULL);
+	p = sockio_open_prober(LO, 0, LO, rport, &mac_p, NULL);
+	assert_non_null(p);
+	rq = sockio_queue(r);
+	pq = sockio_queue(p);
+	memset(&fl, 0, sizeof(fl));
+	fl.ip_version = 4;
+	fl.src4 = LO;
+	fl.dst4 = LO;
+	fl.sport = sockio_local_port(p, 0);
+	fl.dport = rport;
+	for (unsigned i = 0; i < 40; i++) {
+		struct rte_mbuf *x = make_udp(pq, &fl, 16, (uint8_t)i);
+
+		assert_int_equal(pq->ops->tx_burst(pq, &x, 1), 1);
+	}
+	t0 = now_ns();
+	while (got < 40 && now_ns() - t0 < SPIN_NS) {
+		uint16_t n = rq->ops->rx_burst(rq, m, 32);
+
+		if (n > max_burst)
+			max_burst = n;
+		for (uint16_t i = 0; i < n; i++, got++) {
+			struct codec_frame f;
+			uint8_t *buf = rte_pktmbuf_mtod(m[i], uint8_t *);
+
+			assert_int_equal(
+				codec_parse_frame(buf, m[i]->data_len, &f), 0);
+			assert_int_equal(f.payload_len, 16);
+			check_payload(buf + f.payload_off, 16, (uint8_t)got);
+			rq->ops->free(rq, m[i]);
+		}
+	}
+	assert_int_equal(got, 40);
+	assert_true(max_burst > 1);
+	assert_int_equal(sockio_mbufs_in_use(r), 0);
+	sockio_close(p);
+	sockio_close(r);
+}
+
 /* Frames that cannot go out on a socket are counted and freed. */
 static void
 test_tx_unroutable(void **state)
@@ -833,6 +885,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frames_both_ways),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_backlog),
 		cmocka_unit_test(test_tx_unroutable),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_blocking),
