@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_FRAG_H
+#define LATPROBE_FRAG_H
+
+/*
+ * IPv4 fragmentation and reassembly for probes larger than the MTU
+ * (PsPing's "-l 8k"), up to the largest UDP datagram (65,507 bytes).
+ *
+ * Own code rather than DPDK's rte_ip_frag: Debian's DPDK 22.11 is built
+ * with RTE_LIBRTE_IP_FRAG_MAX_FRAG 8, so it reassembles at most 8 fragments
+ * (11,840 bytes at MTU 1500); a 64 KiB probe needs 45. Pure C on (buf, len)
+ * like the rest of the codec, so it is unit-tested, fuzzed and runs on every
+ * io backend.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+
+#define CODEC_IPV4_MAX_DATAGRAM 65535 /* IPv4 total length limit */
+
+/*
+ * Fragment an IPv4 frame (Ethernet [+VLAN] + IPv4 without options + L4)
+ * whose IP packet is larger than mtu. Writes the fragment whose data starts
+ * at IP-payload offset *off (a multiple of 8; start with 0) into out: the
+ * frame's L2 header, its IPv4 header with total length, fragment offset, MF
+ * and header checksum set and DF cleared, then the data. Advances *off; it
+ * is 0 again after the last fragment. Returns the fragment's frame length,
+ * -EINVAL (not IPv4, options present, mtu < 68, *off not a multiple of 8 or
+ * past the end), -EMSGSIZE (cap too small).
+ */
+int codec_ipv4_fragment(const uint8_t *frame, const struct codec_frame *f,
+			uint16_t mtu, size_t *off, uint8_t *out, size_t cap);
+
+/* Fragments codec_ipv4_fragment() makes of f at mtu (1 when it fits). */
+unsigned codec_ipv4_frag_count(const struct codec_frame *f, uint16_t mtu);
+
+/*
+ * One datagram being reassembled (RFC 791 §3.2, RFC 815 hole tracking by
+ * 8-byte block). Key: source, destination, protocol, identification.
+ * About 66 KiB; create/destroy pair.
+ */
+struct codec_reasm;
+
+struct codec_reasm *codec_reasm_create(void);
+void codec_reasm_destroy(struct codec_reasm *r);
+void codec_reasm_reset(struct codec_reasm *r);
+
+/* Is r collecting a datagram, and since when (the `now` of its first fragment)? */
+bool codec_reasm_active(const struct codec_reasm *r, uint64_t *started);
+/* Does fragment f belong to the datagram r is collecting? */
+bool codec_reasm_matches(const struct codec_reasm *r,
+			 const struct codec_frame *f);
+
+/*
+ * Add fragment f (parsed from frame; f->is_fragment must be set). A
+ * fragment of another datagram replaces the one in progress (the old one
+ * is lost: returns it as -ESTALE after taking the new fragment in).
+ * Returns 1 when the datagram is complete: *out then points at one
+ * contiguous frame inside r (the first fragment's L2 header, its IPv4
+ * header with MF/offset cleared, total length and checksum fixed, then the
+ * whole payload) of *out_len bytes, valid until the next call; the caller
+ * may modify it in place (e.g. reflect it) and should codec_reasm_reset()
+ * when done. 0 when more fragments are needed; -EINVAL for a fragment that
+ * cannot be part of a valid datagram (beyond 65,535 bytes, data after the
+ * last fragment, an inconsistent overlap, a non-final fragment whose size
+ * is not a multiple of 8): r is reset.
+ */
+int codec_reasm_add(struct codec_reasm *r, const uint8_t *frame,
+		    const struct codec_frame *f, uint64_t now,
+		    uint8_t **out, size_t *out_len);
+
+#endif /* LATPROBE_FRAG_H */
