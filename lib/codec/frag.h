@@ -28,13 +28,21 @@
  * frame's L2 header, its IPv4 header with total length, fragment offset, MF
  * and header checksum set and DF cleared, then the data. Advances *off; it
  * is 0 again after the last fragment. Returns the fragment's frame length,
- * -EINVAL (not IPv4, options present, mtu < 68, *off not a multiple of 8 or
- * past the end), -EMSGSIZE (cap too small).
+ * -EINVAL (not IPv4, f already a fragment, options present, mtu < 68, *off
+ * not a multiple of 8 or past the end), -EMSGSIZE (cap too small).
+ *
+ * Every fragment but the last carries floor((mtu - 20) / 8) * 8 data bytes
+ * (RFC 791 §2.3: offsets count 8-byte blocks); the L4 header is plain data
+ * of the first one. The reserved flag bit is copied. A frame whose IP packet
+ * fits in mtu is its own single fragment: copied to out unchanged (DF,
+ * options and all, without trailing Ethernet padding), *off stays 0, so a
+ * caller can always loop "do ... while (off != 0)".
  */
 int codec_ipv4_fragment(const uint8_t *frame, const struct codec_frame *f,
 			uint16_t mtu, size_t *off, uint8_t *out, size_t cap);
 
-/* Fragments codec_ipv4_fragment() makes of f at mtu (1 when it fits). */
+/* Fragments codec_ipv4_fragment() makes of f at mtu (1 when it fits, 0 when
+ * it returns -EINVAL for f and mtu). */
 unsigned codec_ipv4_frag_count(const struct codec_frame *f, uint16_t mtu);
 
 /*
@@ -48,7 +56,8 @@ struct codec_reasm *codec_reasm_create(void);
 void codec_reasm_destroy(struct codec_reasm *r);
 void codec_reasm_reset(struct codec_reasm *r);
 
-/* Is r collecting a datagram, and since when (the `now` of its first fragment)? */
+/* Is r collecting a datagram, and since when (the `now` of its first fragment)?
+ */
 bool codec_reasm_active(const struct codec_reasm *r, uint64_t *started);
 /* Does fragment f belong to the datagram r is collecting? */
 bool codec_reasm_matches(const struct codec_reasm *r,
@@ -67,9 +76,19 @@ bool codec_reasm_matches(const struct codec_reasm *r,
  * cannot be part of a valid datagram (beyond 65,535 bytes, data after the
  * last fragment, an inconsistent overlap, a non-final fragment whose size
  * is not a multiple of 8): r is reset.
+ *
+ * Details: the output keeps the first fragment's L2 header (a VLAN tag
+ * included) and IPv4 header with its IHL and options, its DF and reserved
+ * bits (fragments we make have DF clear), with MF and the offset 0. A
+ * duplicate fragment with the same bytes is accepted and changes nothing.
+ * After returning 1, r is no longer active: the next fragment starts a new
+ * datagram (no -ESTALE), so reuse of an IP id is harmless once complete.
+ * A frame that is not an IPv4 fragment is -EINVAL with r left as it was.
+ * When a fragment of another datagram is itself invalid, the result is
+ * -EINVAL (the old datagram is lost all the same).
  */
 int codec_reasm_add(struct codec_reasm *r, const uint8_t *frame,
-		    const struct codec_frame *f, uint64_t now,
-		    uint8_t **out, size_t *out_len);
+		    const struct codec_frame *f, uint64_t now, uint8_t **out,
+		    size_t *out_len);
 
 #endif /* LATPROBE_FRAG_H */
