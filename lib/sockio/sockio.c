@@ -104,7 +104,7 @@ pool_create(struct sockio *s, unsigned n, unsigned max_datagram)
 	/* struct rte_mbuf is cache-line aligned; calloc would not honour it. */
 	s->mbufs = aligned_alloc(64, n * sizeof(*s->mbufs));
 	s->bufs = malloc(n * stride);
-	s->free_list = calloc(n, sizeof(*s->free_list));
+	s->free_list = calloc(n, sizeof(struct rte_mbuf *));
 	if (s->mbufs == NULL || s->bufs == NULL || s->free_list == NULL)
 		return -ENOMEM;
 	memset(s->mbufs, 0, n * sizeof(*s->mbufs));
@@ -292,7 +292,8 @@ sockio_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 			got += sock_rx(s, &s->socks[k], pkts + got,
 				       (uint16_t)(n - got), MSG_DONTWAIT);
 	}
-	s->rx_next = (s->rx_next + 1) % s->n_socks;
+	if (++s->rx_next >= s->n_socks)
+		s->rx_next = 0;
 	return got;
 }
 
@@ -585,6 +586,7 @@ sockio_open_prober(uint32_t local_addr, uint16_t sport, uint32_t dst_addr,
 		return fail(s, -errno);
 	k->connected = true;
 	/* connect() chose the source address when we were bound to any. */
+	memset(&sa, 0, sizeof(sa));
 	if (getsockname(k->fd, (struct sockaddr *)&sa, &sl) != 0)
 		return fail(s, -errno);
 	k->local_addr = ntohl(sa.sin_addr.s_addr);

@@ -470,6 +470,16 @@ test_open_errors(void **state)
 	o.max_datagram = SOCKIO_MAX_DATAGRAM + 1;
 	assert_null(sockio_open_prober(LO, 0, LO, 862, &mac_p, &o));
 	assert_int_equal(errno, EINVAL);
+	sockio_opts_default(&o);
+	o.so_busy_poll_us = -1;
+	assert_null(sockio_open_prober(LO, 0, LO, 862, &mac_p, &o));
+	assert_int_equal(errno, EINVAL);
+	/* Raising SO_BUSY_POLL takes CAP_NET_ADMIN; the error is passed on. */
+	o.so_busy_poll_us = 50;
+	s = sockio_open_prober(LO, 0, LO, 862, &mac_p, &o);
+	if (s == NULL)
+		assert_int_equal(errno, EPERM);
+	sockio_close(s);
 	/* Not a local address. */
 	assert_null(sockio_open_reflector(0xc6120063u, (uint16_t[]){9999}, 1,
 					  &mac_r, NULL));
@@ -631,7 +641,9 @@ run_prober(const struct probe_proto *proto, uint16_t port, unsigned size,
 	c->clock = test_clock;
 	c->anchor = test_anchor;
 	/* Generous: a loaded 2-vCPU machine must not turn into a loss. */
-	c->timeout_cycles = tsc_from_ns(&test_clock, 2000000000ull);
+	c->timeout_cycles = tsc_from_ns(&test_clock, 1000000000ull);
+	/* A broken backend fails in bounded time, not count * timeout. */
+	c->duration_cycles = tsc_from_ns(&test_clock, 20000000000ull);
 	assert_int_equal(prober_worker_init(w, c, sockio_queue(s), 0), 0);
 	assert_int_equal(prober_worker_run(w, &no_stop), 0);
 	*sp = s;
