@@ -297,6 +297,13 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	}
 	if (!have_l)
 		o->size = o->proto->min_size;
+	if (o->size > 65507) {
+		app_err("-l %llu is more than a UDP datagram or ICMP echo "
+			"carries "
+			"(65507 bytes)",
+			(unsigned long long)o->size);
+		return -1;
+	}
 	if (o->size < o->proto->min_size) {
 		app_err("-l %llu is too small for %s (at least %u bytes)",
 			(unsigned long long)o->size, o->proto->name,
@@ -503,14 +510,6 @@ cmd_probe(int argc, char **argv)
 		ret = EXIT_SETUP;
 		goto eal;
 	}
-	if (o.size + 28 > port.mtu) {
-		app_err("-l %llu does not fit the port's MTU %u (IPv4 "
-			"fragments "
-			"are not implemented yet)",
-			(unsigned long long)o.size, port.mtu);
-		ret = EXIT_USAGE;
-		goto port;
-	}
 
 	memset(&conf, 0, sizeof(conf));
 	conf.proto = o.proto;
@@ -599,6 +598,8 @@ cmd_probe(int argc, char **argv)
 				rc.clock = clk.clock;
 				rc.anchor = clk.anchor;
 				rc.error_estimate = (uint16_t)(12u << 8 | 1u);
+				rc.n_reasm = 4;
+				rc.reasm_timeout_cycles = clk.clock.hz;
 				if (o.dport != 0 &&
 				    o.proto == &probe_proto_stamp)
 					rc.stamp_port = o.dport;

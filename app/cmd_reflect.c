@@ -361,6 +361,9 @@ cmd_reflect(int argc, char **argv)
 	conf.anchor = clk.anchor;
 	/* Not synchronised to UTC; NTP format; ~1 us: 1 * 2^(12-32) s. */
 	conf.error_estimate = (uint16_t)(12u << 8 | 1u);
+	/* Probes larger than the MTU (-l 8k) arrive as fragments. */
+	conf.n_reasm = 4;
+	conf.reasm_timeout_cycles = clk.clock.hz; /* 1 s */
 
 	i = 0;
 	RTE_LCORE_FOREACH (lcore) {

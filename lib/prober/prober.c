@@ -37,6 +37,16 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->rtt);
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);
+	/* IPv4 (20) + UDP or ICMP (8) around the payload. */
+	if (c->size + 28 > q->mtu) {
+		w->fragmented = true;
+		w->scratch = malloc(PROBER_SCRATCH);
+		w->reasm = codec_reasm_create();
+		if (w->scratch == NULL || w->reasm == NULL) {
+			prober_worker_fini(w);
+			return -ENOMEM;
+		}
+	}
 	if (c->keep_samples) {
 		/* Never more than max_samples, even at first. */
 		w->cap_samples = c->max_samples < 4096 ? c->max_samples : 4096;
@@ -55,6 +65,10 @@ prober_worker_fini(struct prober_worker *w)
 {
 	free(w->samples);
 	w->samples = NULL;
+	free(w->scratch);
+	w->scratch = NULL;
+	codec_reasm_destroy(w->reasm);
+	w->reasm = NULL;
 }
 
 bool
@@ -287,6 +301,31 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 			if (!prober_answer_arp(q, &f, &w->flow.src_mac,
 					       w->flow.src4))
 				STAT_ADD(w, rx_ignored, 1);
+		} else if (f.is_fragment) {
+			uint8_t *whole;
+			size_t whole_len;
+			int rc = -EINVAL;
+
+			if (w->reasm != NULL && f.src4 == w->flow.dst4 &&
+			    f.dst4 == w->flow.src4)
+				rc = codec_reasm_add(w->reasm, buf, &f, t4,
+						     &whole, &whole_len);
+			if (rc == 1 &&
+			    codec_parse_frame(whole, whole_len, &f) == 0 &&
+			    p->match(w, whole, &f, &r) == 1) {
+				if (take_reply(w, &r, seq, next, t1, t4,
+					       measured))
+					got = true;
+				codec_reasm_reset(w->reasm);
+			} else if (rc == 1 || rc == -EINVAL) {
+				if (rc == -EINVAL && w->reasm != NULL)
+					STAT_ADD(w, reasm_failed, 1);
+				STAT_ADD(w, rx_ignored, 1);
+				if (w->reasm != NULL)
+					codec_reasm_reset(w->reasm);
+			} else if (rc == -ESTALE) {
+				STAT_ADD(w, reasm_failed, 1);
+			}
 		} else if (p->match(w, buf, &f, &r) == 1) {
 			if (take_reply(w, &r, seq, next, t1, t4, measured))
 				got = true;
@@ -300,11 +339,74 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	return got;
 }
 
+/*
+ * The frame(s) of probe seq into tx[]: one mbuf, or, for a probe larger
+ * than the MTU, the datagram built whole in scratch and cut into IPv4
+ * fragments. Returns how many, or -errno.
+ */
+static int
+build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
+	    uint64_t t1_unix_ns)
+{
+	const struct probe_proto *p = w->conf->proto;
+	struct io_queue *q = w->q;
+	struct codec_frame f;
+	size_t off = 0;
+	int len, n = 0;
+
+	if (!w->fragmented) {
+		tx[0] = q->ops->alloc(q);
+		if (tx[0] == NULL)
+			return -ENOBUFS;
+		len = p->build(w, rte_pktmbuf_mtod(tx[0], uint8_t *),
+			       rte_pktmbuf_tailroom(tx[0]), seq, t1_unix_ns);
+		if (len < 0) {
+			q->ops->free(q, tx[0]);
+			return len;
+		}
+		tx[0]->data_len = (uint16_t)len;
+		tx[0]->pkt_len = (uint32_t)len;
+		return 1;
+	}
+	len = p->build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
+	if (len < 0)
+		return len;
+	if (codec_parse_frame(w->scratch, (size_t)len, &f) != 0)
+		return -EINVAL;
+	do {
+		struct rte_mbuf *m;
+
+		if (n == PROBER_MAX_FRAGS) {
+			len = -EMSGSIZE;
+			goto fail;
+		}
+		m = q->ops->alloc(q);
+		if (m == NULL) {
+			len = -ENOBUFS;
+			goto fail;
+		}
+		len = codec_ipv4_fragment(w->scratch, &f, q->mtu, &off,
+					  rte_pktmbuf_mtod(m, uint8_t *),
+					  rte_pktmbuf_tailroom(m));
+		if (len < 0) {
+			q->ops->free(q, m);
+			goto fail;
+		}
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		tx[n++] = m;
+	} while (off != 0);
+	return n;
+fail:
+	while (n > 0)
+		q->ops->free(q, tx[--n]);
+	return len;
+}
+
 int
 prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 {
 	const struct prober_conf *c = w->conf;
-	const struct probe_proto *p = c->proto;
 	struct io_queue *q = w->q;
 	uint64_t seq = 0, next_send = 0, deadline = 0;
 	int ret = 0;
@@ -313,9 +415,9 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 	for (;;) {
 		bool measured = seq >= c->warmup;
 		bool got = false, abandoned = false;
-		struct rte_mbuf *m;
+		struct rte_mbuf *tx[PROBER_MAX_FRAGS];
 		uint64_t t1, now;
-		int len;
+		int n_tx;
 
 		if (*stop)
 			break;
@@ -333,30 +435,23 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		       q->ops->clock(q) < next_send)
 			poll_replies(w, UINT64_MAX, seq, 0, false);
 
-		m = q->ops->alloc(q);
-		if (m == NULL) {
-			ret = -ENOBUFS;
-			break;
-		}
 		now = q->ops->clock(q);
-		len = p->build(
-			w, rte_pktmbuf_mtod(m, uint8_t *),
-			rte_pktmbuf_tailroom(m), seq,
+		n_tx = build_probe(
+			w, tx, seq,
 			tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
-		if (len < 0) {
-			q->ops->free(q, m);
-			ret = len;
+		if (n_tx < 0) {
+			ret = n_tx;
 			break;
 		}
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
-		if (c->capture.fn != NULL)
-			c->capture.fn(c->capture.arg, w->index, m,
-				      q->ops->clock(q), true);
+		if (c->capture.fn != NULL) {
+			for (int i = 0; i < n_tx; i++)
+				c->capture.fn(c->capture.arg, w->index, tx[i],
+					      q->ops->clock(q), true);
+		}
 
 		t1 = q->ops->clock_start(q);
-		if (io_tx(q, &m, 1) != 1) {
-			q->ops->free(q, m);
+		if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
+			/* A probe missing a fragment is no probe. */
 			STAT_ADD(w, tx_fail, 1);
 			seq++;
 			continue;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "codec.h"
+#include "frag.h"
 #include "histogram.h"
 #include "io.h"
 #include "report.h"
@@ -22,6 +23,9 @@
 struct rte_mbuf;
 
 #define PROBER_BURST	  32
+/* A 65,507-byte UDP payload at the smallest MTU allowed (576). */
+#define PROBER_MAX_FRAGS  128
+#define PROBER_SCRATCH	  (CODEC_IPV4_MAX_DATAGRAM + 64)
 #define PROBER_DUP_WINDOW 4096 /* sequence numbers tracked for duplicates */
 
 struct prober_worker;
@@ -123,8 +127,9 @@ struct prober_stats {
 	uint64_t late;	     /* answers that came after their timeout */
 	uint64_t rx_ignored; /* frames that answer nothing of ours */
 	uint64_t warmup;
-	uint64_t tx_fail; /* tx queue did not take the probe */
-	uint64_t resets;  /* tcp-syn answers that were RST */
+	uint64_t tx_fail;      /* tx queue did not take the probe */
+	uint64_t resets;       /* tcp-syn answers that were RST */
+	uint64_t reasm_failed; /* fragmented answers not reassembled */
 };
 
 struct prober_worker {
@@ -143,7 +148,12 @@ struct prober_worker {
 	bool any_seen;
 	uint64_t seen[PROBER_DUP_WINDOW / 64];
 	uint64_t seen_base; /* seq of bit 0 of seen[] */
-	bool done;	    /* set when the worker returns */
+	/* Probes larger than the MTU (-l 8k): built whole in scratch, sent
+	 * as IPv4 fragments; fragmented answers reassembled in reasm. */
+	bool fragmented;
+	uint8_t *scratch;
+	struct codec_reasm *reasm;
+	bool done; /* set when the worker returns */
 };
 
 int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,

@@ -34,6 +34,9 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_STATEFUL_FULL] = "stateful_table_full",
 	[RC_DROP_SOURCE] = "dropped.bad_source",
 	[RC_DROP_LOOP_PORT] = "dropped.loop_port",
+	[RC_FRAGMENTS] = "fragments",
+	[RC_REASSEMBLED] = "reassembled",
+	[RC_DROP_REASM] = "dropped.reassembly",
 };
 
 const char *
@@ -58,10 +61,19 @@ reflector_worker_init(struct reflector_worker *w,
 	w->conf = conf;
 	w->q = q;
 	histogram_init(&w->turnaround);
+	if (conf->n_reasm > REFLECTOR_MAX_REASM)
+		return -EINVAL;
 	if (conf->stateful) {
 		w->sessions = calloc(REFLECTOR_SESSIONS, sizeof(*w->sessions));
 		if (w->sessions == NULL)
 			return -ENOMEM;
+	}
+	for (unsigned i = 0; i < conf->n_reasm; i++) {
+		w->reasm[i] = codec_reasm_create();
+		if (w->reasm[i] == NULL) {
+			reflector_worker_fini(w);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -71,6 +83,10 @@ reflector_worker_fini(struct reflector_worker *w)
 {
 	free(w->sessions);
 	w->sessions = NULL;
+	for (unsigned i = 0; i < REFLECTOR_MAX_REASM; i++) {
+		codec_reasm_destroy(w->reasm[i]);
+		w->reasm[i] = NULL;
+	}
 }
 
 /* RFC 8972 §4: a stateful reflector numbers each session's answers itself. */
@@ -148,7 +164,105 @@ is_for_us_mac(const struct reflector_worker *w, const struct codec_frame *f)
 struct pending_stamp {
 	uint8_t *buf;
 	struct codec_frame f;
+	int reasm; /* >= 0: a reassembled datagram, to fragment */
 };
+
+/* Answers of one burst; a fragmented answer can outgrow a burst. */
+#define REFLECTOR_TX_MAX 128
+
+struct tx_batch {
+	struct rte_mbuf *m[REFLECTOR_TX_MAX];
+	unsigned n;
+};
+
+static void
+tx_flush(struct reflector_worker *w, struct tx_batch *b)
+{
+	uint16_t sent;
+
+	if (b->n == 0)
+		return;
+	sent = io_tx_all(w->q, b->m, (uint16_t)b->n);
+	count(w, RC_TX, sent);
+	if (sent < b->n)
+		count(w, RC_DROP_TX, b->n - sent);
+	b->n = 0;
+}
+
+static void
+tx_add(struct reflector_worker *w, struct tx_batch *b, struct rte_mbuf *m)
+{
+	if (b->n == REFLECTOR_TX_MAX)
+		tx_flush(w, b);
+	b->m[b->n++] = m;
+}
+
+/* An answer built whole in a reassembly buffer goes out as fragments. */
+static void
+tx_fragments(struct reflector_worker *w, struct tx_batch *b, const uint8_t *buf,
+	     const struct codec_frame *f)
+{
+	struct io_queue *q = w->q;
+	size_t off = 0;
+
+	do {
+		struct rte_mbuf *m = q->ops->alloc(q);
+		int len;
+
+		if (m == NULL) {
+			count(w, RC_DROP_NOMBUF, 1);
+			return;
+		}
+		len = codec_ipv4_fragment(buf, f, q->mtu, &off,
+					  rte_pktmbuf_mtod(m, uint8_t *),
+					  rte_pktmbuf_tailroom(m));
+		if (len < 0) {
+			q->ops->free(q, m);
+			count(w, RC_DROP_TX, 1);
+			return;
+		}
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+		tx_add(w, b, m);
+	} while (off != 0);
+}
+
+/*
+ * The reassembly context for fragment f: the one collecting its datagram,
+ * else a free or timed-out one, else the oldest not holding an answer of
+ * this burst (its datagram is given up). -1 when every one is busy.
+ */
+static int
+reasm_pick(struct reflector_worker *w, const struct codec_frame *f,
+	   uint64_t now)
+{
+	const struct reflector_conf *c = w->conf;
+	int best = -1;
+	uint64_t best_started = UINT64_MAX;
+
+	for (unsigned i = 0; i < c->n_reasm; i++)
+		if (!w->reasm_busy[i] && codec_reasm_matches(w->reasm[i], f))
+			return (int)i;
+	for (unsigned i = 0; i < c->n_reasm; i++) {
+		uint64_t started;
+
+		if (w->reasm_busy[i])
+			continue;
+		if (!codec_reasm_active(w->reasm[i], &started))
+			return (int)i;
+		if (started < best_started) {
+			best_started = started;
+			best = (int)i;
+		}
+	}
+	if (best >= 0) {
+		/* Given up: timed out, or evicted by a newer datagram. */
+		codec_reasm_reset(w->reasm[best]);
+		count(w, RC_DROP_REASM, 1);
+		(void)now;
+	}
+	return best;
+}
 
 /*
  * A datagram from a port that itself answers everything (another reflector,
@@ -258,10 +372,6 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		count(w, RC_DROP_SOURCE, 1);
 		return false;
 	}
-	if (f->is_fragment) {
-		count(w, RC_DROP_FRAGMENT, 1);
-		return false;
-	}
 	if (f->ip_proto == CODEC_IPPROTO_UDP) {
 		if (w->conf->verify_l4_csum && !codec_l4_csum_ok(buf, f)) {
 			count(w, RC_DROP_L4_CSUM, 1);
@@ -310,15 +420,86 @@ reflector_poll(struct reflector_worker *w)
 	return n;
 }
 
+/*
+ * A fragment for us: into reassembly; when it completes a datagram, that
+ * datagram is answered like any frame (in its reassembly buffer), and the
+ * answer leaves as fragments. Returns true when *pending got a STAMP answer.
+ */
+static bool
+handle_fragment(struct reflector_worker *w, struct tx_batch *b,
+		const uint8_t *buf, const struct codec_frame *f, uint64_t t2,
+		uint64_t t2_wire, struct pending_stamp *pending)
+{
+	const struct reflector_conf *c = w->conf;
+	struct codec_frame *whole_f = &pending->f;
+	uint8_t *whole;
+	size_t whole_len;
+	bool is_stamp = false;
+	int i, rc;
+
+	if (f->dst4 != c->addr || !is_for_us_mac(w, f)) {
+		count(w, RC_DROP_NOT_FOR_US, 1);
+		return false;
+	}
+	if (c->n_reasm == 0 || !codec_ipv4_csum_ok(buf, f)) {
+		count(w, c->n_reasm == 0 ? RC_DROP_FRAGMENT : RC_DROP_IP_CSUM,
+		      1);
+		return false;
+	}
+	i = reasm_pick(w, f, t2);
+	if (i < 0) {
+		count(w, RC_DROP_REASM, 1);
+		return false;
+	}
+	if (c->reasm_timeout_cycles != 0) {
+		uint64_t started;
+
+		if (codec_reasm_active(w->reasm[i], &started) &&
+		    t2 - started > c->reasm_timeout_cycles) {
+			codec_reasm_reset(w->reasm[i]);
+			count(w, RC_DROP_REASM, 1);
+		}
+	}
+	count(w, RC_FRAGMENTS, 1);
+	rc = codec_reasm_add(w->reasm[i], buf, f, t2, &whole, &whole_len);
+	if (rc == -ESTALE || rc == -EINVAL)
+		count(w, RC_DROP_REASM, 1);
+	if (rc != 1)
+		return false;
+	count(w, RC_REASSEMBLED, 1);
+	if (codec_parse_frame(whole, whole_len, whole_f) != 0 ||
+	    whole_f->is_fragment) {
+		count(w, RC_DROP_MALFORMED, 1);
+		codec_reasm_reset(w->reasm[i]);
+		return false;
+	}
+	if (!handle_ipv4(w, whole, whole_f, t2_wire, &is_stamp)) {
+		codec_reasm_reset(w->reasm[i]);
+		return false;
+	}
+	codec_turn_around(whole, whole_f, &c->mac, is_stamp ? 255 : 64);
+	codec_ipv4_csum_set(whole, whole_f);
+	if (is_stamp) {
+		pending->buf = whole;
+		pending->reasm = i;
+		w->reasm_busy[i] = true;
+		return true;
+	}
+	codec_l4_csum_set(whole, whole_f);
+	tx_fragments(w, b, whole, whole_f);
+	codec_reasm_reset(w->reasm[i]);
+	return false;
+}
+
 void
 reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		 uint64_t t2)
 {
-	struct rte_mbuf *tx[REFLECTOR_BURST];
 	struct pending_stamp stamps[REFLECTOR_BURST];
+	struct tx_batch b;
 	struct io_queue *q = w->q;
 	const struct reflector_conf *c = w->conf;
-	unsigned n_tx = 0, n_stamp = 0;
+	unsigned n_stamp = 0;
 	uint64_t t2_wire, t3, t3_wire;
 
 	if (n > REFLECTOR_BURST) {
@@ -327,15 +508,18 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				 (uint16_t)(n - REFLECTOR_BURST), t2);
 		return;
 	}
+	b.n = 0;
 	t2_wire = wire_ts(c, t2);
 	count(w, RC_RX, n);
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
 		uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
-		struct codec_frame *f = &stamps[n_stamp].f;
+		struct pending_stamp *p = &stamps[n_stamp];
+		struct codec_frame *f = &p->f;
 		bool answer = false, is_stamp = false;
 
+		p->reasm = -1;
 		if (m->nb_segs != 1 ||
 		    codec_parse_frame(buf, m->data_len, f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
@@ -344,11 +528,14 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				is_for_us_mac(w, f) ? answer_arp(w, f) : NULL;
 
 			if (r != NULL)
-				tx[n_tx++] = r;
+				tx_add(w, &b, r);
 			else if (!is_for_us_mac(w, f))
 				count(w, RC_DROP_NOT_FOR_US, 1);
 		} else if (f->ethertype != CODEC_ETHERTYPE_IPV4) {
 			count(w, RC_DROP_ETHERTYPE, 1);
+		} else if (f->is_fragment) {
+			if (handle_fragment(w, &b, buf, f, t2, t2_wire, p))
+				n_stamp++;
 		} else {
 			answer = handle_ipv4(w, buf, f, t2_wire, &is_stamp);
 		}
@@ -360,14 +547,13 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		codec_ipv4_csum_set(buf, f);
 		if (is_stamp) {
 			/* T3 and the L4 checksum wait until just before tx. */
-			stamps[n_stamp++].buf = buf;
+			p->buf = buf;
+			n_stamp++;
 		} else {
 			codec_l4_csum_set(buf, f);
 		}
-		tx[n_tx++] = m;
+		tx_add(w, &b, m);
 	}
-	if (n_tx == 0)
-		return;
 	if (n_stamp > 0) {
 		t3 = q->ops->clock_start(q);
 		t3_wire = wire_ts(c, t3);
@@ -377,18 +563,17 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			stamp_reflector_stamp(p->buf + p->f.payload_off,
 					      p->f.payload_len, t3_wire);
 			codec_l4_csum_set(p->buf, &p->f);
+			if (p->reasm >= 0) {
+				tx_fragments(w, &b, p->buf, &p->f);
+				codec_reasm_reset(w->reasm[p->reasm]);
+				w->reasm_busy[p->reasm] = false;
+			}
 		}
 		for (unsigned i = 0; i < n_stamp; i++)
 			histogram_record(&w->turnaround,
 					 tsc_to_ns(&c->clock, t3 - t2));
 	}
-	{
-		uint16_t sent = io_tx_all(q, tx, (uint16_t)n_tx);
-
-		count(w, RC_TX, sent);
-		if (sent < n_tx)
-			count(w, RC_DROP_TX, n_tx - sent);
-	}
+	tx_flush(w, &b);
 }
 
 void

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "codec.h"
+#include "frag.h"
+#include "frag.h"
 #include "histogram.h"
 #include "io.h"
 #include "timing.h"
@@ -47,6 +49,9 @@ enum reflector_counter {
 	RC_DROP_SOURCE, /* multicast/broadcast source: answering would flood */
 	RC_DROP_LOOP_PORT, /* from a port that answers too (echo/chargen/...):
 			      loop */
+	RC_FRAGMENTS,	   /* IPv4 fragments taken into reassembly */
+	RC_REASSEMBLED,	   /* datagrams reassembled from them */
+	RC_DROP_REASM,	   /* datagrams given up: evicted, timed out, invalid */
 	RC__COUNT
 };
 
@@ -63,7 +68,12 @@ struct reflector_conf {
 	struct tsc_clock clock;
 	struct tsc_anchor anchor; /* TSC -> wall clock for STAMP timestamps */
 	uint16_t error_estimate;  /* ours, in STAMP answers */
+	unsigned
+		n_reasm; /* datagrams reassembled at once; 0 = drop fragments */
+	uint64_t reasm_timeout_cycles; /* give a datagram up after this */
 };
+
+#define REFLECTOR_MAX_REASM 8
 
 #define REFLECTOR_SESSIONS 4096 /* power of two */
 
@@ -82,9 +92,11 @@ struct reflector_worker {
 	struct histogram turnaround;	    /* T3 - T2 of STAMP answers, ns */
 	struct reflector_session *sessions; /* stateful only */
 	unsigned n_sessions;
+	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
+	bool reasm_busy[REFLECTOR_MAX_REASM]; /* answer pending in this burst */
 };
 
-/* 0, or -ENOMEM (stateful table). */
+/* 0, or -ENOMEM (stateful table, reassembly buffers), -EINVAL. */
 int reflector_worker_init(struct reflector_worker *w,
 			  const struct reflector_conf *conf,
 			  struct io_queue *q);
