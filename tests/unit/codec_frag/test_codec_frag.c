@@ -10,7 +10,8 @@
  * every other byte, L2 header and VLAN tag included, is equal.
  *
  * LATPROBE_FRAG_PCAP=FILE makes test_pcap_export write originals and our
- * shuffled fragments for `tools/golden/frag_check.py --pcap FILE`.
+ * shuffled fragments to FILE for `tools/golden/frag_check.py --pcap FILE`
+ * (scapy's defragment() must rebuild each original).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,8 +31,8 @@
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 #define BIG_CAP	  (CODEC_ETH_HLEN + CODEC_VLAN_HLEN + CODEC_IPV4_MAX_DATAGRAM)
-#define FRAG_CAP  9100	    /* a 9000-byte MTU fragment with a VLAN tag */
-#define MAX_FRAGS (2 * 120) /* 65,515 / 552 at MTU 576, and the duplicates */
+#define FRAG_CAP  9100 /* a 9000-byte MTU fragment with a VLAN tag */
+#define MAX_FRAGS 240u /* 65,515 / 552 at MTU 576, and the duplicates */
 
 struct fixture {
 	uint8_t *orig;
@@ -40,6 +41,8 @@ struct fixture {
 	size_t frag_len[MAX_FRAGS];
 	struct codec_reasm *r;
 };
+
+static int teardown(void **state);
 
 static int
 setup(void **state)
@@ -50,12 +53,14 @@ setup(void **state)
 		return -1;
 	fx->orig = malloc(BIG_CAP);
 	fx->want = malloc(BIG_CAP);
-	fx->frag = malloc(sizeof(*fx->frag) * MAX_FRAGS);
+	fx->frag = calloc(MAX_FRAGS, sizeof(*fx->frag));
 	fx->r = codec_reasm_create();
-	if (fx->orig == NULL || fx->want == NULL || fx->frag == NULL ||
-	    fx->r == NULL)
-		return -1;
 	*state = fx;
+	if (fx->orig == NULL || fx->want == NULL || fx->frag == NULL ||
+	    fx->r == NULL) {
+		teardown(state);
+		return -1;
+	}
 	return 0;
 }
 
@@ -181,7 +186,7 @@ feed_check(struct fixture *fx, const unsigned *order, unsigned n,
 	uint8_t *out = NULL;
 	size_t out_len = 0;
 	unsigned i;
-	int rc;
+	int rc = 0;
 
 	for (i = 0; i < n; i++) {
 		assert_int_equal(codec_parse_frame(fx->frag[order[i]],
@@ -215,6 +220,8 @@ make_order(unsigned *order, unsigned n, enum order how, uint32_t *seed)
 {
 	unsigned i, j, t, m = n;
 
+	if (n < 2)
+		return n;
 	for (i = 0; i < n; i++)
 		order[i] = how == REVERSED ? n - 1 - i : i;
 	if (how == SHUFFLED || how == DUPLICATES) {
@@ -409,6 +416,7 @@ test_fits_unchanged(void **state)
 static size_t
 add_ipv4_options(uint8_t *buf, size_t len)
 {
+	static const uint8_t nop3_eol[4] = {1, 1, 1, 0};
 	struct codec_frame f;
 	uint8_t *ip;
 	uint16_t tl;
@@ -416,7 +424,7 @@ add_ipv4_options(uint8_t *buf, size_t len)
 	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
 	ip = buf + f.l3_off;
 	memmove(ip + 24, ip + 20, len - f.l3_off - 20);
-	memcpy(ip + 20, "\x01\x01\x01\x00", 4);
+	memcpy(ip + 20, nop3_eol, sizeof(nop3_eol));
 	ip[0] = 0x46;
 	tl = (uint16_t)(f.ip_len + 4);
 	ip[2] = (uint8_t)(tl >> 8);
@@ -714,7 +722,7 @@ test_prefixes(void **state)
 	uint8_t *out = NULL, *p;
 	size_t len, l, out_len = 0;
 	unsigned n, i;
-	int rc;
+	int rc = 0;
 
 	len = build_udp(fx->orig, true, 21, 1200);
 	n = fragment_all(fx, fx->orig, len, 576);
@@ -781,9 +789,14 @@ test_pcap_export(void **state)
 	size_t s, m, len;
 	FILE *fp;
 
+	/*
+	 * Without the variable, an anonymous file: the fragments are still
+	 * checked (cmocka 1.1's TAP output reports skip() as "not ok").
+	 */
 	if (path == NULL || *path == '\0')
-		skip();
-	fp = fopen(path, "wb");
+		fp = tmpfile();
+	else
+		fp = fopen(path, "wb");
 	assert_non_null(fp);
 	assert_int_equal(fwrite(hdr, sizeof(hdr), 1, fp), 1);
 	for (s = 0; s < NELEM(sizes); s++) {
