@@ -19,6 +19,7 @@
 #include "loopback.h"
 #include "port.h"
 #include "prober.h"
+#include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
 
@@ -44,6 +45,8 @@ struct probe_opts {
 	const char *json, *samples, *pcap, *target_str;
 	bool quiet;
 	bool loopback;
+	bool kernel;
+	int busy_poll_us;
 };
 
 static void
@@ -105,8 +108,12 @@ probe_usage(FILE *f)
 	      "for ports\n"
 	      "                       whose tx comes back on rx (net_ring, "
 	      "--profile ring)\n"
-	      "  --backend kernel     kernel UDP sockets instead of DPDK (not "
-	      "implemented yet)\n"
+	      "  --backend kernel     kernel UDP sockets instead of DPDK, "
+	      "busy-polling\n"
+	      "                       (stamp, sockperf, udp-echo; no EAL "
+	      "options)\n"
+	      "  --busy-poll-us N     kernel backend: SO_BUSY_POLL on the "
+	      "socket\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
@@ -144,6 +151,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"pcap", required_argument, NULL, 'W'},
 		{"calibrate", required_argument, NULL, 'C'},
 		{"backend", required_argument, NULL, 'B'},
+		{"busy-poll-us", required_argument, NULL, 'Y'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'H'},
@@ -267,12 +275,16 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			if (strcmp(optarg, "dpdk") == 0)
 				break;
 			if (strcmp(optarg, "kernel") == 0) {
-				app_err("--backend kernel is not implemented "
-					"yet "
-					"(only dpdk)");
-				return -1;
+				o->kernel = true;
+				break;
 			}
 			return bad("--backend", "dpdk or kernel", optarg);
+		case 'Y':
+			if (cli_parse_u64(optarg, 0, 1000000, &v))
+				return bad("--busy-poll-us", "microseconds",
+					   optarg);
+			o->busy_poll_us = (int)v;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -325,7 +337,19 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		return bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
 	if (!o->have_port)
 		o->dport = o->proto->default_port;
-	if (!o->have_addr) {
+	if (o->kernel) {
+		if (!o->proto->udp) {
+			app_err("--backend kernel runs stamp, sockperf and "
+				"udp-echo, not %s",
+				o->proto->name);
+			return -1;
+		}
+		if (o->pcap != NULL || o->loopback || o->have_peer_mac) {
+			app_err("--pcap, --loopback and --peer-mac need the "
+				"dpdk backend");
+			return -1;
+		}
+	} else if (!o->have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (our address on the "
 			"port)");
 		return -1;
@@ -335,6 +359,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 
 struct probe_run {
 	struct prober_worker w[RTE_MAX_LCORE];
+	struct prober_conf conf[RTE_MAX_LCORE];
 	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
 	unsigned lcore_worker[RTE_MAX_LCORE];
@@ -358,15 +383,6 @@ struct live {
 	volatile bool done;
 	pthread_t tid;
 };
-
-static bool
-all_done(const struct probe_run *r)
-{
-	for (unsigned i = 0; i < r->n_workers; i++)
-		if (!__atomic_load_n(&r->w[i].done, __ATOMIC_ACQUIRE))
-			return false;
-	return true;
-}
 
 /* Live line each second from interval snapshots of the per-lcore histograms. */
 static void *
@@ -443,24 +459,336 @@ write_samples(const void *arg, FILE *f)
 	return ret;
 }
 
+/* Everything one probe run sets up, so each step can fail and unwind. */
+struct probe_ctx {
+	struct probe_opts o;
+	struct app_clock clk;
+	struct prober_conf conf;
+	struct probe_run *run;
+	unsigned nw;
+	bool eal;
+	bool have_port;
+	struct port port;
+	struct sockio *sock;
+	struct capture *cap;
+	char ip[16];
+	struct codec_mac peer;
+};
+
+static void
+conf_common(struct probe_ctx *x)
+{
+	const struct probe_opts *o = &x->o;
+	struct prober_conf *c = &x->conf;
+
+	c->proto = o->proto;
+	c->flow.ip_version = 4;
+	c->flow.src4 = o->addr;
+	c->flow.dst4 = o->target;
+	c->flow.sport = o->sport;
+	c->flow.dport = o->dport;
+	c->flow.ttl = 64;
+	c->size = (unsigned)o->size;
+	c->warmup = o->warmup;
+	c->clock = x->clk.clock;
+	c->anchor = x->clk.anchor;
+	c->interval_cycles = tsc_from_ns(&x->clk.clock, o->interval_ns);
+	c->timeout_cycles = tsc_from_ns(&x->clk.clock, o->timeout_ns);
+	c->duration_cycles = tsc_from_ns(&x->clk.clock, o->duration_ns);
+	c->keep_samples = o->samples != NULL;
+	c->max_samples = 64u * 1024 * 1024 / x->nw;
+	c->icmp_id = (uint16_t)(getpid() & 0xff00);
+	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
+	cli_format_ipv4(o->target, x->ip);
+}
+
+/* EAL, clock, port, peer MAC, capture. Returns an exit code. */
+static int
+setup_dpdk(struct probe_ctx *x, int eal_argc, char **eal_argv)
+{
+	struct probe_opts *o = &x->o;
+	struct port_conf pc;
+	char err[256];
+	int ret;
+
+	ret = app_eal_init(eal_argc, eal_argv);
+	if (ret != EXIT_OK)
+		return ret;
+	x->eal = true;
+	app_signals_install(); /* EAL may have set its own */
+	ret = app_clock_setup(&x->clk, o->calib_ns, rte_get_tsc_hz());
+	if (ret != EXIT_OK)
+		return ret;
+	if (!rte_eth_dev_is_valid_port(o->port_id)) {
+		app_err("no DPDK port %u: give the EAL a device (e.g. "
+			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
+			o->port_id);
+		return EXIT_SETUP;
+	}
+	x->nw = rte_lcore_count();
+	memset(&pc, 0, sizeof(pc));
+	pc.n_queues = (uint16_t)x->nw;
+	pc.promiscuous = true;
+	ret = port_setup(&x->port, o->port_id, &pc);
+	if (ret != 0) {
+		app_err("port %u set-up with %u queue(s) failed: %s",
+			o->port_id, pc.n_queues, rte_strerror(-ret));
+		return EXIT_SETUP;
+	}
+	x->have_port = true;
+	conf_common(x);
+	memcpy(x->conf.flow.src_mac.b, x->port.mac.addr_bytes, 6);
+
+	if (o->loopback) {
+		/* The reflector shares our port: our own MAC is the peer's. */
+		x->peer = x->conf.flow.src_mac;
+	} else if (o->have_peer_mac) {
+		x->peer = o->peer_mac;
+	} else {
+		ret = prober_arp_resolve(
+			&x->port.q[0], &x->conf.flow.src_mac, o->addr,
+			o->target, (unsigned)(o->arp_timeout_ns / 1000000),
+			&x->clk.clock, &x->peer, &force_quit);
+		if (ret == -EINTR)
+			return -1; /* interrupted before anything was sent */
+		if (ret != 0) {
+			app_err("no ARP answer from %s within %.1fs (is the "
+				"reflector running? --peer-mac skips ARP)",
+				x->ip, (double)o->arp_timeout_ns / 1e9);
+			return EXIT_UNREACHABLE;
+		}
+	}
+	x->conf.flow.dst_mac = x->peer;
+	if (o->pcap != NULL) {
+		x->cap = capture_open(o->pcap, o->port_id, x->nw, err,
+				      sizeof(err));
+		if (x->cap == NULL) {
+			app_err("--pcap: %s", err);
+			return EXIT_RUNTIME;
+		}
+		x->conf.capture.fn = capture_packet;
+		x->conf.capture.arg = x->cap;
+	}
+	return EXIT_OK;
+}
+
+/* Kernel UDP socket, connected to the target; one worker, this thread. */
+static int
+setup_kernel(struct probe_ctx *x)
+{
+	struct probe_opts *o = &x->o;
+	struct sockio_opts so;
+	int ret;
+
+	ret = app_clock_setup(&x->clk, o->calib_ns, 0);
+	if (ret != EXIT_OK)
+		return ret;
+	x->nw = 1;
+	sockio_opts_default(&so);
+	so.so_busy_poll_us = o->busy_poll_us;
+	x->sock = sockio_open_prober(o->have_addr ? o->addr : 0, o->sport,
+				     o->target, o->dport, &x->conf.flow.src_mac,
+				     &so);
+	if (x->sock == NULL) {
+		app_err("kernel UDP socket %s:%u -> target: %s",
+			o->have_addr ? "--addr" : "*", o->sport,
+			strerror(errno));
+		return errno == EINVAL ? EXIT_USAGE : EXIT_SETUP;
+	}
+	conf_common(x);
+	/* The engine matches answers against the socket's real address. */
+	x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
+	x->conf.flow.sport = sockio_local_port(x->sock, 0);
+	x->peer = x->conf.flow.dst_mac;
+	return EXIT_OK;
+}
+
+static int
+init_workers(struct probe_ctx *x)
+{
+	const struct probe_opts *o = &x->o;
+	struct probe_run *run = x->run;
+	unsigned lcore, i = 0;
+
+	if (x->eal) {
+		RTE_LCORE_FOREACH (lcore)
+			run->lcore_worker[lcore] = i++;
+	}
+	/* Split -n across the lcores; the first ones take the remainder. */
+	for (i = 0; i < x->nw; i++) {
+		struct io_queue *q =
+			x->sock ? sockio_queue(x->sock) : &x->port.q[i];
+
+		run->conf[i] = x->conf;
+		if (o->count != 0)
+			run->conf[i].count =
+				o->count / x->nw + (i < o->count % x->nw);
+		if (o->loopback) {
+			struct reflector_conf rc;
+
+			memset(&rc, 0, sizeof(rc));
+			rc.addr = o->target;
+			rc.mac = x->conf.flow.src_mac;
+			rc.stamp_port = STAMP_PORT;
+			rc.sockperf_port = SOCKPERF_PORT;
+			rc.echo_port = 7;
+			if (o->proto == &probe_proto_stamp)
+				rc.stamp_port = o->dport;
+			else if (o->proto == &probe_proto_sockperf)
+				rc.sockperf_port = o->dport;
+			else if (o->proto == &probe_proto_udp_echo)
+				rc.echo_port = o->dport;
+			rc.clock = x->clk.clock;
+			rc.anchor = x->clk.anchor;
+			rc.error_estimate = (uint16_t)(12u << 8 | 1u);
+			rc.n_reasm = 4;
+			rc.reasm_timeout_cycles = x->clk.clock.hz;
+			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
+				app_err("out of memory");
+				return EXIT_RUNTIME;
+			}
+			q = &run->lo[i].q;
+		}
+		if (prober_worker_init(&run->w[i], &run->conf[i], q, i) != 0) {
+			if (o->loopback)
+				loopback_io_fini(&run->lo[i]);
+			app_err("out of memory (samples, fragment buffers)");
+			return EXIT_RUNTIME;
+		}
+		run->n_workers = i + 1;
+	}
+	return EXIT_OK;
+}
+
+static int
+report(struct probe_ctx *x, double duration_s)
+{
+	const struct probe_opts *o = &x->o;
+	struct probe_run *run = x->run;
+	struct histogram *rtt = histogram_create();
+	struct histogram *net = histogram_create();
+	struct histogram *turn = histogram_create();
+	struct report_probe rep;
+	char target[40];
+	int ret = EXIT_OK;
+
+	if (rtt == NULL || net == NULL || turn == NULL) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	memset(&rep, 0, sizeof(rep));
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		const struct prober_worker *w = &run->w[i];
+
+		histogram_merge(rtt, &w->rtt);
+		histogram_merge(net, &w->network_rtt);
+		histogram_merge(turn, &w->turnaround);
+		rep.sent += w->st.sent;
+		rep.received += w->st.received;
+		rep.lost += w->st.lost;
+		rep.duplicated += w->st.duplicated;
+		rep.reordered += w->st.reordered;
+		rep.timeouts += w->st.lost;
+		rep.rx_ignored += w->st.rx_ignored;
+		rep.warmup += w->st.warmup;
+		rep.late += w->st.late;
+		rep.resets += w->st.resets;
+		if (run->ret[i] != 0)
+			app_warn("lcore %u stopped early: %s", w->lcore,
+				 strerror(-run->ret[i]));
+		if (w->st.tx_fail != 0)
+			app_warn("lcore %u: %llu probes the tx queue did not "
+				 "take (not counted as sent)",
+				 w->lcore, (unsigned long long)w->st.tx_fail);
+		if (w->samples_dropped)
+			app_warn("lcore %u: %llu samples not kept (--samples "
+				 "memory cap)",
+				 w->lcore,
+				 (unsigned long long)w->samples_dropped);
+	}
+	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
+	rep.proto = o->proto->name;
+	rep.backend = x->sock ? "kernel" : "dpdk";
+	rep.target = target;
+	rep.port_driver = x->sock ? "udp-socket" : x->port.driver;
+	rep.size = (unsigned)o->size;
+	rep.lcores = x->nw;
+	rep.duration_s = duration_s;
+	rep.interrupted = force_quit;
+	rep.rtt = rtt;
+	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
+	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
+	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
+	rep.buckets.edges_ns = o->edges_ns;
+	rep.buckets.n_edges = o->n_edges;
+	app_clock_report(&x->clk, &rep.tsc);
+
+	if (report_probe_text(&rep, stdout) != 0)
+		ret = EXIT_RUNTIME;
+	fflush(stdout);
+	if (o->json != NULL &&
+	    app_write_file(o->json, write_probe_json, &rep) != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	if (o->samples != NULL &&
+	    app_write_file(o->samples, write_samples, run) != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	if (x->cap != NULL) {
+		uint64_t dropped;
+		int64_t n = capture_close(x->cap, &dropped);
+
+		x->cap = NULL;
+		if (n < 0) {
+			app_err("--pcap %s: %s", o->pcap, strerror((int)-n));
+			ret = EXIT_RUNTIME;
+		} else if (dropped != 0) {
+			app_warn("--pcap: %llu packets not captured (capture "
+				 "pool empty)",
+				 (unsigned long long)dropped);
+		}
+	}
+	if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
+		ret = EXIT_ALL_LOST;
+out:
+	histogram_destroy(rtt);
+	histogram_destroy(net);
+	histogram_destroy(turn);
+	return ret;
+}
+
+static void
+teardown(struct probe_ctx *x)
+{
+	if (x->run != NULL) {
+		for (unsigned i = 0; i < x->run->n_workers; i++) {
+			prober_worker_fini(&x->run->w[i]);
+			if (x->o.loopback)
+				loopback_io_fini(&x->run->lo[i]);
+		}
+		free(x->run);
+	}
+	if (x->cap != NULL) {
+		uint64_t dropped;
+
+		(void)capture_close(x->cap, &dropped);
+	}
+	if (x->sock != NULL)
+		sockio_close(x->sock);
+	if (x->have_port)
+		port_close(&x->port);
+	if (x->eal)
+		rte_eal_cleanup();
+}
+
 int
 cmd_probe(int argc, char **argv)
 {
-	char **eal_argv = NULL, **app_argv = NULL, err[512] = "", tbuf[40],
-	     ip[16];
+	char **eal_argv = NULL, **app_argv = NULL, err[512] = "";
 	int eal_argc, app_argc, ret;
 	bool sep;
-	struct probe_opts o;
-	struct prober_conf conf;
-	struct port_conf pc;
-	struct port port;
-	struct app_clock clk;
-	struct probe_run *run = NULL;
+	struct probe_ctx *x;
 	struct live lv;
-	struct codec_mac peer;
-	struct capture *cap = NULL;
 	struct timespec t0, t1;
-	unsigned lcore, i, nw;
 
 	for (int k = 0; k < argc; k++) {
 		if (strcmp(argv[k], "--help") == 0) {
@@ -474,290 +802,76 @@ cmd_probe(int argc, char **argv)
 		app_err("%s", err);
 		return EXIT_USAGE;
 	}
-	if (probe_parse(app_argc, app_argv, &o) != 0) {
-		ret = EXIT_USAGE;
-		goto free_args;
-	}
-	app_signals_install();
-	ret = app_eal_init(eal_argc, eal_argv);
-	if (ret != EXIT_OK)
-		goto free_args;
-	app_signals_install();
-	ret = app_clock_setup(&clk, o.calib_ns, rte_get_tsc_hz());
-	if (ret != EXIT_OK)
-		goto eal;
-	run = calloc(1, sizeof(*run));
-	if (run == NULL) {
+	x = calloc(1, sizeof(*x));
+	if (x == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
-		goto eal;
+		goto free_args;
 	}
-	if (!rte_eth_dev_is_valid_port(o.port_id)) {
-		app_err("no DPDK port %u: give the EAL a device (e.g. "
-			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
-			o.port_id);
-		ret = EXIT_SETUP;
-		goto eal;
+	if (probe_parse(app_argc, app_argv, &x->o) != 0) {
+		ret = EXIT_USAGE;
+		goto out;
 	}
-	nw = rte_lcore_count();
-	memset(&pc, 0, sizeof(pc));
-	pc.n_queues = (uint16_t)nw;
-	pc.promiscuous = true;
-	ret = port_setup(&port, o.port_id, &pc);
-	if (ret != 0) {
-		app_err("port %u set-up with %u queue(s) failed: %s", o.port_id,
-			pc.n_queues, rte_strerror(-ret));
-		ret = EXIT_SETUP;
-		goto eal;
+	if (x->o.kernel && sep && eal_argc > 1) {
+		app_err("--backend kernel takes no EAL options (before '--')");
+		ret = EXIT_USAGE;
+		goto out;
 	}
-
-	memset(&conf, 0, sizeof(conf));
-	conf.proto = o.proto;
-	memcpy(conf.flow.src_mac.b, port.mac.addr_bytes, 6);
-	conf.flow.ip_version = 4;
-	conf.flow.src4 = o.addr;
-	conf.flow.dst4 = o.target;
-	conf.flow.sport = o.sport;
-	conf.flow.dport = o.dport;
-	conf.flow.ttl = 64;
-	conf.size = (unsigned)o.size;
-	conf.warmup = o.warmup;
-	conf.clock = clk.clock;
-	conf.anchor = clk.anchor;
-	conf.interval_cycles = tsc_from_ns(&clk.clock, o.interval_ns);
-	conf.timeout_cycles = tsc_from_ns(&clk.clock, o.timeout_ns);
-	conf.duration_cycles = tsc_from_ns(&clk.clock, o.duration_ns);
-	conf.keep_samples = o.samples != NULL;
-	conf.max_samples = 64u * 1024 * 1024 / nw;
-	conf.icmp_id = (uint16_t)(getpid() & 0xff00);
-	conf.tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
-
-	cli_format_ipv4(o.target, ip);
-	if (o.loopback) {
-		/* The reflector shares our port: our own MAC is the peer's. */
-		peer = conf.flow.src_mac;
-	} else if (o.have_peer_mac) {
-		peer = o.peer_mac;
-	} else {
-		ret = prober_arp_resolve(&port.q[0], &conf.flow.src_mac, o.addr,
-					 o.target,
-					 (unsigned)(o.arp_timeout_ns / 1000000),
-					 &clk.clock, &peer, &force_quit);
-		if (ret != 0) {
-			if (ret == -EINTR) {
-				ret = EXIT_OK;
-			} else {
-				app_err("no ARP answer from %s within %.1fs "
-					"(is the reflector running? "
-					"--peer-mac skips ARP)",
-					ip, (double)o.arp_timeout_ns / 1e9);
-				ret = EXIT_UNREACHABLE;
-			}
-			goto port;
-		}
+	app_signals_install();
+	x->run = calloc(1, sizeof(*x->run));
+	if (x->run == NULL) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
 	}
-	conf.flow.dst_mac = peer;
-
-	if (o.pcap != NULL) {
-		cap = capture_open(o.pcap, o.port_id, nw, err, sizeof(err));
-		if (cap == NULL) {
-			app_err("--pcap: %s", err);
-			ret = EXIT_RUNTIME;
-			goto port;
-		}
-		conf.capture.fn = capture_packet;
-		conf.capture.arg = cap;
+	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, eal_argc, eal_argv);
+	if (ret < 0) { /* SIGINT while resolving the peer: nothing to report */
+		ret = EXIT_OK;
+		goto out;
 	}
-
-	/* Split -n across the lcores; the first ones take the remainder. */
-	i = 0;
-	RTE_LCORE_FOREACH (lcore) {
-		run->lcore_worker[lcore] = i;
-		i++;
-	}
-	run->n_workers = nw;
-	{
-		static struct prober_conf per[RTE_MAX_LCORE];
-
-		for (i = 0; i < nw; i++) {
-			per[i] = conf;
-			if (o.count != 0)
-				per[i].count = o.count / nw +
-					       (i < o.count % nw ? 1 : 0);
-			struct io_queue *q = &port.q[i];
-
-			if (o.loopback) {
-				struct reflector_conf rc;
-
-				memset(&rc, 0, sizeof(rc));
-				rc.addr = o.target;
-				rc.mac = conf.flow.src_mac;
-				rc.stamp_port = STAMP_PORT;
-				rc.sockperf_port = SOCKPERF_PORT;
-				rc.echo_port = 7;
-				rc.clock = clk.clock;
-				rc.anchor = clk.anchor;
-				rc.error_estimate = (uint16_t)(12u << 8 | 1u);
-				rc.n_reasm = 4;
-				rc.reasm_timeout_cycles = clk.clock.hz;
-				if (o.dport != 0 &&
-				    o.proto == &probe_proto_stamp)
-					rc.stamp_port = o.dport;
-				else if (o.dport != 0 &&
-					 o.proto == &probe_proto_sockperf)
-					rc.sockperf_port = o.dport;
-				else if (o.dport != 0 &&
-					 o.proto == &probe_proto_udp_echo)
-					rc.echo_port = o.dport;
-				if (loopback_io_init(&run->lo[i], q, &rc) !=
-				    0) {
-					app_err("out of memory");
-					ret = EXIT_RUNTIME;
-					run->n_workers = i;
-					goto workers;
-				}
-				q = &run->lo[i].q;
-			}
-			ret = prober_worker_init(&run->w[i], &per[i], q, i);
-			if (ret != 0) {
-				app_err("out of memory for samples");
-				ret = EXIT_RUNTIME;
-				run->n_workers = i;
-				goto workers;
-			}
-		}
-	}
+	if (ret != EXIT_OK)
+		goto out;
+	ret = init_workers(x);
+	if (ret != EXIT_OK)
+		goto out;
 	{
 		char mac[18];
 
-		codec_mac_format(&peer, mac);
+		codec_mac_format(&x->peer, mac);
 		fprintf(stderr,
 			"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
-			"probes, %u lcore(s), port %s (%s)\n",
-			o.target_str, ip, o.dport, mac, o.proto->name,
-			(unsigned long long)o.size, nw, port.name, port.driver);
+			"probes, %u lcore(s), %s %s (%s)\n",
+			x->o.target_str, x->ip, x->o.dport,
+			x->sock ? "kernel route" : mac, x->o.proto->name,
+			(unsigned long long)x->o.size, x->nw,
+			x->sock ? "backend" : "port",
+			x->sock ? "kernel" : x->port.name,
+			x->sock ? "UDP socket" : x->port.driver);
 	}
 
 	memset(&lv, 0, sizeof(lv));
-	lv.run = run;
-	lv.quiet = o.quiet;
+	lv.run = x->run;
+	lv.quiet = x->o.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pthread_create(&lv.tid, NULL, live_thread, &lv) != 0) {
 		app_err("cannot start the live-line thread");
 		ret = EXIT_RUNTIME;
-		goto workers;
+		goto out;
 	}
-	rte_eal_mp_remote_launch(probe_lcore, run, CALL_MAIN);
-	rte_eal_mp_wait_lcore();
+	if (x->eal) {
+		rte_eal_mp_remote_launch(probe_lcore, x->run, CALL_MAIN);
+		rte_eal_mp_wait_lcore();
+	} else {
+		x->run->ret[0] = prober_worker_run(&x->run->w[0], &force_quit);
+	}
 	lv.done = true;
 	pthread_join(lv.tid, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	(void)all_done;
-
-	{
-		struct histogram *rtt = histogram_create();
-		struct histogram *net = histogram_create();
-		struct histogram *turn = histogram_create();
-		struct report_probe rep;
-
-		if (rtt == NULL || net == NULL || turn == NULL) {
-			app_err("out of memory");
-			ret = EXIT_RUNTIME;
-			goto hist_out;
-		}
-		memset(&rep, 0, sizeof(rep));
-		for (i = 0; i < run->n_workers; i++) {
-			const struct prober_worker *w = &run->w[i];
-
-			histogram_merge(rtt, &w->rtt);
-			histogram_merge(net, &w->network_rtt);
-			histogram_merge(turn, &w->turnaround);
-			rep.sent += w->st.sent;
-			rep.received += w->st.received;
-			rep.lost += w->st.lost;
-			rep.duplicated += w->st.duplicated;
-			rep.reordered += w->st.reordered;
-			rep.timeouts += w->st.lost;
-			rep.rx_ignored += w->st.rx_ignored;
-			rep.warmup += w->st.warmup;
-			rep.late += w->st.late;
-			rep.resets += w->st.resets;
-			if (run->ret[i] != 0)
-				app_warn("lcore %u stopped early: %s", w->lcore,
-					 strerror(-run->ret[i]));
-			if (w->samples_dropped)
-				app_warn(
-					"lcore %u: %llu samples not kept "
-					"(--samples memory cap)",
-					w->lcore,
-					(unsigned long long)w->samples_dropped);
-		}
-		snprintf(tbuf, sizeof(tbuf), "%s:%u", ip, o.dport);
-		rep.proto = o.proto->name;
-		rep.backend = "dpdk";
-		rep.target = tbuf;
-		rep.port_driver = port.driver;
-		rep.size = (unsigned)o.size;
-		rep.lcores = nw;
-		rep.duration_s = (double)(t1.tv_sec - t0.tv_sec) +
-				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		rep.interrupted = force_quit;
-		rep.rtt = rtt;
-		rep.network_rtt = o.proto->has_remote_ts ? net : NULL;
-		rep.turnaround = o.proto->has_remote_ts ? turn : NULL;
-		rep.buckets.n_buckets = o.n_edges ? 0 : o.n_buckets;
-		rep.buckets.edges_ns = o.edges_ns;
-		rep.buckets.n_edges = o.n_edges;
-		app_clock_report(&clk, &rep.tsc);
-
-		ret = EXIT_OK;
-		if (report_probe_text(&rep, stdout) != 0)
-			ret = EXIT_RUNTIME;
-		fflush(stdout);
-		if (o.json != NULL &&
-		    app_write_file(o.json, write_probe_json, &rep) != EXIT_OK)
-			ret = EXIT_RUNTIME;
-		if (o.samples != NULL &&
-		    app_write_file(o.samples, write_samples, run) != EXIT_OK)
-			ret = EXIT_RUNTIME;
-		if (cap != NULL) {
-			uint64_t dropped;
-			int64_t n = capture_close(cap, &dropped);
-
-			cap = NULL;
-			if (n < 0) {
-				app_err("--pcap %s: %s", o.pcap,
-					strerror((int)-n));
-				ret = EXIT_RUNTIME;
-			} else if (dropped != 0) {
-				app_warn("--pcap: %llu packets not captured "
-					 "(capture pool empty)",
-					 (unsigned long long)dropped);
-			}
-		}
-		if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
-			ret = EXIT_ALL_LOST;
-	hist_out:
-		histogram_destroy(rtt);
-		histogram_destroy(net);
-		histogram_destroy(turn);
-	}
-workers:
-	for (i = 0; i < run->n_workers; i++) {
-		prober_worker_fini(&run->w[i]);
-		if (o.loopback)
-			loopback_io_fini(&run->lo[i]);
-	}
-port:
-	if (cap != NULL) {
-		uint64_t dropped;
-
-		(void)capture_close(cap, &dropped);
-	}
-	port_close(&port);
-eal:
-	free(run);
-	rte_eal_cleanup();
+	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+out:
+	teardown(x);
+	free(x);
 free_args:
 	cli_free_argv(eal_argv);
 	cli_free_argv(app_argv);

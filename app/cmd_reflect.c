@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "port.h"
 #include "reflector.h"
+#include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
 
@@ -29,6 +30,8 @@ struct reflect_opts {
 	uint16_t port_id;
 	const char *json;
 	uint64_t calib_ns;
+	bool kernel;
+	int busy_poll_us;
 };
 
 static void
@@ -58,8 +61,16 @@ reflect_usage(FILE *f)
 	      "= stdout)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet           no live line on stderr\n"
+	      "  --backend kernel      kernel UDP sockets instead of DPDK, "
+	      "busy-polling\n"
+	      "                        (STAMP, sockperf, UDP echo; no EAL "
+	      "options)\n"
+	      "  --busy-poll-us N      kernel backend: SO_BUSY_POLL on the "
+	      "sockets\n"
 	      "\n"
 	      "examples:\n"
+	      "  latprobe reflect --backend kernel --addr 198.18.0.2 "
+	      "--echo-port 0\n"
 	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
 	      "198.18.0.2/24\n"
 	      "  latprobe reflect -l 0 --vdev net_memif0,role=server -- \\\n"
@@ -96,6 +107,8 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"json", required_argument, NULL, 'j'},
 		{"calibrate", required_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"backend", required_argument, NULL, 'B'},
+		{"busy-poll-us", required_argument, NULL, 'Y'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -173,6 +186,25 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'B':
+			if (strcmp(optarg, "kernel") == 0)
+				o->kernel = true;
+			else if (strcmp(optarg, "dpdk") != 0) {
+				app_err("--backend wants dpdk or kernel, not "
+					"'%s'",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'Y':
+			if (cli_parse_u64(optarg, 0, 1000000, &v)) {
+				app_err("--busy-poll-us wants microseconds, "
+					"not '%s'",
+					optarg);
+				return -1;
+			}
+			o->busy_poll_us = (int)v;
 			break;
 		case 'H':
 			reflect_usage(stdout);
@@ -283,19 +315,176 @@ watch(void *arg)
 	return NULL;
 }
 
+struct reflect_ctx {
+	struct reflect_opts o;
+	struct app_clock clk;
+	struct reflector_conf conf;
+	struct reflect_run *run;
+	unsigned nw;
+	bool eal;
+	bool have_port;
+	struct port port;
+	struct sockio *sock;
+	char addr_str[24];
+};
+
+static void
+conf_common(struct reflect_ctx *x)
+{
+	const struct reflect_opts *o = &x->o;
+	struct reflector_conf *c = &x->conf;
+	char abuf[16];
+
+	c->addr = o->addr;
+	c->stamp_port = o->stamp_port;
+	c->sockperf_port = o->sockperf_port;
+	c->echo_port = o->echo_port;
+	c->stateful = o->stateful;
+	c->verify_l4_csum = o->verify_l4;
+	c->clock = x->clk.clock;
+	c->anchor = x->clk.anchor;
+	/* Not synchronised to UTC; NTP format; ~1 us: 1 * 2^(12-32) s. */
+	c->error_estimate = (uint16_t)(12u << 8 | 1u);
+	cli_format_ipv4(o->addr, abuf);
+	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->prefix);
+}
+
+static int
+setup_dpdk(struct reflect_ctx *x, int eal_argc, char **eal_argv)
+{
+	const struct reflect_opts *o = &x->o;
+	struct port_conf pc;
+	int ret;
+
+	ret = app_eal_init(eal_argc, eal_argv);
+	if (ret != EXIT_OK)
+		return ret;
+	x->eal = true;
+	app_signals_install(); /* EAL may have set its own */
+	ret = app_clock_setup(&x->clk, o->calib_ns, rte_get_tsc_hz());
+	if (ret != EXIT_OK)
+		return ret;
+	if (!rte_eth_dev_is_valid_port(o->port_id)) {
+		app_err("no DPDK port %u: give the EAL a device (e.g. "
+			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
+			o->port_id);
+		return EXIT_SETUP;
+	}
+	x->nw = rte_lcore_count();
+	memset(&pc, 0, sizeof(pc));
+	pc.n_queues = (uint16_t)x->nw;
+	pc.promiscuous = true;
+	ret = port_setup(&x->port, o->port_id, &pc);
+	if (ret != 0) {
+		app_err("port %u set-up with %u queue(s) failed: %s",
+			o->port_id, pc.n_queues, rte_strerror(-ret));
+		return EXIT_SETUP;
+	}
+	x->have_port = true;
+	conf_common(x);
+	memcpy(x->conf.mac.b, x->port.mac.addr_bytes, 6);
+	/* Probes larger than the MTU (-l 8k) arrive as fragments. */
+	x->conf.n_reasm = 4;
+	x->conf.reasm_timeout_cycles = x->clk.clock.hz; /* 1 s */
+	return EXIT_OK;
+}
+
+/* Kernel UDP sockets on the three ports; one worker, this thread. */
+static int
+setup_kernel(struct reflect_ctx *x)
+{
+	const struct reflect_opts *o = &x->o;
+	const uint16_t ports[] = {o->stamp_port, o->sockperf_port,
+				  o->echo_port};
+	/* The engine checks frames are for its MAC; sockio makes them so. */
+	static const struct codec_mac mac = {{0x02, 0, 0, 0, 0, 0x01}};
+	struct sockio_opts so;
+	int ret;
+
+	ret = app_clock_setup(&x->clk, o->calib_ns, 0);
+	if (ret != EXIT_OK)
+		return ret;
+	x->nw = 1;
+	sockio_opts_default(&so);
+	so.so_busy_poll_us = o->busy_poll_us;
+	x->sock = sockio_open_reflector(o->addr, ports, 3, &mac, &so);
+	if (x->sock == NULL) {
+		app_err("kernel UDP sockets on %s ports %u/%u/%u: %s "
+			"(ports below 1024 need root; 0 turns one off)",
+			x->addr_str[0] ? x->addr_str : "--addr", ports[0],
+			ports[1], ports[2], strerror(errno));
+		return errno == EINVAL ? EXIT_USAGE : EXIT_SETUP;
+	}
+	conf_common(x);
+	x->conf.mac = mac;
+	/* The kernel reassembles; the engine sees whole datagrams. */
+	x->conf.n_reasm = 0;
+	return EXIT_OK;
+}
+
+static int
+report(struct reflect_ctx *x, double duration_s)
+{
+	const struct reflect_opts *o = &x->o;
+	struct reflect_run *run = x->run;
+	struct report_counter counters[RC__COUNT];
+	struct histogram *turn = histogram_create();
+	struct report_reflect rep;
+	int ret = EXIT_OK;
+
+	if (turn == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (unsigned k = 0; k < RC__COUNT; k++) {
+		counters[k].name = reflector_counter_name(k);
+		counters[k].value = sum_counter(run, k);
+	}
+	for (unsigned k = 0; k < run->n_workers; k++)
+		histogram_merge(turn, &run->w[k].turnaround);
+	memset(&rep, 0, sizeof(rep));
+	rep.backend = x->sock ? "kernel" : "dpdk";
+	rep.addr = x->addr_str;
+	rep.duration_s = duration_s;
+	rep.interrupted = o->duration_ns == 0 ||
+			  duration_s * 1e9 < (double)o->duration_ns;
+	rep.counters = counters;
+	rep.n_counters = RC__COUNT;
+	rep.turnaround = turn;
+	app_clock_report(&x->clk, &rep.tsc);
+	if (report_reflect_text(&rep, stdout) != 0)
+		ret = EXIT_RUNTIME;
+	fflush(stdout);
+	if (o->json != NULL &&
+	    app_write_file(o->json, write_reflect_json, &rep) != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	histogram_destroy(turn);
+	return ret;
+}
+
+static void
+teardown(struct reflect_ctx *x)
+{
+	if (x->run != NULL) {
+		for (unsigned i = 0; i < x->run->n_workers; i++)
+			reflector_worker_fini(&x->run->w[i]);
+		free(x->run);
+	}
+	if (x->sock != NULL)
+		sockio_close(x->sock);
+	if (x->have_port)
+		port_close(&x->port);
+	if (x->eal)
+		rte_eal_cleanup();
+}
+
 int
 cmd_reflect(int argc, char **argv)
 {
-	char **eal_argv = NULL, **app_argv = NULL, err[512] = "", abuf[16],
-	     addr_str[24];
+	char **eal_argv = NULL, **app_argv = NULL, err[512] = "";
 	int eal_argc, app_argc, ret;
 	bool sep;
-	struct reflect_opts o;
-	struct reflector_conf conf;
-	struct port_conf pc;
-	struct port port;
-	struct app_clock clk;
-	struct reflect_run *run = NULL;
+	struct reflect_ctx *x;
 	struct watcher wt;
 	struct timespec t0, t1;
 	unsigned lcore, i;
@@ -313,138 +502,80 @@ cmd_reflect(int argc, char **argv)
 		app_err("%s", err);
 		return EXIT_USAGE;
 	}
-	if (reflect_parse(app_argc, app_argv, &o) != 0) {
-		ret = EXIT_USAGE;
-		goto free_args;
-	}
-	app_signals_install();
-	ret = app_eal_init(eal_argc, eal_argv);
-	if (ret != EXIT_OK)
-		goto free_args;
-	app_signals_install(); /* EAL may have set its own */
-	ret = app_clock_setup(&clk, o.calib_ns, rte_get_tsc_hz());
-	if (ret != EXIT_OK)
-		goto eal;
-
-	run = calloc(1, sizeof(*run));
-	if (run == NULL) {
+	x = calloc(1, sizeof(*x));
+	if (x == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
-		goto eal;
+		goto free_args;
 	}
-	if (!rte_eth_dev_is_valid_port(o.port_id)) {
-		app_err("no DPDK port %u: give the EAL a device (e.g. "
-			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
-			o.port_id);
-		ret = EXIT_SETUP;
-		goto eal;
+	if (reflect_parse(app_argc, app_argv, &x->o) != 0) {
+		ret = EXIT_USAGE;
+		goto out;
 	}
-	memset(&pc, 0, sizeof(pc));
-	pc.n_queues = (uint16_t)rte_lcore_count();
-	pc.promiscuous = true;
-	ret = port_setup(&port, o.port_id, &pc);
-	if (ret != 0) {
-		app_err("port %u set-up with %u queue(s) failed: %s", o.port_id,
-			pc.n_queues, rte_strerror(-ret));
-		ret = EXIT_SETUP;
-		goto eal;
+	if (x->o.kernel && sep && eal_argc > 1) {
+		app_err("--backend kernel takes no EAL options (before '--')");
+		ret = EXIT_USAGE;
+		goto out;
 	}
-	memset(&conf, 0, sizeof(conf));
-	conf.addr = o.addr;
-	memcpy(conf.mac.b, port.mac.addr_bytes, 6);
-	conf.stamp_port = o.stamp_port;
-	conf.sockperf_port = o.sockperf_port;
-	conf.echo_port = o.echo_port;
-	conf.stateful = o.stateful;
-	conf.verify_l4_csum = o.verify_l4;
-	conf.clock = clk.clock;
-	conf.anchor = clk.anchor;
-	/* Not synchronised to UTC; NTP format; ~1 us: 1 * 2^(12-32) s. */
-	conf.error_estimate = (uint16_t)(12u << 8 | 1u);
-	/* Probes larger than the MTU (-l 8k) arrive as fragments. */
-	conf.n_reasm = 4;
-	conf.reasm_timeout_cycles = clk.clock.hz; /* 1 s */
+	app_signals_install();
+	x->run = calloc(1, sizeof(*x->run));
+	if (x->run == NULL) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, eal_argc, eal_argv);
+	if (ret != EXIT_OK)
+		goto out;
+	for (i = 0; i < x->nw; i++) {
+		struct io_queue *q =
+			x->sock ? sockio_queue(x->sock) : &x->port.q[i];
 
-	i = 0;
-	RTE_LCORE_FOREACH (lcore) {
-		run->lcore_worker[lcore] = i;
-		if (reflector_worker_init(&run->w[i], &conf, &port.q[i]) != 0) {
-			app_err("out of memory for the stateful session table");
+		if (reflector_worker_init(&x->run->w[i], &x->conf, q) != 0) {
+			app_err("out of memory (session table, reassembly)");
 			ret = EXIT_RUNTIME;
-			goto port;
+			goto out;
 		}
-		i++;
+		x->run->n_workers = i + 1;
 	}
-	run->n_workers = i;
-	cli_format_ipv4(o.addr, abuf);
-	snprintf(addr_str, sizeof(addr_str), "%s/%u", abuf, o.prefix);
+	if (x->eal) {
+		i = 0;
+		RTE_LCORE_FOREACH (lcore)
+			x->run->lcore_worker[lcore] = i++;
+	}
 	fprintf(stderr,
-		"latprobe reflect: %s on port %u (%s, %s), %u lcore(s); stamp "
-		"%u "
+		"latprobe reflect: %s on %s %u (%s, %s), %u lcore(s); stamp %u "
 		"sockperf %u echo %u%s\n",
-		addr_str, o.port_id, port.name, port.driver, run->n_workers,
-		o.stamp_port, o.sockperf_port, o.echo_port,
-		o.stateful ? " (stateful)" : "");
+		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
+		x->sock ? "kernel" : x->port.name,
+		x->sock ? "UDP sockets" : x->port.driver, x->run->n_workers,
+		x->o.stamp_port, x->o.sockperf_port, x->o.echo_port,
+		x->o.stateful ? " (stateful)" : "");
 
 	memset(&wt, 0, sizeof(wt));
-	wt.run = run;
-	wt.duration_ns = o.duration_ns;
-	wt.quiet = o.quiet;
+	wt.run = x->run;
+	wt.duration_ns = x->o.duration_ns;
+	wt.quiet = x->o.quiet;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pthread_create(&wt.tid, NULL, watch, &wt) != 0) {
 		app_err("cannot start the watcher thread");
 		ret = EXIT_RUNTIME;
-		goto port;
+		goto out;
 	}
-	rte_eal_mp_remote_launch(reflect_lcore, run, CALL_MAIN);
-	rte_eal_mp_wait_lcore();
+	if (x->eal) {
+		rte_eal_mp_remote_launch(reflect_lcore, x->run, CALL_MAIN);
+		rte_eal_mp_wait_lcore();
+	} else {
+		reflector_run(&x->run->w[0], &force_quit);
+	}
 	force_quit = true;
 	pthread_join(wt.tid, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-
-	{
-		struct report_counter counters[RC__COUNT];
-		struct histogram *turn = histogram_create();
-		struct report_reflect rep;
-
-		if (turn == NULL) {
-			app_err("out of memory");
-			ret = EXIT_RUNTIME;
-			goto port;
-		}
-		for (unsigned k = 0; k < RC__COUNT; k++) {
-			counters[k].name = reflector_counter_name(k);
-			counters[k].value = sum_counter(run, k);
-		}
-		for (unsigned k = 0; k < run->n_workers; k++)
-			histogram_merge(turn, &run->w[k].turnaround);
-		memset(&rep, 0, sizeof(rep));
-		rep.backend = "dpdk";
-		rep.addr = addr_str;
-		rep.duration_s = (double)(t1.tv_sec - t0.tv_sec) +
-				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		rep.interrupted = o.duration_ns == 0 ||
-				  rep.duration_s * 1e9 < (double)o.duration_ns;
-		rep.counters = counters;
-		rep.n_counters = RC__COUNT;
-		rep.turnaround = turn;
-		app_clock_report(&clk, &rep.tsc);
-		ret = EXIT_OK;
-		if (report_reflect_text(&rep, stdout) != 0)
-			ret = EXIT_RUNTIME;
-		fflush(stdout);
-		if (o.json != NULL &&
-		    app_write_file(o.json, write_reflect_json, &rep) != EXIT_OK)
-			ret = EXIT_RUNTIME;
-		histogram_destroy(turn);
-	}
-port:
-	for (i = 0; i < run->n_workers; i++)
-		reflector_worker_fini(&run->w[i]);
-	port_close(&port);
-eal:
-	free(run);
-	rte_eal_cleanup();
+	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
+				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+out:
+	teardown(x);
+	free(x);
 free_args:
 	cli_free_argv(eal_argv);
 	cli_free_argv(app_argv);
