@@ -45,6 +45,9 @@ for key, want in expect.items():
     if got != want:
         print(f"garbage: {key}: got {got}, expected {want}")
         bad = 1
+if c.get("reassembled", 0) != 0:
+    print("garbage: a lone fragment was 'reassembled'")
+    bad = 1
 if c.get("answered.arp", 0) < 1:
     print("garbage: ping's ARP request was not answered")
     bad = 1

@@ -50,7 +50,8 @@ def main():
         "sockperf_no_reply": [eth / IP(src=sip, dst=dip) / UDP(dport=11111) /
                               Raw(sockperf_no_pong)],
         "dropped.arp_other": [eth / ARP(op=2, psrc=sip, pdst=dip)],
-        "dropped.fragment": [eth / IP(src=sip, dst=dip, flags="MF") /
+        # A lone first fragment: taken into reassembly, never completed.
+        "fragments": [eth / IP(src=sip, dst=dip, flags="MF") /
                              Raw(b"f" * 40)],
         # Answered ones, so the test also sees the counters move the other way.
         "answered.icmp_echo": [eth / IP(src=sip, dst=dip) / ICMP(id=7, seq=1) /
