@@ -16,4 +16,15 @@ for proto in stamp sockperf udp-echo icmp; do
 	$PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/$proto.json" \
 		--sent 5000 --no-loss --proto "$proto" "${args[@]}" || fail "$proto report"
 done
+# Two worker lcores, a queue pair each: -n is split, each lcore has its own
+# flow and histogram, and the report merges them.
+"$LATPROBE" probe -l 0,1 --in-memory --no-pci --log-level=lib.eal:error --vdev net_ring0 \
+	-- --addr 198.18.0.1/24 --loopback -n 5001 -q --json "$WORK/two.json" \
+	--samples "$WORK/two.csv" 198.18.0.2 >"$WORK/two.txt" 2>"$WORK/two.err" ||
+	{ cat "$WORK/two.err" >&2; fail "2 lcores: exit $?"; }
+$PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/two.json" \
+	--samples "$WORK/two.csv" --sent 5001 --no-loss --remote-ts || fail "2-lcore report"
+[ "$(json_get "$WORK/two.json" lcores)" -eq 2 ] || fail "report does not say 2 lcores"
+split=$(tail -n +2 "$WORK/two.csv" | cut -d, -f2 | sort | uniq -c | awk '{print $1}' | sort -n | tr '\n' ' ')
+[ "$split" = "2500 2501 " ] || fail "probes per lcore: '$split', expected 2500 and 2501"
 echo "$LP_PROG: ok"
