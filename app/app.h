@@ -42,6 +42,41 @@ int app_eal_init(int argc, char **argv);
 int app_write_file(const char *path, int (*fn)(const void *arg, FILE *f),
 		   const void *arg);
 
+/* A subcommand's argv: EAL part (before "--", profiles expanded) and ours. */
+struct app_args {
+	int eal_argc, app_argc;
+	char **eal_argv, **app_argv;
+	bool had_separator;
+};
+
+/*
+ * Print usage and return -1 when argv asks for help ("--help", or "-h" too
+ * when short_help); else split argv. EXIT_OK or EXIT_USAGE (printed).
+ */
+int app_args_split(int argc, char **argv, void (*usage)(FILE *f),
+		   bool short_help, struct app_args *a);
+void app_args_free(struct app_args *a);
+
+struct port;
+
+/* The DPDK side shared by probe and reflect. */
+struct app_dpdk {
+	bool eal; /* rte_eal_init() succeeded */
+	bool have_port;
+	unsigned n_lcores;
+	struct port *port;
+};
+
+/*
+ * EAL init, TSC calibration, then port_id with one queue pair per lcore.
+ * Prints its one-line error; returns an exit code. Undo with
+ * app_dpdk_close(), also after a failure.
+ */
+int app_dpdk_open(struct app_dpdk *d, struct port *port,
+		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
+		  struct app_clock *clk);
+void app_dpdk_close(struct app_dpdk *d);
+
 int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_reflect(int argc, char **argv);

@@ -466,8 +466,7 @@ struct probe_ctx {
 	struct prober_conf conf;
 	struct probe_run *run;
 	unsigned nw;
-	bool eal;
-	bool have_port;
+	struct app_dpdk dpdk;
 	struct port port;
 	struct sockio *sock;
 	struct capture *cap;
@@ -504,38 +503,17 @@ conf_common(struct probe_ctx *x)
 
 /* EAL, clock, port, peer MAC, capture. Returns an exit code. */
 static int
-setup_dpdk(struct probe_ctx *x, int eal_argc, char **eal_argv)
+setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 {
 	struct probe_opts *o = &x->o;
-	struct port_conf pc;
 	char err[256];
 	int ret;
 
-	ret = app_eal_init(eal_argc, eal_argv);
+	ret = app_dpdk_open(&x->dpdk, &x->port, a, o->port_id, o->calib_ns,
+			    &x->clk);
 	if (ret != EXIT_OK)
 		return ret;
-	x->eal = true;
-	app_signals_install(); /* EAL may have set its own */
-	ret = app_clock_setup(&x->clk, o->calib_ns, rte_get_tsc_hz());
-	if (ret != EXIT_OK)
-		return ret;
-	if (!rte_eth_dev_is_valid_port(o->port_id)) {
-		app_err("no DPDK port %u: give the EAL a device (e.g. "
-			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
-			o->port_id);
-		return EXIT_SETUP;
-	}
-	x->nw = rte_lcore_count();
-	memset(&pc, 0, sizeof(pc));
-	pc.n_queues = (uint16_t)x->nw;
-	pc.promiscuous = true;
-	ret = port_setup(&x->port, o->port_id, &pc);
-	if (ret != 0) {
-		app_err("port %u set-up with %u queue(s) failed: %s",
-			o->port_id, pc.n_queues, rte_strerror(-ret));
-		return EXIT_SETUP;
-	}
-	x->have_port = true;
+	x->nw = x->dpdk.n_lcores;
 	conf_common(x);
 	memcpy(x->conf.flow.src_mac.b, x->port.mac.addr_bytes, 6);
 
@@ -610,7 +588,7 @@ init_workers(struct probe_ctx *x)
 	struct probe_run *run = x->run;
 	unsigned lcore, i = 0;
 
-	if (x->eal) {
+	if (x->dpdk.eal) {
 		RTE_LCORE_FOREACH (lcore)
 			run->lcore_worker[lcore] = i++;
 	}
@@ -774,45 +752,33 @@ teardown(struct probe_ctx *x)
 	}
 	if (x->sock != NULL)
 		sockio_close(x->sock);
-	if (x->have_port)
-		port_close(&x->port);
-	if (x->eal)
-		rte_eal_cleanup();
+	app_dpdk_close(&x->dpdk);
 }
 
 int
 cmd_probe(int argc, char **argv)
 {
-	char **eal_argv = NULL, **app_argv = NULL, err[512] = "";
-	int eal_argc, app_argc, ret;
-	bool sep;
+	struct app_args a;
+	int ret;
 	struct probe_ctx *x;
 	struct live lv;
 	struct timespec t0, t1;
 
-	for (int k = 0; k < argc; k++) {
-		if (strcmp(argv[k], "--help") == 0) {
-			probe_usage(stdout);
-			return EXIT_OK;
-		}
-	}
-	ret = cli_split_args(argc, argv, "latprobe", &eal_argc, &eal_argv,
-			     &app_argc, &app_argv, &sep, err, sizeof(err));
-	if (ret != 0) {
-		app_err("%s", err);
-		return EXIT_USAGE;
-	}
+	/* No -h here: it is PsPing's bucket option. */
+	ret = app_args_split(argc, argv, probe_usage, false, &a);
+	if (ret != EXIT_OK)
+		return ret < 0 ? EXIT_OK : ret;
 	x = calloc(1, sizeof(*x));
 	if (x == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
 		goto free_args;
 	}
-	if (probe_parse(app_argc, app_argv, &x->o) != 0) {
+	if (probe_parse(a.app_argc, a.app_argv, &x->o) != 0) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (x->o.kernel && sep && eal_argc > 1) {
+	if (x->o.kernel && a.had_separator && a.eal_argc > 1) {
 		app_err("--backend kernel takes no EAL options (before '--')");
 		ret = EXIT_USAGE;
 		goto out;
@@ -824,7 +790,7 @@ cmd_probe(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, eal_argc, eal_argv);
+	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, &a);
 	if (ret < 0) { /* SIGINT while resolving the peer: nothing to report */
 		ret = EXIT_OK;
 		goto out;
@@ -858,7 +824,7 @@ cmd_probe(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if (x->eal) {
+	if (x->dpdk.eal) {
 		rte_eal_mp_remote_launch(probe_lcore, x->run, CALL_MAIN);
 		rte_eal_mp_wait_lcore();
 	} else {
@@ -873,7 +839,6 @@ out:
 	teardown(x);
 	free(x);
 free_args:
-	cli_free_argv(eal_argv);
-	cli_free_argv(app_argv);
+	app_args_free(&a);
 	return ret;
 }

@@ -8,9 +8,12 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
 
 #include "app.h"
 #include "cli.h"
+#include "port.h"
 
 volatile bool force_quit;
 
@@ -148,4 +151,83 @@ app_write_file(const char *path, int (*fn)(const void *arg, FILE *f),
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
+}
+
+int
+app_args_split(int argc, char **argv, void (*usage)(FILE *f), bool short_help,
+	       struct app_args *a)
+{
+	char err[512] = "";
+
+	memset(a, 0, sizeof(*a));
+	for (int k = 0; k < argc; k++) {
+		if (strcmp(argv[k], "--help") == 0 ||
+		    (short_help && strcmp(argv[k], "-h") == 0)) {
+			usage(stdout);
+			return -1;
+		}
+	}
+	if (cli_split_args(argc, argv, "latprobe", &a->eal_argc, &a->eal_argv,
+			   &a->app_argc, &a->app_argv, &a->had_separator, err,
+			   sizeof(err)) != 0) {
+		app_err("%s", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+void
+app_args_free(struct app_args *a)
+{
+	cli_free_argv(a->eal_argv);
+	cli_free_argv(a->app_argv);
+	a->eal_argv = a->app_argv = NULL;
+}
+
+int
+app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
+	      uint16_t port_id, uint64_t calib_ns, struct app_clock *clk)
+{
+	struct port_conf pc;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->port = port;
+	ret = app_eal_init(a->eal_argc, a->eal_argv);
+	if (ret != EXIT_OK)
+		return ret;
+	d->eal = true;
+	app_signals_install(); /* EAL may have set its own */
+	ret = app_clock_setup(clk, calib_ns, rte_get_tsc_hz());
+	if (ret != EXIT_OK)
+		return ret;
+	if (!rte_eth_dev_is_valid_port(port_id)) {
+		app_err("no DPDK port %u: give the EAL a device (e.g. "
+			"--vdev net_af_xdp0,iface=IF or --profile NAME)",
+			port_id);
+		return EXIT_SETUP;
+	}
+	d->n_lcores = rte_lcore_count();
+	memset(&pc, 0, sizeof(pc));
+	pc.n_queues = (uint16_t)d->n_lcores;
+	pc.promiscuous = true;
+	ret = port_setup(port, port_id, &pc);
+	if (ret != 0) {
+		app_err("port %u set-up with %u queue(s) failed: %s", port_id,
+			pc.n_queues, rte_strerror(-ret));
+		return EXIT_SETUP;
+	}
+	d->have_port = true;
+	return EXIT_OK;
+}
+
+void
+app_dpdk_close(struct app_dpdk *d)
+{
+	if (d->have_port)
+		port_close(d->port);
+	d->have_port = false;
+	if (d->eal)
+		rte_eal_cleanup();
+	d->eal = false;
 }
