@@ -2,7 +2,9 @@
 #ifndef LATPROBE_APP_H
 #define LATPROBE_APP_H
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -76,6 +78,26 @@ int app_dpdk_open(struct app_dpdk *d, struct port *port,
 		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
 		  struct app_clock *clk);
 void app_dpdk_close(struct app_dpdk *d);
+
+/*
+ * A once-a-second clock for the live-line threads: they sleep until the
+ * next tick (or a deadline) instead of polling, so they do not keep
+ * preempting a busy-polling lcore; app_tick_stop() wakes them at once.
+ */
+struct app_tick {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop;
+	struct timespec t0;
+};
+
+void app_tick_init(struct app_tick *t);
+/* Seconds since init; sleeps until t0 + until_s or a stop. false once stopped.
+ */
+bool app_tick_sleep_until(struct app_tick *t, double until_s);
+double app_tick_elapsed(const struct app_tick *t);
+void app_tick_stop(struct app_tick *t);
+void app_tick_fini(struct app_tick *t);
 
 int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

@@ -380,7 +380,7 @@ probe_lcore(void *arg)
 struct live {
 	struct probe_run *run;
 	bool quiet;
-	volatile bool done;
+	struct app_tick tick;
 	pthread_t tid;
 };
 
@@ -395,24 +395,18 @@ live_thread(void *arg)
 	struct histogram *iv = histogram_create();
 	struct histogram *sum = histogram_create();
 	uint64_t l_sent = 0, l_recv = 0, l_lost = 0;
-	struct timespec t0, now;
 	double next = 1.0;
 
 	if (prev == NULL || snap == NULL || iv == NULL || sum == NULL)
 		goto out;
 	for (unsigned i = 0; i < r->n_workers; i++)
 		histogram_init(&prev[i]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!lv->done) {
-		double el;
+	while (app_tick_sleep_until(&lv->tick, next)) {
+		double el = next;
 
-		usleep(10000);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - t0.tv_sec) +
-		     (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (el < next || lv->quiet)
-			continue;
 		next += 1.0;
+		if (lv->quiet)
+			continue;
 		histogram_init(sum);
 		uint64_t sent = 0, recv = 0, lost = 0;
 		char line[256];
@@ -818,6 +812,7 @@ cmd_probe(int argc, char **argv)
 	memset(&lv, 0, sizeof(lv));
 	lv.run = x->run;
 	lv.quiet = x->o.quiet;
+	app_tick_init(&lv.tick);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pthread_create(&lv.tid, NULL, live_thread, &lv) != 0) {
 		app_err("cannot start the live-line thread");
@@ -830,8 +825,9 @@ cmd_probe(int argc, char **argv)
 	} else {
 		x->run->ret[0] = prober_worker_run(&x->run->w[0], &force_quit);
 	}
-	lv.done = true;
+	app_tick_stop(&lv.tick);
 	pthread_join(lv.tid, NULL);
+	app_tick_fini(&lv.tick);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
 				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

@@ -269,6 +269,7 @@ struct watcher {
 	struct reflect_run *run;
 	uint64_t duration_ns;
 	bool quiet;
+	struct app_tick tick;
 	pthread_t tid;
 };
 
@@ -276,31 +277,34 @@ static void *
 watch(void *arg)
 {
 	struct watcher *wt = arg;
-	struct timespec t0, now;
 	uint64_t last_rx = 0, last_tx = 0, last_drop = 0;
-	double next = 1.0;
+	double next = 1.0, end = (double)wt->duration_ns / 1e9;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Wake once a second (and at -t's end), not in a polling loop: this
+	 * thread shares the CPUs of the busy-polling lcores. */
 	while (!force_quit) {
-		double el;
+		double el,
+			wake = wt->duration_ns != 0 && end < next ? end : next;
 
-		usleep(10000);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - t0.tv_sec) +
-		     (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (wt->duration_ns != 0 && el * 1e9 >= (double)wt->duration_ns)
+		if (!app_tick_sleep_until(&wt->tick, wake))
+			break;
+		el = app_tick_elapsed(&wt->tick);
+		if (wt->duration_ns != 0 && el >= end)
 			force_quit = true;
-		if (el >= next && !wt->quiet) {
+		if (el < next)
+			continue;
+		while (next <= el)
+			next += 1.0;
+		if (!wt->quiet) {
 			uint64_t rx = sum_counter(wt->run, RC_RX);
 			uint64_t tx = sum_counter(wt->run, RC_TX);
-			uint64_t drop = rx;
-
 			/* Everything received and not answered. */
-			drop = rx - sum_counter(wt->run, RC_ARP) -
-			       sum_counter(wt->run, RC_ICMP) -
-			       sum_counter(wt->run, RC_STAMP) -
-			       sum_counter(wt->run, RC_SOCKPERF) -
-			       sum_counter(wt->run, RC_ECHO);
+			uint64_t drop = rx - sum_counter(wt->run, RC_ARP) -
+					sum_counter(wt->run, RC_ICMP) -
+					sum_counter(wt->run, RC_STAMP) -
+					sum_counter(wt->run, RC_SOCKPERF) -
+					sum_counter(wt->run, RC_ECHO);
+
 			fprintf(stderr,
 				"%7.1fs  rx %llu tx %llu not answered %llu\n",
 				el, (unsigned long long)(rx - last_rx),
@@ -309,7 +313,6 @@ watch(void *arg)
 			last_rx = rx;
 			last_tx = tx;
 			last_drop = drop;
-			next += 1.0;
 		}
 	}
 	return NULL;
@@ -518,6 +521,7 @@ cmd_reflect(int argc, char **argv)
 	wt.run = x->run;
 	wt.duration_ns = x->o.duration_ns;
 	wt.quiet = x->o.quiet;
+	app_tick_init(&wt.tick);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pthread_create(&wt.tid, NULL, watch, &wt) != 0) {
 		app_err("cannot start the watcher thread");
@@ -531,7 +535,9 @@ cmd_reflect(int argc, char **argv)
 		reflector_run(&x->run->w[0], &force_quit);
 	}
 	force_quit = true;
+	app_tick_stop(&wt.tick);
 	pthread_join(wt.tid, NULL);
+	app_tick_fini(&wt.tick);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
 				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);

@@ -231,3 +231,65 @@ app_dpdk_close(struct app_dpdk *d)
 		rte_eal_cleanup();
 	d->eal = false;
 }
+
+void
+app_tick_init(struct app_tick *t)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&t->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	t->stop = false;
+	clock_gettime(CLOCK_MONOTONIC, &t->t0);
+}
+
+double
+app_tick_elapsed(const struct app_tick *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->t0.tv_sec) +
+	       (double)(now.tv_nsec - t->t0.tv_nsec) / 1e9;
+}
+
+bool
+app_tick_sleep_until(struct app_tick *t, double until_s)
+{
+	struct timespec at = t->t0;
+	long long ns = (long long)(until_s * 1e9);
+	bool running;
+
+	at.tv_sec += (time_t)(ns / 1000000000LL);
+	at.tv_nsec += (long)(ns % 1000000000LL);
+	if (at.tv_nsec >= 1000000000L) {
+		at.tv_sec++;
+		at.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&t->mu);
+	while (!t->stop &&
+	       pthread_cond_timedwait(&t->cv, &t->mu, &at) != ETIMEDOUT)
+		;
+	running = !t->stop;
+	pthread_mutex_unlock(&t->mu);
+	return running;
+}
+
+void
+app_tick_stop(struct app_tick *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->stop = true;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
+void
+app_tick_fini(struct app_tick *t)
+{
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+}

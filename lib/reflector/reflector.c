@@ -357,14 +357,14 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 
 static bool
 handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
-	    uint64_t t2_wire, bool *is_stamp)
+	    bool ip_csum_good, uint64_t t2_wire, bool *is_stamp)
 {
 	*is_stamp = false;
 	if (f->dst4 != w->conf->addr || !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
 		return false;
 	}
-	if (!codec_ipv4_csum_ok(buf, f)) {
+	if (!ip_csum_good && !codec_ipv4_csum_ok(buf, f)) {
 		count(w, RC_DROP_IP_CSUM, 1);
 		return false;
 	}
@@ -473,7 +473,8 @@ handle_fragment(struct reflector_worker *w, struct tx_batch *b,
 		codec_reasm_reset(w->reasm[i]);
 		return false;
 	}
-	if (!handle_ipv4(w, whole, whole_f, t2_wire, &is_stamp)) {
+	/* Each fragment's header was checked; the rebuilt one is ours. */
+	if (!handle_ipv4(w, whole, whole_f, true, t2_wire, &is_stamp)) {
 		codec_reasm_reset(w->reasm[i]);
 		return false;
 	}
@@ -500,7 +501,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	struct io_queue *q = w->q;
 	const struct reflector_conf *c = w->conf;
 	unsigned n_stamp = 0;
-	uint64_t t2_wire, t3, t3_wire;
+	uint64_t t2_wire, t3 = t2, t3_wire;
 
 	if (n > REFLECTOR_BURST) {
 		reflector_handle(w, rx, REFLECTOR_BURST, t2);
@@ -537,7 +538,13 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			if (handle_fragment(w, &b, buf, f, t2, t2_wire, p))
 				n_stamp++;
 		} else {
-			answer = handle_ipv4(w, buf, f, t2_wire, &is_stamp);
+			/* A NIC that checked the IPv4 header saves us the sum.
+			 */
+			answer = handle_ipv4(
+				w, buf, f,
+				(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+					RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+				t2_wire, &is_stamp);
 		}
 		if (!answer) {
 			q->ops->free(q, m);
@@ -569,11 +576,11 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				w->reasm_busy[p->reasm] = false;
 			}
 		}
-		for (unsigned i = 0; i < n_stamp; i++)
-			histogram_record(&w->turnaround,
-					 tsc_to_ns(&c->clock, t3 - t2));
 	}
 	tx_flush(w, &b);
+	/* After tx: the turnaround record is not on the probe's path. */
+	for (unsigned i = 0; i < n_stamp; i++)
+		histogram_record(&w->turnaround, tsc_to_ns(&c->clock, t3 - t2));
 }
 
 void
