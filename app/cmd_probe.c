@@ -92,8 +92,12 @@ probe_usage(FILE *f)
 	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
-	      "  --sport N            UDP source port of lcore 0 (+1 per "
-	      "lcore; default 40000)\n"
+	      "  --sport N            first source port (default 40000); each "
+	      "lcore\n"
+	      "                       gets one from there whose answers RSS "
+	      "brings\n"
+	      "                       back to its own queue (N + index without "
+	      "RSS)\n"
 	      "  --port-id N          DPDK port to use (default 0)\n"
 	      "  --json FILE          JSON report ('-' = stdout)\n"
 	      "  --samples FILE       every probe as CSV: "
@@ -592,6 +596,27 @@ init_workers(struct probe_ctx *x)
 			x->sock ? sockio_queue(x->sock) : &x->port.q[i];
 
 		run->conf[i] = x->conf;
+		if (!x->sock) {
+			/* RSS must bring each lcore's answers to its queue. */
+			uint16_t sport;
+			int r = port_pick_sport(&x->port, (uint16_t)i, o->addr,
+						o->target, o->dport, o->sport,
+						&sport);
+
+			if (r == 0 && !o->proto->udp &&
+			    o->proto != &probe_proto_tcp_syn && x->nw > 1 &&
+			    x->port.rss)
+				r = -ENOTSUP; /* ICMP: hashed on addresses */
+			if (r != 0) {
+				app_err("with %u lcores the answers must come "
+					"back on each lcore's queue, and this "
+					"port's RSS cannot steer %s answers "
+					"there: use one lcore (-l N)",
+					x->nw, o->proto->name);
+				return EXIT_USAGE;
+			}
+			run->conf[i].flow.sport = sport;
+		}
 		if (o->count != 0)
 			run->conf[i].count =
 				o->count / x->nw + (i < o->count % x->nw);

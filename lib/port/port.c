@@ -66,6 +66,57 @@ static const struct io_ops dpdk_ops = {
 	.clock = dpdk_clock,
 };
 
+/* The key and redirection table the NIC hashes with, for port_pick_sport(). */
+static int
+rss_state_read(struct port *p, const struct rte_eth_dev_info *info)
+{
+	struct rte_eth_rss_conf rc;
+	struct rte_eth_rss_reta_entry64
+		reta[RSS_RETA_MAX / RTE_ETH_RETA_GROUP_SIZE];
+	struct rss_state *r = &p->rss_state;
+	uint16_t size = info->reta_size;
+	int ret;
+
+	if (size == 0 || size > RSS_RETA_MAX || (size & (size - 1)) != 0)
+		return -ENOTSUP;
+	memset(&rc, 0, sizeof(rc));
+	rc.rss_key = r->key;
+	rc.rss_key_len = sizeof(r->key);
+	ret = rte_eth_dev_rss_hash_conf_get(p->id, &rc);
+	if (ret != 0)
+		return ret;
+	/* Toeplitz over an IPv4 4-tuple reads 12 + 4 key bytes. */
+	if (rc.rss_key_len < 16)
+		return -ENOTSUP;
+	r->key_len = rc.rss_key_len;
+	memset(reta, 0, sizeof(reta));
+	for (unsigned i = 0;
+	     i < size / RTE_ETH_RETA_GROUP_SIZE + 1u && i < RTE_DIM(reta); i++)
+		reta[i].mask = UINT64_MAX;
+	ret = rte_eth_dev_rss_reta_query(p->id, reta, size);
+	if (ret != 0)
+		return ret;
+	for (unsigned i = 0; i < size; i++)
+		r->reta[i] = reta[i / RTE_ETH_RETA_GROUP_SIZE]
+				     .reta[i % RTE_ETH_RETA_GROUP_SIZE];
+	r->reta_size = size;
+	return 0;
+}
+
+int
+port_pick_sport(const struct port *p, uint16_t q, uint32_t ours, uint32_t peer,
+		uint16_t peer_port, uint16_t first, uint16_t *out)
+{
+	if (p->n_queues <= 1 || !p->rss) {
+		*out = (uint16_t)(first + q);
+		return 0;
+	}
+	if (!p->rss_l4)
+		return -ENOTSUP;
+	*out = rss_pick_sport(&p->rss_state, q, ours, peer, peer_port, first);
+	return *out != 0 ? 0 : -ENOENT;
+}
+
 int
 port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 {
@@ -96,7 +147,7 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	if (nq > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
-			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 			info.flow_type_rss_offloads;
 		p->rss = conf.rx_adv_conf.rss_conf.rss_hf != 0;
 	}
@@ -164,6 +215,9 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	if (rte_eth_dev_get_mtu(port_id, &p->mtu) != 0)
 		p->mtu = RTE_ETHER_MTU;
 	p->n_queues = nq;
+	if (p->rss && (conf.rx_adv_conf.rss_conf.rss_hf &
+		       (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_UDP)))
+		p->rss_l4 = rss_state_read(p, &info) == 0;
 	for (uint16_t q = 0; q < nq; q++) {
 		p->q[q].ops = &dpdk_ops;
 		p->q[q].port_id = port_id;

@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "io.h"
+#include "rss.h"
 
 #define PORT_MAX_QUEUES 16
 
@@ -39,11 +40,26 @@ struct port {
 	char driver[64];
 	void *pool; /* struct rte_mempool * */
 	struct io_queue q[PORT_MAX_QUEUES];
+	bool rss_l4; /* RSS hashes UDP/TCP ports; key and table known */
+	struct rss_state rss_state;
 };
 
 /* Configure, set up queues, start. 0 or -errno; the port is left closed on
  * error. */
 int port_setup(struct port *p, uint16_t port_id, const struct port_conf *c);
+
+/*
+ * A UDP/TCP source port for the flow of queue q, so that the peer's answers
+ * (peer:peer_port -> ours:port) come back on queue q: with RSS, the first
+ * port from `first` on whose answers the port's Toeplitz hash and
+ * redirection table send to q; without RSS (one queue, or a PMD that pairs
+ * queues itself, as memif and ring do) simply first + q. 0, or -ENOTSUP when
+ * RSS spreads by addresses only (answers from one peer cannot be steered)
+ * or -ENOENT when no candidate port lands on q.
+ */
+int port_pick_sport(const struct port *p, uint16_t q, uint32_t ours,
+		    uint32_t peer, uint16_t peer_port, uint16_t first,
+		    uint16_t *out);
 
 /* Stop and close (safe on a port that never started). */
 void port_close(struct port *p);

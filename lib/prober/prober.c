@@ -31,9 +31,9 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	w->conf = c;
 	w->q = q;
 	w->index = index;
+	/* Each worker has its own flow (the caller picks its source port so
+	 * that the answers come back on this worker's queue). */
 	w->flow = c->flow;
-	/* Each worker its own flow, so RSS spreads the answers per queue. */
-	w->flow.sport = (uint16_t)(c->flow.sport + index);
 	histogram_init(&w->rtt);
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);

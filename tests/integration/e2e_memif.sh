@@ -28,5 +28,5 @@ $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/probe.json" \
 	fail "-h 10,20,50,100 did not give 5 bucket rows"
 stop_reflector
 [ "$(json_get "$WORK/refl.json" counters/answered.stamp)" -eq $((n + 100)) ] ||
-	fail "reflector did not count every STAMP answer"
+	{ cat "$WORK/refl.log" "$WORK/refl.json" >&2; fail "reflector did not count every STAMP answer"; }
 echo "$LP_PROG: ok"
