@@ -751,9 +751,25 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 		return;
 	}
 	if (f->ip_version == 4) {
+		uint8_t *ttlp = l3 + OFF(rte_ipv4_hdr, time_to_live);
+		uint8_t *csp = l3 + OFF(rte_ipv4_hdr, hdr_checksum);
+		uint16_t old_w, new_w, hc;
+		uint32_t sum;
+
 		swap_bytes(l3 + OFF(rte_ipv4_hdr, src_addr),
 			   l3 + OFF(rte_ipv4_hdr, dst_addr), 4);
-		l3[OFF(rte_ipv4_hdr, time_to_live)] = ttl;
+		/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), on the 16-bit
+		 * word holding TTL and protocol, in memory order as the
+		 * sum is kept (see codec_csum_partial). */
+		memcpy(&old_w, ttlp, sizeof(old_w));
+		*ttlp = ttl;
+		memcpy(&new_w, ttlp, sizeof(new_w));
+		memcpy(&hc, csp, sizeof(hc));
+		sum = (uint16_t)~hc + (uint32_t)(uint16_t)~old_w + new_w;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		hc = (uint16_t)~sum;
+		memcpy(csp, &hc, sizeof(hc));
 	} else if (f->ip_version == 6) {
 		swap_bytes(l3 + OFF(rte_ipv6_hdr, src_addr),
 			   l3 + OFF(rte_ipv6_hdr, dst_addr), 16);

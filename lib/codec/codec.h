@@ -197,9 +197,12 @@ int codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
 /*
  * Turn a parsed IPv4/IPv6 frame around in place for a reply: Ethernet
  * destination = old source, Ethernet source = my_mac, IP addresses swapped,
- * UDP/TCP ports swapped, TTL/hop limit = ttl. Checksums are NOT updated
- * (the caller changes the payload, then calls codec_ipv4_csum_set() and
- * codec_l4_csum_set()). The frame keeps its length. A VLAN tag is kept.
+ * UDP/TCP ports swapped, TTL/hop limit = ttl. The IPv4 header checksum
+ * is updated for the TTL change (RFC 1624 eqn. 3; swapping addresses leaves
+ * the sum alone), so a header whose checksum was right stays right without
+ * a full recompute. L4 checksums are NOT updated (the caller changes the
+ * payload, then calls codec_l4_csum_set()). The frame keeps its length. A
+ * VLAN tag is kept.
  * Also turns a parsed ARP frame (arp_op != 0) into the reply in place:
  * op = reply, target = old sender, sender = my_mac and old target address
  * (ttl unused); the caller checks that the target address is its own.

@@ -479,7 +479,6 @@ handle_fragment(struct reflector_worker *w, struct tx_batch *b,
 		return false;
 	}
 	codec_turn_around(whole, whole_f, &c->mac, is_stamp ? 255 : 64);
-	codec_ipv4_csum_set(whole, whole_f);
 	if (is_stamp) {
 		pending->buf = whole;
 		pending->reasm = i;
@@ -550,8 +549,9 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			q->ops->free(q, m);
 			continue;
 		}
+		/* The header checksum was verified: turn_around keeps it right.
+		 */
 		codec_turn_around(buf, f, &c->mac, is_stamp ? 255 : 64);
-		codec_ipv4_csum_set(buf, f);
 		if (is_stamp) {
 			/* T3 and the L4 checksum wait until just before tx. */
 			p->buf = buf;

@@ -957,6 +957,41 @@ test_turn_around(void **state)
 	assert_memory_equal(req, rep, (size_t)n);
 }
 
+/* codec_turn_around() keeps a right IPv4 header checksum right for every
+ * TTL change (RFC 1624 incremental update), equal to a full recompute. */
+static void
+test_turn_around_ipv4_csum(void **state)
+{
+	static const uint8_t ttls[] = {0, 1, 63, 64, 128, 254, 255};
+	uint8_t buf[128], again[128];
+	struct codec_frame f;
+
+	(void)state;
+	for (size_t a = 0; a < sizeof(ttls); a++) {
+		for (size_t b = 0; b < sizeof(ttls); b++) {
+			struct codec_flow fl = flow4(b & 1);
+			int n;
+
+			fl.ttl = ttls[a];
+			fl.tos = (uint8_t)(a * 37);
+			n = codec_build_udp(buf, sizeof(buf), &fl,
+					    (uint16_t)(a * 7919 + b), NULL, 0);
+			assert_true(n > 0);
+			assert_int_equal(codec_parse_frame(buf, (size_t)n, &f),
+					 0);
+			assert_true(codec_ipv4_csum_ok(buf, &f));
+			codec_turn_around(buf, &f, &mac_b, ttls[b]);
+			assert_int_equal(codec_parse_frame(buf, (size_t)n, &f),
+					 0);
+			assert_int_equal(f.ttl, ttls[b]);
+			assert_true(codec_ipv4_csum_ok(buf, &f));
+			memcpy(again, buf, (size_t)n);
+			codec_ipv4_csum_set(again, &f);
+			assert_memory_equal(again, buf, (size_t)n);
+		}
+	}
+}
+
 static void
 test_mac(void **state)
 {
@@ -1012,6 +1047,7 @@ main(void)
 		cmocka_unit_test(test_tcp_options),
 		cmocka_unit_test(test_udp_zero_csum),
 		cmocka_unit_test(test_turn_around),
+		cmocka_unit_test(test_turn_around_ipv4_csum),
 		cmocka_unit_test(test_mac),
 	};
 
