@@ -55,50 +55,6 @@ dpdk_clock(struct io_queue *q)
 	return tsc_read();
 }
 
-/*
- * net_memif in DPDK 22.11 reads its ring through the shared-memory region
- * table before it checks that the peer is still connected, and the peer's
- * disconnect frees that table from the interrupt thread: an rx or tx burst
- * right after the peer went away can fault (seen in this project's tests,
- * core dumped inside eth_memif_rx). The disconnect marks the link down
- * first, so on memif ports the bursts look at the link before going in.
- */
-static bool
-memif_up(const struct io_queue *q)
-{
-	struct rte_eth_link link;
-
-	return rte_eth_link_get_nowait(q->port_id, &link) == 0 &&
-	       link.link_status == RTE_ETH_LINK_UP;
-}
-
-static uint16_t
-memif_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	if (!memif_up(q))
-		return 0;
-	return rte_eth_rx_burst(q->port_id, q->queue_id, pkts, n);
-}
-
-static uint16_t
-memif_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	if (!memif_up(q))
-		return 0;
-	return rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
-}
-
-static const struct io_ops memif_ops = {
-	.name = "dpdk-memif",
-	.rx_burst = memif_rx,
-	.tx_burst = memif_tx,
-	.alloc = dpdk_alloc,
-	.free = dpdk_free,
-	.clock_start = dpdk_clock_start,
-	.clock_end = dpdk_clock_end,
-	.clock = dpdk_clock,
-};
-
 static const struct io_ops dpdk_ops = {
 	.name = "dpdk",
 	.rx_burst = dpdk_rx,
@@ -263,8 +219,7 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 		       (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_UDP)))
 		p->rss_l4 = rss_state_read(p, &info) == 0;
 	for (uint16_t q = 0; q < nq; q++) {
-		p->q[q].ops = strcmp(p->driver, "net_memif") == 0 ? &memif_ops
-								  : &dpdk_ops;
+		p->q[q].ops = &dpdk_ops;
 		p->q[q].port_id = port_id;
 		p->q[q].queue_id = q;
 		p->q[q].mtu = p->mtu;
