@@ -83,14 +83,18 @@ cli_parse_duration_ns(const char *s, uint64_t *out)
 	return 0;
 }
 
-int
-cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len)
+/*
+ * "A.B.C.D" optionally followed by sep and a number in [min, max]: the
+ * shape of both --addr (A.B.C.D/LEN) and TARGET (A.B.C.D:PORT).
+ */
+static int
+parse_ipv4_suffixed(const char *s, char sep, uint64_t min, uint64_t max,
+		    uint32_t *addr, uint64_t *num, bool *has_num)
 {
 	char buf[32];
-	const char *slash = strchr(s, '/');
+	const char *at = strchr(s, sep);
 	struct in_addr a;
-	uint64_t l = 32;
-	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	size_t n = at ? (size_t)(at - s) : strlen(s);
 
 	if (n == 0 || n >= sizeof(buf))
 		return -EINVAL;
@@ -98,9 +102,21 @@ cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len)
 	buf[n] = '\0';
 	if (inet_pton(AF_INET, buf, &a) != 1)
 		return -EINVAL;
-	if (slash != NULL && cli_parse_u64(slash + 1, 1, 32, &l) != 0)
+	if (at != NULL && cli_parse_u64(at + 1, min, max, num) != 0)
 		return -EINVAL;
 	*addr = ntohl(a.s_addr);
+	*has_num = at != NULL;
+	return 0;
+}
+
+int
+cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len)
+{
+	uint64_t l = 32;
+	bool has;
+
+	if (parse_ipv4_suffixed(s, '/', 1, 32, addr, &l, &has) != 0)
+		return -EINVAL;
 	*len = (unsigned)l;
 	return 0;
 }
@@ -108,23 +124,11 @@ cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len)
 int
 cli_parse_target(const char *s, uint32_t *addr, uint16_t *port, bool *has_port)
 {
-	char buf[32];
-	const char *colon = strchr(s, ':');
-	struct in_addr a;
 	uint64_t p = 0;
-	size_t n = colon ? (size_t)(colon - s) : strlen(s);
 
-	if (n == 0 || n >= sizeof(buf))
+	if (parse_ipv4_suffixed(s, ':', 1, 65535, addr, &p, has_port) != 0)
 		return -EINVAL;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1)
-		return -EINVAL;
-	if (colon != NULL && cli_parse_u64(colon + 1, 1, 65535, &p) != 0)
-		return -EINVAL;
-	*addr = ntohl(a.s_addr);
 	*port = (uint16_t)p;
-	*has_port = colon != NULL;
 	return 0;
 }
 

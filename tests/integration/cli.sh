@@ -29,6 +29,13 @@ expect 2 "--proto wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --proto carri
 expect 2 "no TARGET" "$LATPROBE" probe -- --addr 198.18.0.1/24
 expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.300
 expect 2 "--addr A.B.C.D/LEN is required" "$LATPROBE" probe -- 198.18.0.2
+expect 2 "--addr wants" "$LATPROBE" probe -- --addr 198.18.0.1/33 198.18.0.2
+expect 2 "--addr wants" "$LATPROBE" probe -- --addr /24 198.18.0.2
+expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.2:0
+expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.2:70000
+expect 2 "more than a UDP datagram" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l 64k 198.18.0.2
+expect 2 "-l does not apply to tcp-syn" "$LATPROBE" probe -- --addr 198.18.0.1/24 --proto tcp-syn -l 100 198.18.0.2
+expect 2 "runs stamp, sockperf and udp-echo" "$LATPROBE" probe --backend kernel --proto icmp 198.18.0.2
 expect 2 "-h wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 -h 50,20 198.18.0.2
 expect 2 "-t wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 -t soon 198.18.0.2
 expect 2 "--peer-mac wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --peer-mac 01:02 198.18.0.2
