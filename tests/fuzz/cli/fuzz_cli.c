@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command-line value parsers and the --profile file parser: option
+ * values and profile files are user input. The input is used as each option
+ * value in turn, then as the content of a profile file.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1), path[64], err[512];
+	char *argv[] = {"--profile", path, "--no-pci", "--", "-n", "1", NULL};
+	char **eal, **app;
+	int eal_argc, app_argc;
+	uint64_t v;
+	uint32_t addr;
+	uint16_t port;
+	unsigned len;
+	bool has, sep;
+	FILE *f;
+
+	if (s == NULL)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	(void)cli_parse_u64(s, 0, UINT64_MAX, &v);
+	(void)cli_parse_size(s, &v);
+	(void)cli_parse_duration_ns(s, &v);
+	(void)cli_parse_ipv4_prefix(s, &addr, &len);
+	(void)cli_parse_target(s, &addr, &port, &has);
+
+	snprintf(path, sizeof(path), "/tmp/latprobe-fuzz-profile.%d", getpid());
+	f = fopen(path, "w");
+	if (f != NULL) {
+		fwrite(data, 1, size, f);
+		fclose(f);
+		if (cli_split_args(6, argv, "latprobe", &eal_argc, &eal,
+				   &app_argc, &app, &sep, err,
+				   sizeof(err)) == 0) {
+			/* Every word of the file plus our own, NULL-terminated.
+			 */
+			if (eal[eal_argc] != NULL || app[app_argc] != NULL ||
+			    app_argc != 3)
+				abort();
+			cli_free_argv(eal);
+			cli_free_argv(app);
+		}
+		unlink(path);
+	}
+	free(s);
+	return 0;
+}
