@@ -493,7 +493,8 @@ conf_common(struct probe_ctx *x)
 	c->timeout_cycles = tsc_from_ns(&x->clk.clock, o->timeout_ns);
 	c->duration_cycles = tsc_from_ns(&x->clk.clock, o->duration_ns);
 	c->keep_samples = o->samples != NULL;
-	c->max_samples = 64u * 1024 * 1024 / x->nw;
+	/* 16 M samples (640 MiB) per run at most; past that they are counted. */
+	c->max_samples = 16u * 1024 * 1024 / x->nw;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
 	cli_format_ipv4(o->target, x->ip);
