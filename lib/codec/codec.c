@@ -92,7 +92,18 @@ codec_csum_partial(const void *data, size_t len, uint32_t sum)
 	uint32_t w32;
 	uint16_t w16;
 
-	while (len >= 4) {
+	/* 8 bytes a step as two 32-bit halves: the 64-bit accumulator cannot
+	 * overflow below 2^32 steps, and the one's-complement sum does not
+	 * care how the words are grouped. */
+	while (len >= 8) {
+		uint64_t w64;
+
+		memcpy(&w64, p, sizeof(w64));
+		acc += (w64 & 0xffffffffu) + (w64 >> 32);
+		p += 8;
+		len -= 8;
+	}
+	if (len >= 4) {
 		memcpy(&w32, p, sizeof(w32));
 		acc += w32;
 		p += 4;
