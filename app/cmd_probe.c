@@ -493,7 +493,8 @@ conf_common(struct probe_ctx *x)
 	c->timeout_cycles = tsc_from_ns(&x->clk.clock, o->timeout_ns);
 	c->duration_cycles = tsc_from_ns(&x->clk.clock, o->duration_ns);
 	c->keep_samples = o->samples != NULL;
-	/* 16 M samples (640 MiB) per run at most; past that they are counted. */
+	/* 16 M samples (640 MiB) per run at most; past that they are counted.
+	 */
 	c->max_samples = 16u * 1024 * 1024 / x->nw;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
@@ -692,6 +693,7 @@ report(struct probe_ctx *x, double duration_s)
 		rep.warmup += w->st.warmup;
 		rep.late += w->st.late;
 		rep.resets += w->st.resets;
+		rep.reasm_failed += w->st.reasm_failed;
 		if (run->ret[i] != 0)
 			app_warn("lcore %u stopped early: %s", w->lcore,
 				 strerror(-run->ret[i]));

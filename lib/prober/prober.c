@@ -268,6 +268,47 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	return true;
 }
 
+/*
+ * A fragment from our peer into reassembly; when it completes an answer,
+ * that answer is taken like an unfragmented one. True when it answered
+ * the probe in flight.
+ */
+static bool
+take_fragment(struct prober_worker *w, const uint8_t *buf,
+	      const struct codec_frame *f, uint64_t t4, uint64_t seq,
+	      uint64_t next, uint64_t t1, bool measured)
+{
+	struct codec_frame whole_f;
+	struct probe_reply r;
+	uint8_t *whole;
+	size_t whole_len;
+	bool got = false;
+	int rc;
+
+	if (w->reasm == NULL || f->src4 != w->flow.dst4 ||
+	    f->dst4 != w->flow.src4) {
+		STAT_ADD(w, rx_ignored, 1); /* not from our peer */
+		return false;
+	}
+	rc = codec_reasm_add(w->reasm, buf, f, t4, &whole, &whole_len);
+	if (rc == 0)
+		return false;
+	if (rc < 0) {
+		/* -ESTALE: an unfinished answer gave way to a newer one;
+		 * -EINVAL: an answer that cannot be reassembled. */
+		STAT_ADD(w, reasm_failed, 1);
+		return false;
+	}
+	memset(&r, 0, sizeof(r));
+	if (codec_parse_frame(whole, whole_len, &whole_f) == 0 &&
+	    w->conf->proto->match(w, whole, &whole_f, &r) == 1)
+		got = take_reply(w, &r, seq, next, t1, t4, measured);
+	else
+		STAT_ADD(w, rx_ignored, 1);
+	codec_reasm_reset(w->reasm);
+	return got;
+}
+
 /* Drain the rx queue; true when the probe in flight (seq) was answered. */
 static bool
 poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
@@ -302,30 +343,9 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 					       w->flow.src4))
 				STAT_ADD(w, rx_ignored, 1);
 		} else if (f.is_fragment) {
-			uint8_t *whole;
-			size_t whole_len;
-			int rc = -EINVAL;
-
-			if (w->reasm != NULL && f.src4 == w->flow.dst4 &&
-			    f.dst4 == w->flow.src4)
-				rc = codec_reasm_add(w->reasm, buf, &f, t4,
-						     &whole, &whole_len);
-			if (rc == 1 &&
-			    codec_parse_frame(whole, whole_len, &f) == 0 &&
-			    p->match(w, whole, &f, &r) == 1) {
-				if (take_reply(w, &r, seq, next, t1, t4,
-					       measured))
-					got = true;
-				codec_reasm_reset(w->reasm);
-			} else if (rc == 1 || rc == -EINVAL) {
-				if (rc == -EINVAL && w->reasm != NULL)
-					STAT_ADD(w, reasm_failed, 1);
-				STAT_ADD(w, rx_ignored, 1);
-				if (w->reasm != NULL)
-					codec_reasm_reset(w->reasm);
-			} else if (rc == -ESTALE) {
-				STAT_ADD(w, reasm_failed, 1);
-			}
+			if (take_fragment(w, buf, &f, t4, seq, next, t1,
+					  measured))
+				got = true;
 		} else if (p->match(w, buf, &f, &r) == 1) {
 			if (take_reply(w, &r, seq, next, t1, t4, measured))
 				got = true;

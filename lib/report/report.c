@@ -230,6 +230,10 @@ report_probe_text(const struct report_probe *r, FILE *out)
 		", Warm-up = %" PRIu64 "\n",
 		r->duplicated, r->reordered, r->timeouts, r->rx_ignored,
 		r->warmup);
+	if (r->reasm_failed != 0)
+		fprintf(out,
+			"  Fragmented answers not reassembled = %" PRIu64 "\n",
+			r->reasm_failed);
 	if (r->late != 0 || r->resets != 0)
 		fprintf(out,
 			"  Late answers = %" PRIu64 ", RST answers = %" PRIu64
@@ -479,6 +483,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "rx_ignored", r->rx_ignored, &err);
 	jset_u64(probes, "late", r->late, &err);
 	jset_u64(probes, "resets", r->resets, &err);
+	jset_u64(probes, "reassembly_failed", r->reasm_failed, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset(root, "probes", probes, &err);
 

@@ -59,6 +59,8 @@ struct report_probe {
 	uint64_t warmup;     /* probes sent in warm-up, not recorded */
 	uint64_t late;	     /* answers that came after their timeout */
 	uint64_t resets;     /* tcp-syn: answers that were RST (port closed) */
+	uint64_t reasm_failed; /* fragmented answers that could not be
+				  reassembled */
 
 	const struct histogram *rtt;
 	/* NULL when the proto has no T2/T3 (likewise turnaround) */
