@@ -420,6 +420,66 @@ test_large_probe(void **state)
 	assert_int_equal(w->pw.network_rtt.total, 10);
 }
 
+/*
+ * An 8 KiB probe (PsPing's -l 8k): the prober sends IPv4 fragments, the
+ * reflector reassembles, answers and fragments the answer, the prober
+ * reassembles it. A lone fragment from another host, waiting on the
+ * prober's rx ring, is ignored and disturbs nothing.
+ */
+static void
+test_fragmented_probes(void **state)
+{
+	struct wire *w = *state;
+	struct codec_flow other = {
+		.src_mac = other_mac,
+		.dst_mac = prober_mac,
+		.ip_version = 4,
+		.src4 = OTHER_IP,
+		.dst4 = PROBER_IP,
+		.sport = STAMP_PORT,
+		.dport = 40000,
+	};
+	static uint8_t big[4096], frag[2048];
+	struct codec_frame f;
+	size_t off = 0;
+	/* 8192 + 8 bytes of UDP in 1480-byte pieces (MTU 1500). */
+	const uint64_t n = 20, warm = 2, pieces = (8200 + 1479) / 1480;
+	int len;
+
+	reflector_worker_fini(&w->rw);
+	w->rc.n_reasm = 4;
+	assert_int_equal(
+		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
+		0);
+	len = codec_build_udp(big, sizeof(big), &other, 7,
+			      big + codec_udp_header_len(&other), 3000);
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(big, (size_t)len, &f), 0);
+	len = codec_ipv4_fragment(big, &f, 1500, &off, frag, sizeof(frag));
+	assert_true(len > 0 && off != 0);
+	assert_int_equal(io_fake_inject(w->f, 0, frag, (size_t)len), 0);
+
+	use_proto(w, &probe_proto_stamp, 8192);
+	w->pc.count = n;
+	w->pc.warmup = warm;
+	assert_int_equal(prober_run(w), 0);
+	assert_true(w->pw.fragmented);
+	assert_int_equal(w->pw.st.sent, n);
+	assert_int_equal(w->pw.st.received, n);
+	assert_int_equal(w->pw.st.lost, 0);
+	assert_int_equal(w->pw.st.reasm_failed, 0);
+	assert_int_equal(w->pw.st.rx_ignored, 1); /* the stray fragment */
+	assert_int_equal(w->pw.rtt.total, n);
+	assert_int_equal(w->pw.network_rtt.total, n);
+	assert_int_equal(rc(w, RC_FRAGMENTS), (n + warm) * pieces);
+	assert_int_equal(rc(w, RC_REASSEMBLED), n + warm);
+	assert_int_equal(rc(w, RC_STAMP), n + warm);
+	assert_int_equal(rc(w, RC_DROP_REASM), 0);
+	assert_int_equal(rc(w, RC_TX), (n + warm) * pieces);
+	assert_int_equal(io_fake_tx_count(w->f, 0), (n + warm) * pieces);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
 /* Loss, duplicates, late answers ----------------------------------------- */
 
 static void
@@ -1714,6 +1774,7 @@ main(void)
 		T(test_udp_echo_end_to_end),
 		T(test_icmp_end_to_end),
 		T(test_large_probe),
+		T(test_fragmented_probes),
 		T(test_loss),
 		T(test_loss_of_probes),
 		T(test_duplicates),
