@@ -724,7 +724,10 @@ report(struct probe_ctx *x, double duration_s)
 	rep.buckets.n_edges = o->n_edges;
 	app_clock_report(&x->clk, &rep.tsc);
 
-	if (report_probe_text(&rep, stdout) != 0)
+	/* With --json -, stdout carries the JSON alone. */
+	if (report_probe_text(&rep, o->json != NULL && strcmp(o->json, "-") == 0
+					    ? stderr
+					    : stdout) != 0)
 		ret = EXIT_RUNTIME;
 	fflush(stdout);
 	if (o->json != NULL &&

@@ -431,7 +431,11 @@ report(struct reflect_ctx *x, double duration_s)
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
 	app_clock_report(&x->clk, &rep.tsc);
-	if (report_reflect_text(&rep, stdout) != 0)
+	/* With --json -, stdout carries the JSON alone. */
+	if (report_reflect_text(&rep,
+				o->json != NULL && strcmp(o->json, "-") == 0
+					? stderr
+					: stdout) != 0)
 		ret = EXIT_RUNTIME;
 	fflush(stdout);
 	if (o->json != NULL &&

@@ -59,4 +59,9 @@ expect 5 "Lost = 5" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev net_null0 \
 	-- --addr 198.18.0.1/24 --peer-mac 02:00:00:00:00:02 -n 5 -w 0 --timeout 10ms -q \
 	--json "$WORK/lost.json" 198.18.0.2
 [ "$(json_get "$WORK/lost.json" probes/lost)" -eq 5 ] || fail "lost probes not in the JSON"
+# --json -: stdout is the JSON alone (the text report goes to stderr).
+"$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
+	--loopback -n 50 -q --json - 198.18.0.2 >"$WORK/stdout.json" 2>/dev/null ||
+	fail "--json - run failed"
+[ "$(json_get "$WORK/stdout.json" probes/received)" -eq 50 ] || fail "--json - stdout is not the JSON"
 echo "$LP_PROG: ok"
