@@ -49,11 +49,13 @@ struct probe_opts {
 	int busy_poll_us;
 };
 
+/* clang-format off: the help text is laid out as it prints. */
 static void
 probe_usage(FILE *f)
 {
 	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN "
 	      "[options] TARGET[:PORT]\n"
+	      "       latprobe probe --backend kernel [options] TARGET[:PORT]\n"
 	      "\n"
 	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read "
 	      "right before\n"
@@ -63,7 +65,9 @@ probe_usage(FILE *f)
 	      "merges them.\n"
 	      "\n"
 	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port "
-	      "(required)\n"
+	      "(required; with\n"
+	      "                       --backend kernel: the address to bind, "
+	      "optional)\n"
 	      "  --proto P            stamp (default, UDP 862), sockperf "
 	      "(11111),\n"
 	      "                       udp-echo (7), icmp, or tcp-syn (80: SYN "
@@ -76,7 +80,10 @@ probe_usage(FILE *f)
 	      "500ms)\n"
 	      "  -l SIZE              probe payload bytes, 'k' suffix ok "
 	      "(default: the\n"
-	      "                       protocol's minimum, 44 for STAMP)\n"
+	      "                       protocol's minimum, 44 for STAMP); above "
+	      "the MTU\n"
+	      "                       probes go as IPv4 fragments, up to "
+	      "65507\n"
 	      "  -w COUNT             warm-up probes, sent first and not "
 	      "recorded (default 100)\n"
 	      "  -i INTERVAL          time between probe starts (default 0 = "
@@ -93,13 +100,13 @@ probe_usage(FILE *f)
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
 	      "  --sport N            first source port (default 40000); each "
-	      "lcore\n"
-	      "                       gets one from there whose answers RSS "
-	      "brings\n"
-	      "                       back to its own queue (N + index without "
-	      "RSS)\n"
+	      "lcore gets one\n"
+	      "                       from there whose answers RSS brings back "
+	      "to its own\n"
+	      "                       queue (N + index without RSS)\n"
 	      "  --port-id N          DPDK port to use (default 0)\n"
-	      "  --json FILE          JSON report ('-' = stdout)\n"
+	      "  --json FILE          JSON report ('-': stdout, the text "
+	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
 	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
 	      "  --pcap FILE          every probe and answer as pcapng (first "
@@ -123,14 +130,26 @@ probe_usage(FILE *f)
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
 	      "198.18.0.1/24 \\\n"
 	      "          -n 10000 -h 20 198.18.0.2\n"
+	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
+	      "198.18.0.1/24 \\\n"
+	      "          -l 8k -n 10000 -h 100 198.18.0.2          (PsPing's "
+	      "-l 8k -n 10000 -h 100)\n"
 	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
 	      "\\\n"
 	      "          --peer-mac 02:00:00:00:00:02 -t 10 --json out.json "
 	      "198.18.0.2\n"
-	      "  latprobe probe ... -- --addr 198.18.0.1/24 --proto icmp -l 56 "
-	      "-i 1 -n 10 198.18.0.2\n",
+	      "  latprobe probe ... -- --addr 198.18.0.1/24 --proto tcp-syn -i "
+	      "10ms -t 60 198.18.0.2:443\n"
+	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
+	      "10000 198.18.0.2\n"
+	      "\n"
+	      "exit codes: 0 ok, 1 runtime error, 2 usage, 3 peer unreachable "
+	      "(no ARP),\n"
+	      "            4 EAL/port set-up failed, 5 all probes lost, 6 TSC "
+	      "unusable\n",
 	      f);
 }
+/* clang-format on */
 
 static int
 bad(const char *opt, const char *want, const char *arg)
