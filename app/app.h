@@ -59,6 +59,10 @@ int app_args_split(int argc, char **argv, void (*usage)(FILE *f),
 		   bool short_help, struct app_args *a);
 void app_args_free(struct app_args *a);
 
+/* --backend kernel runs without EAL: EXIT_USAGE (printed) if EAL options came.
+ */
+int app_args_no_eal(const struct app_args *a);
+
 struct port;
 
 /* The DPDK side shared by probe and reflect. */

@@ -483,11 +483,8 @@ cmd_reflect(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (x->o.kernel && a.had_separator && a.eal_argc > 1) {
-		app_err("--backend kernel takes no EAL options (before '--')");
-		ret = EXIT_USAGE;
+	if (x->o.kernel && (ret = app_args_no_eal(&a)) != EXIT_OK)
 		goto out;
-	}
 	app_signals_install();
 	x->run = calloc(1, sizeof(*x->run));
 	if (x->run == NULL) {

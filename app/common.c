@@ -176,6 +176,16 @@ app_args_split(int argc, char **argv, void (*usage)(FILE *f), bool short_help,
 	return EXIT_OK;
 }
 
+int
+app_args_no_eal(const struct app_args *a)
+{
+	if (a->had_separator && a->eal_argc > 1) {
+		app_err("--backend kernel takes no EAL options (before '--')");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 void
 app_args_free(struct app_args *a)
 {

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sorted.h"
+
 #define FLOOR_DEFAULT_COUNT 1000000u
 #define FLOOR_MAX_COUNT	    100000000u
 #define FLOOR_WARMUP	    10000u
@@ -151,28 +153,6 @@ ponger(void *p)
 				      memory_order_release);
 	}
 	return NULL;
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a;
-	uint64_t y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static uint64_t
-pct(const uint64_t *v, uint64_t n, double p)
-{
-	uint64_t rank = (uint64_t)((p / 100.0) * (double)n + 0.999999);
-
-	if (rank == 0)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
 }
 
 /* Cost of an empty lfence;rdtsc ... rdtscp;lfence pair, minimum of many. */

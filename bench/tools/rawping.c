@@ -38,6 +38,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "sorted.h"
+
 #define RAWPING_ETHERTYPE 0x88b5
 #define RAWPING_MAGIC	  0x4c50524fu /* "LPRO" */
 #define RAWPING_REQUEST	  0
@@ -204,28 +206,6 @@ frame_hdr(struct rte_mbuf *m)
 	if (eth->ether_type != rte_cpu_to_be_16(RAWPING_ETHERTYPE))
 		return NULL;
 	return (struct rawping_hdr *)(eth + 1);
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a;
-	uint64_t y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static uint64_t
-pct(const uint64_t *v, uint64_t n, double p)
-{
-	uint64_t rank = (uint64_t)((p / 100.0) * (double)n + 0.999999);
-
-	if (rank == 0)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
 }
 
 static int

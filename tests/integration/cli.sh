@@ -36,6 +36,8 @@ expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.2:700
 expect 2 "more than a UDP datagram" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l 64k 198.18.0.2
 expect 2 "-l does not apply to tcp-syn" "$LATPROBE" probe -- --addr 198.18.0.1/24 --proto tcp-syn -l 100 198.18.0.2
 expect 2 "runs stamp, sockperf and udp-echo" "$LATPROBE" probe --backend kernel --proto icmp 198.18.0.2
+expect 2 "takes no EAL options" "$LATPROBE" probe -l 0 -- --backend kernel 198.18.0.2
+expect 2 "takes no EAL options" "$LATPROBE" reflect -l 0 -- --backend kernel --addr 198.18.0.2
 expect 2 "-h wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 -h 50,20 198.18.0.2
 expect 2 "-t wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 -t soon 198.18.0.2
 expect 2 "--peer-mac wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --peer-mac 01:02 198.18.0.2
