@@ -116,3 +116,69 @@ lp_skip() {
 }
 
 lp_ns_exists() { ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$1"; }
+
+# --- shared by tools/bench and tools/peers ----------------------------------
+
+# lp_kaddrs PROBE REFL: kernel addresses on the testbed's veth ends, 1 = give
+# the kernel its address there, 0 = none. Only where the kernel is a peer: a
+# DPDK side must never have the kernel answer ARP for it.
+lp_kaddrs() {
+	ip -n "$LP_NS_PROBE" addr flush dev "$LP_IF_PROBE"
+	ip -n "$LP_NS_REFL" addr flush dev "$LP_IF_REFL"
+	[ "$1" = 0 ] || ip -n "$LP_NS_PROBE" addr add "$LP_ADDR_PROBE" dev "$LP_IF_PROBE"
+	[ "$2" = 0 ] || ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
+}
+
+# lp_stop_bg PID: SIGINT (our tools print their report on it), up to 10 s
+# for it to exit, then SIGKILL; then forget the job so the exit cleanup does
+# not signal a pid the kernel may have reused.
+lp_stop_bg() {
+	local pid=$1 i keep=()
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		lp_alive "$pid" || break
+		sleep 0.1
+	done
+	lp_alive "$pid" && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || true
+	for i in "${LP_BG_PIDS[@]}"; do
+		[ "$i" = "$pid" ] || keep+=("$i")
+	done
+	LP_BG_PIDS=("${keep[@]+"${keep[@]}"}")
+}
+
+# lp_machine_json TOP [KEY=VALUE...]: the machine a measurement ran on, as
+# one JSON object (date, CPU, cores, kernel, DPDK, sockperf, latprobe
+# commit, load, invariant TSC), plus the extra string fields given.
+lp_machine_json() {
+	local top=$1
+	shift
+	python3 - "$top" "$@" <<'PYEOF'
+import json, os, platform, subprocess, sys, time
+
+def out(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+top = sys.argv[1]
+cpuinfo = open("/proc/cpuinfo").read()
+model = next((l.split(":", 1)[1].strip() for l in cpuinfo.splitlines()
+              if l.startswith("model name")), "unknown")
+d = dict(date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+         cpu_model=model, cpus=os.cpu_count(), kernel=platform.release(),
+         dpdk=out("pkg-config", "--modversion", "libdpdk"),
+         sockperf=out("dpkg-query", "-W", "-f", "${Version}", "sockperf"),
+         latprobe_commit=out("git", "-C", top, "describe", "--always",
+                             "--dirty"),
+         loadavg=" ".join(open("/proc/loadavg").read().split()[:3]),
+         invariant_tsc=" constant_tsc" in cpuinfo and
+         " nonstop_tsc" in cpuinfo)
+for kv in sys.argv[2:]:
+    k, _, v = kv.partition("=")
+    d[k] = v
+print(json.dumps(d))
+PYEOF
+}
