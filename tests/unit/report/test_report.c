@@ -166,13 +166,47 @@ check_summary(struct json_object *root, const char *name,
 #undef KEY
 }
 
+/*
+ * The JSON percentile keys are written from a table parallel to
+ * report_pcts[]: each "pA_B" key must hold the percentile A.B of the data,
+ * there must be one key for each report_pcts[] entry, in the same order.
+ * Fails if the two tables drift apart (e.g. 99.5 under "p99_9").
+ */
 static void
 test_pcts_table(void **state)
 {
-	(void)state;
-	assert_true(report_pcts[0] == 50 && report_pcts[1] == 90 &&
-		    report_pcts[2] == 99 && report_pcts[3] == 99.9 &&
-		    report_pcts[4] == 99.99 && report_pcts[5] == 99.999);
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct json_object *root, *rtt;
+	char *text = NULL;
+	unsigned n = 0;
+
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	rtt = jget(root, "rtt_ns");
+	json_object_object_foreach(rtt, key, val)
+	{
+		char num[32];
+		double pct;
+		size_t k;
+
+		if (key[0] != 'p' || strlen(key) >= sizeof(num))
+			continue;
+		/* "p99_99" -> 99.99 */
+		for (k = 1; key[k] != '\0'; k++)
+			num[k - 1] = key[k] == '_' ? '.' : key[k];
+		num[k - 1] = '\0';
+		pct = strtod(num, NULL);
+		assert_true(n < REPORT_N_PCTS);
+		assert_true(pct == report_pcts[n]);
+		assert_int_equal(json_object_get_uint64(val),
+				 histogram_percentile(f->rtt, pct));
+		n++;
+	}
+	assert_int_equal(n, REPORT_N_PCTS);
+	json_object_put(root);
+	free(text);
 }
 
 static void
