@@ -740,6 +740,21 @@ test_allow_list(void **state)
 			       build_icmp(frame, sizeof(frame), 0xc6120009u),
 			       RC_DROP_ACL, "ICMP from 198.18.0.9");
 	}
+	/* A fragment from outside takes no reassembly buffer. */
+	{
+		struct codec_flow out = flow(0xc6120009u, 40000, 7);
+		static uint8_t big[4096], frags[4][1600];
+		size_t flen[4];
+		int len;
+
+		len = codec_build_udp(big, sizeof(big), &out, 77,
+				      big + codec_udp_header_len(&out), 3000);
+		assert_true(len > 0);
+		assert_int_equal(fragment(big, (size_t)len, frags, flen, 4), 3);
+		expect_counter(x, frags[0], flen[0], RC_DROP_ACL,
+			       "fragment from 198.18.0.9");
+		assert_int_equal(rc(x, RC_FRAGMENTS), 0);
+	}
 	/* ARP from outside the list is still answered. */
 	{
 		int len =
