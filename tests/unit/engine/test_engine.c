@@ -1591,7 +1591,8 @@ test_stamp_stateless(void **state)
 	stamp_seq_exchange(*state, want);
 }
 
-/* More sessions than the table holds: answered, statelessly, and counted. */
+/* More sessions than the table holds: the least recently seen make room
+ * (stateful_table_full counts them). */
 static void
 test_stamp_stateful_full(void **state)
 {
