@@ -644,12 +644,9 @@ init_workers(struct probe_ctx *x)
 		if (o->loopback) {
 			struct reflector_conf rc;
 
-			memset(&rc, 0, sizeof(rc));
+			reflector_conf_default(&rc);
 			rc.addr = o->target;
 			rc.mac = x->conf.flow.src_mac;
-			rc.stamp_port = STAMP_PORT;
-			rc.sockperf_port = SOCKPERF_PORT;
-			rc.echo_port = 7;
 			if (o->proto == &probe_proto_stamp)
 				rc.stamp_port = o->dport;
 			else if (o->proto == &probe_proto_sockperf)
@@ -658,9 +655,6 @@ init_workers(struct probe_ctx *x)
 				rc.echo_port = o->dport;
 			rc.clock = x->clk.clock;
 			rc.anchor = x->clk.anchor;
-			rc.error_estimate = (uint16_t)(12u << 8 | 1u);
-			rc.n_reasm = 4;
-			rc.reasm_timeout_cycles = x->clk.clock.hz;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
 				app_err("out of memory");
 				return EXIT_RUNTIME;

@@ -32,6 +32,11 @@ struct reflect_opts {
 	uint64_t calib_ns;
 	bool kernel;
 	int busy_poll_us;
+	bool allow_low_sport;
+	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
+	unsigned n_allow;
+	uint32_t rate_limit;
+	uint32_t session_idle_s;
 };
 
 static void
@@ -56,6 +61,20 @@ reflect_usage(FILE *f)
 	      "  --stateful            STAMP stateful mode: own sequence per "
 	      "session\n"
 	      "  --verify-l4-csum      drop UDP datagrams with a bad checksum\n"
+	      "  --allow A.B.C.D/LEN   answer only sources in this prefix "
+	      "(repeatable,\n"
+	      "                        up to 64; ARP is always answered)\n"
+	      "  --rate-limit PPS      at most PPS requests a second per "
+	      "source address\n"
+	      "                        (burst max(PPS/10, 16); 4096 sources "
+	      "tracked)\n"
+	      "  --allow-low-sport     answer UDP source ports below 1024 "
+	      "(refused by\n"
+	      "                        default; echo/chargen/reflector ports "
+	      "never are)\n"
+	      "  --session-timeout T   --stateful: a session idle for T "
+	      "starts again at 0\n"
+	      "                        (default 300s; 0 = never)\n"
 	      "  -t, --duration T      stop after T (e.g. 30, 500ms; default: "
 	      "until SIGINT)\n"
 	      "  --port-id N           DPDK port to use (default 0)\n"
@@ -77,7 +96,11 @@ reflect_usage(FILE *f)
 	      "198.18.0.2/24\n"
 	      "  latprobe reflect -l 0 --vdev net_memif0,role=server -- \\\n"
 	      "          --addr 198.18.0.2/24 --stateful -t 60 --json "
-	      "refl.json\n",
+	      "refl.json\n"
+	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
+	      "198.18.0.2/24 \\\n"
+	      "          --allow 198.18.0.0/24 --allow 198.19.7.0/28 "
+	      "--rate-limit 1000\n",
 	      f);
 }
 
@@ -111,6 +134,10 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"backend", required_argument, NULL, 'B'},
 		{"busy-poll-us", required_argument, NULL, 'Y'},
+		{"allow", required_argument, NULL, 'A'},
+		{"rate-limit", required_argument, NULL, 'R'},
+		{"allow-low-sport", no_argument, NULL, 'W'},
+		{"session-timeout", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -122,6 +149,7 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 	o->sockperf_port = SOCKPERF_PORT;
 	o->echo_port = 7;
 	o->calib_ns = 250000000ull;
+	o->session_idle_s = 300;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:q", opts, NULL)) != -1) {
@@ -207,6 +235,50 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 				return -1;
 			}
 			o->busy_poll_us = (int)v;
+			break;
+		case 'A': {
+			uint32_t a, mask;
+			unsigned len;
+
+			if (cli_parse_ipv4_prefix(optarg, &a, &len) != 0) {
+				app_err("--allow wants A.B.C.D/LEN, not '%s'",
+					optarg);
+				return -1;
+			}
+			if (o->n_allow == REFLECTOR_MAX_ALLOW) {
+				app_err("--allow: at most %u prefixes",
+					REFLECTOR_MAX_ALLOW);
+				return -1;
+			}
+			mask = len == 0 ? 0 : UINT32_MAX << (32 - len);
+			o->allow[o->n_allow].addr = a & mask;
+			o->allow[o->n_allow].mask = mask;
+			o->n_allow++;
+			break;
+		}
+		case 'R':
+			if (cli_parse_u64(optarg, 1, 100000000, &v)) {
+				app_err("--rate-limit wants requests a second "
+					"per source, 1..100000000, not '%s'",
+					optarg);
+				return -1;
+			}
+			o->rate_limit = (uint32_t)v;
+			break;
+		case 'W':
+			o->allow_low_sport = true;
+			break;
+		case 'T':
+			if (cli_parse_duration_ns(optarg, &v) != 0 ||
+			    v > 86400000000000ull) {
+				app_err("--session-timeout wants a duration "
+					"up to 1 day such as 300 or 90s, not "
+					"'%s'",
+					optarg);
+				return -1;
+			}
+			o->session_idle_s =
+				(uint32_t)((v + 999999999ull) / 1000000000ull);
 			break;
 		case 'H':
 			reflect_usage(stdout);
@@ -339,7 +411,9 @@ conf_common(struct reflect_ctx *x)
 	struct reflector_conf *c = &x->conf;
 	char abuf[16];
 
+	reflector_conf_default(c);
 	c->addr = o->addr;
+	c->prefix_len = (uint8_t)o->prefix;
 	c->stamp_port = o->stamp_port;
 	c->sockperf_port = o->sockperf_port;
 	c->echo_port = o->echo_port;
@@ -347,8 +421,11 @@ conf_common(struct reflect_ctx *x)
 	c->verify_l4_csum = o->verify_l4;
 	c->clock = x->clk.clock;
 	c->anchor = x->clk.anchor;
-	/* Not synchronised to UTC; NTP format; ~1 us: 1 * 2^(12-32) s. */
-	c->error_estimate = (uint16_t)(12u << 8 | 1u);
+	c->allow_low_sport = o->allow_low_sport;
+	memcpy(c->allow, o->allow, sizeof(c->allow));
+	c->n_allow = o->n_allow;
+	c->rate_limit_pps = o->rate_limit;
+	c->session_idle_s = o->session_idle_s;
 	cli_format_ipv4(o->addr, abuf);
 	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->prefix);
 }
@@ -364,9 +441,6 @@ setup_dpdk(struct reflect_ctx *x, const struct app_args *a)
 	x->nw = x->dpdk.n_lcores;
 	conf_common(x);
 	memcpy(x->conf.mac.b, x->port.mac.addr_bytes, 6);
-	/* Probes larger than the MTU (-l 8k) arrive as fragments. */
-	x->conf.n_reasm = 4;
-	x->conf.reasm_timeout_cycles = x->clk.clock.hz; /* 1 s */
 	return EXIT_OK;
 }
 

@@ -370,6 +370,20 @@ codec_parse_frame(const uint8_t *buf, size_t len, struct codec_frame *f)
 	}
 }
 
+uint16_t
+codec_csum_adjust(uint16_t hc, uint32_t old_sum, uint32_t new_sum)
+{
+	/* codec_csum_fold() gives ~m; ~codec_csum_fold() gives m'. */
+	uint32_t sum = (uint32_t)(uint16_t)~hc + codec_csum_fold(old_sum) +
+		       (uint16_t)~codec_csum_fold(new_sum);
+	uint16_t r;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	r = (uint16_t)~sum;
+	return r == 0 && hc != 0 ? 0xffff : r;
+}
+
 /* ---- checksum check/set on parsed frames ---- */
 
 /* Sum of the RFC 768 / RFC 8200 §8.1 pseudo-header for this frame. */

@@ -129,6 +129,16 @@ uint32_t codec_csum_partial(const void *data, size_t len, uint32_t sum);
 uint16_t codec_csum_fold(uint32_t sum);
 
 /*
+ * RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'): the checksum hc (as stored)
+ * updated for a change of covered bytes whose partial sums
+ * (codec_csum_partial, over the same even-aligned ranges) were old_sum
+ * before and new_sum after. A wrong checksum stays wrong by as much. The
+ * result is never 0 when hc was not (0xffff, the other zero), so a UDP
+ * checksum stays present.
+ */
+uint16_t codec_csum_adjust(uint16_t hc, uint32_t old_sum, uint32_t new_sum);
+
+/*
  * true when the IPv4 header checksum / the L4 checksum of a parsed frame is
  * right. UDP checksum 0 is right over IPv4 (none, RFC 768), wrong over IPv6
  * (RFC 8200 §8.1). False for fragments and L4 protocols not parsed.

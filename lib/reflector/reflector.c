@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include <rte_mbuf.h>
 
+#include "lru.h"
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
@@ -37,6 +40,10 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_FRAGMENTS] = "fragments",
 	[RC_REASSEMBLED] = "reassembled",
 	[RC_DROP_REASM] = "dropped.reassembly",
+	[RC_DROP_LOW_PORT] = "dropped.low_port",
+	[RC_DROP_ACL] = "dropped.acl",
+	[RC_DROP_RATE] = "dropped.rate_limited",
+	[RC_SESSION_EXPIRED] = "sessions_expired",
 };
 
 const char *
@@ -53,6 +60,36 @@ count(struct reflector_worker *w, enum reflector_counter c, uint64_t n)
 	HISTOGRAM_RELAXED_ADD(&w->counters[c], n);
 }
 
+void
+reflector_conf_default(struct reflector_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->stamp_port = STAMP_PORT;
+	c->sockperf_port = SOCKPERF_PORT;
+	c->echo_port = 7;
+	c->error_estimate = REFLECTOR_ERROR_ESTIMATE;
+	/* Probes larger than the MTU (-l 8k) arrive as fragments. */
+	c->n_reasm = 4;
+	c->reasm_timeout_ns = 1000000000ull;
+	c->session_idle_s = 300;
+}
+
+/* The tables' hash seed: unpredictable to a peer, so it cannot aim at one
+ * chain. */
+static uint64_t
+hash_seed(const void *salt)
+{
+	uint64_t seed;
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) ==
+	    (ssize_t)sizeof(seed))
+		return seed;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^
+	       (uint64_t)(uintptr_t)salt;
+}
+
 int
 reflector_worker_init(struct reflector_worker *w,
 		      const struct reflector_conf *conf, struct io_queue *q)
@@ -61,12 +98,31 @@ reflector_worker_init(struct reflector_worker *w,
 	w->conf = conf;
 	w->q = q;
 	histogram_init(&w->turnaround);
-	if (conf->n_reasm > REFLECTOR_MAX_REASM)
+	if (conf->n_reasm > REFLECTOR_MAX_REASM ||
+	    conf->n_allow > REFLECTOR_MAX_ALLOW ||
+	    (conf->rate_limit_pps != 0 && conf->clock.hz == 0))
 		return -EINVAL;
+	w->reasm_timeout_cycles =
+		tsc_from_ns(&conf->clock, conf->reasm_timeout_ns);
+	w->session_idle_cycles = conf->clock.hz * conf->session_idle_s;
 	if (conf->stateful) {
-		w->sessions = calloc(REFLECTOR_SESSIONS, sizeof(*w->sessions));
+		w->sessions = lru_create(REFLECTOR_SESSIONS, hash_seed(w));
 		if (w->sessions == NULL)
 			return -ENOMEM;
+	}
+	if (conf->rate_limit_pps != 0) {
+		uint64_t burst = REFLECTOR_RATE_BURST(conf->rate_limit_pps);
+
+		w->rate_interval = conf->clock.hz / conf->rate_limit_pps;
+		if (w->rate_interval == 0)
+			w->rate_interval = 1;
+		w->rate_tolerance = (burst - 1) * w->rate_interval;
+		w->rate =
+			lru_create(REFLECTOR_RATE_SOURCES, hash_seed(&w->rate));
+		if (w->rate == NULL) {
+			reflector_worker_fini(w);
+			return -ENOMEM;
+		}
 	}
 	for (unsigned i = 0; i < conf->n_reasm; i++) {
 		w->reasm[i] = codec_reasm_create();
@@ -81,73 +137,72 @@ reflector_worker_init(struct reflector_worker *w,
 void
 reflector_worker_fini(struct reflector_worker *w)
 {
-	free(w->sessions);
+	lru_destroy(w->sessions);
 	w->sessions = NULL;
+	lru_destroy(w->rate);
+	w->rate = NULL;
 	for (unsigned i = 0; i < REFLECTOR_MAX_REASM; i++) {
 		codec_reasm_destroy(w->reasm[i]);
 		w->reasm[i] = NULL;
 	}
 }
 
-/* RFC 8972 §4: a stateful reflector numbers each session's answers itself. */
+/*
+ * RFC 8972 §4: a stateful reflector numbers each session's answers itself,
+ * from 0. A session idle for longer than the timeout starts again at 0; when
+ * the table is full the least recently seen session makes room.
+ */
 static uint32_t
 session_next_seq(struct reflector_worker *w, const struct codec_frame *f,
-		 uint16_t ssid, uint32_t fallback)
+		 uint16_t ssid, uint64_t now)
 {
-	uint32_t h = f->src4 * 2654435761u ^
-		     ((uint32_t)f->sport << 16 | f->dport) * 40503u ^ ssid;
+	uint64_t idle = w->session_idle_cycles;
+	struct lru_hit h;
+	uint32_t seq;
 
-	for (unsigned i = 0; i < 16; i++) {
-		struct reflector_session *s =
-			&w->sessions[(h + i) & (REFLECTOR_SESSIONS - 1)];
-
-		if (!s->used) {
-			s->used = true;
-			s->src_addr = f->src4;
-			s->src_port = f->sport;
-			s->dst_port = f->dport;
-			s->ssid = ssid;
-			s->next_seq = 0;
-			w->n_sessions++;
-		} else if (s->src_addr != f->src4 || s->src_port != f->sport ||
-			   s->dst_port != f->dport || s->ssid != ssid) {
-			continue;
-		}
-		return s->next_seq++;
+	if (idle != 0 && now > idle)
+		count(w, RC_SESSION_EXPIRED,
+		      lru_expire(w->sessions, now - idle, 4));
+	lru_get(w->sessions,
+		(uint64_t)f->src4 << 32 | (uint32_t)f->sport << 16 | f->dport,
+		ssid, now, &h);
+	if (h.evicted)
+		count(w,
+		      idle != 0 && now - h.evicted_last_seen > idle
+			      ? RC_SESSION_EXPIRED
+			      : RC_STATEFUL_FULL,
+		      1);
+	if (h.found && idle != 0 && now - h.last_seen > idle) {
+		count(w, RC_SESSION_EXPIRED, 1);
+		*h.val = 0;
 	}
-	count(w, RC_STATEFUL_FULL, 1);
-	return fallback;
+	seq = (uint32_t)*h.val;
+	*h.val = (uint32_t)(seq + 1);
+	w->n_sessions = lru_count(w->sessions);
+	return seq;
 }
 
-/* The ARP answer goes out in a new mbuf; the request is freed. */
-static struct rte_mbuf *
-answer_arp(struct reflector_worker *w, const struct codec_frame *f)
+/*
+ * Token bucket per source address as a GCRA (virtual scheduling): a request
+ * conforms while its source's theoretical arrival time is at most the burst
+ * tolerance ahead of now.
+ */
+static bool
+rate_ok(struct reflector_worker *w, uint32_t src, uint64_t now)
 {
-	struct rte_mbuf *m;
-	int len;
+	struct lru_hit h;
+	uint64_t tat;
 
-	if (f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != w->conf->addr) {
-		count(w, RC_DROP_ARP_OTHER, 1);
-		return NULL;
+	if (w->rate == NULL)
+		return true;
+	lru_get(w->rate, src, 0, now, &h);
+	tat = h.found && *h.val > now ? *h.val : now;
+	if (tat - now > w->rate_tolerance) {
+		count(w, RC_DROP_RATE, 1);
+		return false;
 	}
-	m = w->q->ops->alloc(w->q);
-	if (m == NULL) {
-		count(w, RC_DROP_NOMBUF, 1);
-		return NULL;
-	}
-	len = codec_build_arp(rte_pktmbuf_mtod(m, uint8_t *),
-			      rte_pktmbuf_tailroom(m), CODEC_ARP_REPLY,
-			      &w->conf->mac, w->conf->addr, &f->arp_sha,
-			      f->arp_spa);
-	if (len < 0) {
-		w->q->ops->free(w->q, m);
-		count(w, RC_DROP_NOMBUF, 1);
-		return NULL;
-	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
-	count(w, RC_ARP, 1);
-	return m;
+	*h.val = tat + w->rate_interval;
+	return true;
 }
 
 static bool
@@ -162,48 +217,76 @@ is_for_us_mac(const struct reflector_worker *w, const struct codec_frame *f)
 
 /* A STAMP answer waiting for its transmit timestamp. */
 struct pending_stamp {
-	uint8_t *buf;
-	struct codec_frame f;
-	int reasm; /* >= 0: a reassembled datagram, to fragment */
+	struct rte_mbuf *m; /* the answer, or its first fragment */
+	uint16_t l4_off, payload_off;
 };
 
 /* Answers of one burst; a fragmented answer can outgrow a burst. */
 #define REFLECTOR_TX_MAX 128
 
-struct tx_batch {
-	struct rte_mbuf *m[REFLECTOR_TX_MAX];
-	unsigned n;
+/*
+ * Finished answers go to `ready` (flushed whenever it fills up: nothing in
+ * it is written again); STAMP answers wait in `stamps` until T3 is written,
+ * then leave first.
+ */
+struct burst_out {
+	struct rte_mbuf *ready[REFLECTOR_TX_MAX];
+	unsigned n_ready;
+	struct pending_stamp stamps[REFLECTOR_BURST];
+	unsigned n_stamp;
 };
 
 static void
-tx_flush(struct reflector_worker *w, struct tx_batch *b)
+tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 {
 	uint16_t sent;
 
-	if (b->n == 0)
+	if (n == 0)
 		return;
-	sent = io_tx_all(w->q, b->m, (uint16_t)b->n);
+	sent = io_tx_all(w->q, m, (uint16_t)n);
 	count(w, RC_TX, sent);
-	if (sent < b->n)
-		count(w, RC_DROP_TX, b->n - sent);
-	b->n = 0;
+	if (sent < n)
+		count(w, RC_DROP_TX, n - sent);
 }
 
 static void
-tx_add(struct reflector_worker *w, struct tx_batch *b, struct rte_mbuf *m)
+ready_add(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m)
 {
-	if (b->n == REFLECTOR_TX_MAX)
-		tx_flush(w, b);
-	b->m[b->n++] = m;
+	if (o->n_ready == REFLECTOR_TX_MAX) {
+		tx_all(w, o->ready, o->n_ready);
+		o->n_ready = 0;
+	}
+	o->ready[o->n_ready++] = m;
 }
 
-/* An answer built whole in a reassembly buffer goes out as fragments. */
 static void
-tx_fragments(struct reflector_worker *w, struct tx_batch *b, const uint8_t *buf,
-	     const struct codec_frame *f)
+stamp_add(struct burst_out *o, struct rte_mbuf *m, const struct codec_frame *f)
+{
+	struct pending_stamp *p = &o->stamps[o->n_stamp++];
+
+	p->m = m;
+	p->l4_off = f->l4_off;
+	p->payload_off = f->payload_off;
+}
+
+/* What handle_ipv4() made of a frame. */
+enum answer {
+	ANSWER_NONE,  /* dropped (counted) */
+	ANSWER_DONE,  /* answer in place, checksums right */
+	ANSWER_STAMP, /* STAMP answer in place, T3 still to be written */
+};
+
+/*
+ * An answer built whole in a reassembly buffer goes out as fragments; the
+ * first one carries the UDP header and the STAMP T3 field.
+ */
+static void
+tx_fragments(struct reflector_worker *w, struct burst_out *o,
+	     const uint8_t *buf, const struct codec_frame *f, bool stamp)
 {
 	struct io_queue *q = w->q;
 	size_t off = 0;
+	bool first = true;
 
 	do {
 		struct rte_mbuf *m = q->ops->alloc(q);
@@ -223,31 +306,32 @@ tx_fragments(struct reflector_worker *w, struct tx_batch *b, const uint8_t *buf,
 		}
 		m->data_len = (uint16_t)len;
 		m->pkt_len = (uint32_t)len;
-		tx_add(w, b, m);
+		/* Fragments carry no IP options: offsets as in the datagram. */
+		if (first && stamp)
+			stamp_add(o, m, f);
+		else
+			ready_add(w, o, m);
+		first = false;
 	} while (off != 0);
 }
 
 /*
  * The reassembly context for fragment f: the one collecting its datagram,
- * else a free or timed-out one, else the oldest not holding an answer of
- * this burst (its datagram is given up). -1 when every one is busy.
+ * else a free or timed-out one, else the oldest (its datagram is given up).
  */
 static int
-reasm_pick(struct reflector_worker *w, const struct codec_frame *f,
-	   uint64_t now)
+reasm_pick(struct reflector_worker *w, const struct codec_frame *f)
 {
 	const struct reflector_conf *c = w->conf;
 	int best = -1;
 	uint64_t best_started = UINT64_MAX;
 
 	for (unsigned i = 0; i < c->n_reasm; i++)
-		if (!w->reasm_busy[i] && codec_reasm_matches(w->reasm[i], f))
+		if (codec_reasm_matches(w->reasm[i], f))
 			return (int)i;
 	for (unsigned i = 0; i < c->n_reasm; i++) {
 		uint64_t started;
 
-		if (w->reasm_busy[i])
-			continue;
 		if (!codec_reasm_active(w->reasm[i], &started))
 			return (int)i;
 		if (started < best_started) {
@@ -259,7 +343,6 @@ reasm_pick(struct reflector_worker *w, const struct codec_frame *f,
 		/* Given up: timed out, or evicted by a newer datagram. */
 		codec_reasm_reset(w->reasm[best]);
 		count(w, RC_DROP_REASM, 1);
-		(void)now;
 	}
 	return best;
 }
@@ -267,7 +350,8 @@ reasm_pick(struct reflector_worker *w, const struct codec_frame *f,
 /*
  * A datagram from a port that itself answers everything (another reflector,
  * echo, chargen, daytime, quote, time) would start an endless exchange
- * (the classic echo/chargen loop, CVE-1999-0103): never answer one.
+ * (the classic echo/chargen loop, CVE-1999-0103): never answer one, whether
+ * or not that protocol is on here.
  */
 static bool
 is_loop_port(const struct reflector_conf *c, uint16_t sport)
@@ -278,6 +362,8 @@ is_loop_port(const struct reflector_conf *c, uint16_t sport)
 	case 17:
 	case 19:
 	case 37:
+	case STAMP_PORT:
+	case SOCKPERF_PORT:
 		return true;
 	default:
 		return sport == c->stamp_port || sport == c->sockperf_port ||
@@ -285,116 +371,263 @@ is_loop_port(const struct reflector_conf *c, uint16_t sport)
 	}
 }
 
-/* Multicast and broadcast sources (MAC group bit, IPv4 class D/E or
- * limited broadcast) are never answered. */
-static bool
-is_bad_source(const struct codec_frame *f)
+/*
+ * Sources never answered (RFC 1812 §5.3.7 martians, and what would make us
+ * answer ourselves or flood): a group MAC, 0/8, 127/8, our own address, the
+ * subnet broadcast of --addr, multicast 224/4 and class E 240/4 (with
+ * 255.255.255.255). A reflector whose own address is loopback (the kernel
+ * backend on lo) can only hear local peers: 127/8 and itself are fine there.
+ * Then --allow.
+ */
+static enum reflector_counter
+source_check(const struct reflector_conf *c, const struct codec_frame *f)
 {
-	return (f->src.b[0] & 1) != 0 || f->src4 >= 0xe0000000u || f->src4 == 0;
+	uint32_t s = f->src4;
+
+	if ((f->src.b[0] & 1) != 0 || (s >> 24) == 0 || s >= 0xe0000000u)
+		return RC_DROP_SOURCE;
+	if ((c->addr >> 24) != 127 && ((s >> 24) == 127 || s == c->addr))
+		return RC_DROP_SOURCE;
+	if (c->prefix_len > 0 && c->prefix_len < 31) {
+		uint32_t host = UINT32_MAX >> c->prefix_len;
+
+		if ((s & host) == host && (s & ~host) == (c->addr & ~host))
+			return RC_DROP_SOURCE;
+	}
+	if (c->n_allow == 0)
+		return RC__COUNT;
+	for (unsigned i = 0; i < c->n_allow; i++)
+		if ((s & c->allow[i].mask) == c->allow[i].addr)
+			return RC__COUNT;
+	return RC_DROP_ACL;
+}
+
+static inline uint16_t
+ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void
+st16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
 }
 
 /*
- * Decide what to do with one received frame: returns true when buf was
- * turned into an answer in place (its checksums still to be set by the
- * caller for STAMP), false when the frame is to be dropped.
+ * Partial sum over the bytes of a STAMP payload that stamp_reflect() may
+ * change: the base packet, and per TLV its header (flags) plus the value of
+ * a Timestamp Information or Class of Service TLV. Ranges are widened to
+ * even offsets and never overlap, so the sums before and after the change
+ * give the checksum update (RFC 1624) without reading an Extra Padding
+ * TLV's kilobytes twice.
  */
-static bool
+static uint32_t
+stamp_mod_sum(const uint8_t *p, size_t len)
+{
+	size_t base = len < STAMP_BASE_LEN ? len : STAMP_BASE_LEN;
+	size_t off = STAMP_BASE_LEN, done = base;
+	uint32_t sum = codec_csum_partial(p, base, 0);
+
+	while (off < len && len - off >= STAMP_TLV_HDR_LEN) {
+		struct stamp_tlv t;
+		size_t at = off, ext = STAMP_TLV_HDR_LEN, s, e;
+		int r = stamp_tlv_next(p, len, &off, &t);
+
+		if (r == 1 &&
+		    (t.type == STAMP_TLV_TIMESTAMP_INFO ||
+		     t.type == STAMP_TLV_CLASS_OF_SERVICE) &&
+		    t.length == 4)
+			ext += 4;
+		s = at & ~(size_t)1;
+		if (s < done)
+			s = done;
+		e = (at + ext + 1) & ~(size_t)1;
+		if (e > len)
+			e = len;
+		if (e > s)
+			sum = codec_csum_partial(p + s, e - s, sum);
+		done = e;
+		if (r != 1)
+			break;
+	}
+	return sum;
+}
+
+/* UDP checksum field of a parsed frame; 0 over IPv4 means none. */
+#define UDP_CSUM_OFF  6
+#define ICMP_CSUM_OFF 2
+
+/* The L4 checksum updated for a change of bytes with these sums. */
+static void
+csum_update(uint8_t *buf, const struct codec_frame *f, uint32_t old_sum,
+	    uint32_t new_sum)
+{
+	uint8_t *cs = buf + f->l4_off +
+		      (f->ip_proto == CODEC_IPPROTO_UDP ? UDP_CSUM_OFF
+							: ICMP_CSUM_OFF);
+	uint16_t hc = ld16(cs);
+
+	/* RFC 768: a UDP datagram sent without a checksum is answered
+	 * without one. */
+	if (hc == 0 && f->ip_proto == CODEC_IPPROTO_UDP)
+		return;
+	st16(cs, codec_csum_adjust(hc, old_sum, new_sum));
+}
+
+static inline bool
+nic_l4_bad(uint64_t ol_flags)
+{
+	return (ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+	       RTE_MBUF_F_RX_L4_CKSUM_BAD;
+}
+
+static inline bool
+nic_l4_good(uint64_t ol_flags)
+{
+	return (ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+	       RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+}
+
+/*
+ * A UDP request for us, turned into its answer in place. The checksum is
+ * never recomputed: it is updated for what changes (RFC 1624), so a
+ * datagram that arrived corrupted goes back with a wrong sum.
+ */
+static enum answer
 handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
-	   uint64_t t2_wire, bool *is_stamp)
+	   uint64_t ol_flags, uint64_t t2, uint64_t t2_wire)
 {
 	const struct reflector_conf *c = w->conf;
 	uint8_t *pl = buf + f->payload_off;
 
-	*is_stamp = false;
+	if (nic_l4_bad(ol_flags) ||
+	    (c->verify_l4_csum && !nic_l4_good(ol_flags) &&
+	     !codec_l4_csum_ok(buf, f))) {
+		count(w, RC_DROP_L4_CSUM, 1);
+		return ANSWER_NONE;
+	}
 	if (is_loop_port(c, f->sport)) {
 		count(w, RC_DROP_LOOP_PORT, 1);
-		return false;
+		return ANSWER_NONE;
+	}
+	if (f->sport < 1024 && !c->allow_low_sport) {
+		count(w, RC_DROP_LOW_PORT, 1);
+		return ANSWER_NONE;
 	}
 	if (c->stamp_port != 0 && f->dport == c->stamp_port) {
 		struct stamp_sender s;
 		struct stamp_reflect_opts o;
+		uint32_t old_sum;
 
-		if (stamp_sender_parse(pl, f->payload_len, &s) != 0) {
+		/* RFC 5357 §4.1.2: the smallest unauthenticated test packet
+		 * is seq, timestamp and error estimate, 14 bytes. */
+		if (f->payload_len < 14 ||
+		    stamp_sender_parse(pl, f->payload_len, &s) != 0) {
 			count(w, RC_DROP_PROBE, 1);
-			return false;
+			return ANSWER_NONE;
 		}
+		if (!rate_ok(w, f->src4, t2))
+			return ANSWER_NONE;
 		memset(&o, 0, sizeof(o));
-		o.seq = c->stateful ? session_next_seq(w, f, s.ssid, s.seq)
+		o.seq = c->stateful ? session_next_seq(w, f, s.ssid, t2)
 				    : s.seq;
 		o.rx_timestamp = t2_wire;
 		o.error_estimate = c->error_estimate;
 		o.sender_ttl = f->ttl;
 		o.rx_tos = f->tos;
+		old_sum = stamp_mod_sum(pl, f->payload_len);
 		if (stamp_reflect(pl, f->payload_len, &o) < 0) {
 			count(w, RC_DROP_PROBE, 1);
-			return false;
+			return ANSWER_NONE;
 		}
-		*is_stamp = true;
+		codec_turn_around(buf, f, &c->mac, 255);
+		csum_update(buf, f, old_sum, stamp_mod_sum(pl, f->payload_len));
 		count(w, RC_STAMP, 1);
-		return true;
+		return ANSWER_STAMP;
 	}
 	if (c->sockperf_port != 0 && f->dport == c->sockperf_port) {
+		/* The flags word (payload bytes 8-9) is all that changes. */
+		uint32_t old_sum = f->payload_len >= SOCKPERF_HDR_LEN
+					   ? codec_csum_partial(pl + 8, 2, 0)
+					   : 0;
 		int r = sockperf_reflect(pl, f->payload_len);
 
 		if (r < 0) {
 			count(w, RC_DROP_PROBE, 1);
-			return false;
+			return ANSWER_NONE;
 		}
 		if (r == 0) {
 			count(w, RC_SOCKPERF_NOREPLY, 1);
-			return false;
+			return ANSWER_NONE;
 		}
+		if (!rate_ok(w, f->src4, t2))
+			return ANSWER_NONE;
+		codec_turn_around(buf, f, &c->mac, 64);
+		csum_update(buf, f, old_sum, codec_csum_partial(pl + 8, 2, 0));
 		count(w, RC_SOCKPERF, 1);
-		return true;
+		return ANSWER_DONE;
 	}
 	if (c->echo_port != 0 && f->dport == c->echo_port) {
+		if (!rate_ok(w, f->src4, t2))
+			return ANSWER_NONE;
+		/* Swapped addresses and ports leave the UDP sum as it is. */
+		codec_turn_around(buf, f, &c->mac, 64);
 		count(w, RC_ECHO, 1);
-		return true;
+		return ANSWER_DONE;
 	}
 	count(w, RC_DROP_PORT, 1);
-	return false;
+	return ANSWER_NONE;
 }
 
-static bool
+static enum answer
 handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
-	    bool ip_csum_good, uint64_t t2_wire, bool *is_stamp)
+	    bool ip_csum_good, uint64_t ol_flags, uint64_t t2, uint64_t t2_wire)
 {
-	*is_stamp = false;
+	enum reflector_counter bad;
+
 	if (f->dst4 != w->conf->addr || !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
-		return false;
+		return ANSWER_NONE;
 	}
 	if (!ip_csum_good && !codec_ipv4_csum_ok(buf, f)) {
 		count(w, RC_DROP_IP_CSUM, 1);
-		return false;
+		return ANSWER_NONE;
 	}
-	if (is_bad_source(f)) {
-		count(w, RC_DROP_SOURCE, 1);
-		return false;
+	bad = source_check(w->conf, f);
+	if (bad != RC__COUNT) {
+		count(w, bad, 1);
+		return ANSWER_NONE;
 	}
-	if (f->ip_proto == CODEC_IPPROTO_UDP) {
-		if (w->conf->verify_l4_csum && !codec_l4_csum_ok(buf, f)) {
-			count(w, RC_DROP_L4_CSUM, 1);
-			return false;
-		}
-		return handle_udp(w, buf, f, t2_wire, is_stamp);
-	}
+	if (f->ip_proto == CODEC_IPPROTO_UDP)
+		return handle_udp(w, buf, f, ol_flags, t2, t2_wire);
 	if (f->ip_proto == CODEC_IPPROTO_ICMP) {
+		uint32_t old_sum;
+
 		if (f->icmp_type != CODEC_ICMP_ECHO_REQUEST ||
 		    f->icmp_code != 0) {
 			count(w, RC_DROP_ICMP_OTHER, 1);
-			return false;
+			return ANSWER_NONE;
 		}
 		if (!codec_l4_csum_ok(buf, f)) {
 			count(w, RC_DROP_L4_CSUM, 1);
-			return false;
+			return ANSWER_NONE;
 		}
+		if (!rate_ok(w, f->src4, t2))
+			return ANSWER_NONE;
+		codec_turn_around(buf, f, &w->conf->mac, 64);
+		old_sum = codec_csum_partial(buf + f->l4_off, 2, 0);
 		buf[f->l4_off] = CODEC_ICMP_ECHO_REPLY;
+		csum_update(buf, f, old_sum,
+			    codec_csum_partial(buf + f->l4_off, 2, 0));
 		count(w, RC_ICMP, 1);
-		return true;
+		return ANSWER_DONE;
 	}
 	count(w, RC_DROP_PROTO, 1);
-	return false;
+	return ANSWER_NONE;
 }
 
 static inline uint64_t
@@ -423,39 +656,49 @@ reflector_poll(struct reflector_worker *w)
 /*
  * A fragment for us: into reassembly; when it completes a datagram, that
  * datagram is answered like any frame (in its reassembly buffer), and the
- * answer leaves as fragments. Returns true when *pending got a STAMP answer.
+ * answer is cut into fragments at once, so the buffer is free again.
  */
-static bool
-handle_fragment(struct reflector_worker *w, struct tx_batch *b,
+static void
+handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		const uint8_t *buf, const struct codec_frame *f, uint64_t t2,
-		uint64_t t2_wire, struct pending_stamp *pending)
+		uint64_t t2_wire)
 {
 	const struct reflector_conf *c = w->conf;
-	struct codec_frame *whole_f = &pending->f;
+	enum reflector_counter bad;
+	struct codec_frame whole_f;
+	enum answer a;
 	uint8_t *whole;
 	size_t whole_len;
-	bool is_stamp = false;
 	int i, rc;
 
 	if (f->dst4 != c->addr || !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
-		return false;
+		return;
 	}
-	if (c->n_reasm == 0 || !codec_ipv4_csum_ok(buf, f)) {
-		count(w, c->n_reasm == 0 ? RC_DROP_FRAGMENT : RC_DROP_IP_CSUM,
-		      1);
-		return false;
+	if (c->n_reasm == 0) {
+		count(w, RC_DROP_FRAGMENT, 1);
+		return;
 	}
-	i = reasm_pick(w, f, t2);
+	if (!codec_ipv4_csum_ok(buf, f)) {
+		count(w, RC_DROP_IP_CSUM, 1);
+		return;
+	}
+	/* Sources we would not answer take no reassembly buffer either. */
+	bad = source_check(c, f);
+	if (bad != RC__COUNT) {
+		count(w, bad, 1);
+		return;
+	}
+	i = reasm_pick(w, f);
 	if (i < 0) {
 		count(w, RC_DROP_REASM, 1);
-		return false;
+		return;
 	}
-	if (c->reasm_timeout_cycles != 0) {
+	if (w->reasm_timeout_cycles != 0) {
 		uint64_t started;
 
 		if (codec_reasm_active(w->reasm[i], &started) &&
-		    t2 - started > c->reasm_timeout_cycles) {
+		    t2 - started > w->reasm_timeout_cycles) {
 			codec_reasm_reset(w->reasm[i]);
 			count(w, RC_DROP_REASM, 1);
 		}
@@ -465,41 +708,46 @@ handle_fragment(struct reflector_worker *w, struct tx_batch *b,
 	if (rc == -ESTALE || rc == -EINVAL)
 		count(w, RC_DROP_REASM, 1);
 	if (rc != 1)
-		return false;
+		return;
 	count(w, RC_REASSEMBLED, 1);
-	if (codec_parse_frame(whole, whole_len, whole_f) != 0 ||
-	    whole_f->is_fragment) {
+	if (codec_parse_frame(whole, whole_len, &whole_f) != 0 ||
+	    whole_f.is_fragment) {
 		count(w, RC_DROP_MALFORMED, 1);
 		codec_reasm_reset(w->reasm[i]);
-		return false;
+		return;
 	}
 	/* Each fragment's header was checked; the rebuilt one is ours. */
-	if (!handle_ipv4(w, whole, whole_f, true, t2_wire, &is_stamp)) {
-		codec_reasm_reset(w->reasm[i]);
-		return false;
-	}
-	codec_turn_around(whole, whole_f, &c->mac, is_stamp ? 255 : 64);
-	if (is_stamp) {
-		pending->buf = whole;
-		pending->reasm = i;
-		w->reasm_busy[i] = true;
-		return true;
-	}
-	codec_l4_csum_set(whole, whole_f);
-	tx_fragments(w, b, whole, whole_f);
+	a = handle_ipv4(w, whole, &whole_f, true, 0, t2, t2_wire);
+	if (a != ANSWER_NONE)
+		tx_fragments(w, o, whole, &whole_f, a == ANSWER_STAMP);
 	codec_reasm_reset(w->reasm[i]);
-	return false;
+}
+
+/* T3 into a STAMP answer (or its first fragment), its UDP sum updated. */
+static void
+stamp_t3(struct pending_stamp *p, uint64_t t3_wire)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(p->m, uint8_t *);
+	uint8_t *pl = buf + p->payload_off;
+	uint8_t *cs = buf + p->l4_off + UDP_CSUM_OFF;
+	/* T3 is payload bytes 4-11: even offsets from the UDP header. */
+	uint32_t old_sum = codec_csum_partial(pl + 4, 8, 0);
+	uint16_t hc = ld16(cs);
+
+	stamp_reflector_stamp(pl, 12, t3_wire);
+	if (hc != 0)
+		st16(cs, codec_csum_adjust(hc, old_sum,
+					   codec_csum_partial(pl + 4, 8, 0)));
 }
 
 void
 reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		 uint64_t t2)
 {
-	struct pending_stamp stamps[REFLECTOR_BURST];
-	struct tx_batch b;
+	struct burst_out o;
+	struct rte_mbuf *stamped[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
 	const struct reflector_conf *c = w->conf;
-	unsigned n_stamp = 0;
 	uint64_t t2_wire, t3 = t2, t3_wire;
 
 	if (n > REFLECTOR_BURST) {
@@ -508,78 +756,70 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				 (uint16_t)(n - REFLECTOR_BURST), t2);
 		return;
 	}
-	b.n = 0;
+	o.n_ready = 0;
+	o.n_stamp = 0;
 	t2_wire = wire_ts(c, t2);
 	count(w, RC_RX, n);
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
 		uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
-		struct pending_stamp *p = &stamps[n_stamp];
-		struct codec_frame *f = &p->f;
-		bool answer = false, is_stamp = false;
+		struct codec_frame f;
+		enum answer a = ANSWER_NONE;
 
-		p->reasm = -1;
 		if (m->nb_segs != 1 ||
-		    codec_parse_frame(buf, m->data_len, f) != 0) {
+		    codec_parse_frame(buf, m->data_len, &f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
-		} else if (f->ethertype == CODEC_ETHERTYPE_ARP) {
-			struct rte_mbuf *r =
-				is_for_us_mac(w, f) ? answer_arp(w, f) : NULL;
-
-			if (r != NULL)
-				tx_add(w, &b, r);
-			else if (!is_for_us_mac(w, f))
+		} else if (f.ethertype == CODEC_ETHERTYPE_ARP) {
+			if (!is_for_us_mac(w, &f)) {
 				count(w, RC_DROP_NOT_FOR_US, 1);
-		} else if (f->ethertype != CODEC_ETHERTYPE_IPV4) {
+			} else if (f.arp_op != CODEC_ARP_REQUEST ||
+				   f.arp_tpa != c->addr) {
+				count(w, RC_DROP_ARP_OTHER, 1);
+			} else if ((f.src.b[0] & 1) != 0) {
+				count(w, RC_DROP_SOURCE, 1);
+			} else {
+				/* In place: the answer keeps a VLAN tag. */
+				codec_turn_around(buf, &f, &c->mac, 0);
+				m->data_len =
+					(uint16_t)(f.l3_off + CODEC_ARP_LEN);
+				m->pkt_len = m->data_len;
+				count(w, RC_ARP, 1);
+				a = ANSWER_DONE;
+			}
+		} else if (f.ethertype != CODEC_ETHERTYPE_IPV4) {
 			count(w, RC_DROP_ETHERTYPE, 1);
-		} else if (f->is_fragment) {
-			if (handle_fragment(w, &b, buf, f, t2, t2_wire, p))
-				n_stamp++;
+		} else if (f.is_fragment) {
+			handle_fragment(w, &o, buf, &f, t2, t2_wire);
 		} else {
 			/* A NIC that checked the IPv4 header saves us the sum.
 			 */
-			answer = handle_ipv4(
-				w, buf, f,
+			a = handle_ipv4(
+				w, buf, &f,
 				(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 					RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-				t2_wire, &is_stamp);
+				m->ol_flags, t2, t2_wire);
 		}
-		if (!answer) {
+		if (a == ANSWER_NONE)
 			q->ops->free(q, m);
-			continue;
-		}
-		/* The header checksum was verified: turn_around keeps it right.
-		 */
-		codec_turn_around(buf, f, &c->mac, is_stamp ? 255 : 64);
-		if (is_stamp) {
-			/* T3 and the L4 checksum wait until just before tx. */
-			p->buf = buf;
-			n_stamp++;
-		} else {
-			codec_l4_csum_set(buf, f);
-		}
-		tx_add(w, &b, m);
+		else if (a == ANSWER_STAMP)
+			stamp_add(&o, m, &f);
+		else
+			ready_add(w, &o, m);
 	}
-	if (n_stamp > 0) {
+	/* T3 after all other work on the answers, just before they leave. */
+	if (o.n_stamp > 0) {
 		t3 = q->ops->clock_start(q);
 		t3_wire = wire_ts(c, t3);
-		for (unsigned i = 0; i < n_stamp; i++) {
-			struct pending_stamp *p = &stamps[i];
-
-			stamp_reflector_stamp(p->buf + p->f.payload_off,
-					      p->f.payload_len, t3_wire);
-			codec_l4_csum_set(p->buf, &p->f);
-			if (p->reasm >= 0) {
-				tx_fragments(w, &b, p->buf, &p->f);
-				codec_reasm_reset(w->reasm[p->reasm]);
-				w->reasm_busy[p->reasm] = false;
-			}
+		for (unsigned i = 0; i < o.n_stamp; i++) {
+			stamp_t3(&o.stamps[i], t3_wire);
+			stamped[i] = o.stamps[i].m;
 		}
+		tx_all(w, stamped, o.n_stamp);
 	}
-	tx_flush(w, &b);
+	tx_all(w, o.ready, o.n_ready);
 	/* After tx: the turnaround record is not on the probe's path. */
-	for (unsigned i = 0; i < n_stamp; i++)
+	for (unsigned i = 0; i < o.n_stamp; i++)
 		histogram_record(&w->turnaround, tsc_to_ns(&c->clock, t3 - t2));
 }
 

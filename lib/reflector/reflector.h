@@ -13,7 +13,6 @@
 
 #include "codec.h"
 #include "frag.h"
-#include "frag.h"
 #include "histogram.h"
 #include "io.h"
 #include "timing.h"
@@ -46,19 +45,41 @@ enum reflector_counter {
 	RC_DROP_TX,	     /* answers the tx queue did not take */
 	RC_DROP_NOMBUF,	     /* no mbuf for an ARP answer */
 	RC_STATEFUL_FULL, /* stateful: session table full, answered stateless */
-	RC_DROP_SOURCE, /* multicast/broadcast source: answering would flood */
+	RC_DROP_SOURCE,	  /* martian source: ours, 0/8, 127/8, subnet broadcast,
+			     multicast, class E, group MAC */
 	RC_DROP_LOOP_PORT, /* from a port that answers too (echo/chargen/...):
 			      loop */
 	RC_FRAGMENTS,	   /* IPv4 fragments taken into reassembly */
 	RC_REASSEMBLED,	   /* datagrams reassembled from them */
 	RC_DROP_REASM,	   /* datagrams given up: evicted, timed out, invalid */
+	RC_DROP_LOW_PORT,  /* UDP source port below 1024 (no --allow-low-sport)
+			    */
+	RC_DROP_ACL,	   /* source outside every --allow prefix */
+	RC_DROP_RATE,	   /* over the --rate-limit of its source address */
+	RC_SESSION_EXPIRED, /* stateful: sessions aged out or evicted (LRU) */
 	RC__COUNT
 };
 
 const char *reflector_counter_name(enum reflector_counter c);
 
+/* An IPv4 prefix of --allow, host order; mask 0 matches everything. */
+struct reflector_prefix {
+	uint32_t addr, mask;
+};
+
+#define REFLECTOR_MAX_ALLOW 64
+
+/*
+ * The STAMP Error Estimate of our answers (RFC 4656 §4.1.2): S clear (not
+ * synchronised to UTC), NTP format, multiplier 1, scale 12: 2^(12-32) s,
+ * about 1 us.
+ */
+#define REFLECTOR_ERROR_ESTIMATE ((uint16_t)(12u << 8 | 1u))
+
 struct reflector_conf {
-	uint32_t addr; /* our IPv4 address, host order */
+	uint32_t addr;	    /* our IPv4 address, host order */
+	uint8_t prefix_len; /* of --addr: its subnet broadcast is refused;
+			       0 = unknown */
 	struct codec_mac mac;
 	uint16_t stamp_port;	/* 0 = off */
 	uint16_t sockperf_port; /* 0 = off */
@@ -70,33 +91,52 @@ struct reflector_conf {
 	uint16_t error_estimate;  /* ours, in STAMP answers */
 	unsigned
 		n_reasm; /* datagrams reassembled at once; 0 = drop fragments */
-	uint64_t reasm_timeout_cycles; /* give a datagram up after this */
+	uint64_t
+		reasm_timeout_ns; /* give a datagram up after this; 0 = never */
+	bool allow_low_sport;	  /* answer UDP source ports below 1024 */
+	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW]; /* --allow */
+	unsigned n_allow;	 /* 0 = every (non-martian) source */
+	uint32_t rate_limit_pps; /* per source address; 0 = no limit */
+	uint32_t session_idle_s; /* stateful: a session ends after this idle
+				    time; 0 = never */
 };
+
+/*
+ * The defaults every caller starts from (then sets addr, mac, clock,
+ * anchor): STAMP 862, sockperf 11111, UDP echo 7, stateless, 4 datagrams
+ * reassembled at once for at most 1 s each, REFLECTOR_ERROR_ESTIMATE,
+ * sessions idle for 300 s end, no ACL, no rate limit.
+ */
+void reflector_conf_default(struct reflector_conf *c);
 
 #define REFLECTOR_MAX_REASM 8
 
-#define REFLECTOR_SESSIONS 4096 /* power of two */
+#define REFLECTOR_SESSIONS	  4096 /* stateful sessions kept (LRU) */
+#define REFLECTOR_RATE_SOURCES	  4096 /* source addresses rate-limited (LRU) */
+/* Burst of the per-source token bucket: max(PPS / 10, 16) requests. */
+#define REFLECTOR_RATE_BURST(pps) ((pps) / 10 > 16 ? (pps) / 10 : 16)
 
-struct reflector_session {
-	uint32_t src_addr;
-	uint16_t src_port, dst_port;
-	uint16_t ssid;
-	bool used;
-	uint32_t next_seq;
-};
+struct lru;
 
 struct reflector_worker {
 	const struct reflector_conf *conf;
 	struct io_queue *q;
-	uint64_t counters[RC__COUNT];	    /* single writer: this worker */
-	struct histogram turnaround;	    /* T3 - T2 of STAMP answers, ns */
-	struct reflector_session *sessions; /* stateful only */
-	unsigned n_sessions;
+	uint64_t counters[RC__COUNT]; /* single writer: this worker */
+	struct histogram turnaround;  /* T3 - T2 of STAMP answers, ns */
+	struct lru *sessions;	      /* stateful only */
+	unsigned n_sessions;	      /* live sessions */
+	struct lru *rate;	      /* --rate-limit only */
+	uint64_t reasm_timeout_cycles;
+	uint64_t session_idle_cycles;
+	uint64_t rate_interval;	 /* cycles per request at the limit */
+	uint64_t rate_tolerance; /* cycles of burst */
 	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
-	bool reasm_busy[REFLECTOR_MAX_REASM]; /* answer pending in this burst */
 };
 
-/* 0, or -ENOMEM (stateful table, reassembly buffers), -EINVAL. */
+/*
+ * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL. The
+ * tables' hashes get a random seed (getrandom, else the TSC).
+ */
 int reflector_worker_init(struct reflector_worker *w,
 			  const struct reflector_conf *conf,
 			  struct io_queue *q);

@@ -3,7 +3,8 @@
 # The reflector under a burst of frames that are not probes for it, sent by
 # the kernel of the other namespace (scapy): each is counted under its reason
 # and dropped, nothing crashes, and the valid ICMP/UDP echo among them are
-# answered. Then iputils ping against the reflector (ARP + ICMP echo).
+# answered. Then iputils ping against the reflector (ARP + ICMP echo), and
+# against --allow and --rate-limit.
 # af_xdp, not af_packet: DPDK 22.11's af_packet joins a fanout group with
 # PACKET_FANOUT_FLAG_DEFRAG, so the kernel holds lone IP fragments back (seen
 # here: none reached an af_packet reflector).
@@ -54,4 +55,41 @@ if c.get("answered.arp", 0) < 1:
 print("garbage: counters " + ", ".join(f"{k}={v}" for k, v in sorted(c.items()) if v))
 sys.exit(bad)
 PY
+
+# Source policy on a real PMD: --allow without the prober's prefix (ARP still
+# answered, so ping sends its echo requests, each counted as dropped.acl),
+# then --rate-limit 1 against 40 quick pings: a burst of 16, then one a
+# second for as long as ping took.
+probe_ip=${LP_ADDR_PROBE%/*}
+start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" \
+	--vdev "net_af_xdp0,iface=$LP_IF_REFL" \
+	-- --addr "$LP_ADDR_REFL" --allow 198.19.0.0/16 --json "$WORK/acl.json" -q
+ip -n "$LP_NS_PROBE" neigh flush dev "$LP_IF_PROBE"
+ip netns exec "$LP_NS_PROBE" ping -c 5 -i 0.2 -W 1 "${LP_ADDR_REFL%/*}" >"$WORK/ping-acl.txt" &&
+	fail "ping answered from outside --allow"
+sleep 0.3
+stop_reflector
+[ "$(json_get "$WORK/acl.json" counters/dropped.acl)" -eq 5 ] ||
+	fail "--allow: dropped.acl is $(json_get "$WORK/acl.json" counters/dropped.acl), expected 5"
+[ "$(json_get "$WORK/acl.json" counters/answered.arp)" -ge 1 ] ||
+	fail "--allow: ARP from outside the list not answered"
+[ "$(json_get "$WORK/acl.json" counters/answered.icmp_echo)" -eq 0 ] ||
+	fail "--allow: echo answered"
+
+start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" \
+	--vdev "net_af_xdp0,iface=$LP_IF_REFL" \
+	-- --addr "$LP_ADDR_REFL" --allow "$probe_ip/32" --rate-limit 1 \
+	--json "$WORK/rate.json" -q
+t0=$(date +%s%N)
+ip netns exec "$LP_NS_PROBE" ping -c 40 -i 0.005 -W 1 "${LP_ADDR_REFL%/*}" >"$WORK/ping-rate.txt" || true
+t1=$(date +%s%N)
+sleep 0.3
+stop_reflector
+ans=$(json_get "$WORK/rate.json" counters/answered.icmp_echo)
+lim=$(json_get "$WORK/rate.json" counters/dropped.rate_limited)
+most=$((16 + (t1 - t0) / 1000000000 + 1))
+echo "$LP_PROG: --rate-limit 1, 40 pings in $(((t1 - t0) / 1000000)) ms: $ans answered, $lim rate-limited"
+[ $((ans + lim)) -eq 40 ] || fail "--rate-limit: $ans + $lim is not 40"
+[ "$ans" -ge 16 ] && [ "$ans" -le "$most" ] ||
+	fail "--rate-limit: $ans answered, expected 16..$most"
 echo "$LP_PROG: ok"

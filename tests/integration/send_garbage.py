@@ -39,16 +39,31 @@ def main():
                                           UDP(dport=862) / Raw(b"y" * 80))[:40])],
         "dropped.ip_checksum": [eth / IP(src=sip, dst=dip, chksum=0x1234) /
                                 UDP(dport=862) / Raw(b"\x00" * 44)],
-        "dropped.udp_port": [eth / IP(src=sip, dst=dip) / UDP(dport=9999) /
-                             Raw(b"z" * 20)],
+        "dropped.udp_port": [eth / IP(src=sip, dst=dip) /
+                             UDP(sport=40000, dport=9999) / Raw(b"z" * 20)],
         "dropped.not_for_us": [eth / IP(src=sip, dst=other) / UDP(dport=862) /
                                Raw(b"\x00" * 44)],
         "dropped.ip_proto": [eth / IP(src=sip, dst=dip) / TCP(dport=80)],
         "dropped.icmp_other": [eth / IP(src=sip, dst=dip) / ICMP(type=13)],
-        "dropped.bad_probe": [eth / IP(src=sip, dst=dip) / UDP(dport=862) /
-                              Raw(b"\x01\x02")],
-        "sockperf_no_reply": [eth / IP(src=sip, dst=dip) / UDP(dport=11111) /
+        # RFC 5357 §4.1.2: below 14 bytes a STAMP packet is no test packet.
+        "dropped.bad_probe": [eth / IP(src=sip, dst=dip) /
+                              UDP(sport=40000, dport=862) / Raw(b"\x01\x02"),
+                              eth / IP(src=sip, dst=dip) /
+                              UDP(sport=40000, dport=862) / Raw(b"\x01" * 13)],
+        "sockperf_no_reply": [eth / IP(src=sip, dst=dip) /
+                              UDP(sport=40000, dport=11111) /
                               Raw(sockperf_no_pong)],
+        # Loop protection: scapy's default source port 53, and chargen's.
+        "dropped.low_port": [eth / IP(src=sip, dst=dip) / UDP(dport=7) /
+                             Raw(b"l" * 16)],
+        "dropped.loop_port": [eth / IP(src=sip, dst=dip) / UDP(sport=19, dport=7) /
+                              Raw(b"c" * 16)],
+        # Martian sources (spoofed on the wire, answered to nobody).
+        "dropped.bad_source": [eth / IP(src="127.0.0.1", dst=dip) /
+                               UDP(sport=40000, dport=7) / Raw(b"m" * 16),
+                               eth / IP(src=dip, dst=dip) / ICMP(id=7, seq=1),
+                               eth / IP(src="255.255.255.255", dst=dip) /
+                               UDP(sport=40000, dport=862) / Raw(b"\x00" * 44)],
         "dropped.arp_other": [eth / ARP(op=2, psrc=sip, pdst=dip)],
         # A lone first fragment: taken into reassembly, never completed.
         "fragments": [eth / IP(src=sip, dst=dip, flags="MF") /

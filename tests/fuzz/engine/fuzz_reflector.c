@@ -2,8 +2,10 @@
 /*
  * One frame into the reflector over the fake wire: it must neither leak an
  * mbuf nor send anything longer than what came in (no amplification; only
- * an ARP reply, a fixed 42 bytes, may outgrow a shorter request).
+ * an ARP reply, a fixed 42 bytes, may outgrow a shorter request), nor
+ * turn a right UDP checksum wrong.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -20,24 +22,33 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct io_fake *f;
-	static struct reflector_conf c = {
-		.addr = 0xc6120002, /* 198.18.0.2, as the seed corpus */
-		.mac = {{0x02, 0, 0, 0, 0, 0x02}},
-		.stamp_port = 862,
-		.sockperf_port = 11111,
-		.echo_port = 7,
-		.stateful = true,
-		.anchor = {.realtime_ns = 1700000000000000000ull},
-	};
+	static struct reflector_conf c;
 	struct rte_mbuf *out[REFLECTOR_BURST];
+	struct codec_frame in;
+	bool in_csum_ok;
 	struct io_queue *q;
 	uint16_t n;
 
 	if (f == NULL && (f = io_fake_create(64, 1500)) == NULL)
 		abort();
-	if (c.clock.hz == 0 && tsc_clock_init(&c.clock, 2000000000) != 0)
-		abort();
+	if (c.clock.hz == 0) {
+		reflector_conf_default(&c);
+		c.addr = 0xc6120002; /* 198.18.0.2/24, as the seed corpus */
+		c.prefix_len = 24;
+		c.mac = (struct codec_mac){{0x02, 0, 0, 0, 0, 0x02}};
+		c.stateful = true;
+		c.n_reasm = 0;
+		c.anchor.realtime_ns = 1700000000000000000ull;
+		if (tsc_clock_init(&c.clock, 2000000000) != 0)
+			abort();
+	}
 	c.verify_l4_csum = size & 1; /* both paths, decided by the input */
+	/* A request with a right UDP checksum gets an answer with a right
+	 * one (the reflector only updates it, RFC 1624). */
+	in_csum_ok = codec_parse_frame(data, size, &in) == 0 &&
+		     in.ip_version == 4 && in.ip_proto == CODEC_IPPROTO_UDP &&
+		     !in.is_fragment && in.payload_off != 0 &&
+		     codec_l4_csum_ok(data, &in);
 	if (reflector_worker_init(&w, &c, io_fake_queue(f, 1)) != 0 ||
 	    io_fake_inject(f, 1, data, size) != 0)
 		goto out;
@@ -47,8 +58,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint16_t i = 0; i < n; i++) {
 		const uint8_t *b = rte_pktmbuf_mtod(out[i], const uint8_t *);
 
+		struct codec_frame a;
+
 		if (out[i]->data_len > size &&
 		    (out[i]->data_len != 42 || b[12] != 0x08 || b[13] != 0x06))
+			abort();
+		if (in_csum_ok &&
+		    (codec_parse_frame(b, out[i]->data_len, &a) != 0 ||
+		     (a.ip_proto == CODEC_IPPROTO_UDP &&
+		      !codec_l4_csum_ok(b, &a))))
 			abort();
 		q->ops->free(q, out[i]);
 	}
