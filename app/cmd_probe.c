@@ -735,6 +735,13 @@ report(struct probe_ctx *x, double duration_s)
 				 w->lcore,
 				 (unsigned long long)w->samples_dropped);
 	}
+	if (rep.sent == 0 && rep.warmup != 0 && o->duration_ns != 0 &&
+	    !force_quit)
+		app_warn("-t %.3gs ended during the warm-up (%llu probes of "
+			 "-w %llu): nothing measured",
+			 (double)o->duration_ns / 1e9,
+			 (unsigned long long)rep.warmup,
+			 (unsigned long long)o->warmup);
 	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
 	rep.proto = o->proto->name;
 	rep.backend = x->sock ? "kernel" : "dpdk";
