@@ -76,8 +76,10 @@ probe_usage(FILE *f)
 	      "RST)\n"
 	      "  -n COUNT             probes to measure (default 10000; with "
 	      "-t: no limit)\n"
-	      "  -t DURATION          measure for this long (e.g. 10, 1.5s, "
-	      "500ms)\n"
+	      "  -t DURATION          stop after this long, warm-up included "
+	      "(e.g. 10,\n"
+	      "                       1.5s, 500ms); a probe in flight then is "
+	      "not counted\n"
 	      "  -l SIZE              probe payload bytes, 'k' suffix ok "
 	      "(default: the\n"
 	      "                       protocol's minimum, 44 for STAMP); above "
@@ -92,10 +94,13 @@ probe_usage(FILE *f)
 	      "100us\n"
 	      "  -h N | E1,E2,...     bucket table: N equal buckets between "
 	      "min and max, or\n"
-	      "                       upper edges in microseconds (default "
-	      "20)\n"
+	      "                       upper edges in microseconds (default: "
+	      "about 20 rows\n"
+	      "                       spaced for the data, from p0.1 to max)\n"
 	      "  --timeout T          a probe not answered by then is lost "
-	      "(default 200ms)\n"
+	      "(default 200ms);\n"
+	      "                       a lost probe delays the next -i start "
+	      "to its timeout\n"
 	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
@@ -136,10 +141,10 @@ probe_usage(FILE *f)
 	      "-l 8k -n 10000 -h 100)\n"
 	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
 	      "\\\n"
-	      "          --peer-mac 02:00:00:00:00:02 -t 10 --json out.json "
-	      "198.18.0.2\n"
-	      "  latprobe probe ... -- --addr 198.18.0.1/24 --proto tcp-syn -i "
-	      "10ms -t 60 198.18.0.2:443\n"
+	      "          -t 10 --json out.json 198.18.0.2\n"
+	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
+	      "198.18.0.1/24 \\\n"
+	      "          --proto tcp-syn -i 10ms -t 60 198.18.0.2:443\n"
 	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
 	      "10000 198.18.0.2\n"
 	      "\n"
@@ -192,7 +197,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->arp_timeout_ns = 3000000000ull;
 	o->calib_ns = 250000000ull;
 	o->sport = 40000;
-	o->n_buckets = 20;
+	o->n_buckets = 0; /* no -h: the report's default table */
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
@@ -489,6 +494,9 @@ struct probe_ctx {
 	struct capture *cap;
 	char ip[16];
 	struct codec_mac peer;
+	int argc; /* the command line, for the report */
+	char **argv;
+	time_t start;
 };
 
 static void
@@ -681,7 +689,8 @@ report(struct probe_ctx *x, double duration_s)
 	struct histogram *net = histogram_create();
 	struct histogram *turn = histogram_create();
 	struct report_probe rep;
-	char target[40];
+	struct report_meta meta = {0};
+	char target[40], src[16], iface[160];
 	int ret = EXIT_OK;
 
 	if (rtt == NULL || net == NULL || turn == NULL) {
@@ -720,6 +729,13 @@ report(struct probe_ctx *x, double duration_s)
 				 w->lcore,
 				 (unsigned long long)w->samples_dropped);
 	}
+	if (rep.sent == 0 && rep.warmup != 0 && o->duration_ns != 0 &&
+	    !force_quit)
+		app_warn("-t %.3gs ended during the warm-up (%llu probes of "
+			 "-w %llu): nothing measured",
+			 (double)o->duration_ns / 1e9,
+			 (unsigned long long)rep.warmup,
+			 (unsigned long long)o->warmup);
 	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
 	rep.proto = o->proto->name;
 	rep.backend = x->sock ? "kernel" : "dpdk";
@@ -732,6 +748,19 @@ report(struct probe_ctx *x, double duration_s)
 	rep.rtt = rtt;
 	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
 	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
+	rep.interval_ns = o->interval_ns;
+	rep.timeout_ns = o->timeout_ns;
+	for (unsigned i = 0; i < run->n_workers; i++)
+		rep.interval_stretched += run->w[i].st.interval_stretched;
+	if (report_meta_init(&meta, x->start, "latprobe probe", x->argc,
+			     x->argv) == 0)
+		rep.meta = &meta;
+	cli_format_ipv4(x->conf.flow.src4, src);
+	meta.source = src;
+	snprintf(iface, sizeof(iface), "%s (%s)",
+		 x->sock ? "kernel" : x->port.name,
+		 x->sock ? "UDP socket" : x->port.driver);
+	meta.interface = iface;
 	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
 	rep.buckets.edges_ns = o->edges_ns;
 	rep.buckets.n_edges = o->n_edges;
@@ -766,6 +795,7 @@ report(struct probe_ctx *x, double duration_s)
 	if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 		ret = EXIT_ALL_LOST;
 out:
+	report_meta_fini(&meta);
 	histogram_destroy(rtt);
 	histogram_destroy(net);
 	histogram_destroy(turn);
@@ -812,6 +842,9 @@ cmd_probe(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto free_args;
 	}
+	x->argc = argc;
+	x->argv = argv;
+	x->start = time(NULL);
 	if (probe_parse(a.app_argc, a.app_argv, &x->o) != 0) {
 		ret = EXIT_USAGE;
 		goto out;
@@ -836,15 +869,15 @@ cmd_probe(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	{
-		char mac[18];
+		char mac[18], src[16];
 
 		codec_mac_format(&x->peer, mac);
+		cli_format_ipv4(x->conf.flow.src4, src);
 		fprintf(stderr,
 			"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
 			"probes, %u lcore(s), %s %s (%s)\n",
-			x->o.target_str, x->ip, x->o.dport,
-			x->sock ? "kernel route" : mac, x->o.proto->name,
-			(unsigned long long)x->o.size, x->nw,
+			src, x->ip, x->o.dport, x->sock ? "kernel route" : mac,
+			x->o.proto->name, (unsigned long long)x->o.size, x->nw,
 			x->sock ? "backend" : "port",
 			x->sock ? "kernel" : x->port.name,
 			x->sock ? "UDP socket" : x->port.driver);

@@ -94,9 +94,14 @@ reflect_usage(FILE *f)
 	      "--echo-port 0\n"
 	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
 	      "198.18.0.2/24\n"
-	      "  latprobe reflect -l 0 --vdev net_memif0,role=server -- \\\n"
-	      "          --addr 198.18.0.2/24 --stateful -t 60 --json "
-	      "refl.json\n"
+	      "  latprobe reflect --profile memif-server -- --addr "
+	      "198.18.0.2/24 \\\n"
+	      "          --stateful -t 60 --json refl.json\n"
+	      "  latprobe reflect -l 1 --in-memory --no-pci --vdev \\\n"
+	      "          net_memif0,role=server,socket=/run/latprobe/"
+	      "lp-memif.sock,socket-abstract=no,mac=02:00:00:00:00:02 \\\n"
+	      "          -- --addr 198.18.0.2/24 -t 60      (a fixed MAC: "
+	      "memif's is random)\n"
 	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
 	      "198.18.0.2/24 \\\n"
 	      "          --allow 198.18.0.0/24 --allow 198.19.7.0/28 "
@@ -402,6 +407,9 @@ struct reflect_ctx {
 	struct port port;
 	struct sockio *sock;
 	char addr_str[24];
+	int argc; /* the command line, for the report */
+	char **argv;
+	time_t start;
 };
 
 static void
@@ -485,6 +493,8 @@ report(struct reflect_ctx *x, double duration_s)
 	struct report_counter counters[RC__COUNT];
 	struct histogram *turn = histogram_create();
 	struct report_reflect rep;
+	struct report_meta meta;
+	char iface[160];
 	int ret = EXIT_OK;
 
 	if (turn == NULL) {
@@ -506,6 +516,15 @@ report(struct reflect_ctx *x, double duration_s)
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
+	if (report_meta_init(&meta, x->start, "latprobe reflect", x->argc,
+			     x->argv) == 0) {
+		snprintf(iface, sizeof(iface), "%s (%s)",
+			 x->sock ? "kernel" : x->port.name,
+			 x->sock ? "UDP sockets" : x->port.driver);
+		meta.source = x->addr_str;
+		meta.interface = iface;
+		rep.meta = &meta;
+	}
 	app_clock_report(&x->clk, &rep.tsc);
 	/* With --json -, stdout carries the JSON alone. */
 	if (report_reflect_text(&rep,
@@ -517,6 +536,8 @@ report(struct reflect_ctx *x, double duration_s)
 	if (o->json != NULL &&
 	    app_write_file(o->json, write_reflect_json, &rep) != EXIT_OK)
 		ret = EXIT_RUNTIME;
+	if (rep.meta != NULL)
+		report_meta_fini(&meta);
 	histogram_destroy(turn);
 	return ret;
 }
@@ -543,6 +564,7 @@ cmd_reflect(int argc, char **argv)
 	struct watcher wt;
 	struct timespec t0, t1;
 	unsigned lcore, i;
+	char mac[18];
 
 	ret = app_args_split(argc, argv, reflect_usage, true, &a);
 	if (ret != EXIT_OK)
@@ -553,6 +575,9 @@ cmd_reflect(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto free_args;
 	}
+	x->argc = argc;
+	x->argv = argv;
+	x->start = time(NULL);
 	if (reflect_parse(a.app_argc, a.app_argv, &x->o) != 0) {
 		ret = EXIT_USAGE;
 		goto out;
@@ -585,14 +610,15 @@ cmd_reflect(int argc, char **argv)
 		RTE_LCORE_FOREACH (lcore)
 			x->run->lcore_worker[lcore] = i++;
 	}
+	codec_mac_format(&x->conf.mac, mac);
 	fprintf(stderr,
-		"latprobe reflect: %s on %s %u (%s, %s), %u lcore(s); stamp %u "
-		"sockperf %u echo %u%s\n",
+		"latprobe reflect: %s on %s %u (%s, %s, MAC %s), %u lcore(s); "
+		"stamp %u sockperf %u echo %u%s\n",
 		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
 		x->sock ? "kernel" : x->port.name,
-		x->sock ? "UDP sockets" : x->port.driver, x->run->n_workers,
-		x->o.stamp_port, x->o.sockperf_port, x->o.echo_port,
-		x->o.stateful ? " (stateful)" : "");
+		x->sock ? "UDP sockets" : x->port.driver, mac,
+		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
+		x->o.echo_port, x->o.stateful ? " (stateful)" : "");
 
 	memset(&wt, 0, sizeof(wt));
 	wt.run = x->run;

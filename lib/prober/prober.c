@@ -432,6 +432,10 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 	int ret = 0;
 
 	w->t_start = q->ops->clock(q);
+	w->t_run = w->t_start;
+	/* -t bounds the whole run, warm-up included. */
+	if (c->duration_cycles != 0)
+		deadline = w->t_run + c->duration_cycles;
 	for (;;) {
 		bool measured = seq >= c->warmup;
 		bool got = false, abandoned = false;
@@ -443,17 +447,17 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 			break;
 		if (measured && c->count != 0 && seq - c->warmup >= c->count)
 			break;
-		if (measured && seq == c->warmup) {
+		if (measured && seq == c->warmup)
 			w->t_start = q->ops->clock(q);
-			if (c->duration_cycles != 0)
-				deadline = w->t_start + c->duration_cycles;
-		}
 		if (deadline != 0 && q->ops->clock(q) >= deadline)
 			break;
 		/* Pacing: keep draining (late answers, ARP) while we wait. */
 		while (c->interval_cycles != 0 && !*stop &&
-		       q->ops->clock(q) < next_send)
+		       q->ops->clock(q) < next_send &&
+		       (deadline == 0 || q->ops->clock(q) < deadline))
 			poll_replies(w, UINT64_MAX, seq, 0, false);
+		if (deadline != 0 && q->ops->clock(q) >= deadline)
+			break;
 
 		now = q->ops->clock(q);
 		n_tx = build_probe(
@@ -482,9 +486,10 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 				got = true;
 				break;
 			}
-			if (q->ops->clock(q) - t1 > c->timeout_cycles)
+			now = q->ops->clock(q);
+			if (now - t1 > c->timeout_cycles)
 				break;
-			if (*stop) {
+			if (*stop || (deadline != 0 && now >= deadline)) {
 				abandoned = true;
 				break;
 			}
@@ -499,6 +504,9 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 				STAT_ADD(w, received, 1);
 			else
 				STAT_ADD(w, lost, 1);
+			/* The timeout ran past the next probe's start. */
+			if (!got && c->interval_cycles != 0 && now > next_send)
+				STAT_ADD(w, interval_stretched, 1);
 		}
 		seq++;
 	}

@@ -105,7 +105,8 @@ struct prober_conf {
 	struct codec_flow flow; /* worker i uses flow.sport + i */
 	unsigned size;		/* probe payload bytes (-l) */
 	uint64_t count;		/* probes for this worker; 0 = until deadline */
-	uint64_t duration_cycles; /* 0 = no time limit */
+	/* 0 = no time limit; else the whole run, warm-up included (-t) */
+	uint64_t duration_cycles;
 	uint64_t warmup;	  /* probes sent first and not recorded */
 	uint64_t interval_cycles; /* between probe starts; 0 = back to back */
 	uint64_t timeout_cycles;  /* a probe not answered by then is lost */
@@ -130,6 +131,9 @@ struct prober_stats {
 	uint64_t tx_fail;      /* tx queue did not take the probe */
 	uint64_t resets;       /* tcp-syn answers that were RST */
 	uint64_t reasm_failed; /* fragmented answers not reassembled */
+	/* Measured probes that timed out after the next one was due: each
+	 * stretched the interval (-i) to the timeout. */
+	uint64_t interval_stretched;
 };
 
 struct prober_worker {
@@ -141,6 +145,7 @@ struct prober_worker {
 	struct prober_stats st;
 	struct histogram rtt, network_rtt, turnaround;
 	uint64_t t_start; /* cycles at the first recorded probe */
+	uint64_t t_run;	  /* cycles at the start of the run (warm-up) */
 	struct report_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t samples_dropped;
@@ -160,7 +165,11 @@ int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		       struct io_queue *q, unsigned index);
 void prober_worker_fini(struct prober_worker *w);
 
-/* Run until count/duration is reached or *stop is set. 0 or -errno. */
+/*
+ * Run until count is reached, duration_cycles have passed since the start
+ * (warm-up included; a probe in flight then is abandoned, neither sent nor
+ * lost), or *stop is set. 0 or -errno.
+ */
 int prober_worker_run(struct prober_worker *w, const volatile bool *stop);
 
 static inline uint64_t

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -96,33 +97,100 @@ round_ns(double v)
 	return (uint64_t)(v + 0.5);
 }
 
-/* Rows of the -h table for h, malloc'd into *rows; 0 when none asked for. */
+int
+report_auto_rows(const struct histogram *h, struct histogram_row *rows,
+		 unsigned cap)
+{
+	uint64_t total, hi, lo, cum = 0, prev = 0;
+	double llo, lspan, nines;
+	unsigned i, n = 0, k = 1;
+
+	if (h == NULL || rows == NULL || cap < REPORT_AUTO_ROWS + 1)
+		return -EINVAL;
+	total = h->total;
+	if (total == 0)
+		return 0;
+	lo = histogram_percentile(h, 0.1);
+	hi = histogram_max(h);
+	if (lo == 0)
+		lo = 1;
+	llo = log((double)lo);
+	lspan = log((double)hi) - llo;
+	nines = total > 1 ? log10((double)total) : 1.0;
+	for (i = 0; i < HISTOGRAM_COUNTERS && cum < total; i++) {
+		uint64_t up;
+		double lf, nf, m;
+
+		if (h->counts[i] == 0)
+			continue;
+		cum += h->counts[i];
+		up = histogram_index_highest(i);
+		if (up > hi || cum == total)
+			up = hi;
+		lf = lspan > 0 ? (log((double)up) - llo) / lspan : 1.0;
+		lf = lf < 0 ? 0 : lf > 1 ? 1 : lf;
+		/* "Nines" of the rank: p90 is 1, p99 2, ... up to the last. */
+		nf = cum == total ? 1.0
+				  : -log10(1.0 - (double)cum / (double)total) /
+					    nines;
+		m = ((double)cum / (double)total + nf + lf) / 3.0;
+		/*
+		 * A row ends where the mix passes the next 1/ROWS step, and
+		 * the last one at max. At most ROWS steps, so at most ROWS + 1
+		 * rows even when rounding lets the last counter pass one more.
+		 */
+		if (cum == total || m * REPORT_AUTO_ROWS >= k) {
+			rows[n].upper_ns = up;
+			rows[n].count = cum - prev;
+			n++;
+			prev = cum;
+			while (k <= REPORT_AUTO_ROWS &&
+			       m * REPORT_AUTO_ROWS >= k)
+				k++;
+		}
+	}
+	return (int)n;
+}
+
+/* Rows of the bucket table for h, malloc'd into *rows; *layout names it. */
 static int
 bucket_rows(const struct histogram *h, const struct report_buckets *b,
-	    struct histogram_row **rows)
+	    struct histogram_row **rows, const char **layout)
 {
 	unsigned n;
 	int ret;
 
 	*rows = NULL;
-	if (b->n_buckets != 0)
+	if (b->n_buckets != 0) {
 		n = b->n_buckets;
-	else if (b->n_edges != 0 && b->edges_ns != NULL)
+		*layout = "linear";
+	} else if (b->n_edges != 0 && b->edges_ns != NULL) {
 		n = b->n_edges + 1;
-	else
-		return 0;
+		*layout = "edges";
+	} else {
+		n = REPORT_AUTO_ROWS + 1;
+		*layout = "auto";
+	}
 	*rows = calloc(n, sizeof(**rows));
 	if (*rows == NULL)
 		return -ENOMEM;
 	if (b->n_buckets != 0)
 		ret = histogram_table_linear(h, b->n_buckets, *rows);
-	else
+	else if (b->n_edges != 0 && b->edges_ns != NULL)
 		ret = histogram_table_edges(h, b->edges_ns, b->n_edges, *rows);
+	else
+		ret = report_auto_rows(h, *rows, n);
 	if (ret < 0) {
 		free(*rows);
 		*rows = NULL;
 	}
 	return ret;
+}
+
+static const char *
+str_or(const char *s, const char *dflt)
+{
+	return s != NULL ? s : dflt;
 }
 
 static int
@@ -162,34 +230,176 @@ text_tsc(FILE *out, const struct report_tsc *t)
 	fputc('\n', out);
 }
 
+/* Cumulative % of the table's total at each row (0 when empty). */
+static double
+cum_pct(const struct histogram_row *rows, int n, int upto)
+{
+	uint64_t total = 0, cum = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		total += rows[i].count;
+		if (i <= upto)
+			cum += rows[i].count;
+	}
+	return total != 0 ? 100.0 * (double)cum / (double)total : 0.0;
+}
+
 static void
 text_buckets(FILE *out, const struct histogram_row *rows, int n)
 {
 	int i;
 
-	/* PsPing -h: two columns, the upper edge of each bucket and its count.
-	 */
-	fprintf(out, "%12s  %s\n", "Latency", "Count");
+	/* PsPing -h: the upper edge of each bucket and its count; then the
+	 * share of round trips up to that edge. */
+	fprintf(out, "%12s  %10s  %7s\n", "Latency", "Count", "Cum %");
 	for (i = 0; i < n; i++) {
-		if (rows[i].upper_ns == UINT64_MAX) {
-			char edge[32];
+		char edge[32];
 
+		if (rows[i].upper_ns == UINT64_MAX)
 			snprintf(edge, sizeof(edge), "> %s",
 				 i > 0 ? fmt_ns(rows[i - 1].upper_ns).s
 				       : "0ns");
-			fprintf(out, "%12s  %" PRIu64 "\n", edge,
-				rows[i].count);
-		} else {
-			fprintf(out, "%12s  %" PRIu64 "\n",
-				fmt_ns(rows[i].upper_ns).s, rows[i].count);
-		}
+		else
+			snprintf(edge, sizeof(edge), "%s",
+				 fmt_ns(rows[i].upper_ns).s);
+		fprintf(out, "%12s  %10" PRIu64 "  %7.2f\n", edge,
+			rows[i].count, cum_pct(rows, n, i));
 	}
 }
 
-static const char *
-str_or(const char *s, const char *dflt)
+/* 1234567 -> "1,234,567" */
+static struct ns_str
+fmt_count(uint64_t v)
 {
-	return s != NULL ? s : dflt;
+	struct ns_str r;
+	char digits[24];
+	size_t len, i, o = 0;
+
+	snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	len = strlen(digits);
+	for (i = 0; i < len && o + 2 < sizeof(r.s); i++) {
+		if (i != 0 && (len - i) % 3 == 0)
+			r.s[o++] = ',';
+		r.s[o++] = digits[i];
+	}
+	r.s[o] = '\0';
+	return r;
+}
+
+static bool
+set(const char *s)
+{
+	return s != NULL && s[0] != '\0';
+}
+
+int
+report_meta_init(struct report_meta *m, time_t start, const char *prog,
+		 int argc, char *const argv[])
+{
+	size_t len = 1;
+	struct tm tm;
+	char *p;
+	int i;
+
+	if (m == NULL || argc < 0 || (argc > 0 && argv == NULL))
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	if (gmtime_r(&start, &tm) != NULL)
+		strftime(m->start_utc, sizeof(m->start_utc),
+			 "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (gethostname(m->host, sizeof(m->host)) != 0)
+		m->host[0] = '\0';
+	m->host[sizeof(m->host) - 1] = '\0';
+	/* Worst case every byte quoted: 4 bytes each, plus quotes/space. */
+	if (prog != NULL)
+		len += strlen(prog);
+	for (i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	m->command = malloc(len);
+	if (m->command == NULL)
+		return -ENOMEM;
+	p = m->command;
+	p += sprintf(p, "%s", prog != NULL ? prog : "");
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = a[0] != '\0';
+
+		for (const char *c = a; *c != '\0'; c++)
+			if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+				   "QRSTUVWXYZ0123456789-_./:=,+@%",
+				   *c) == NULL)
+				plain = false;
+		if (p != m->command)
+			*p++ = ' ';
+		if (plain) {
+			p += sprintf(p, "%s", a);
+			continue;
+		}
+		/* Shell single quotes; a quote inside becomes '\'' */
+		*p++ = '\'';
+		for (const char *c = a; *c != '\0'; c++) {
+			if (*c == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *c;
+			}
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return 0;
+}
+
+void
+report_meta_fini(struct report_meta *m)
+{
+	if (m == NULL)
+		return;
+	free(m->command);
+	m->command = NULL;
+}
+
+/* "Measured ..." and "Command: ..." lines, for what is known. */
+static void
+text_meta(FILE *out, const struct report_meta *m, const char *target)
+{
+	if (m == NULL)
+		return;
+	fprintf(out, "Measured %s",
+		set(m->start_utc) ? m->start_utc : "at an unknown time");
+	if (set(m->host))
+		fprintf(out, " on %s", m->host);
+	if (set(m->source))
+		fprintf(out, ", %s%s%s", m->source,
+			target != NULL ? " -> " : "",
+			target != NULL ? target : "");
+	if (set(m->interface))
+		fprintf(out, " via %s", m->interface);
+	fputc('\n', out);
+	if (set(m->command))
+		fprintf(out, "Command: %s\n", m->command);
+}
+
+/*
+ * One line to paste next to another run's: "summary: 198.18.0.2:862 stamp
+ * 44B  min 5.10us p50 6.00us p99 9.80us p99.9 40.00us max 80.00us  loss
+ * 0.00% (0/10000)".
+ */
+static void
+text_summary_line(char *buf, size_t cap, const struct report_probe *r,
+		  const struct report_summary *s)
+{
+	double loss =
+		r->sent != 0 ? 100.0 * (double)r->lost / (double)r->sent : 0.0;
+
+	snprintf(buf, cap,
+		 "summary: %s %s %uB  min %s p50 %s p99 %s p99.9 %s max %s  "
+		 "loss %.2f%% (%" PRIu64 "/%" PRIu64 ")",
+		 str_or(r->target, "?"), str_or(r->proto, "?"), r->size,
+		 fmt_ns(s->min).s, fmt_ns(s->pct[0]).s, fmt_ns(s->pct[2]).s,
+		 fmt_ns(s->pct[3]).s, fmt_ns(s->max).s, loss, r->lost, r->sent);
 }
 
 int
@@ -198,6 +408,8 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	const struct histogram *rtt;
 	struct histogram_row *rows;
 	struct report_summary s;
+	const char *layout;
+	char summary[256];
 	double loss_pct;
 	unsigned i;
 	int n;
@@ -205,12 +417,14 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	if (r == NULL || out == NULL)
 		return -EINVAL;
 	rtt = hist_or_empty(r->rtt);
-	n = bucket_rows(rtt, &r->buckets, &rows);
+	n = bucket_rows(rtt, &r->buckets, &rows, &layout);
 	if (n < 0)
 		return n;
 	report_summarise(rtt, &s);
 	loss_pct =
 		r->sent != 0 ? 100.0 * (double)r->lost / (double)r->sent : 0.0;
+
+	text_meta(out, r->meta, r->target);
 
 	fprintf(out,
 		"%s round trips to %s (%s%s%s, %u lcore%s, %u bytes, "
@@ -230,6 +444,12 @@ report_probe_text(const struct report_probe *r, FILE *out)
 		", Warm-up = %" PRIu64 "\n",
 		r->duplicated, r->reordered, r->timeouts, r->rx_ignored,
 		r->warmup);
+	if (r->interval_ns != 0 && r->interval_stretched != 0)
+		fprintf(out,
+			"  Interval %s stretched to %s by %s timeouts "
+			"(probes lost; -i shorter than --timeout)\n",
+			fmt_ns(r->interval_ns).s, fmt_ns(r->timeout_ns).s,
+			fmt_count(r->interval_stretched).s);
 	if (r->reasm_failed != 0)
 		fprintf(out,
 			"  Fragmented answers not reassembled = %" PRIu64 "\n",
@@ -269,6 +489,8 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_tsc(out, &r->tsc);
+	text_summary_line(summary, sizeof(summary), r, &s);
+	fprintf(out, "%s\n", summary);
 	return stream_status(out);
 }
 
@@ -276,7 +498,7 @@ int
 report_reflect_text(const struct report_reflect *r, FILE *out)
 {
 	size_t width = 8;
-	unsigned i;
+	unsigned i, shown = 0;
 
 	if (r == NULL || out == NULL ||
 	    (r->n_counters != 0 && r->counters == NULL))
@@ -287,12 +509,20 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 		if (strlen(name) > width)
 			width = strlen(name);
 	}
+	text_meta(out, r->meta, NULL);
 	fprintf(out, "Reflector on %s (%s), %.2f s%s:\n", str_or(r->addr, "?"),
 		str_or(r->backend, "?"), r->duration_s,
 		r->interrupted ? ", interrupted" : "");
-	for (i = 0; i < r->n_counters; i++)
+	/* Only what happened; the JSON keeps every counter. */
+	for (i = 0; i < r->n_counters; i++) {
+		if (r->counters[i].value == 0)
+			continue;
 		fprintf(out, "  %-*s %12" PRIu64 "\n", (int)width,
 			str_or(r->counters[i].name, "?"), r->counters[i].value);
+		shown++;
+	}
+	if (shown == 0)
+		fprintf(out, "  (every counter is zero)\n");
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_tsc(out, &r->tsc);
@@ -427,6 +657,7 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 			jset_u64(row, "upper_ns", rows[i].upper_ns, err);
 		}
 		jset_u64(row, "count", rows[i].count, err);
+		jset_double(row, "cum_pct", cum_pct(rows, n, i), err);
 		if (row == NULL || json_object_array_add(a, row) != 0) {
 			json_object_put(row);
 			*err = -ENOMEM;
@@ -448,22 +679,39 @@ json_write(struct json_object *root, FILE *out)
 	return stream_status(out);
 }
 
+static void
+json_meta(struct json_object *root, const struct report_meta *m, int *err)
+{
+	jset_str(root, "start_utc",
+		 m != NULL && set(m->start_utc) ? m->start_utc : NULL, err);
+	jset_str(root, "host", m != NULL && set(m->host) ? m->host : NULL, err);
+	jset_str(root, "source", m != NULL ? m->source : NULL, err);
+	jset_str(root, "interface", m != NULL ? m->interface : NULL, err);
+	jset_str(root, "command", m != NULL ? m->command : NULL, err);
+}
+
 int
 report_probe_json(const struct report_probe *r, FILE *out)
 {
 	struct json_object *root, *probes;
 	const struct histogram *rtt;
 	struct histogram_row *rows;
+	struct report_summary s;
+	const char *layout;
+	char summary[256];
 	int err = 0, n;
 
 	if (r == NULL || out == NULL)
 		return -EINVAL;
 	rtt = hist_or_empty(r->rtt);
-	n = bucket_rows(rtt, &r->buckets, &rows);
+	n = bucket_rows(rtt, &r->buckets, &rows, &layout);
 	if (n < 0)
 		return n;
+	report_summarise(rtt, &s);
+	text_summary_line(summary, sizeof(summary), r, &s);
 
 	root = json_object_new_object();
+	json_meta(root, r->meta, &err);
 	jset_str(root, "proto", r->proto, &err);
 	jset_str(root, "backend", r->backend, &err);
 	jset_str(root, "target", r->target, &err);
@@ -472,6 +720,9 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(root, "lcores", r->lcores, &err);
 	jset_double(root, "duration_s", r->duration_s, &err);
 	jset_bool(root, "interrupted", r->interrupted, &err);
+	jset_u64(root, "interval_ns", r->interval_ns, &err);
+	jset_u64(root, "timeout_ns", r->timeout_ns, &err);
+	jset_str(root, "summary", summary, &err);
 
 	probes = json_object_new_object();
 	jset_u64(probes, "sent", r->sent, &err);
@@ -485,6 +736,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "resets", r->resets, &err);
 	jset_u64(probes, "reassembly_failed", r->reasm_failed, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
+	jset_u64(probes, "interval_stretched", r->interval_stretched, &err);
 	jset(root, "probes", probes, &err);
 
 	jset(root, "rtt_ns", json_summary(rtt, &err), &err);
@@ -494,6 +746,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	free(rows);
 	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
@@ -519,6 +772,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 			return -EINVAL;
 
 	root = json_object_new_object();
+	json_meta(root, r->meta, &err);
 	jset_str(root, "backend", r->backend, &err);
 	jset_str(root, "addr", r->addr, &err);
 	jset_double(root, "duration_s", r->duration_s, &err);

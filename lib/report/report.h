@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "histogram.h"
 
@@ -36,12 +37,52 @@ struct report_tsc {
 	double read_cost_cycles; /* ordered read */
 };
 
-/* -h: either n_buckets (linear between min and max) or explicit edges. */
+/*
+ * -h: either n_buckets (linear between min and max, PsPing's layout) or
+ * explicit edges. Neither (all zero, no -h given): the default table, about
+ * REPORT_AUTO_ROWS rows spaced for the data (see report_auto_rows()).
+ */
 struct report_buckets {
 	unsigned n_buckets; /* 0 when edges are given */
 	const uint64_t *edges_ns;
 	unsigned n_edges;
 };
+
+#define REPORT_AUTO_ROWS 20
+
+/*
+ * The default bucket table: rows end on HdrHistogram counter edges (so the
+ * counts are exact), placed so that each row advances by 1/REPORT_AUTO_ROWS
+ * in an even mix of three scales: the cumulative share, its "nines" (p90 =
+ * 1, p99 = 2, ..., the last value = log10(count)) and log(latency) between
+ * p0.1 and max. The bulk gets rows by count, the p99..p99.99 region by
+ * nines, a far tail by decade; no row holds more than 3/REPORT_AUTO_ROWS of
+ * the round trips unless one counter (0.78 % wide) holds them. rows needs
+ * REPORT_AUTO_ROWS + 1 entries; returns how many were filled (0 for an
+ * empty histogram) or -EINVAL.
+ */
+int report_auto_rows(const struct histogram *h, struct histogram_row *rows,
+		     unsigned cap);
+
+/*
+ * When, where and what was measured, so two saved reports can be told
+ * apart. report_meta_init() fills start_utc (ISO 8601), host and command
+ * (argv shell-quoted after prog, malloc'd); the caller sets source and
+ * interface. A NULL or empty field is left out of the text and null in
+ * JSON.
+ */
+struct report_meta {
+	char start_utc[32]; /* "2026-11-30T15:04:21Z" */
+	char host[256];
+	char *command;	       /* "latprobe probe --profile x -- ..." */
+	const char *source;    /* our address, e.g. "198.18.0.1" */
+	const char *interface; /* e.g. "net_af_xdp0 (net_af_xdp)" */
+};
+
+/* 0, -EINVAL (m NULL) or -ENOMEM; report_meta_fini() frees command. */
+int report_meta_init(struct report_meta *m, time_t start, const char *prog,
+		     int argc, char *const argv[]);
+void report_meta_fini(struct report_meta *m);
 
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
@@ -59,8 +100,12 @@ struct report_probe {
 	uint64_t warmup;     /* probes sent in warm-up, not recorded */
 	uint64_t late;	     /* answers that came after their timeout */
 	uint64_t resets;     /* tcp-syn: answers that were RST (port closed) */
-	uint64_t reasm_failed; /* fragmented answers that could not be
-				  reassembled */
+	uint64_t reasm_failed;		/* fragmented answers that could not be
+					   reassembled */
+	uint64_t interval_ns;		/* -i, 0 = back to back */
+	uint64_t timeout_ns;		/* --timeout */
+	uint64_t interval_stretched;	/* timeouts that ran past the next -i */
+	const struct report_meta *meta; /* NULL: not shown */
 
 	const struct histogram *rtt;
 	/* NULL when the proto has no T2/T3 (likewise turnaround) */
@@ -71,17 +116,20 @@ struct report_probe {
 };
 
 /*
- * Human-readable report in PsPing's layout: "Sent = N, Received = N,
- * Lost = N (x%)", minimum/maximum/average, percentiles, the -h bucket table
- * (upper edge, count), a compact line each for network RTT and turnaround
- * when present, then the TSC facts. A NULL rtt reads as empty (zeros).
- * Returns 0, -EINVAL (bad arguments or bucket spec), -ENOMEM or -EIO.
+ * Human-readable report in PsPing's layout: when/where/what (meta), "Sent =
+ * N, Received = N, Lost = N (x%)", minimum/maximum/average, percentiles,
+ * the bucket table (upper edge, count, cumulative %), a compact line each
+ * for network RTT and turnaround when present, the TSC facts, and last one
+ * "summary:" line made to be pasted next to another run's. A NULL rtt reads
+ * as empty (zeros). Returns 0, -EINVAL (bad arguments or bucket spec),
+ * -ENOMEM or -EIO.
  */
 int report_probe_text(const struct report_probe *r, FILE *out);
 
 /*
  * JSON with the stable keys of the design card (probes.*, rtt_ns.*,
- * network_rtt_ns.*, turnaround_ns.*, buckets[], tsc.*) plus extras.
+ * network_rtt_ns.*, turnaround_ns.*, buckets[], tsc.*) plus extras
+ * (buckets[].cum_pct, buckets_layout, the meta fields, summary).
  * buckets[].upper_ns is null for the open-ended last row of an edge list;
  * doubles that are not finite are written as null. Returns 0, -EINVAL
  * (bad arguments or bucket spec), -ENOMEM or -EIO (writing failed).
@@ -104,11 +152,13 @@ struct report_reflect {
 	/* T3 - T2 per answered probe; may be NULL */
 	const struct histogram *turnaround;
 	struct report_tsc tsc;
+	const struct report_meta *meta; /* NULL: not shown */
 };
 
 /*
- * Counters as "name value" lines / a JSON object name -> value (names are
- * used whole, dots included), turnaround summary when present, TSC facts.
+ * Counters as "name value" lines (text: only those that are not zero) / a
+ * JSON object name -> value (all of them; names are used whole, dots
+ * included), turnaround summary when present, TSC facts.
  * 0, -EINVAL (a counter without a name, counters NULL with n_counters),
  * -ENOMEM or -EIO.
  */

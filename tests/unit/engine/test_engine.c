@@ -902,6 +902,96 @@ test_stop_in_flight(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/*
+ * -t bounds the whole run, warm-up included: with a warm-up far longer
+ * than the duration the run still ends at the deadline (it used to start
+ * counting only after the warm-up).
+ */
+static void
+test_duration_includes_warmup(void **state)
+{
+	static const volatile bool no_stop;
+	struct wire *w = *state;
+	const uint64_t dur = 200000; /* cycles: ~2000 fake clock reads */
+	uint64_t t0;
+
+	w->pc.count = 0;
+	w->pc.warmup = 1000000;
+	w->pc.duration_cycles = dur;
+	prober_start(w);
+	t0 = io_fake_now(w->f);
+	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
+	assert_true(w->pw.st.warmup > 0);
+	assert_true(w->pw.st.warmup < w->pc.warmup);
+	assert_int_equal(w->pw.st.sent, 0);
+	/* A few clock reads past the deadline at most. */
+	assert_true(io_fake_now(w->f) - t0 <= dur + 1000);
+	assert_int_equal(drain(w, 0) + drain(w, 1), 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* A probe still waiting for its answer at the deadline is abandoned. */
+static void
+test_duration_cuts_timeout(void **state)
+{
+	static const volatile bool no_stop;
+	struct wire *w = *state;
+	const uint64_t dur = 50000;
+	uint64_t t0;
+
+	io_fake_set_drop_every(w->f, 1, 1); /* no answer ever comes back */
+	w->pc.count = 0;
+	w->pc.warmup = 0;
+	w->pc.timeout_cycles = 100 * dur;
+	w->pc.duration_cycles = dur;
+	prober_start(w);
+	t0 = io_fake_now(w->f);
+	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
+	assert_true(io_fake_now(w->f) - t0 <= dur + 1000);
+	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
+	assert_int_equal(w->pw.st.sent + w->pw.st.lost, 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/*
+ * -i shorter than --timeout: every lost probe delays the next one to its
+ * timeout, and is counted in interval_stretched; answered probes and lost
+ * ones whose timeout ends before the next start are not.
+ */
+static void
+test_interval_stretched(void **state)
+{
+	struct wire *w = *state;
+	const uint64_t n = 40, every = 4;
+
+	io_fake_set_drop_every(w->f, 1, every);
+	w->pc.count = n;
+	w->pc.warmup = 0;
+	w->pc.interval_cycles = 5000;
+	w->pc.timeout_cycles = 20000;
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(w->pw.st.lost, n / every);
+	assert_int_equal(w->pw.st.interval_stretched, n / every);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+static void
+test_interval_not_stretched(void **state)
+{
+	struct wire *w = *state;
+	const uint64_t n = 40, every = 4;
+
+	io_fake_set_drop_every(w->f, 1, every);
+	w->pc.count = n;
+	w->pc.warmup = 0;
+	w->pc.interval_cycles = 50000;
+	w->pc.timeout_cycles = 20000;
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(w->pw.st.lost, n / every);
+	assert_int_equal(w->pw.st.interval_stretched, 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
 /* The prober answers ARP for its own address while it probes. */
 static void
 test_prober_answers_arp(void **state)
@@ -1792,6 +1882,10 @@ main(void)
 		T(test_samples_capped),
 		T(test_samples_kept),
 		T(test_stop_in_flight),
+		T(test_duration_includes_warmup),
+		T(test_duration_cuts_timeout),
+		T(test_interval_stretched),
+		T(test_interval_not_stretched),
 		T(test_prober_answers_arp),
 		T(test_arp_resolve),
 		T(test_arp_unreachable),

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -367,12 +368,27 @@ test_probe_json_edges_and_absent(void **state)
 	json_object_put(root);
 	free(text);
 
-	/* No -h at all: an empty bucket array. */
+	/* No -h at all: the default table, every in-range value in it. */
 	r.buckets = (struct report_buckets){0};
 	CAPTURE(report_probe_json(&r, m_), text);
 	root = json_tokener_parse(text);
 	assert_non_null(root);
-	assert_int_equal(json_object_array_length(jget(root, "buckets")), 0);
+	assert_string_equal(
+		json_object_get_string(jget(root, "buckets_layout")), "auto");
+	b = jget(root, "buckets");
+	assert_true(json_object_array_length(b) > 1);
+	{
+		uint64_t sum = 0;
+
+		for (i = 0; i < json_object_array_length(b); i++)
+			sum += jget_u64(json_object_array_get_idx(b, i),
+					"count");
+		assert_int_equal(sum, 1002);
+		last = json_object_array_get_idx(b, i - 1);
+		assert_int_equal(jget_u64(last, "upper_ns"), 2000000);
+		assert_true(json_object_get_double(jget(last, "cum_pct")) ==
+			    100.0);
+	}
 	json_object_put(root);
 	free(text);
 }
@@ -464,16 +480,23 @@ test_probe_text(void **state)
 		}
 	}
 
-	/* Bucket table: header, then one "edge  count" row per bucket. */
-	assert_non_null(strstr(text, "     Latency  Count\n"));
+	/* Bucket table: header, then "edge  count  cum %" per bucket. */
+	assert_non_null(strstr(text, "     Latency       Count    Cum %\n"));
 	assert_int_equal(histogram_table_linear(f->rtt, N_LINEAR, rows),
 			 N_LINEAR);
-	for (i = 0; i < N_LINEAR; i++) {
-		snprintf(line, sizeof(line), "\n%12s  %llu\n",
-			 report_fmt_ns(rows[i].upper_ns, a, sizeof(a)),
-			 (unsigned long long)rows[i].count);
-		assert_non_null(strstr(text, line));
+	{
+		uint64_t cum = 0;
+
+		for (i = 0; i < N_LINEAR; i++) {
+			cum += rows[i].count;
+			snprintf(line, sizeof(line), "\n%12s  %10llu  %7.2f\n",
+				 report_fmt_ns(rows[i].upper_ns, a, sizeof(a)),
+				 (unsigned long long)rows[i].count,
+				 100.0 * (double)cum / 1002.0);
+			assert_non_null(strstr(text, line));
+		}
 	}
+	assert_non_null(strstr(text, "  100.00\n"));
 
 	report_summarise(f->net, &s);
 	snprintf(line, sizeof(line),
@@ -502,11 +525,13 @@ test_probe_text(void **state)
 		r.turnaround = NULL;
 		r.tsc.invariant = false;
 		CAPTURE(report_probe_text(&r, m_), text);
-		assert_non_null(strstr(text, "\n       200ns  101\n"));
-		snprintf(line, sizeof(line), "\n      1.00us  %llu\n",
+		assert_non_null(
+			strstr(text, "\n       200ns         101    10.08\n"));
+		snprintf(line, sizeof(line), "\n      1.00us  %10llu  ",
 			 (unsigned long long)erows[2].count);
 		assert_non_null(strstr(text, line));
-		snprintf(line, sizeof(line), "\n    > 1.00us  %llu\n",
+		snprintf(line, sizeof(line),
+			 "\n    > 1.00us  %10llu   100.00\n",
 			 (unsigned long long)erows[3].count);
 		assert_non_null(strstr(text, line));
 		assert_null(strstr(text, "Network RTT"));
@@ -587,6 +612,8 @@ test_reflect(void **state)
 	assert_non_null(strstr(text, "Reflector on 198.18.0.2/24 (kernel)"));
 	assert_non_null(strstr(text, "  answered.stamp            1234\n"));
 	assert_non_null(strstr(text, "  dropped.bad_len              7\n"));
+	/* Zero counters: in the JSON (above), not in the text. */
+	assert_null(strstr(text, "answered.sockperf"));
 	assert_non_null(
 		strstr(text, "Turnaround (T3-T2): count 500, min 300ns"));
 	assert_non_null(strstr(text, "TSC: 2000000000 Hz"));
@@ -729,6 +756,192 @@ test_samples_csv(void **state)
 	assert_int_equal(report_samples_header(NULL), -EINVAL);
 }
 
+/* Deterministic normal deviates (xorshift64 + Box-Muller). */
+static double
+gauss(uint64_t *st)
+{
+	double u1, u2;
+
+	*st ^= *st << 13;
+	*st ^= *st >> 7;
+	*st ^= *st << 17;
+	u1 = ((double)(*st >> 11) + 1.0) / 9007199254740993.0;
+	*st ^= *st << 13;
+	*st ^= *st >> 7;
+	*st ^= *st << 17;
+	u2 = (double)(*st >> 11) / 9007199254740992.0;
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* Largest row as a share of the table's total. */
+static double
+max_row_share(const struct histogram_row *rows, int n)
+{
+	uint64_t total = 0, big = 0;
+
+	for (int i = 0; i < n; i++) {
+		total += rows[i].count;
+		if (rows[i].count > big)
+			big = rows[i].count;
+	}
+	return total != 0 ? (double)big / (double)total : 0;
+}
+
+/*
+ * What a real run looks like: a log-normal bulk (median 8 us, sigma 0.08)
+ * and a far tail up to 5 ms. PsPing's 20 equal-width rows put nearly all of
+ * it in the first row; the default table must spread it (no row above
+ * 3/20 of the total here, where no single counter holds that much), give
+ * the tail rows of its own, and still end at max.
+ */
+static void
+test_auto_table_lognormal(void **state)
+{
+	struct histogram *h = histogram_create();
+	struct histogram_row rows[REPORT_AUTO_ROWS + 1], lin[20];
+	uint64_t st = 0x9e3779b97f4a7c15ull, sum = 0, big_counter = 0;
+	int n, i;
+
+	(void)state;
+	assert_non_null(h);
+	for (i = 0; i < 100000; i++)
+		histogram_record(h,
+				 (uint64_t)(8000.0 * exp(0.08 * gauss(&st))));
+	for (i = 0; i < 50; i++)
+		histogram_record(h, 100000 + (uint64_t)i * 98000);
+	for (i = 0; i < HISTOGRAM_COUNTERS; i++)
+		if (h->counts[i] > big_counter)
+			big_counter = h->counts[i];
+
+	assert_int_equal(histogram_table_linear(h, 20, lin), 20);
+	assert_true(max_row_share(lin, 20) > 0.5); /* the problem */
+
+	n = report_auto_rows(h, rows, REPORT_AUTO_ROWS + 1);
+	assert_true(n >= REPORT_AUTO_ROWS / 2);
+	assert_true(n <= REPORT_AUTO_ROWS + 1);
+	for (i = 0; i < n; i++) {
+		sum += rows[i].count;
+		if (i > 0)
+			assert_true(rows[i].upper_ns > rows[i - 1].upper_ns);
+	}
+	assert_int_equal(sum, histogram_count(h));
+	assert_int_equal(rows[n - 1].upper_ns, histogram_max(h));
+	assert_true(rows[0].upper_ns >= histogram_percentile(h, 0.1));
+	assert_true(max_row_share(rows, n) <=
+		    3.0 / REPORT_AUTO_ROWS +
+			    (double)big_counter / (double)histogram_count(h));
+	assert_true(max_row_share(rows, n) < 0.5);
+	/* The tail gets rows of its own: some row ends between 100us and max.
+	 */
+	for (i = 0; i < n && rows[i].upper_ns < 100000; i++)
+		;
+	assert_true(n - i >= 2);
+	histogram_destroy(h);
+}
+
+/* One value only: one row holds it all, because the data has it. */
+static void
+test_auto_table_one_value(void **state)
+{
+	struct histogram *h = histogram_create();
+	struct histogram_row rows[REPORT_AUTO_ROWS + 1];
+
+	(void)state;
+	assert_non_null(h);
+	for (int i = 0; i < 1000; i++)
+		histogram_record(h, 5000);
+	assert_int_equal(report_auto_rows(h, rows, REPORT_AUTO_ROWS + 1), 1);
+	assert_int_equal(rows[0].count, 1000);
+	assert_int_equal(rows[0].upper_ns, histogram_max(h));
+	histogram_init(h);
+	assert_int_equal(report_auto_rows(h, rows, REPORT_AUTO_ROWS + 1), 0);
+	assert_int_equal(report_auto_rows(h, rows, REPORT_AUTO_ROWS), -EINVAL);
+	assert_int_equal(report_auto_rows(NULL, rows, REPORT_AUTO_ROWS + 1),
+			 -EINVAL);
+	histogram_destroy(h);
+}
+
+/* When, where, what; the stretched interval; the summary line. */
+static void
+test_probe_meta_summary(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct report_meta m;
+	char *const argv[] = {"--addr", "198.18.0.1/24", "-n", "10",
+			      "a b",	"it's",		 NULL};
+	struct json_object *root;
+	char *text = NULL, line[512], host[256];
+
+	/* 2026-11-30T15:04:21Z */
+	assert_int_equal(
+		report_meta_init(&m, 1796051061, "latprobe probe", 6, argv), 0);
+	assert_string_equal(m.start_utc, "2026-11-30T15:04:21Z");
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	assert_string_equal(m.host, host);
+	assert_string_equal(m.command, "latprobe probe --addr 198.18.0.1/24 "
+				       "-n 10 'a b' 'it'\\''s'");
+	m.source = "198.18.0.1";
+	m.interface = "net_af_xdp0 (net_af_xdp)";
+	r.meta = &m;
+	r.interval_ns = 10000000;
+	r.timeout_ns = 200000000;
+	r.interval_stretched = 1234;
+
+	CAPTURE(report_probe_text(&r, m_), text);
+	snprintf(line, sizeof(line),
+		 "Measured 2026-11-30T15:04:21Z on %s, 198.18.0.1 -> "
+		 "198.18.0.2:862 via net_af_xdp0 (net_af_xdp)\n",
+		 host);
+	assert_true(strncmp(text, line, strlen(line)) == 0);
+	assert_non_null(strstr(text, "\nCommand: latprobe probe --addr "));
+	assert_non_null(strstr(text, "  Interval 10.000ms stretched to "
+				     "200.000ms by 1,234 timeouts"));
+	/* Last line: min p50 p99 p99.9 max of the fixture, loss 8/1010. */
+	assert_non_null(strstr(
+		text, "\nsummary: 198.18.0.2:862 stamp 8192B  min 100ns p50 "));
+	assert_non_null(strstr(text, " max 2.000ms  loss 0.79% (8/1010)\n"));
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	free(text);
+
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_string_equal(json_object_get_string(jget(root, "start_utc")),
+			    "2026-11-30T15:04:21Z");
+	assert_string_equal(json_object_get_string(jget(root, "host")), host);
+	assert_string_equal(json_object_get_string(jget(root, "source")),
+			    "198.18.0.1");
+	assert_string_equal(json_object_get_string(jget(root, "interface")),
+			    "net_af_xdp0 (net_af_xdp)");
+	assert_string_equal(json_object_get_string(jget(root, "command")),
+			    m.command);
+	assert_int_equal(jget_u64(root, "probes.interval_stretched"), 1234);
+	assert_int_equal(jget_u64(root, "interval_ns"), 10000000);
+	assert_int_equal(jget_u64(root, "timeout_ns"), 200000000);
+	assert_non_null(strstr(json_object_get_string(jget(root, "summary")),
+			       "loss 0.79% (8/1010)"));
+	json_object_put(root);
+	free(text);
+
+	/* Not stretched, no meta: neither line, null keys. */
+	r.interval_stretched = 0;
+	r.meta = NULL;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_null(strstr(text, "stretched"));
+	assert_null(strstr(text, "Measured"));
+	free(text);
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_true(
+		json_object_is_type(jget(root, "start_utc"), json_type_null));
+	json_object_put(root);
+	free(text);
+	report_meta_fini(&m);
+	assert_null(m.command);
+}
+
 int
 main(void)
 {
@@ -744,6 +957,9 @@ main(void)
 		cmocka_unit_test(test_live_line),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),
+		cmocka_unit_test(test_auto_table_lognormal),
+		cmocka_unit_test(test_auto_table_one_value),
+		cmocka_unit_test(test_probe_meta_summary),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);
