@@ -680,7 +680,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 	w->t_start = q->ops->clock(q);
 	for (;;) {
 		bool measured = seq >= c->warmup;
-		bool got = false, abandoned = false;
+		bool got = false, abandoned = false, unreachable = false;
 		struct rte_mbuf *tx[PROBER_MAX_FRAGS];
 		uint64_t t1, now;
 		int n_tx;
@@ -731,8 +731,10 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 				got = true;
 				break;
 			}
-			if (o == RX_UNREACHABLE)
+			if (o == RX_UNREACHABLE) {
+				unreachable = true;
 				break; /* nobody will answer it: lost */
+			}
 			if (q->ops->clock(q) - t1 > c->timeout_cycles)
 				break;
 			if (*stop) {
@@ -750,6 +752,8 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 				STAT_ADD(w, received, 1);
 			else
 				STAT_ADD(w, lost, 1);
+			if (unreachable)
+				STAT_ADD(w, lost_unreachable, 1);
 		}
 		seq++;
 	}

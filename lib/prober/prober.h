@@ -133,6 +133,8 @@ struct prober_stats {
 	 * in ignored[REPORT_IGN_UNREACHABLE] too); one that quotes the probe
 	 * in flight ends it at once (lost). */
 	uint64_t unreachable[REPORT_UNREACH__COUNT];
+	uint64_t lost_unreachable; /* lost probes an ICMP error ended (not
+				      timed out) */
 	/* Probes answered, warm-up included: 0 after warmup + sent probes
 	 * means the peer never answered at all. */
 	uint64_t answered;

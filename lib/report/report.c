@@ -286,7 +286,8 @@ text_ignored(FILE *out, const struct report_probe *r)
 		if (r->ignored[i] > r->ignored[top])
 			top = i;
 	}
-	if (r->ignored[top] != 0)
+	/* Unreachable has its own line above. */
+	if (r->ignored[top] != 0 && top != REPORT_IGN_UNREACHABLE)
 		fprintf(out, "\n    mostly %s: %s\n", report_ignored_name[top],
 			ignored_hint[top]);
 	else

@@ -458,6 +458,7 @@ test_icmp_port_unreachable(void **state)
 	assert_int_equal(st->sent, 10);
 	assert_int_equal(st->received, 0);
 	assert_int_equal(st->lost, 10);
+	assert_int_equal(st->lost_unreachable, 10);
 	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 12);
 	assert_int_equal(st->unreachable[REPORT_UNREACH_HOST], 0);
 	assert_int_equal(st->ignored[REPORT_IGN_UNREACHABLE], 12);
