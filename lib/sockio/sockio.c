@@ -218,6 +218,7 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 static bool
 sock_error(struct sockio *s, struct sockio_sock *k, int err)
 {
+	bool other_icmp = false; /* time exceeded, ...: not unreachable */
 	int code = -1;
 
 	for (unsigned i = 0; k->connected && i < 16; i++) {
@@ -244,10 +245,14 @@ sock_error(struct sockio *s, struct sockio_sock *k, int err)
 			if (ee.ee_origin == SO_EE_ORIGIN_ICMP &&
 			    ee.ee_type == CODEC_ICMP_DEST_UNREACH)
 				code = ee.ee_code;
+			else if (ee.ee_origin == SO_EE_ORIGIN_ICMP)
+				other_icmp = true;
 			else if (err == 0)
 				err = (int)ee.ee_errno;
 		}
 	}
+	if (code < 0 && other_icmp)
+		return false;
 	if (code < 0) {
 		switch (err) {
 		case ECONNREFUSED:
