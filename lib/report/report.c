@@ -273,9 +273,12 @@ text_ignored(FILE *out, const struct report_probe *r)
 {
 	unsigned i, top = 0;
 	const char *sep = "";
+	uint64_t any = 0;
 
-	if (r->rx_ignored == 0)
-		return;
+	for (i = 0; i < REPORT_IGN__COUNT; i++)
+		any |= r->ignored[i];
+	if (any == 0)
+		return; /* no reasons given: the total is on the line above */
 	fprintf(out, "  Ignored:");
 	for (i = 0; i < REPORT_IGN__COUNT; i++) {
 		if (r->ignored[i] == 0)
@@ -287,7 +290,7 @@ text_ignored(FILE *out, const struct report_probe *r)
 			top = i;
 	}
 	/* Unreachable has its own line above. */
-	if (r->ignored[top] != 0 && top != REPORT_IGN_UNREACHABLE)
+	if (top != REPORT_IGN_UNREACHABLE)
 		fprintf(out, "\n    mostly %s: %s\n", report_ignored_name[top],
 			ignored_hint[top]);
 	else
