@@ -47,6 +47,7 @@ struct probe_opts {
 	bool loopback;
 	bool kernel;
 	int busy_poll_us;
+	uint16_t vlan; /* 0 = untagged */
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -110,6 +111,9 @@ probe_usage(FILE *f)
 	      "to its own\n"
 	      "                       queue (N + index without RSS)\n"
 	      "  --port-id N          DPDK port to use (default 0)\n"
+	      "  --vlan ID            802.1Q tag 1..4094 on probes and ARP; "
+	      "untagged\n"
+	      "                       answers are ignored\n"
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
@@ -180,6 +184,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"calibrate", required_argument, NULL, 'C'},
 		{"backend", required_argument, NULL, 'B'},
 		{"busy-poll-us", required_argument, NULL, 'Y'},
+		{"vlan", required_argument, NULL, 'V'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'H'},
@@ -313,6 +318,12 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 					   optarg);
 			o->busy_poll_us = (int)v;
 			break;
+		case 'V':
+			if (cli_parse_u64(optarg, 1, 4094, &v))
+				return bad("--vlan", "a VLAN ID 1..4094",
+					   optarg);
+			o->vlan = (uint16_t)v;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -372,9 +383,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				o->proto->name);
 			return -1;
 		}
-		if (o->pcap != NULL || o->loopback || o->have_peer_mac) {
-			app_err("--pcap, --loopback and --peer-mac need the "
-				"dpdk backend");
+		if (o->pcap != NULL || o->loopback || o->have_peer_mac ||
+		    o->vlan != 0) {
+			app_err("--pcap, --loopback, --peer-mac and --vlan "
+				"need the dpdk backend");
 			return -1;
 		}
 	} else if (!o->have_addr) {
@@ -512,6 +524,8 @@ conf_common(struct probe_ctx *x)
 	c->flow.sport = o->sport;
 	c->flow.dport = o->dport;
 	c->flow.ttl = 64;
+	c->flow.vlan = o->vlan != 0;
+	c->flow.vlan_tci = o->vlan;
 	c->size = (unsigned)o->size;
 	c->warmup = o->warmup;
 	c->clock = x->clk.clock;
@@ -550,8 +564,8 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 	} else if (o->have_peer_mac) {
 		x->peer = o->peer_mac;
 	} else {
-		ret = prober_arp_resolve(
-			&x->port.q[0], &x->conf.flow.src_mac, o->addr,
+		ret = prober_arp_resolve_vlan(
+			&x->port.q[0], &x->conf.flow.src_mac, o->addr, o->vlan,
 			o->target, (unsigned)(o->arp_timeout_ns / 1000000),
 			&x->clk.clock, &x->peer, &force_quit);
 		if (ret == -EINTR)
@@ -636,6 +650,16 @@ init_workers(struct probe_ctx *x)
 			    o->proto != &probe_proto_tcp_syn && x->nw > 1 &&
 			    x->port.rss)
 				r = -ENOTSUP; /* ICMP: hashed on addresses */
+			if (r == 0 && x->nw > 1 && x->port.rss &&
+			    o->size + 28 > x->port.q[i].mtu) {
+				/* Fragments carry no ports to hash on. */
+				app_err("%llu-byte probes go as IPv4 "
+					"fragments, "
+					"which RSS cannot steer back to each "
+					"lcore's queue: use one lcore",
+					(unsigned long long)o->size);
+				return EXIT_USAGE;
+			}
 			if (r != 0) {
 				app_err("with %u lcores the answers must come "
 					"back on each lcore's queue, and this "
@@ -710,12 +734,16 @@ report(struct probe_ctx *x, double duration_s)
 		rep.lost += w->st.lost;
 		rep.duplicated += w->st.duplicated;
 		rep.reordered += w->st.reordered;
-		rep.timeouts += w->st.lost;
+		rep.timeouts += w->st.lost - w->st.lost_unreachable;
 		rep.rx_ignored += w->st.rx_ignored;
 		rep.warmup += w->st.warmup;
 		rep.late += w->st.late;
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
+		for (unsigned k = 0; k < REPORT_IGN__COUNT; k++)
+			rep.ignored[k] += w->st.ignored[k];
+		for (unsigned k = 0; k < REPORT_UNREACH__COUNT; k++)
+			rep.unreachable[k] += w->st.unreachable[k];
 		if (run->ret[i] != 0)
 			app_warn("lcore %u stopped early: %s", w->lcore,
 				 strerror(-run->ret[i]));

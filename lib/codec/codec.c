@@ -743,6 +743,121 @@ codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
 	return CODEC_ETH_HLEN + CODEC_ARP_LEN;
 }
 
+int
+codec_build_icmp_error(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		       uint8_t type, uint8_t code, const uint8_t *quote,
+		       size_t qlen)
+{
+	struct codec_frame f;
+	uint8_t *icmp;
+	int rc;
+
+	if (buf == NULL || fl == NULL || (quote == NULL && qlen != 0) ||
+	    fl->ip_version != 4)
+		return -EINVAL;
+	rc = check_fit(fl, cap, CODEC_ICMP_HLEN + qlen);
+	if (rc < 0)
+		return rc;
+	if (qlen != 0)
+		memmove(buf + l2_len(fl) + l3_len(fl) + CODEC_ICMP_HLEN, quote,
+			qlen);
+	put_l2_l3(buf, fl, CODEC_IPPROTO_ICMP, 0, CODEC_ICMP_HLEN + qlen, &f);
+	icmp = buf + f.l4_off;
+	icmp[OFF(rte_icmp_hdr, icmp_type)] = type;
+	icmp[OFF(rte_icmp_hdr, icmp_code)] = code;
+	/* RFC 792: the 4 bytes after the checksum are unused (0). */
+	st32(icmp + 4, 0);
+	f.payload_off = (uint16_t)(f.l4_off + CODEC_ICMP_HLEN);
+	codec_l4_csum_set(buf, &f);
+	return (int)(f.l4_off + f.l4_len);
+}
+
+int
+codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
+		       struct codec_icmp_quote *q)
+{
+	const uint8_t *p;
+	size_t avail, hlen;
+	uint16_t frag;
+
+	if (buf == NULL || f == NULL || q == NULL || f->ip_version != 4 ||
+	    f->ip_proto != CODEC_IPPROTO_ICMP || f->is_fragment ||
+	    f->payload_off == 0)
+		return -EINVAL;
+	switch (f->icmp_type) {
+	case 3:
+	case 4:
+	case 5:
+	case 11:
+	case 12:
+		break;
+	default:
+		return -EINVAL;
+	}
+	memset(q, 0, sizeof(*q));
+	p = buf + f->payload_off;
+	avail = f->payload_len;
+	if (avail < CODEC_IPV4_HLEN || (p[0] >> 4) != 4)
+		return -EINVAL;
+	hlen = (size_t)(p[0] & 0x0f) * 4;
+	if (hlen < CODEC_IPV4_HLEN || avail < hlen + 8)
+		return -EINVAL;
+	q->src4 = ld32(p + OFF(rte_ipv4_hdr, src_addr));
+	q->dst4 = ld32(p + OFF(rte_ipv4_hdr, dst_addr));
+	q->proto = p[OFF(rte_ipv4_hdr, next_proto_id)];
+	q->ip_id = ld16(p + OFF(rte_ipv4_hdr, packet_id));
+	frag = ld16(p + OFF(rte_ipv4_hdr, fragment_offset));
+	if ((frag & IPV4_OFF_MASK) != 0)
+		return 0; /* no L4 header in a non-first fragment */
+	q->has_l4 = true;
+	p += hlen;
+	switch (q->proto) {
+	case CODEC_IPPROTO_UDP:
+	case CODEC_IPPROTO_TCP:
+		q->sport = ld16(p);
+		q->dport = ld16(p + 2);
+		break;
+	case CODEC_IPPROTO_ICMP:
+		q->icmp_type = p[0];
+		q->icmp_id = ld16(p + 4);
+		q->icmp_seq = ld16(p + 6);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+codec_vlan_insert(uint8_t *buf, size_t len, size_t cap, uint16_t tci)
+{
+	const size_t macs = 2 * CODEC_ETH_ALEN;
+
+	if (buf == NULL || len < CODEC_ETH_HLEN)
+		return -EINVAL;
+	if (cap < len + CODEC_VLAN_HLEN || len + CODEC_VLAN_HLEN > INT32_MAX)
+		return -EMSGSIZE;
+	memmove(buf + macs + CODEC_VLAN_HLEN, buf + macs, len - macs);
+	st16(buf + macs, CODEC_ETHERTYPE_VLAN);
+	st16(buf + macs + 2, tci);
+	return (int)(len + CODEC_VLAN_HLEN);
+}
+
+uint64_t
+codec_widen_seq32(uint32_t s, uint64_t near)
+{
+	const uint64_t wrap = 0x100000000ull, half = 0x80000000ull;
+	uint64_t v = (near & ~(wrap - 1)) | s;
+
+	if (v > near) {
+		if (v - near > half && v >= wrap)
+			v -= wrap;
+	} else if (near - v > half && v <= UINT64_MAX - wrap) {
+		v += wrap;
+	}
+	return v;
+}
+
 /* ---- reply in place ---- */
 
 static void

@@ -46,6 +46,7 @@
 #define CODEC_ARP_REPLY	  2
 
 #define CODEC_ICMP_ECHO_REPLY	 0
+#define CODEC_ICMP_DEST_UNREACH	 3
 #define CODEC_ICMP_ECHO_REQUEST	 8
 #define CODEC_ICMP6_ECHO_REQUEST 128
 #define CODEC_ICMP6_ECHO_REPLY	 129
@@ -219,6 +220,53 @@ int codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
  */
 void codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 		       const struct codec_mac *my_mac, uint8_t ttl);
+
+/* What an ICMPv4 error (destination unreachable, time exceeded, ...) quotes
+ * of the datagram that caused it (RFC 792: its IP header + 8 bytes). */
+struct codec_icmp_quote {
+	uint32_t src4, dst4; /* the quoted datagram's addresses */
+	uint8_t proto;
+	uint16_t ip_id;
+	bool has_l4;	       /* the first 8 L4 bytes are there (not a
+				* non-first fragment) */
+	uint16_t sport, dport; /* UDP/TCP */
+	uint8_t icmp_type;     /* ICMP: the quoted message's type, id, seq */
+	uint16_t icmp_id, icmp_seq;
+};
+
+/*
+ * Parse the datagram an ICMPv4 error quotes. f must be a parsed IPv4 ICMP
+ * frame (not a fragment) of a type that quotes (3 destination unreachable,
+ * 4 source quench, 5 redirect, 11 time exceeded, 12 parameter problem).
+ * 0, or -EINVAL (not such a frame, the quote is not IPv4, or shorter than
+ * its header + 8 bytes).
+ */
+int codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
+			   struct codec_icmp_quote *q);
+
+/*
+ * An ICMPv4 error of type/code from fl (ip_version 4) quoting qlen bytes of
+ * quote (the offending IP header and what follows), checksums set. Returns
+ * the frame length or -EMSGSIZE / -EINVAL.
+ */
+int codec_build_icmp_error(uint8_t *buf, size_t cap,
+			   const struct codec_flow *fl, uint8_t type,
+			   uint8_t code, const uint8_t *quote, size_t qlen);
+
+/*
+ * Insert an 802.1Q tag (TPID 0x8100, tci) after the MAC addresses of the
+ * untagged frame of len bytes in buf. Returns the new length, or -EMSGSIZE
+ * (cap < len + 4) / -EINVAL (len < 14).
+ */
+int codec_vlan_insert(uint8_t *buf, size_t len, size_t cap, uint16_t tci);
+
+/*
+ * A 32-bit sequence number from the wire back to a 64-bit counter: the
+ * value with these low 32 bits nearest to near (never below 0), so that an
+ * answer just below a 2^32 wrap widens down when near is just above it,
+ * and one just above widens up when near is just below.
+ */
+uint64_t codec_widen_seq32(uint32_t s, uint64_t near);
 
 /* "aa:bb:cc:dd:ee:ff" <-> struct; parse also takes upper case and '-' as
  * separator, returns 0 or -EINVAL; format writes lower case + NUL. */

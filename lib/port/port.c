@@ -125,7 +125,7 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	uint16_t nq = c->n_queues ? c->n_queues : 1;
 	uint16_t rxd = c->rx_desc ? c->rx_desc : 1024;
 	uint16_t txd = c->tx_desc ? c->tx_desc : 1024;
-	unsigned n_mbufs;
+	unsigned n_mbufs, room;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	int socket, ret;
 
@@ -218,11 +218,19 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	if (p->rss && (conf.rx_adv_conf.rss_conf.rss_hf &
 		       (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_UDP)))
 		p->rss_l4 = rss_state_read(p, &info) == 0;
+	/*
+	 * The engines send a packet whole only when it fits one mbuf: with a
+	 * port MTU above what an mbuf holds after the headroom and an L2
+	 * header (VLAN included), the queues' MTU is capped there, and larger
+	 * probes and answers go as IPv4 fragments.
+	 */
+	room = rte_pktmbuf_data_room_size(p->pool) - RTE_PKTMBUF_HEADROOM -
+	       RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
 	for (uint16_t q = 0; q < nq; q++) {
 		p->q[q].ops = &dpdk_ops;
 		p->q[q].port_id = port_id;
 		p->q[q].queue_id = q;
-		p->q[q].mtu = p->mtu;
+		p->q[q].mtu = p->mtu < room ? p->mtu : (uint16_t)room;
 		p->q[q].pool = p->pool;
 	}
 	return 0;

@@ -31,7 +31,7 @@ struct port_conf {
 struct port {
 	uint16_t id;
 	uint16_t n_queues;
-	uint16_t mtu;
+	uint16_t mtu; /* the port's; q[].mtu is capped at what an mbuf holds */
 	bool rss;
 	bool started;
 	bool hw_rx_timestamp; /* the offload was enabled */

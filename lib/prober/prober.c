@@ -23,10 +23,37 @@ probe_proto_find(const char *name)
 
 #define STAT_ADD(w, field, n) HISTOGRAM_RELAXED_ADD(&(w)->st.field, (n))
 
+/* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
+static size_t
+l2_len(const struct codec_flow *fl)
+{
+	return CODEC_ETH_HLEN + (fl->vlan ? CODEC_VLAN_HLEN : 0);
+}
+
+/*
+ * The largest L3 packet one mbuf of q takes after the L2 header (the port
+ * MTU may be larger: a 9000-byte MTU with 2 KiB mbufs); 0 when the pool is
+ * empty (then the MTU is taken as it is).
+ */
+static size_t
+mbuf_l3_room(struct io_queue *q, const struct codec_flow *fl)
+{
+	struct rte_mbuf *m = q->ops->alloc(q);
+	size_t room;
+
+	if (m == NULL)
+		return 0;
+	room = rte_pktmbuf_tailroom(m);
+	q->ops->free(q, m);
+	return room > l2_len(fl) ? room - l2_len(fl) : 0;
+}
+
 int
 prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		   struct io_queue *q, unsigned index)
 {
+	size_t room;
+
 	memset(w, 0, sizeof(*w));
 	w->conf = c;
 	w->q = q;
@@ -37,8 +64,12 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->rtt);
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);
+	w->mtu = q->mtu;
+	room = mbuf_l3_room(q, &w->flow);
+	if (room != 0 && room < w->mtu)
+		w->mtu = (uint16_t)room;
 	/* IPv4 (20) + UDP or ICMP (8) around the payload. */
-	if (c->size + 28 > q->mtu) {
+	if (c->size + 28 > w->mtu) {
 		w->fragmented = true;
 		w->scratch = malloc(PROBER_SCRATCH);
 		w->reasm = codec_reasm_create();
@@ -53,8 +84,10 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		if (w->cap_samples != 0) {
 			w->samples =
 				malloc(w->cap_samples * sizeof(*w->samples));
-			if (w->samples == NULL)
+			if (w->samples == NULL) {
+				prober_worker_fini(w);
 				return -ENOMEM;
+			}
 		}
 	}
 	return 0;
@@ -71,29 +104,62 @@ prober_worker_fini(struct prober_worker *w)
 	w->reasm = NULL;
 }
 
+/* An ARP frame of ours into m, tagged when vlan != 0. */
+static int
+arp_frame(struct rte_mbuf *m, uint16_t op, const struct codec_mac *sha,
+	  uint32_t spa, const struct codec_mac *tha, uint32_t tpa,
+	  uint16_t vlan)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	size_t cap = rte_pktmbuf_tailroom(m);
+	int len = codec_build_arp(buf, cap, op, sha, spa, tha, tpa);
+
+	if (len > 0 && vlan != 0)
+		len = codec_vlan_insert(buf, (size_t)len, cap, vlan);
+	if (len > 0) {
+		m->data_len = (uint16_t)len;
+		m->pkt_len = (uint32_t)len;
+	}
+	return len;
+}
+
+/* Is f on our VLAN (vlan 0: untagged)? Only the VLAN ID counts, not the
+ * priority bits. */
+static bool
+on_vlan(const struct codec_frame *f, uint16_t vlan)
+{
+	if (vlan == 0)
+		return !f->has_vlan;
+	return f->has_vlan && (f->vlan_tci & 0xfff) == (vlan & 0xfff);
+}
+
 bool
-prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
-		  const struct codec_mac *my_mac, uint32_t my_ip)
+prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
+		       const struct codec_mac *my_mac, uint32_t my_ip,
+		       uint16_t vlan)
 {
 	struct rte_mbuf *m;
-	int len;
 
 	if (f->ethertype != CODEC_ETHERTYPE_ARP ||
-	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip)
+	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip ||
+	    !on_vlan(f, vlan))
 		return false;
 	m = q->ops->alloc(q);
 	if (m == NULL)
 		return false;
-	len = codec_build_arp(rte_pktmbuf_mtod(m, uint8_t *),
-			      rte_pktmbuf_tailroom(m), CODEC_ARP_REPLY, my_mac,
-			      my_ip, &f->arp_sha, f->arp_spa);
-	if (len < 0) {
+	if (arp_frame(m, CODEC_ARP_REPLY, my_mac, my_ip, &f->arp_sha,
+		      f->arp_spa, vlan) < 0) {
 		q->ops->free(q, m);
 		return false;
 	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
 	return io_tx_all(q, &m, 1) == 1;
+}
+
+bool
+prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
+		  const struct codec_mac *my_mac, uint32_t my_ip)
+{
+	return prober_answer_arp_vlan(q, f, my_mac, my_ip, 0);
 }
 
 int
@@ -101,6 +167,16 @@ prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		   uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
 		   const struct tsc_clock *clock, struct codec_mac *out,
 		   const volatile bool *stop)
+{
+	return prober_arp_resolve_vlan(q, my_mac, my_ip, 0, ip, timeout_ms,
+				       clock, out, stop);
+}
+
+int
+prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
+			uint32_t my_ip, uint16_t vlan, uint32_t ip,
+			unsigned timeout_ms, const struct tsc_clock *clock,
+			struct codec_mac *out, const volatile bool *stop)
 {
 	static const struct codec_mac zero;
 	uint64_t start = q->ops->clock(q);
@@ -121,19 +197,11 @@ prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 			struct rte_mbuf *m = q->ops->alloc(q);
 
 			if (m != NULL) {
-				int len = codec_build_arp(
-					rte_pktmbuf_mtod(m, uint8_t *),
-					rte_pktmbuf_tailroom(m),
-					CODEC_ARP_REQUEST, my_mac, my_ip, &zero,
-					ip);
-
-				if (len > 0) {
-					m->data_len = (uint16_t)len;
-					m->pkt_len = (uint32_t)len;
+				if (arp_frame(m, CODEC_ARP_REQUEST, my_mac,
+					      my_ip, &zero, ip, vlan) > 0)
 					io_tx_all(q, &m, 1);
-				} else {
+				else
 					q->ops->free(q, m);
-				}
 			}
 			next = now + every;
 		}
@@ -146,13 +214,15 @@ prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 
 			if (codec_parse_frame(buf, pkts[i]->data_len, &f) ==
 				    0 &&
-			    f.ethertype == CODEC_ETHERTYPE_ARP) {
+			    f.ethertype == CODEC_ETHERTYPE_ARP &&
+			    on_vlan(&f, vlan)) {
 				if (f.arp_op == CODEC_ARP_REPLY &&
 				    f.arp_spa == ip) {
 					*out = f.arp_sha;
 					found = true;
 				} else {
-					prober_answer_arp(q, &f, my_mac, my_ip);
+					prober_answer_arp_vlan(q, &f, my_mac,
+							       my_ip, vlan);
 				}
 			}
 			q->ops->free(q, pkts[i]);
@@ -165,14 +235,20 @@ prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 	}
 }
 
+enum seen {
+	SEEN_NEW,
+	SEEN_AGAIN,
+	SEEN_TOO_OLD, /* older than the window: cannot tell, so late */
+};
+
 /* Duplicate window: one bit per recent sequence number. */
-static bool
+static enum seen
 seen_test_and_set(struct prober_worker *w, uint64_t seq)
 {
 	uint64_t bit;
 
 	if (seq < w->seen_base)
-		return true; /* older than the window: treat as seen */
+		return SEEN_TOO_OLD;
 	while (seq >= w->seen_base + PROBER_DUP_WINDOW) {
 		/* Slide by half a window. */
 		const unsigned half = PROBER_DUP_WINDOW / 64 / 2;
@@ -183,9 +259,16 @@ seen_test_and_set(struct prober_worker *w, uint64_t seq)
 	}
 	bit = seq - w->seen_base;
 	if (w->seen[bit / 64] & (1ull << (bit % 64)))
-		return true;
+		return SEEN_AGAIN;
 	w->seen[bit / 64] |= 1ull << (bit % 64);
-	return false;
+	return SEEN_NEW;
+}
+
+static void
+ignore(struct prober_worker *w, enum report_ignored why)
+{
+	STAT_ADD(w, ignored[why], 1);
+	STAT_ADD(w, rx_ignored, 1);
 }
 
 static void
@@ -234,11 +317,19 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	int64_t net_sample = -1;
 
 	if (r->seq >= next) {
-		STAT_ADD(w, rx_ignored, 1); /* we never sent it */
+		ignore(w, REPORT_IGN_NEVER_SENT);
 		return false;
 	}
-	if (seen_test_and_set(w, r->seq)) {
+	switch (seen_test_and_set(w, r->seq)) {
+	case SEEN_NEW:
+		break;
+	case SEEN_AGAIN:
 		STAT_ADD(w, duplicated, 1);
+		ignore(w, REPORT_IGN_DUPLICATE);
+		return false;
+	case SEEN_TOO_OLD:
+		STAT_ADD(w, late, 1);
+		ignore(w, REPORT_IGN_LATE);
 		return false;
 	}
 	if (w->any_seen && r->seq < w->max_seq_seen)
@@ -248,8 +339,10 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	w->any_seen = true;
 	if (r->seq != seq) {
 		STAT_ADD(w, late, 1); /* its probe was already given up */
+		ignore(w, REPORT_IGN_LATE);
 		return false;
 	}
+	STAT_ADD(w, answered, 1);
 	if (!measured)
 		return true;
 	rtt = tsc_to_ns(&c->clock, t4 - t1);
@@ -268,95 +361,246 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	return true;
 }
 
+/* The IP protocol probes of p go over. */
+static uint8_t
+probe_ip_proto(const struct probe_proto *p)
+{
+	if (p->udp)
+		return CODEC_IPPROTO_UDP;
+	return p == &probe_proto_tcp_syn ? CODEC_IPPROTO_TCP
+					 : CODEC_IPPROTO_ICMP;
+}
+
+/* Is f addressed like an answer to w (peer to us, the probe's protocol and
+ * ports)? Used to tell a short answer from someone else's frame. */
+static bool
+on_our_flow(const struct prober_worker *w, const struct codec_frame *f)
+{
+	uint8_t proto = probe_ip_proto(w->conf->proto);
+
+	if (f->src4 != w->flow.dst4 || f->ip_proto != proto)
+		return false;
+	if (proto == CODEC_IPPROTO_ICMP)
+		return true;
+	return f->sport == w->flow.dport && f->dport == w->flow.sport;
+}
+
+/* Does an ICMP error's quote name a probe of w? */
+static bool
+quotes_our_probe(const struct prober_worker *w,
+		 const struct codec_icmp_quote *qt)
+{
+	uint8_t proto = probe_ip_proto(w->conf->proto);
+
+	if (qt->src4 != w->flow.src4 || qt->dst4 != w->flow.dst4 ||
+	    qt->proto != proto)
+		return false;
+	if (!qt->has_l4) /* a later fragment: only the IP ID tells */
+		return qt->ip_id >> 10 == (w->index & 0x3f);
+	if (proto == CODEC_IPPROTO_ICMP)
+		return qt->icmp_type == CODEC_ICMP_ECHO_REQUEST &&
+		       qt->icmp_id == (uint16_t)(w->conf->icmp_id + w->index);
+	return qt->sport == w->flow.sport && qt->dport == w->flow.dport;
+}
+
+enum rx_outcome {
+	RX_NONE,
+	RX_ANSWERED,	/* the probe in flight was answered */
+	RX_UNREACHABLE, /* an ICMP error quotes the probe in flight */
+};
+
+/*
+ * An ICMP destination unreachable for us (checksums verified): counted by
+ * code when it quotes one of our probes; RX_UNREACHABLE when it quotes
+ * the one in flight (seq; UINT64_MAX for none).
+ */
+static enum rx_outcome
+take_unreachable(struct prober_worker *w, const uint8_t *buf,
+		 const struct codec_frame *f, uint64_t seq)
+{
+	struct codec_icmp_quote qt;
+
+	if (codec_parse_icmp_quote(buf, f, &qt) != 0) {
+		ignore(w, REPORT_IGN_TOO_SHORT);
+		return RX_NONE;
+	}
+	if (!quotes_our_probe(w, &qt)) {
+		ignore(w, REPORT_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	STAT_ADD(w, unreachable[report_unreach_of_code(f->icmp_code)], 1);
+	ignore(w, REPORT_IGN_UNREACHABLE);
+	if (seq != UINT64_MAX && qt.ip_id == prober_ip_id(w->index, seq))
+		return RX_UNREACHABLE;
+	return RX_NONE;
+}
+
+/* Match a whole (unfragmented or reassembled) IPv4 frame from our peer. */
+static enum rx_outcome
+take_frame(struct prober_worker *w, const uint8_t *buf,
+	   const struct codec_frame *f, uint64_t t4, uint64_t seq,
+	   uint64_t next, uint64_t t1, bool measured)
+{
+	const struct probe_proto *p = w->conf->proto;
+	struct probe_reply r;
+	bool got;
+
+	if (f->payload_off != 0 && !codec_l4_csum_ok(buf, f)) {
+		ignore(w, REPORT_IGN_CHECKSUM);
+		return RX_NONE;
+	}
+	memset(&r, 0, sizeof(r));
+	if (p->match(w, buf, f, &r) != 1) {
+		if (on_our_flow(w, f) &&
+		    (f->payload_off == 0 || f->payload_len < p->min_size))
+			ignore(w, REPORT_IGN_TOO_SHORT);
+		else
+			ignore(w, REPORT_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	got = take_reply(w, &r, seq, next, t1, t4, measured);
+	if (p->on_reply != NULL)
+		p->on_reply(w, buf, f);
+	return got ? RX_ANSWERED : RX_NONE;
+}
+
 /*
  * A fragment from our peer into reassembly; when it completes an answer,
- * that answer is taken like an unfragmented one. True when it answered
- * the probe in flight.
+ * that answer is taken like an unfragmented one.
  */
-static bool
+static enum rx_outcome
 take_fragment(struct prober_worker *w, const uint8_t *buf,
 	      const struct codec_frame *f, uint64_t t4, uint64_t seq,
 	      uint64_t next, uint64_t t1, bool measured)
 {
 	struct codec_frame whole_f;
-	struct probe_reply r;
+	enum rx_outcome got = RX_NONE;
 	uint8_t *whole;
 	size_t whole_len;
-	bool got = false;
 	int rc;
 
-	if (w->reasm == NULL || f->src4 != w->flow.dst4 ||
-	    f->dst4 != w->flow.src4) {
-		STAT_ADD(w, rx_ignored, 1); /* not from our peer */
-		return false;
+	if (w->reasm == NULL || f->src4 != w->flow.dst4) {
+		ignore(w, REPORT_IGN_OTHER_FLOW); /* not from our peer */
+		return RX_NONE;
 	}
 	rc = codec_reasm_add(w->reasm, buf, f, t4, &whole, &whole_len);
 	if (rc == 0)
-		return false;
+		return RX_NONE;
 	if (rc < 0) {
 		/* -ESTALE: an unfinished answer gave way to a newer one;
 		 * -EINVAL: an answer that cannot be reassembled. */
 		STAT_ADD(w, reasm_failed, 1);
-		return false;
+		return RX_NONE;
 	}
-	memset(&r, 0, sizeof(r));
-	if (codec_parse_frame(whole, whole_len, &whole_f) == 0 &&
-	    w->conf->proto->match(w, whole, &whole_f, &r) == 1)
-		got = take_reply(w, &r, seq, next, t1, t4, measured);
+	if (codec_parse_frame(whole, whole_len, &whole_f) == 0)
+		got = take_frame(w, whole, &whole_f, t4, seq, next, t1,
+				 measured);
 	else
-		STAT_ADD(w, rx_ignored, 1);
+		ignore(w, REPORT_IGN_TOO_SHORT);
 	codec_reasm_reset(w->reasm);
 	return got;
 }
 
-/* Drain the rx queue; true when the probe in flight (seq) was answered. */
-static bool
+/* One received frame, classified: an answer, an ICMP error, or ignored. */
+static enum rx_outcome
+take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
+	uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+{
+	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t vlan = w->flow.vlan ? w->flow.vlan_tci : 0;
+	struct codec_frame f;
+
+	/* A frame in several segments is none of our answers' shape. */
+	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0) {
+		ignore(w, REPORT_IGN_TOO_SHORT);
+		return RX_NONE;
+	}
+	if (f.ethertype != CODEC_ETHERTYPE_ARP &&
+	    f.ethertype != CODEC_ETHERTYPE_IPV4 &&
+	    f.ethertype != CODEC_ETHERTYPE_IPV6) {
+		ignore(w, REPORT_IGN_NOT_IP);
+		return RX_NONE;
+	}
+	if (!on_vlan(&f, vlan)) {
+		ignore(w, REPORT_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	if (f.ethertype == CODEC_ETHERTYPE_ARP) {
+		if (!prober_answer_arp_vlan(w->q, &f, &w->flow.src_mac,
+					    w->flow.src4, vlan))
+			ignore(w, REPORT_IGN_ARP);
+		return RX_NONE;
+	}
+	if (f.ip_version != 4 || f.dst4 != w->flow.src4) {
+		ignore(w, REPORT_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	if (!codec_ipv4_csum_ok(buf, &f)) {
+		ignore(w, REPORT_IGN_CHECKSUM);
+		return RX_NONE;
+	}
+	if (f.is_fragment)
+		return take_fragment(w, buf, &f, t4, seq, next, t1, measured);
+	if (f.ip_proto == CODEC_IPPROTO_ICMP &&
+	    f.icmp_type == CODEC_ICMP_DEST_UNREACH) {
+		if (!codec_l4_csum_ok(buf, &f)) {
+			ignore(w, REPORT_IGN_CHECKSUM);
+			return RX_NONE;
+		}
+		return take_unreachable(w, buf, &f, seq);
+	}
+	if (f.src4 != w->flow.dst4) {
+		ignore(w, REPORT_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	return take_frame(w, buf, &f, t4, seq, next, t1, measured);
+}
+
+/* Drain the rx queue: did it answer (or make unreachable) the probe in
+ * flight (seq)? */
+static enum rx_outcome
 poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	     bool measured)
 {
 	struct rte_mbuf *pkts[PROBER_BURST];
 	struct io_queue *q = w->q;
-	const struct probe_proto *p = w->conf->proto;
-	bool got = false;
+	enum rx_outcome got = RX_NONE;
 	uint64_t t4;
 	uint16_t n;
 
 	n = io_rx(q, pkts, PROBER_BURST);
 	if (n == 0)
-		return false;
+		return RX_NONE;
 	/* T4 right after the burst that brought the answer. */
 	t4 = q->ops->clock_end(q);
 	for (uint16_t i = 0; i < n; i++) {
-		const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
-		struct codec_frame f;
-		struct probe_reply r;
+		enum rx_outcome o;
 
-		memset(&r, 0, sizeof(r));
 		if (w->conf->capture.fn != NULL)
 			w->conf->capture.fn(w->conf->capture.arg, w->index,
 					    pkts[i], t4, false);
-		if (pkts[i]->nb_segs != 1 ||
-		    codec_parse_frame(buf, pkts[i]->data_len, &f) != 0) {
-			STAT_ADD(w, rx_ignored, 1);
-		} else if (f.ethertype == CODEC_ETHERTYPE_ARP) {
-			if (!prober_answer_arp(q, &f, &w->flow.src_mac,
-					       w->flow.src4))
-				STAT_ADD(w, rx_ignored, 1);
-		} else if (f.is_fragment) {
-			if (take_fragment(w, buf, &f, t4, seq, next, t1,
-					  measured))
-				got = true;
-		} else if (p->match(w, buf, &f, &r) == 1) {
-			if (take_reply(w, &r, seq, next, t1, t4, measured))
-				got = true;
-			if (p->on_reply != NULL)
-				p->on_reply(w, buf, &f);
-		} else {
-			STAT_ADD(w, rx_ignored, 1);
-		}
+		o = take_rx(w, pkts[i], t4, seq, next, t1, measured);
+		/* An answer wins over an ICMP error in the same burst. */
+		if (o == RX_ANSWERED || (o == RX_UNREACHABLE && got == RX_NONE))
+			got = o;
 		q->ops->free(q, pkts[i]);
 	}
 	return got;
+}
+
+/* Our IP ID for probe seq into the IPv4 header after the L2 header. */
+static void
+set_ip_id(const struct prober_worker *w, uint8_t *buf, uint64_t seq)
+{
+	struct codec_frame f;
+	uint16_t id = rte_cpu_to_be_16(prober_ip_id(w->index, seq));
+
+	memset(&f, 0, sizeof(f));
+	f.l3_off = (uint16_t)l2_len(&w->flow);
+	f.ip_version = 4;
+	f.l3_hlen = CODEC_IPV4_HLEN;
+	memcpy(buf + f.l3_off + 4, &id, sizeof(id));
+	codec_ipv4_csum_set(buf, &f);
 }
 
 /*
@@ -384,6 +628,7 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			q->ops->free(q, tx[0]);
 			return len;
 		}
+		set_ip_id(w, rte_pktmbuf_mtod(tx[0], uint8_t *), seq);
 		tx[0]->data_len = (uint16_t)len;
 		tx[0]->pkt_len = (uint32_t)len;
 		return 1;
@@ -391,6 +636,7 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 	len = p->build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
 	if (len < 0)
 		return len;
+	set_ip_id(w, w->scratch, seq);
 	if (codec_parse_frame(w->scratch, (size_t)len, &f) != 0)
 		return -EINVAL;
 	do {
@@ -405,7 +651,7 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			len = -ENOBUFS;
 			goto fail;
 		}
-		len = codec_ipv4_fragment(w->scratch, &f, q->mtu, &off,
+		len = codec_ipv4_fragment(w->scratch, &f, w->mtu, &off,
 					  rte_pktmbuf_mtod(m, uint8_t *),
 					  rte_pktmbuf_tailroom(m));
 		if (len < 0) {
@@ -438,7 +684,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		deadline = w->t_run + c->duration_cycles;
 	for (;;) {
 		bool measured = seq >= c->warmup;
-		bool got = false, abandoned = false;
+		bool got = false, abandoned = false, unreachable = false;
 		struct rte_mbuf *tx[PROBER_MAX_FRAGS];
 		uint64_t t1, now;
 		int n_tx;
@@ -482,11 +728,18 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		}
 		next_send = t1 + c->interval_cycles;
 		for (;;) {
-			if (poll_replies(w, seq, seq + 1, t1, measured)) {
+			enum rx_outcome o =
+				poll_replies(w, seq, seq + 1, t1, measured);
+
+			if (o == RX_ANSWERED) {
 				got = true;
 				break;
 			}
 			now = q->ops->clock(q);
+			if (o == RX_UNREACHABLE) {
+				unreachable = true;
+				break; /* nobody will answer it: lost */
+			}
 			if (now - t1 > c->timeout_cycles)
 				break;
 			if (*stop || (deadline != 0 && now >= deadline)) {
@@ -505,8 +758,11 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 			else
 				STAT_ADD(w, lost, 1);
 			/* The timeout ran past the next probe's start. */
-			if (!got && c->interval_cycles != 0 && now > next_send)
+			if (!got && !unreachable && c->interval_cycles != 0 &&
+			    now > next_send)
 				STAT_ADD(w, interval_stretched, 1);
+			if (unreachable)
+				STAT_ADD(w, lost_unreachable, 1);
 		}
 		seq++;
 	}

@@ -125,8 +125,20 @@ struct prober_stats {
 	uint64_t lost;
 	uint64_t duplicated;
 	uint64_t reordered;
-	uint64_t late;	     /* answers that came after their timeout */
-	uint64_t rx_ignored; /* frames that answer nothing of ours */
+	uint64_t late;	     /* answers that came after their timeout, or
+				older than the duplicate window */
+	uint64_t rx_ignored; /* frames that completed no probe: the sum of
+				ignored[] */
+	uint64_t ignored[REPORT_IGN__COUNT];
+	/* ICMP destination unreachable quoting our probes, by code (each is
+	 * in ignored[REPORT_IGN_UNREACHABLE] too); one that quotes the probe
+	 * in flight ends it at once (lost). */
+	uint64_t unreachable[REPORT_UNREACH__COUNT];
+	uint64_t lost_unreachable; /* lost probes an ICMP error ended (not
+				      timed out) */
+	/* Probes answered, warm-up included: 0 after warmup + sent probes
+	 * means the peer never answered at all. */
+	uint64_t answered;
 	uint64_t warmup;
 	uint64_t tx_fail;      /* tx queue did not take the probe */
 	uint64_t resets;       /* tcp-syn answers that were RST */
@@ -158,8 +170,22 @@ struct prober_worker {
 	bool fragmented;
 	uint8_t *scratch;
 	struct codec_reasm *reasm;
+	/* Largest L3 packet sent whole: the queue's MTU capped at what one
+	 * of its mbufs holds after the L2 header. */
+	uint16_t mtu;
 	bool done; /* set when the worker returns */
 };
+
+/*
+ * IPv4 ID of probe seq on worker index: the worker in the top 6 bits,
+ * the sequence number in the 10 below, so the fragments of concurrent
+ * probes from up to 64 workers never share a reassembly key at the peer.
+ */
+static inline uint16_t
+prober_ip_id(unsigned index, uint64_t seq)
+{
+	return (uint16_t)((index & 0x3f) << 10 | (seq & 0x3ff));
+}
 
 int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		       struct io_queue *q, unsigned index);
@@ -188,8 +214,19 @@ int prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		       const struct tsc_clock *clock, struct codec_mac *out,
 		       const volatile bool *stop);
 
+/* The same on a VLAN: requests and answers carry 802.1Q tag vlan (1..4094;
+ * 0 = untagged); answers with another tag or none are not taken. */
+int prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
+			    uint32_t my_ip, uint16_t vlan, uint32_t ip,
+			    unsigned timeout_ms, const struct tsc_clock *clock,
+			    struct codec_mac *out, const volatile bool *stop);
+
 /* Answer an ARP request for my address (used by the prober's rx path). */
 bool prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
 		       const struct codec_mac *my_mac, uint32_t my_ip);
+/* Likewise with tag vlan on the answer (0 = untagged). */
+bool prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
+			    const struct codec_mac *my_mac, uint32_t my_ip,
+			    uint16_t vlan);
 
 #endif /* LATPROBE_PROBER_H */

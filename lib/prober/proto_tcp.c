@@ -34,7 +34,6 @@ tcp_match(struct prober_worker *w, const uint8_t *buf,
 	  const struct codec_frame *f, struct probe_reply *r)
 {
 	uint32_t s32;
-	uint64_t near = w->max_seq_seen + 1, v;
 
 	if (f->ip_version != 4 || f->ip_proto != CODEC_IPPROTO_TCP ||
 	    f->is_fragment || f->src4 != w->flow.dst4 ||
@@ -44,10 +43,7 @@ tcp_match(struct prober_worker *w, const uint8_t *buf,
 	if ((f->tcp_flags & (CODEC_TCP_SYN | CODEC_TCP_RST)) == 0)
 		return 0;
 	s32 = (f->tcp_ack - 1) ^ w->conf->tcp_isn_base;
-	v = (near & ~0xffffffffull) | s32;
-	if (v > near + 0x80000000ull && v >= 0x100000000ull)
-		v -= 0x100000000ull;
-	r->seq = v;
+	r->seq = codec_widen_seq32(s32, w->max_seq_seen + 1);
 	r->is_reset = (f->tcp_flags & CODEC_TCP_RST) != 0;
 	return 1;
 }

@@ -62,19 +62,6 @@ udp_frame_match(struct prober_worker *w, const uint8_t *buf,
 					     f->payload_len, r);
 }
 
-/* A 32-bit sequence number on the wire back to our 64-bit counter. */
-static uint64_t
-widen_seq32(uint32_t s, uint64_t near)
-{
-	uint64_t v = (near & ~0xffffffffull) | s;
-
-	if (v > near + 0x80000000ull && v >= 0x100000000ull)
-		v -= 0x100000000ull;
-	else if (v + 0x80000000ull < near)
-		v += 0x100000000ull;
-	return v;
-}
-
 /* STAMP ------------------------------------------------------------------ */
 
 /* Our clock is not synchronised to UTC: S=0, NTP format (Z=0), and an
@@ -105,7 +92,7 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	/* A reply shorter than the base packet has no T2/T3 to read. */
 	if (len < STAMP_BASE_LEN || stamp_reflector_parse(p, len, &s) != 0)
 		return 0;
-	r->seq = widen_seq32(s.sender_seq, c->near_seq);
+	r->seq = codec_widen_seq32(s.sender_seq, c->near_seq);
 	r->has_remote_ts = true;
 	r->t2_ns = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
 	r->t3_ns = stamp_ts_to_ns(s.timestamp, s.error_estimate);

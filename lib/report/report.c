@@ -20,6 +20,67 @@ static const char *const pct_key[REPORT_N_PCTS] = {
 	"p50", "p90", "p99", "p99_9", "p99_99", "p99_999",
 };
 
+const char *const report_ignored_name[REPORT_IGN__COUNT] = {
+	[REPORT_IGN_CHECKSUM] = "checksum",
+	[REPORT_IGN_TOO_SHORT] = "too_short",
+	[REPORT_IGN_OTHER_FLOW] = "other_flow",
+	[REPORT_IGN_NEVER_SENT] = "never_sent",
+	[REPORT_IGN_LATE] = "late",
+	[REPORT_IGN_DUPLICATE] = "duplicate",
+	[REPORT_IGN_NOT_IP] = "not_ip",
+	[REPORT_IGN_ARP] = "arp",
+	[REPORT_IGN_UNREACHABLE] = "unreachable",
+};
+
+/* What to do about the biggest reason, for the text report. */
+static const char *const ignored_hint[REPORT_IGN__COUNT] = {
+	[REPORT_IGN_CHECKSUM] =
+		"answers with a wrong checksum: a kernel peer on veth leaves "
+		"UDP checksums partial: `ethtool -K IF tx off` on the peer's "
+		"interface",
+	[REPORT_IGN_TOO_SHORT] = "answers too short or malformed: does the "
+				 "peer speak this --proto?",
+	[REPORT_IGN_OTHER_FLOW] = "frames for other addresses, ports or VLANs "
+				  "share the link",
+	[REPORT_IGN_NEVER_SENT] = "answers to probes never sent: another "
+				  "prober on the same flow (--sport)?",
+	[REPORT_IGN_LATE] = "answers after their probe timed out: a longer "
+			    "--timeout counts them",
+	[REPORT_IGN_DUPLICATE] = "the path or the peer duplicates answers",
+	[REPORT_IGN_NOT_IP] = "non-IP traffic on the link (LLDP, ...)",
+	[REPORT_IGN_ARP] = "ARP traffic for other addresses",
+	[REPORT_IGN_UNREACHABLE] = "ICMP destination unreachable: see above",
+};
+
+const char *const report_unreach_name[REPORT_UNREACH__COUNT] = {
+	[REPORT_UNREACH_NET] = "net",	  [REPORT_UNREACH_HOST] = "host",
+	[REPORT_UNREACH_PORT] = "port",	  [REPORT_UNREACH_ADMIN] = "admin",
+	[REPORT_UNREACH_OTHER] = "other",
+};
+
+enum report_unreach
+report_unreach_of_code(uint8_t code)
+{
+	switch (code) {
+	case 0:
+	case 6:
+	case 11:
+		return REPORT_UNREACH_NET;
+	case 1:
+	case 7:
+	case 12:
+		return REPORT_UNREACH_HOST;
+	case 3:
+		return REPORT_UNREACH_PORT;
+	case 9:
+	case 10:
+	case 13:
+		return REPORT_UNREACH_ADMIN;
+	default:
+		return REPORT_UNREACH_OTHER;
+	}
+}
+
 /* Stands in for a NULL histogram: reports of nothing show zeros. */
 static const struct histogram empty_histogram = {.min = UINT64_MAX};
 
@@ -84,6 +145,19 @@ fmt_ns(uint64_t ns)
 	struct ns_str r;
 
 	report_fmt_ns(ns, r.s, sizeof(r.s));
+	return r;
+}
+
+/* fmt_ns(), or "-" when the series has no sample (count 0). */
+static struct ns_str
+fmt_ns_of(uint64_t count, uint64_t ns)
+{
+	struct ns_str r;
+
+	if (count == 0)
+		snprintf(r.s, sizeof(r.s), "-");
+	else
+		report_fmt_ns(ns, r.s, sizeof(r.s));
 	return r;
 }
 
@@ -209,10 +283,11 @@ text_pct_line(FILE *out, const char *title, const struct histogram *h)
 
 	report_summarise(h, &s);
 	fprintf(out, "%s: count %" PRIu64 ", min %s", title, s.count,
-		fmt_ns(s.min).s);
+		fmt_ns_of(s.count, s.min).s);
 	for (i = 0; i < REPORT_N_PCTS; i++)
-		fprintf(out, ", %s %s", pct_label[i], fmt_ns(s.pct[i]).s);
-	fprintf(out, ", max %s\n", fmt_ns(s.max).s);
+		fprintf(out, ", %s %s", pct_label[i],
+			fmt_ns_of(s.count, s.pct[i]).s);
+	fprintf(out, ", max %s\n", fmt_ns_of(s.count, s.max).s);
 }
 
 static void
@@ -398,8 +473,64 @@ text_summary_line(char *buf, size_t cap, const struct report_probe *r,
 		 "summary: %s %s %uB  min %s p50 %s p99 %s p99.9 %s max %s  "
 		 "loss %.2f%% (%" PRIu64 "/%" PRIu64 ")",
 		 str_or(r->target, "?"), str_or(r->proto, "?"), r->size,
-		 fmt_ns(s->min).s, fmt_ns(s->pct[0]).s, fmt_ns(s->pct[2]).s,
-		 fmt_ns(s->pct[3]).s, fmt_ns(s->max).s, loss, r->lost, r->sent);
+		 fmt_ns_of(s->count, s->min).s,
+		 fmt_ns_of(s->count, s->pct[0]).s,
+		 fmt_ns_of(s->count, s->pct[2]).s,
+		 fmt_ns_of(s->count, s->pct[3]).s,
+		 fmt_ns_of(s->count, s->max).s, loss, r->lost, r->sent);
+}
+
+/* "  Ignored: checksum 3, other_flow 1 (most: checksum: hint)". */
+static void
+text_ignored(FILE *out, const struct report_probe *r)
+{
+	unsigned i, top = 0;
+	const char *sep = "";
+	uint64_t any = 0;
+
+	for (i = 0; i < REPORT_IGN__COUNT; i++)
+		any |= r->ignored[i];
+	if (any == 0)
+		return; /* no reasons given: the total is on the line above */
+	fprintf(out, "  Ignored:");
+	for (i = 0; i < REPORT_IGN__COUNT; i++) {
+		if (r->ignored[i] == 0)
+			continue;
+		fprintf(out, "%s %s %" PRIu64, sep, report_ignored_name[i],
+			r->ignored[i]);
+		sep = ",";
+		if (r->ignored[i] > r->ignored[top])
+			top = i;
+	}
+	/* Unreachable has its own line above. */
+	if (top != REPORT_IGN_UNREACHABLE)
+		fprintf(out, "\n    mostly %s: %s\n", report_ignored_name[top],
+			ignored_hint[top]);
+	else
+		fputc('\n', out);
+}
+
+static void
+text_unreachable(FILE *out, const struct report_probe *r)
+{
+	static const char *const what[REPORT_UNREACH__COUNT] = {
+		[REPORT_UNREACH_NET] = "network unreachable: no route to it",
+		[REPORT_UNREACH_HOST] = "host unreachable: nobody has the "
+					"address",
+		[REPORT_UNREACH_PORT] = "port unreachable: nothing listens "
+					"there",
+		[REPORT_UNREACH_ADMIN] = "administratively prohibited: a "
+					 "filter drops the probes",
+		[REPORT_UNREACH_OTHER] = "destination unreachable",
+	};
+
+	for (unsigned i = 0; i < REPORT_UNREACH__COUNT; i++)
+		if (r->unreachable[i] != 0)
+			fprintf(out,
+				"  %s answered ICMP %s (%" PRIu64 " time%s)\n",
+				str_or(r->target, "?"), what[i],
+				r->unreachable[i],
+				r->unreachable[i] == 1 ? "" : "s");
 }
 
 int
@@ -450,6 +581,8 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			"(probes lost; -i shorter than --timeout)\n",
 			fmt_ns(r->interval_ns).s, fmt_ns(r->timeout_ns).s,
 			fmt_count(r->interval_stretched).s);
+	text_unreachable(out, r);
+	text_ignored(out, r);
 	if (r->reasm_failed != 0)
 		fprintf(out,
 			"  Fragmented answers not reassembled = %" PRIu64 "\n",
@@ -464,8 +597,9 @@ report_probe_text(const struct report_probe *r, FILE *out)
 				  : "");
 	fprintf(out,
 		"  Minimum = %s, Maximum = %s, Average = %s, Stddev = %s\n",
-		fmt_ns(s.min).s, fmt_ns(s.max).s, fmt_ns(round_ns(s.mean)).s,
-		fmt_ns(round_ns(s.stddev)).s);
+		fmt_ns_of(s.count, s.min).s, fmt_ns_of(s.count, s.max).s,
+		fmt_ns_of(s.count, round_ns(s.mean)).s,
+		fmt_ns_of(s.count, round_ns(s.stddev)).s);
 	if (rtt->underflow != 0 || rtt->overflow != 0)
 		fprintf(out,
 			"  Out of range: %" PRIu64 " below 1ns, %" PRIu64
@@ -474,9 +608,11 @@ report_probe_text(const struct report_probe *r, FILE *out)
 
 	fprintf(out, "\nPercentiles:\n");
 	for (i = 0; i < REPORT_N_PCTS; i++)
-		fprintf(out, "  %-8s %s\n", pct_label[i], fmt_ns(s.pct[i]).s);
+		fprintf(out, "  %-8s %s\n", pct_label[i],
+			fmt_ns_of(s.count, s.pct[i]).s);
 
-	if (n > 0) {
+	/* Without a sample the rows would all be "0ns 0". */
+	if (n > 0 && s.count != 0) {
 		fputc('\n', out);
 		text_buckets(out, rows, n);
 	}
@@ -737,6 +873,23 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "reassembly_failed", r->reasm_failed, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset_u64(probes, "interval_stretched", r->interval_stretched, &err);
+	{
+		struct json_object *ign = json_object_new_object();
+		uint64_t unreach = 0;
+		char key[40];
+
+		for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+			jset_u64(ign, report_ignored_name[i], r->ignored[i],
+				 &err);
+		jset(probes, "ignored", ign, &err);
+		for (unsigned i = 0; i < REPORT_UNREACH__COUNT; i++) {
+			snprintf(key, sizeof(key), "unreachable_%s",
+				 report_unreach_name[i]);
+			jset_u64(probes, key, r->unreachable[i], &err);
+			unreach += r->unreachable[i];
+		}
+		jset_u64(probes, "unreachable", unreach, &err);
+	}
 	jset(root, "probes", probes, &err);
 
 	jset(root, "rtt_ns", json_summary(rtt, &err), &err);

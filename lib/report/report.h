@@ -83,6 +83,44 @@ struct report_meta {
 int report_meta_init(struct report_meta *m, time_t start, const char *prog,
 		     int argc, char *const argv[]);
 void report_meta_fini(struct report_meta *m);
+/*
+ * Why a frame the prober received did not complete a probe (JSON
+ * probes.ignored.<name>, names in report_ignored_name[]). rx_ignored is
+ * their sum. Late and duplicated answers are in here too (late equals
+ * probes.late, duplicate equals probes.duplicated).
+ */
+enum report_ignored {
+	REPORT_IGN_CHECKSUM,	/* IPv4 header or L4 checksum wrong */
+	REPORT_IGN_TOO_SHORT,	/* malformed, truncated, or too short for the
+				   protocol's answer */
+	REPORT_IGN_OTHER_FLOW,	/* other addresses, ports, VLAN, protocol */
+	REPORT_IGN_NEVER_SENT,	/* answers a sequence number not sent yet */
+	REPORT_IGN_LATE,	/* its probe was already given up */
+	REPORT_IGN_DUPLICATE,	/* its probe was already answered */
+	REPORT_IGN_NOT_IP,	/* neither IP nor ARP (LLDP, ...) */
+	REPORT_IGN_ARP,		/* ARP not asking for our address */
+	REPORT_IGN_UNREACHABLE, /* ICMP destination unreachable quoting a
+				   probe (also in unreachable[]) */
+	REPORT_IGN__COUNT
+};
+
+extern const char *const report_ignored_name[REPORT_IGN__COUNT];
+
+/* ICMP destination unreachable by code (RFC 792, RFC 1812 §5.2.7.1);
+ * JSON probes.unreachable_<name>, names in report_unreach_name[]. */
+enum report_unreach {
+	REPORT_UNREACH_NET,   /* codes 0, 6, 11 (kernel: ENETUNREACH) */
+	REPORT_UNREACH_HOST,  /* codes 1, 7, 12 (EHOSTUNREACH) */
+	REPORT_UNREACH_PORT,  /* code 3 (ECONNREFUSED): nothing listens */
+	REPORT_UNREACH_ADMIN, /* codes 9, 10, 13: a filter */
+	REPORT_UNREACH_OTHER, /* protocol, fragmentation needed, ... */
+	REPORT_UNREACH__COUNT
+};
+
+extern const char *const report_unreach_name[REPORT_UNREACH__COUNT];
+
+/* The class of an ICMP destination-unreachable code. */
+enum report_unreach report_unreach_of_code(uint8_t code);
 
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
@@ -106,6 +144,8 @@ struct report_probe {
 	uint64_t timeout_ns;		/* --timeout */
 	uint64_t interval_stretched;	/* timeouts that ran past the next -i */
 	const struct report_meta *meta; /* NULL: not shown */
+	uint64_t ignored[REPORT_IGN__COUNT];	     /* sums to rx_ignored */
+	uint64_t unreachable[REPORT_UNREACH__COUNT]; /* ICMP errors by code */
 
 	const struct histogram *rtt;
 	/* NULL when the proto has no T2/T3 (likewise turnaround) */
@@ -120,9 +160,12 @@ struct report_probe {
  * N, Received = N, Lost = N (x%)", minimum/maximum/average, percentiles,
  * the bucket table (upper edge, count, cumulative %), a compact line each
  * for network RTT and turnaround when present, the TSC facts, and last one
- * "summary:" line made to be pasted next to another run's. A NULL rtt reads
- * as empty (zeros). Returns 0, -EINVAL (bad arguments or bucket spec),
- * -ENOMEM or -EIO.
+ * "summary:" line made to be pasted next to another run's. A series without
+ * samples shows "-" for each figure (a NULL rtt reads as empty). When frames
+ * were ignored, a line gives the count per reason and a hint for the
+ * biggest one; ICMP unreachable answers get a line of their own
+ * ("198.18.0.2:862 answered ICMP port unreachable: nothing listens there").
+ * Returns 0, -EINVAL (bad arguments or bucket spec), -ENOMEM or -EIO.
  */
 int report_probe_text(const struct report_probe *r, FILE *out);
 

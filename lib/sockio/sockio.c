@@ -6,7 +6,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/errqueue.h> /* after <time.h>: it uses struct timespec */
 
 #include <rte_mbuf.h>
 
@@ -29,6 +32,13 @@ struct sockio_sock {
 	bool connected;
 	struct sockaddr_in peer; /* connected to (prober) */
 	unsigned rx_vlen;	 /* next recvmmsg batch, see sock_rx() */
+	/* ICMP destination unreachable the kernel reported on this socket,
+	 * handed to the engine as a frame by the next rx_burst: its code, -1
+	 * when none; and the IPv4 + UDP headers of the last frame sent, the
+	 * quote that frame carries. */
+	int unreach_code;
+	bool have_last;
+	uint8_t last_hdr[CODEC_IPV4_HLEN + CODEC_UDP_HLEN];
 };
 
 struct sockio {
@@ -198,6 +208,109 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 	return true;
 }
 
+/*
+ * A send or receive failed with err: when it is a destination-unreachable
+ * error (ICMP from the path, or the local stack's own verdict), note it
+ * for the next rx_burst. With IP_RECVERR (prober sockets) the ICMP type
+ * and code come from the error queue, which is drained here so it never
+ * holds receive-buffer memory.
+ */
+static bool
+sock_error(struct sockio *s, struct sockio_sock *k, int err)
+{
+	bool other_icmp = false; /* time exceeded, ...: not unreachable */
+	int code = -1;
+
+	for (unsigned i = 0; k->connected && i < 16; i++) {
+		_Alignas(struct cmsghdr) uint8_t ctl[SOCKIO_CTL_LEN];
+		uint8_t dummy[64];
+		struct iovec iov = {.iov_base = dummy,
+				    .iov_len = sizeof(dummy)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl)};
+
+		if (recvmsg(k->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL;
+		     c = CMSG_NXTHDR(&mh, c)) {
+			struct sock_extended_err ee;
+
+			if (c->cmsg_level != IPPROTO_IP ||
+			    c->cmsg_type != IP_RECVERR ||
+			    c->cmsg_len < CMSG_LEN(sizeof(ee)))
+				continue;
+			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+			if (ee.ee_origin == SO_EE_ORIGIN_ICMP &&
+			    ee.ee_type == CODEC_ICMP_DEST_UNREACH)
+				code = ee.ee_code;
+			else if (ee.ee_origin == SO_EE_ORIGIN_ICMP)
+				other_icmp = true;
+			else if (err == 0)
+				err = (int)ee.ee_errno;
+		}
+	}
+	if (code < 0 && other_icmp)
+		return false;
+	if (code < 0) {
+		switch (err) {
+		case ECONNREFUSED:
+			code = 3; /* port unreachable */
+			break;
+		case EHOSTUNREACH:
+			code = 1;
+			break;
+		case ENETUNREACH:
+			code = 0;
+			break;
+		default:
+			return false;
+		}
+	}
+	k->unreach_code = code;
+	stat_add(&s->st.unreachable, 1);
+	return true;
+}
+
+/*
+ * The noted ICMP error of k as the frame the network would have brought:
+ * from the peer to us, quoting the last frame sent. False when there is
+ * nothing to hand over (no error, nothing sent yet, no mbuf).
+ */
+static bool
+synth_unreachable(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **mp)
+{
+	struct codec_flow fl;
+	struct rte_mbuf *m;
+	int len;
+
+	if (k->unreach_code < 0 || !k->have_last)
+		return false;
+	m = pool_get(s);
+	if (m == NULL)
+		return false;
+	memset(&fl, 0, sizeof(fl));
+	fl.src_mac.b[0] = 0x02;
+	fl.dst_mac = s->my_mac;
+	fl.ip_version = 4;
+	fl.src4 = ntohl(k->peer.sin_addr.s_addr);
+	fl.dst4 = k->local_addr;
+	len = codec_build_icmp_error(rte_pktmbuf_mtod(m, uint8_t *), s->buf_len,
+				     &fl, CODEC_ICMP_DEST_UNREACH,
+				     (uint8_t)k->unreach_code, k->last_hdr,
+				     sizeof(k->last_hdr));
+	k->unreach_code = -1;
+	if (len < 0) {
+		pool_put(s, m);
+		return false;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	*mp = m;
+	return true;
+}
+
 static uint16_t
 sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	uint16_t n, int flags)
@@ -231,7 +344,10 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	}
 	r = recvmmsg(k->fd, s->msgs, i, flags, NULL);
 	if (r < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		int err = errno;
+
+		if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR &&
+		    !sock_error(s, k, err))
 			stat_add(&s->st.rx_errors, 1);
 	} else {
 		got = (unsigned)r;
@@ -277,6 +393,12 @@ sockio_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct sockio *s = sockio_of(q);
 	uint16_t got = 0;
+
+	for (unsigned i = 0; i < s->n_socks && got < n; i++)
+		if (synth_unreachable(s, &s->socks[i], &pkts[got]))
+			got++;
+	if (got != 0)
+		return got;
 
 	if (s->n_socks == 1)
 		return sock_rx(s, &s->socks[0], pkts, n,
@@ -416,7 +538,12 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	mh.msg_controllen = used;
 	if (used == 0)
 		mh.msg_control = NULL;
+	if (f.l3_hlen == CODEC_IPV4_HLEN) {
+		memcpy(k->last_hdr, buf + f.l3_off, sizeof(k->last_hdr));
+		k->have_last = true;
+	}
 	if (sendmsg(k->fd, &mh, 0) < 0) {
+		sock_error(s, k, errno);
 		stat_add(&s->st.tx_errors, 1);
 		return false;
 	}
@@ -525,6 +652,7 @@ sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port)
 	k->local_addr = ntohl(sa.sin_addr.s_addr);
 	k->local_port = ntohs(sa.sin_port);
 	k->rx_vlen = 1;
+	k->unreach_code = -1;
 	return 0;
 }
 
@@ -622,6 +750,10 @@ sockio_open_prober(uint32_t local_addr, uint16_t sport, uint32_t dst_addr,
 	if (connect(k->fd, (struct sockaddr *)&k->peer, sizeof(k->peer)) != 0)
 		return fail(s, -errno);
 	k->connected = true;
+	/* Every ICMP error on the error queue, not just port unreachable. */
+	ret = setopt_int(k->fd, IPPROTO_IP, IP_RECVERR, 1);
+	if (ret != 0)
+		return fail(s, ret);
 	/* connect() chose the source address when we were bound to any. */
 	memset(&sa, 0, sizeof(sa));
 	if (getsockname(k->fd, (struct sockaddr *)&sa, &sl) != 0)
@@ -717,6 +849,8 @@ sockio_stats_get(const struct sockio *s, struct sockio_stats *out)
 	out->rx_truncated =
 		__atomic_load_n(&s->st.rx_truncated, __ATOMIC_RELAXED);
 	out->rx_errors = __atomic_load_n(&s->st.rx_errors, __ATOMIC_RELAXED);
+	out->unreachable =
+		__atomic_load_n(&s->st.unreachable, __ATOMIC_RELAXED);
 	out->rx_nombuf = __atomic_load_n(&s->st.rx_nombuf, __ATOMIC_RELAXED);
 }
 

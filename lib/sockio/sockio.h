@@ -30,6 +30,14 @@
  * (SOCKIO_MAX_DATAGRAM); bigger datagrams (up to IPv4's 65507) arrive
  * truncated, and are counted (rx_truncated) and dropped.
  *
+ * Errors: a send or receive that fails with ECONNREFUSED, EHOSTUNREACH or
+ * ENETUNREACH (the kernel's word for an ICMP destination unreachable; a
+ * prober socket sets IP_RECVERR and reads the exact type and code from the
+ * error queue) is counted (unreachable) and the next rx_burst hands the
+ * engine an ICMP destination unreachable frame from the peer quoting the
+ * IPv4 + UDP headers of the last frame sent, as the wire would have: the
+ * prober engine counts it like one a DPDK port received.
+ *
  * Clock: the TSC (tsc_read_start / tsc_read_end / tsc_read).
  *
  * One sockio is one io_queue, used by one thread at a time.
@@ -108,6 +116,8 @@ struct sockio_stats {
 	uint64_t rx_truncated;	/* datagram larger than max_datagram */
 	uint64_t rx_errors;	/* recvmmsg failed other than EAGAIN */
 	uint64_t rx_nombuf;	/* rx_burst found the pool empty */
+	uint64_t unreachable;	/* destination-unreachable errors (ICMP or
+				   local), handed on as ICMP frames */
 };
 
 void sockio_stats_get(const struct sockio *s, struct sockio_stats *out);

@@ -11,6 +11,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct codec_mac me = {{2, 0, 0, 0, 0, 9}};
+	struct codec_icmp_quote q;
 	struct codec_frame f;
 	uint8_t *copy;
 
@@ -18,6 +19,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	(void)codec_ipv4_csum_ok(data, &f);
 	(void)codec_l4_csum_ok(data, &f);
+	/* ICMP errors: the quoted datagram of ours, if any. */
+	if (codec_parse_icmp_quote(data, &f, &q) == 0 && q.has_l4 &&
+	    q.proto != CODEC_IPPROTO_UDP && q.proto != CODEC_IPPROTO_TCP &&
+	    q.proto != CODEC_IPPROTO_ICMP && (q.sport | q.dport) != 0)
+		abort(); /* ports read for a protocol that has none */
 	/* Exact size: ASan reports any write past the frame. */
 	copy = malloc(size);
 	if (copy == NULL)

@@ -1026,6 +1026,128 @@ test_mac(void **state)
 	assert_int_equal(codec_mac_parse(NULL, &m), -EINVAL);
 }
 
+/* 32-bit wire sequence numbers widened around near, at the 2^32 edges. */
+static void
+test_widen_seq32(void **state)
+{
+	(void)state;
+	/* Plain: same epoch. */
+	assert_int_equal(codec_widen_seq32(5, 1), 5);
+	assert_int_equal(codec_widen_seq32(0, 0), 0);
+	/* Never below 0: 0xffffffff near 1 stays in epoch 0. */
+	assert_int_equal(codec_widen_seq32(0xffffffffu, 1), 0xffffffffull);
+	/* Just below a wrap, near just above it: widens down. */
+	assert_int_equal(codec_widen_seq32(0xfffffffeu, 0x100000002ull),
+			 0xfffffffeull);
+	assert_int_equal(codec_widen_seq32(0xffffffffu, 0x100000000ull),
+			 0xffffffffull);
+	/* Just above a wrap, near just below it: widens up. */
+	assert_int_equal(codec_widen_seq32(1, 0xfffffffeull), 0x100000001ull);
+	assert_int_equal(codec_widen_seq32(0, 0xffffffffull), 0x100000000ull);
+	/* Second wrap, both ways. */
+	assert_int_equal(codec_widen_seq32(0xfffffff0u, 0x200000003ull),
+			 0x1fffffff0ull);
+	assert_int_equal(codec_widen_seq32(3, 0x1fffffff0ull), 0x200000003ull);
+	/* Half a wrap away is the edge: within it, the same epoch. */
+	assert_int_equal(codec_widen_seq32(0x80000000u, 0x100000000ull),
+			 0x180000000ull);
+	assert_int_equal(codec_widen_seq32(0x80000001u, 0x100000000ull),
+			 0x080000001ull);
+	/* At the top of the 64-bit range nothing wraps past it. */
+	assert_int_equal(codec_widen_seq32(0, UINT64_MAX),
+			 0xffffffff00000000ull);
+}
+
+/* ICMP errors: built with a quote, and the quote parsed back. */
+static void
+test_icmp_quote(void **state)
+{
+	struct codec_flow probe = {.src_mac = mac_a,
+				   .dst_mac = mac_b,
+				   .ip_version = 4,
+				   .src4 = IP_A,
+				   .dst4 = IP_B,
+				   .sport = 40000,
+				   .dport = 862};
+	struct codec_flow back = probe;
+	struct codec_icmp_quote q;
+	struct codec_frame f, pf;
+	uint8_t p[128], e[256];
+	int plen, len;
+
+	(void)state;
+	back.src4 = IP_B;
+	back.dst4 = IP_A;
+	plen = codec_build_udp(p, sizeof(p), &probe, 0x1234, NULL, 0);
+	assert_true(plen > 0);
+	len = codec_build_icmp_error(e, sizeof(e), &back,
+				     CODEC_ICMP_DEST_UNREACH, 3,
+				     p + CODEC_ETH_HLEN, 28);
+	assert_int_equal(len, CODEC_ETH_HLEN + 20 + 8 + 28);
+	assert_int_equal(codec_parse_frame(e, (size_t)len, &f), 0);
+	assert_true(codec_ipv4_csum_ok(e, &f));
+	assert_true(codec_l4_csum_ok(e, &f));
+	assert_int_equal(f.icmp_type, 3);
+	assert_int_equal(f.icmp_code, 3);
+	assert_int_equal(codec_parse_icmp_quote(e, &f, &q), 0);
+	assert_int_equal(q.src4, IP_A);
+	assert_int_equal(q.dst4, IP_B);
+	assert_int_equal(q.proto, CODEC_IPPROTO_UDP);
+	assert_int_equal(q.ip_id, 0x1234);
+	assert_true(q.has_l4);
+	assert_int_equal(q.sport, 40000);
+	assert_int_equal(q.dport, 862);
+	/* A quote shorter than IP header + 8: -EINVAL. */
+	len = codec_build_icmp_error(e, sizeof(e), &back, 3, 3,
+				     p + CODEC_ETH_HLEN, 27);
+	assert_int_equal(codec_parse_frame(e, (size_t)len, &f), 0);
+	assert_int_equal(codec_parse_icmp_quote(e, &f, &q), -EINVAL);
+	/* Not an error type (echo reply): -EINVAL. */
+	len = codec_build_icmp_echo(e, sizeof(e), &back, CODEC_ICMP_ECHO_REPLY,
+				    1, 1, p + CODEC_ETH_HLEN, 28);
+	assert_int_equal(codec_parse_frame(e, (size_t)len, &f), 0);
+	assert_int_equal(codec_parse_icmp_quote(e, &f, &q), -EINVAL);
+	/* A non-first fragment quoted: no L4 fields. */
+	assert_int_equal(codec_parse_frame(p, (size_t)plen, &pf), 0);
+	p[CODEC_ETH_HLEN + 6] = 0x00;
+	p[CODEC_ETH_HLEN + 7] = 0x10;
+	len = codec_build_icmp_error(e, sizeof(e), &back, 11, 1,
+				     p + CODEC_ETH_HLEN, 28);
+	assert_int_equal(codec_parse_frame(e, (size_t)len, &f), 0);
+	assert_int_equal(codec_parse_icmp_quote(e, &f, &q), 0);
+	assert_false(q.has_l4);
+	assert_int_equal(q.ip_id, 0x1234);
+	/* IPv6 flows cannot carry ICMPv4 errors. */
+	back.ip_version = 6;
+	assert_int_equal(
+		codec_build_icmp_error(e, sizeof(e), &back, 3, 3, p, 28),
+		-EINVAL);
+	assert_int_equal(codec_parse_icmp_quote(NULL, &f, &q), -EINVAL);
+}
+
+static void
+test_vlan_insert(void **state)
+{
+	struct codec_frame f;
+	uint8_t b[64];
+	int len;
+
+	(void)state;
+	len = codec_build_arp(b, sizeof(b), CODEC_ARP_REQUEST, &mac_a, IP_A,
+			      NULL, IP_B);
+	assert_int_equal(len, 42);
+	assert_int_equal(codec_vlan_insert(b, 42, 45, 100), -EMSGSIZE);
+	assert_int_equal(codec_vlan_insert(b, 13, sizeof(b), 100), -EINVAL);
+	len = codec_vlan_insert(b, 42, sizeof(b), 0x2064);
+	assert_int_equal(len, 46);
+	assert_int_equal(codec_parse_frame(b, (size_t)len, &f), 0);
+	assert_true(f.has_vlan);
+	assert_int_equal(f.vlan_tci, 0x2064);
+	assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
+	assert_int_equal(f.arp_spa, IP_A);
+	assert_int_equal(f.arp_tpa, IP_B);
+}
+
 int
 main(void)
 {
@@ -1049,6 +1171,9 @@ main(void)
 		cmocka_unit_test(test_turn_around),
 		cmocka_unit_test(test_turn_around_ipv4_csum),
 		cmocka_unit_test(test_mac),
+		cmocka_unit_test(test_widen_seq32),
+		cmocka_unit_test(test_icmp_quote),
+		cmocka_unit_test(test_vlan_insert),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -435,9 +435,119 @@ test_probe_empty(void **state)
 		CAPTURE(report_probe_text(&r, m_), text);
 		assert_non_null(strstr(
 			text, "Sent = 0, Received = 0, Lost = 0 (0.00%)"));
-		assert_non_null(strstr(text, "Minimum = 0ns, Maximum = 0ns"));
+		/* No sample: no figure, not 0ns. */
+		assert_non_null(strstr(text, "Minimum = -, Maximum = -, "
+					     "Average = -, Stddev = -"));
+		assert_non_null(strstr(text, "  p50      -\n"));
+		assert_null(strstr(text, "0ns"));
 		free(text);
 	}
+}
+
+/* An empty network RTT series (no STAMP answer) prints "-", not 0ns. */
+static void
+test_empty_series_dash(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	char *text = NULL;
+
+	r.network_rtt = f->empty;
+	r.turnaround = f->empty;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "Network RTT (T4-T1)-(T3-T2): count 0, "
+				     "min -, p50 -, p90 -, p99 -, p99.9 -, "
+				     "p99.99 -, p99.999 -, max -\n"));
+	assert_non_null(strstr(text, "Turnaround (T3-T2): count 0, min -,"));
+	/* The RTT series has samples: figures as usual. */
+	assert_non_null(strstr(text, "Minimum = "));
+	assert_null(strstr(text, "Minimum = -"));
+	free(text);
+}
+
+/* probes.ignored is an object of reasons summing to rx_ignored; the text
+ * names the biggest reason with its hint. */
+static void
+test_ignored_reasons(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct json_object *root, *ign;
+	uint64_t sum = 0;
+	char *text = NULL;
+
+	r.ignored[REPORT_IGN_CHECKSUM] = 5;
+	r.ignored[REPORT_IGN_OTHER_FLOW] = 2;
+	r.ignored[REPORT_IGN_LATE] = 1;
+	r.late = 1;
+	r.rx_ignored = 8;
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	ign = jget(root, "probes.ignored");
+	assert_true(json_object_is_type(ign, json_type_object));
+	assert_int_equal(json_object_object_length(ign), REPORT_IGN__COUNT);
+	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "probes.ignored.%s",
+			 report_ignored_name[i]);
+		assert_int_equal(jget_u64(root, path), r.ignored[i]);
+		sum += jget_u64(root, path);
+	}
+	assert_int_equal(sum, jget_u64(root, "probes.rx_ignored"));
+	assert_int_equal(jget_u64(root, "probes.ignored.checksum"), 5);
+	assert_int_equal(jget_u64(root, "probes.ignored.too_short"), 0);
+	assert_int_equal(jget_u64(root, "probes.ignored.never_sent"), 0);
+	assert_int_equal(jget_u64(root, "probes.unreachable"), 0);
+	json_object_put(root);
+	free(text);
+
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "  Ignored: checksum 5, other_flow 2, "
+				     "late 1\n"));
+	assert_non_null(strstr(text, "mostly checksum: "));
+	assert_non_null(strstr(text, "ethtool -K IF tx off"));
+	free(text);
+}
+
+/* ICMP port unreachable: reported as a closed port, by code in JSON. */
+static void
+test_unreachable(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct json_object *root;
+	char *text = NULL;
+
+	r.unreachable[REPORT_UNREACH_PORT] = 7;
+	r.unreachable[REPORT_UNREACH_HOST] = 1;
+	r.ignored[REPORT_IGN_UNREACHABLE] = 8;
+	r.rx_ignored = 8;
+	CAPTURE(report_probe_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_int_equal(jget_u64(root, "probes.unreachable"), 8);
+	assert_int_equal(jget_u64(root, "probes.unreachable_port"), 7);
+	assert_int_equal(jget_u64(root, "probes.unreachable_host"), 1);
+	assert_int_equal(jget_u64(root, "probes.unreachable_net"), 0);
+	assert_int_equal(jget_u64(root, "probes.unreachable_admin"), 0);
+	assert_int_equal(jget_u64(root, "probes.unreachable_other"), 0);
+	json_object_put(root);
+	free(text);
+
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "198.18.0.2:862 answered ICMP port "
+				     "unreachable: nothing listens there (7 "
+				     "times)"));
+	assert_non_null(strstr(text, "ICMP host unreachable"));
+	free(text);
+
+	assert_int_equal(report_unreach_of_code(3), REPORT_UNREACH_PORT);
+	assert_int_equal(report_unreach_of_code(0), REPORT_UNREACH_NET);
+	assert_int_equal(report_unreach_of_code(1), REPORT_UNREACH_HOST);
+	assert_int_equal(report_unreach_of_code(13), REPORT_UNREACH_ADMIN);
+	assert_int_equal(report_unreach_of_code(4), REPORT_UNREACH_OTHER);
 }
 
 static void
@@ -952,6 +1062,9 @@ main(void)
 		cmocka_unit_test(test_probe_json_edges_and_absent),
 		cmocka_unit_test(test_probe_empty),
 		cmocka_unit_test(test_probe_text),
+		cmocka_unit_test(test_empty_series_dash),
+		cmocka_unit_test(test_ignored_reasons),
+		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
 		cmocka_unit_test(test_live_line),

@@ -802,6 +802,43 @@ port_taken(uint16_t port)
 	return taken;
 }
 
+/*
+ * A port nobody listens on: the kernel answers each probe with ICMP port
+ * unreachable, the socket reports ECONNREFUSED, and sockio hands the engine
+ * an ICMP frame quoting the probe: every probe ends at once as unreachable
+ * (lost), none waits for its timeout, nothing crashes or spins.
+ */
+static void
+test_closed_port_unreachable(void **state)
+{
+	struct prober_conf c;
+	struct prober_worker *w;
+	struct sockio_stats ss;
+	struct sockio *s;
+	uint64_t sum = 0;
+
+	w = run_prober(&probe_proto_stamp, free_port(), STAMP_BASE_LEN, 20, &c,
+		       &s);
+	assert_int_equal(w->st.sent, 20);
+	assert_int_equal(w->st.received, 0);
+	assert_int_equal(w->st.lost, 20);
+	assert_int_equal(w->st.answered, 0);
+	/* Loopback does not rate-limit ICMP: one per probe, warm-up too. */
+	assert_int_equal(w->st.unreachable[REPORT_UNREACH_PORT], 30);
+	assert_int_equal(w->st.unreachable[REPORT_UNREACH_HOST], 0);
+	assert_int_equal(w->st.ignored[REPORT_IGN_UNREACHABLE], 30);
+	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+		sum += w->st.ignored[i];
+	assert_int_equal(sum, w->st.rx_ignored);
+	sockio_stats_get(s, &ss);
+	assert_int_equal(ss.unreachable, 30);
+	assert_int_equal(ss.rx_errors, 0);
+	assert_int_equal(sockio_mbufs_in_use(s), 0);
+	prober_worker_fini(w);
+	free(w);
+	sockio_close(s);
+}
+
 static void
 test_sockperf_server(void **state)
 {
@@ -903,6 +940,7 @@ main(void)
 		cmocka_unit_test(test_blocking),
 		cmocka_unit_test(test_engines),
 		cmocka_unit_test(test_engines_stateful),
+		cmocka_unit_test(test_closed_port_unreachable),
 		cmocka_unit_test(test_sockperf_server),
 		cmocka_unit_test(test_sockperf_client),
 	};
