@@ -25,6 +25,8 @@ expect 2 'usage' "$LATPROBE"
 expect 2 "-n wants a count" "$LATPROBE" probe -- --addr 198.18.0.1/24 -n abc 198.18.0.2
 expect 2 "-l wants a size" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l -5 198.18.0.2
 expect 2 "too small for stamp" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l 10 198.18.0.2
+expect 2 "-l 0 is too small for stamp \(at least 44 bytes\)" "$LATPROBE" probe -- --addr 198.18.0.1/24 -l 0 198.18.0.2
+expect 2 "-h wants a bucket count 1..10000 or up to 64 ascending" "$LATPROBE" probe -- --addr 198.18.0.1/24 -h 100000 198.18.0.2
 expect 2 "--proto wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --proto carrier-pigeon 198.18.0.2
 expect 2 "no TARGET" "$LATPROBE" probe -- --addr 198.18.0.1/24
 expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.300
@@ -83,6 +85,17 @@ expect 4 "no DPDK port 0" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" -- --addr 19
 # A net_null port swallows everything: nobody answers ARP.
 expect 3 "no ARP answer from 198.18.0.2" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" \
 	--vdev net_null0 -- --addr 198.18.0.1/24 --arp-timeout 500ms -q 198.18.0.2
+# SIGINT while resolving the peer: one line that says so, exit 0.
+"$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev net_null0 -- --addr 198.18.0.1/24 \
+	--arp-timeout 30s -q 198.18.0.2 >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+sleep 3
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/err" >&2; fail "SIGINT during ARP: exit $rc"; }
+grep -q "^latprobe probe: interrupted while resolving 198.18.0.2 by ARP; no probe was sent$" "$WORK/err" ||
+	{ cat "$WORK/err" >&2; fail "SIGINT during ARP printed no line saying so"; }
 # With --peer-mac it sends into the void: every probe lost, exit 5, report still complete.
 expect 5 "Lost = 5" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev net_null0 \
 	-- --addr 198.18.0.1/24 --peer-mac 02:00:00:00:00:02 -n 5 -w 0 --timeout 10ms -q \
