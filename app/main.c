@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "log.h"
 
 static void
 usage(FILE *f)
@@ -81,6 +82,7 @@ main(int argc, char **argv)
 	     strcmp(cmd, "reflect") == 0) &&
 	    (ret = check_sides(cmd, argc - 2, argv + 2)) != EXIT_OK)
 		return ret;
+	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
 	if (strcmp(cmd, "probe") == 0)
