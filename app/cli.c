@@ -564,9 +564,9 @@ check_eal_value(const char *sub, int s, char c, const char *v, unsigned ncpus,
 	return 0;
 }
 
-int
-cli_check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
-		   char *err, unsigned err_len)
+static int
+check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
+	       char *err, unsigned err_len)
 {
 	int s = sub_find(sub), sep = -1;
 
@@ -582,11 +582,12 @@ cli_check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
 		/* All of it is ours: an EAL-only option means a missing --. */
 		for (int i = 0; i < argc; i++) {
 			const char *a = argv[i];
-			size_t n = strcspn(a + 2, "=");
+			size_t n;
 			bool eal;
 
 			if (a[0] != '-' || a[1] == '\0')
 				continue;
+			n = strcspn(a + 2, "=");
 			if (a[1] == '-')
 				eal = (n == 7 &&
 				       strncmp(a + 2, "profile", 7) == 0) ||
@@ -700,4 +701,17 @@ cli_check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
 		}
 	}
 	return 0;
+}
+
+int
+cli_check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
+		   char *err, unsigned err_len)
+{
+	int ret = check_eal_part(sub, argc, argv, ncpus, err, err_len);
+
+	/* The message quotes argv: keep it one printable line. */
+	for (char *p = err; ret != 0 && *p != '\0'; p++)
+		if (iscntrl((unsigned char)*p))
+			*p = '?';
+	return ret;
 }

@@ -268,6 +268,24 @@ test_sides_refused(void **state)
 		       "-l is an EAL option");
 }
 
+/* Found by fuzz_cli: a lone "-" and a value holding a newline. */
+static void
+test_sides_odd_argv(void **state)
+{
+	char *dash[] = {"-", NULL};
+	char *nl[] = {"-n", "1\n-l", "--", NULL};
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(
+		cli_check_eal_part("probe", 1, dash, 2, err, sizeof(err)), 0);
+	assert_int_equal(
+		cli_check_eal_part("probe", 3, nl, 2, err, sizeof(err)),
+		-EINVAL);
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "-n 1?-l before '--'"));
+}
+
 static void
 test_profile_not_found_lists(void **state)
 {
@@ -299,6 +317,7 @@ main(void)
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_sides_ok),
 		cmocka_unit_test(test_sides_refused),
+		cmocka_unit_test(test_sides_odd_argv),
 		cmocka_unit_test(test_profile_not_found_lists),
 	};
 
