@@ -47,9 +47,11 @@ check_sides(const char *cmd, int argc, char **argv)
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	char err[512];
 
-	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--help") == 0)
-			return EXIT_OK; /* the subcommand prints its help */
+	/* The subcommand prints its help: -h too, but in probe (buckets). */
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 ||
+		    (strcmp(argv[i], "-h") == 0 && strcmp(cmd, "probe") != 0))
+			return EXIT_OK;
 	if (cli_check_eal_part(cmd, argc, argv, ncpus > 0 ? (unsigned)ncpus : 1,
 			       err, sizeof(err)) != 0) {
 		fprintf(stderr, "latprobe: error: %s\n", err);

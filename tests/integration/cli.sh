@@ -20,6 +20,9 @@ expect 0 'usage: latprobe SUBCOMMAND' "$LATPROBE" --help
 expect 0 'examples:' "$LATPROBE" probe --help
 expect 0 'examples:' "$LATPROBE" reflect --help
 expect 0 'examples:' "$LATPROBE" info --help
+# -h is help wherever it is, except in probe (buckets there).
+expect 0 'usage: latprobe info' "$LATPROBE" info -h --
+expect 0 'usage: latprobe reflect' "$LATPROBE" reflect -l 0 -h -- --addr 198.18.0.2/24
 expect 2 'unknown subcommand' "$LATPROBE" frobnicate
 expect 2 'usage' "$LATPROBE"
 expect 2 "-n wants a count" "$LATPROBE" probe -- --addr 198.18.0.1/24 -n abc 198.18.0.2
