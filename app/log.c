@@ -14,15 +14,18 @@
 static int bpf_logtype = -1;
 
 /*
- * DPDK warnings and notices that are expected where latprobe runs and call
- * for nothing: a hugepage size with no pages or no mount while another size
- * or --in-memory is used, telemetry's legacy socket. They print only when
- * their log type is at INFO or above (--log-level=lib.eal:info).
+ * DPDK lines that are expected where latprobe runs and call for nothing: a
+ * hugepage size with no pages or no mount while another size or
+ * --in-memory is used, telemetry's legacy socket, memif's multi-process
+ * callback that --in-memory cannot have (logged as an error, harmless).
+ * They print only when their log type is at INFO or above
+ * (--log-level=lib.eal:info, --log-level=pmd.net.memif:info).
  */
 static const char *const dpdk_noise[] = {
 	"no mounted hugetlbfs found for that size",
 	"hugepages reported on node",
 	"No legacy callbacks, legacy socket not created",
+	"Failed to register mp action callback: Operation not supported",
 };
 
 /*
@@ -94,7 +97,7 @@ log_write(void *cookie, const char *buf, size_t size)
 	int level = rte_log_cur_msg_loglevel();
 
 	(void)cookie;
-	if (level >= (int)RTE_LOG_WARNING && type >= 0 &&
+	if (level >= (int)RTE_LOG_ERR && type >= 0 &&
 	    !rte_log_can_log((uint32_t)type, RTE_LOG_INFO)) {
 		for (unsigned k = 0;
 		     k < sizeof(dpdk_noise) / sizeof(dpdk_noise[0]); k++)

@@ -35,6 +35,23 @@ grep -q '^libbpf: elf: skipping unrecognized data section' "$WORK/probe.err" ||
 grep -q '^EAL: Detected CPU lcores' "$WORK/probe.err" ||
 	fail "--log-level=lib.eal:info did not show EAL's info lines"
 stop_reflector
+# memif with --in-memory: its harmless "Failed to register mp action
+# callback" error is hidden, its real errors are not.
+sock=$LP_RUN_DIR/${LP_NS_PREFIX}q-memif.sock
+memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }
+rm -f "$sock"
+start_reflector - -l 0 "${eal[@]}" --vdev "$(memif server)" -- --addr 198.18.0.2/24 -q
+"$LATPROBE" probe -l 1 "${eal[@]}" --vdev "$(memif client)" -- --addr 198.18.0.1/24 \
+	-n 100 -w 0 -q 198.18.0.2 >"$WORK/probe.txt" 2>"$WORK/probe.err" ||
+	{ cat "$WORK/probe.err" >&2; fail "memif probe exited $?"; }
+[ "$(grep -vc '^latprobe probe: ' "$WORK/probe.err")" -eq 0 ] ||
+	{ cat "$WORK/probe.err" >&2; fail "memif: stderr has lines besides latprobe's own"; }
+stop_reflector
+rm -f "$sock"
+"$LATPROBE" probe -l 1 "${eal[@]}" --vdev "$(memif client)" -- --addr 198.18.0.1/24 \
+	-n 1 -q 198.18.0.2 >/dev/null 2>"$WORK/probe.err" && fail "memif client with no server exited 0"
+grep -q 'Failed to connect socket' "$WORK/probe.err" ||
+	{ cat "$WORK/probe.err" >&2; fail "memif's connect error is missing"; }
 # An error is never hidden.
 "$LATPROBE" info -l 0 "${eal[@]}" --vdev net_af_packet0 -- --calibrate 10ms \
 	>/dev/null 2>"$WORK/info.err" && fail "info with a device that did not come up exited 0"
