@@ -244,11 +244,16 @@ check_iface(const char *dev, const char *iface, bool xdp)
 		char who[128];
 
 		holder_of_prog(prog_id, who, sizeof(who));
-		app_err("interface %s already has XDP program %u attached%s "
-			"(another latprobe or af_xdp process?): stop it "
-			"first, or if nothing uses it, 'ip link set dev %s "
-			"xdp off'",
-			iface, prog_id, who[0] ? who : "", iface);
+		if (who[0] != '\0')
+			app_err("interface %s is in use: its XDP program %u "
+				"is held%s; stop that process first",
+				iface, prog_id, who);
+		else
+			app_err("interface %s already has XDP program %u "
+				"attached and no process holds it (left by a "
+				"killed af_xdp process?): 'ip link set dev %s "
+				"xdp off' removes it",
+				iface, prog_id, iface);
 		return EXIT_SETUP;
 	}
 	return EXIT_OK;

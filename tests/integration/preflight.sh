@@ -37,7 +37,7 @@ start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=
 	-- --addr "$LP_ADDR_REFL" -q
 prog=$(ip -n "$LP_NS_REFL" -d link show dev "$LP_IF_REFL" | grep -oE 'prog/xdp id [0-9]+')
 [ -n "$prog" ] || fail "the first reflector has no XDP program on $LP_IF_REFL"
-expect 4 "interface $LP_IF_REFL already has XDP program [0-9]+ attached( by pid $REFL_PID)?" \
+expect 4 "interface $LP_IF_REFL is in use: its XDP program [0-9]+ is held by pid $REFL_PID \(latprobe\); stop that process first" \
 	ip netns exec "$LP_NS_REFL" "$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --addr "$LP_ADDR_REFL" -q
 [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "the refusal took more than one line"
@@ -52,13 +52,23 @@ ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
 [ "$(json_get "$WORK/probe.json" probes/received)" -ge 199 ] ||
 	fail "the first reflector no longer answers"
 stop_reflector
+# A killed reflector leaves its program attached and held by nobody: say how
+# to remove it.
+start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=$LP_IF_REFL" \
+	-- --addr "$LP_ADDR_REFL" -q
+kill -KILL "$REFL_PID"
+wait "$REFL_PID" 2>/dev/null || true
+expect 4 "interface $LP_IF_REFL already has XDP program [0-9]+ attached and no process holds it.*'ip link set dev $LP_IF_REFL xdp off'" \
+	ip netns exec "$LP_NS_REFL" "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" \
+	--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --calibrate 10ms
+ip -n "$LP_NS_REFL" link set dev "$LP_IF_REFL" xdp off
 
 # 3. A second memif server on the same socket.
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}pf-memif.sock
 rm -f "$sock"
 start_reflector - -l 0 "${EAL_COMMON[@]}" --vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" \
 	-- --addr 198.18.0.2/24 -q
-expect 4 "memif socket $sock .* already has a server listening( by pid $REFL_PID)?" \
+expect 4 "memif socket $sock .* already has a server listening by pid $REFL_PID \(latprobe\)" \
 	"$LATPROBE" reflect -l 1 "${EAL_COMMON[@]}" --vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" \
 	-- --addr 198.18.0.2/24 -q
 [ -S "$sock" ] || fail "the second memif server removed the first one's socket"
