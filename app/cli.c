@@ -186,27 +186,28 @@ open_profile(const char *name, char *path, size_t cap)
 	return fopen(path, "r");
 }
 
-/* Profile names found in dir, appended to out as " a, b" (no duplicates). */
+/* Profile names found in dir, sorted, appended to out as " a, b," (no
+ * duplicates). */
 static void
 list_profiles_in(const char *dir, char *out, size_t cap)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
 
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
+	for (int k = 0; k < n; k++) {
+		const char *name = ents[k]->d_name;
 		char key[300];
 		size_t len = strlen(out);
 
-		if (e->d_name[0] == '.' || strchr(e->d_name, '.') != NULL)
-			continue; /* README.md and the like */
-		snprintf(key, sizeof(key), " %s,", e->d_name);
-		if (strstr(out, key) != NULL || len + strlen(key) + 1 >= cap)
-			continue;
-		snprintf(out + len, cap - len, "%s", key);
+		snprintf(key, sizeof(key), " %s,", name);
+		/* README.md, dot files and the like are no profiles. */
+		if (name[0] != '.' && strchr(name, '.') == NULL &&
+		    strstr(out, key) == NULL && len + strlen(key) + 1 < cap)
+			snprintf(out + len, cap - len, "%s", key);
+		free(ents[k]);
 	}
-	closedir(d);
+	if (n >= 0)
+		free(ents);
 }
 
 /* The same directories open_profile() looks in. */
