@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -185,6 +186,57 @@ open_profile(const char *name, char *path, size_t cap)
 	return fopen(path, "r");
 }
 
+/* Profile names found in dir, sorted, appended to out as " a, b," (no
+ * duplicates). */
+static void
+list_profiles_in(const char *dir, char *out, size_t cap)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+
+	for (int k = 0; k < n; k++) {
+		const char *name = ents[k]->d_name;
+		char key[300];
+		size_t len = strlen(out);
+
+		snprintf(key, sizeof(key), " %s,", name);
+		/* README.md, dot files and the like are no profiles. */
+		if (name[0] != '.' && strchr(name, '.') == NULL &&
+		    strstr(out, key) == NULL && len + strlen(key) + 1 < cap)
+			snprintf(out + len, cap - len, "%s", key);
+		free(ents[k]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+/* The same directories open_profile() looks in. */
+static void
+list_profiles(char *out, size_t cap)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	const char *env = getenv("LATPROBE_PROFILE_DIR");
+	ssize_t n;
+
+	out[0] = '\0';
+	if (env != NULL)
+		list_profiles_in(env, out, cap);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		snprintf(dir, sizeof(dir), "%s/../../dpdk-config", exe);
+		list_profiles_in(dir, out, cap);
+	}
+	list_profiles_in(LATPROBE_PROFILE_DIR, out, cap);
+	list_profiles_in(LATPROBE_DATADIR, out, cap);
+	list_profiles_in("/usr/share/latprobe/dpdk-config", out, cap);
+}
+
 static int
 push(char ***v, int *n, int *cap, const char *s)
 {
@@ -216,11 +268,19 @@ push_profile(char ***v, int *n, int *cap, const char *name, char *err,
 	int ret = 0;
 
 	if (f == NULL) {
+		char names[256];
+		size_t len;
+
+		list_profiles(names, sizeof(names));
+		len = strlen(names);
+		if (len > 0)
+			names[len - 1] = '\0'; /* the last ',' */
 		snprintf(err, err_len,
 			 "profile '%s' not found (looked in "
 			 "$LATPROBE_PROFILE_DIR, the source tree's "
-			 "dpdk-config/, " LATPROBE_DATADIR ")",
-			 name);
+			 "dpdk-config/, " LATPROBE_DATADIR "); %s%s",
+			 name, len > 0 ? "profiles:" : "no profile found",
+			 names);
 		return -ENOENT;
 	}
 	while (ret == 0 && fgets(line, sizeof(line), f) != NULL) {
@@ -302,4 +362,396 @@ cli_free_argv(char **v)
 	for (char **p = v; *p != NULL; p++)
 		free(*p);
 	free(v);
+}
+
+/*
+ * DPDK 22.11's EAL options (lib/eal/common/eal_options.h): has_arg 0 none,
+ * 1 required, 2 optional (only as --opt=value).
+ */
+static const struct {
+	const char *name;
+	int has_arg;
+} eal_long[] = {
+	{"allow", 1},
+	{"base-virtaddr", 1},
+	{"block", 1},
+	{"create-uio-dev", 0},
+	{"file-prefix", 1},
+	{"force-max-simd-bitwidth", 1},
+	{"help", 0},
+	{"huge-dir", 1},
+	{"huge-unlink", 2},
+	{"huge-worker-stack", 2},
+	{"in-memory", 0},
+	{"iova-mode", 1},
+	{"lcores", 1},
+	{"legacy-mem", 0},
+	{"log-level", 1},
+	{"main-lcore", 1},
+	{"match-allocations", 0},
+	{"mbuf-pool-ops-name", 1},
+	{"no-hpet", 0},
+	{"no-huge", 0},
+	{"no-pci", 0},
+	{"no-shconf", 0},
+	{"no-telemetry", 0},
+	{"proc-type", 1},
+	{"single-file-segments", 0},
+	{"socket-limit", 1},
+	{"socket-mem", 1},
+	{"syslog", 1},
+	{"telemetry", 0},
+	{"trace", 1},
+	{"trace-bufsz", 1},
+	{"trace-dir", 1},
+	{"trace-mode", 1},
+	{"vdev", 1},
+	{"vfio-intr", 1},
+	{"vfio-vf-token", 1},
+	{"vmware-tsc-map", 0},
+};
+
+/* EAL short options; those followed by ':' take a value. */
+static const char eal_short[] = "a:b:c:d:hl:m:n:r:s:S:v";
+
+/*
+ * Each subcommand's own options that EAL does not have (the long ones,
+ * then the short letters), for saying where a misplaced one belongs.
+ * tests/integration/cli.sh checks this against each --help.
+ */
+static const struct {
+	const char *sub;
+	const char *const *longs;
+	const char *shorts;
+} sub_opts[] = {
+	{"probe",
+	 (const char *const[]){"addr", "proto", "timeout", "peer-mac",
+			       "arp-timeout", "sport", "port-id", "json",
+			       "samples", "pcap", "calibrate", "backend",
+			       "busy-poll-us", "quiet", "loopback", "vlan",
+			       "promisc", "auth-key", NULL},
+	 "ntlwihq"},
+	{"reflect",
+	 (const char *const[]){"addr",
+			       "udp-port",
+			       "sockperf-port",
+			       "echo-port",
+			       "stateful",
+			       "verify-l4-csum",
+			       "duration",
+			       "port-id",
+			       "json",
+			       "calibrate",
+			       "quiet",
+			       "backend",
+			       "busy-poll-us",
+			       "allow",
+			       "rate-limit",
+			       "allow-low-sport",
+			       "session-timeout",
+			       "promisc",
+			       "auth-key",
+			       NULL},
+	 "tq"},
+	{"info", (const char *const[]){"calibrate", NULL}, ""},
+};
+
+static int
+eal_long_find(const char *name, size_t n)
+{
+	for (unsigned k = 0; k < sizeof(eal_long) / sizeof(eal_long[0]); k++)
+		if (strlen(eal_long[k].name) == n &&
+		    strncmp(eal_long[k].name, name, n) == 0)
+			return (int)k;
+	return -1;
+}
+
+/* getopt_long takes an unambiguous abbreviation: so does the EAL. */
+static int
+eal_long_prefix(const char *name, size_t n)
+{
+	int found = -1;
+
+	for (unsigned k = 0;
+	     n > 0 && k < sizeof(eal_long) / sizeof(eal_long[0]); k++) {
+		if (strncmp(eal_long[k].name, name, n) != 0)
+			continue;
+		if (found >= 0)
+			return -1;
+		found = (int)k;
+	}
+	return found;
+}
+
+static int
+sub_find(const char *sub)
+{
+	for (unsigned k = 0; k < sizeof(sub_opts) / sizeof(sub_opts[0]); k++)
+		if (strcmp(sub_opts[k].sub, sub) == 0)
+			return (int)k;
+	return -1;
+}
+
+static bool
+sub_has_long(int s, const char *name, size_t n)
+{
+	if (s < 0)
+		return false;
+	for (const char *const *p = sub_opts[s].longs; *p != NULL; p++)
+		if (strlen(*p) == n && strncmp(*p, name, n) == 0)
+			return true;
+	return false;
+}
+
+static bool
+sub_has_short(int s, char c)
+{
+	return s >= 0 && c != '\0' && strchr(sub_opts[s].shorts, c) != NULL;
+}
+
+/* A DPDK core list ("0", "0-1", "0,2-3") whose cores are all < ncpus. */
+static bool
+corelist_ok(const char *s, unsigned ncpus)
+{
+	const char *p = s;
+
+	if (*p == '\0')
+		return false;
+	for (;;) {
+		char *end;
+		unsigned long a, b;
+
+		if (!isdigit((unsigned char)*p))
+			return false;
+		a = strtoul(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return false;
+			b = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= ncpus)
+			return false;
+		if (*p == '\0')
+			return true;
+		if (*p != ',')
+			return false;
+		p++;
+	}
+}
+
+/* An EAL short option's value that the EAL would refuse or misread. */
+static int
+check_eal_value(const char *sub, int s, char c, const char *v, unsigned ncpus,
+		char *err, unsigned err_len)
+{
+	uint64_t x;
+
+	if (c == 'n' && cli_parse_u64(v, 1, 32, &x) != 0) {
+		if (sub_has_short(s, 'n'))
+			snprintf(err, err_len,
+				 "-n %s before '--' would set DPDK's memory "
+				 "channels (1..32); the probe count goes after "
+				 "'--'",
+				 v);
+		else
+			snprintf(err, err_len,
+				 "-n %s before '--' sets DPDK's memory "
+				 "channels, which must be 1..32",
+				 v);
+		return -EINVAL;
+	}
+	if (c == 'l' && !corelist_ok(v, ncpus)) {
+		if (sub_has_short(s, 'l') && cli_parse_size(v, &x) == 0)
+			snprintf(err, err_len,
+				 "-l %s before '--' would set DPDK's lcore "
+				 "list (this machine has cores 0..%u); the "
+				 "probe size goes after '--'",
+				 v, ncpus - 1);
+		else
+			snprintf(err, err_len,
+				 "-l %s before '--' is DPDK's lcore list: "
+				 "give cores 0..%u, e.g. -l 0 or -l 0-1",
+				 v, ncpus - 1);
+		return -EINVAL;
+	}
+	(void)sub;
+	return 0;
+}
+
+static int
+check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
+	       char *err, unsigned err_len)
+{
+	int s = sub_find(sub), sep = -1;
+
+	if (ncpus == 0)
+		ncpus = 1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	}
+	if (sep < 0) {
+		/* All of it is ours: an EAL-only option means a missing --. */
+		for (int i = 0; i < argc; i++) {
+			const char *a = argv[i];
+			size_t n;
+			bool eal;
+
+			if (a[0] != '-' || a[1] == '\0')
+				continue;
+			n = strcspn(a + 2, "=");
+			if (a[1] == '-')
+				eal = (n == 7 &&
+				       strncmp(a + 2, "profile", 7) == 0) ||
+				      (eal_long_find(a + 2, n) >= 0 &&
+				       !sub_has_long(s, a + 2, n) &&
+				       strcmp(a, "--help") != 0);
+			else
+				eal = strchr(eal_short, a[1]) != NULL &&
+				      a[1] != ':' && a[1] != 'h' &&
+				      !sub_has_short(s, a[1]);
+			if (eal) {
+				snprintf(err, err_len,
+					 "%.*s is an EAL option but no '--' "
+					 "follows the EAL options: latprobe "
+					 "%s [EAL options] -- [options]",
+					 a[1] == '-' ? (int)n + 2 : 2, a, sub);
+				return -EINVAL;
+			}
+		}
+		return 0;
+	}
+	for (int i = 0; i < sep; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--profile") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(a, "--profile=", 10) == 0)
+			continue;
+		if (a[0] != '-' || a[1] == '\0') {
+			snprintf(err, err_len,
+				 "'%s' before '--' is not an EAL option; "
+				 "latprobe %s's arguments go after '--'",
+				 a, sub);
+			return -EINVAL;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			size_t n = strcspn(name, "=");
+			int k = eal_long_find(name, n);
+
+			if (k < 0 && sub_has_long(s, name, n)) {
+				snprintf(err, err_len,
+					 "--%.*s before '--' is not an EAL "
+					 "option; latprobe %s's --%.*s goes "
+					 "after '--'",
+					 (int)n, name, sub, (int)n, name);
+				return -EINVAL;
+			}
+			if (k < 0)
+				k = eal_long_prefix(name, n);
+			if (k < 0) {
+				snprintf(err, err_len,
+					 "--%.*s before '--' is not an EAL "
+					 "option (see 'latprobe %s --help')",
+					 (int)n, name, sub);
+				return -EINVAL;
+			}
+			/*
+			 * reflect's --allow PREFIX and EAL's --allow (-a, a
+			 * PCI device) share a name: a value without ':' is
+			 * no PCI address, so it was meant for the reflector.
+			 */
+			if (strcmp(eal_long[k].name, "allow") == 0 &&
+			    sub_has_long(s, "allow", 5)) {
+				const char *v = name[n] == '=' ? name + n + 1
+						: i + 1 < sep  ? argv[i + 1]
+							       : "";
+
+				if (strchr(v, ':') == NULL) {
+					snprintf(err, err_len,
+						 "--allow %s before '--' "
+						 "would be DPDK's PCI "
+						 "allow-list; latprobe %s's "
+						 "--allow PREFIX goes after "
+						 "'--'",
+						 v, sub);
+					return -EINVAL;
+				}
+			}
+			if (eal_long[k].has_arg == 1 && name[n] != '=')
+				i++;
+			continue;
+		}
+		for (const char *p = a + 1; *p != '\0'; p++) {
+			const char *e = strchr(eal_short, *p), *v;
+			int r;
+
+			if (*p == ':' || e == NULL) {
+				if (sub_has_short(s, *p))
+					snprintf(
+						err, err_len,
+						"-%c before '--' is not an "
+						"EAL option; latprobe %s's -%c "
+						"goes after '--'",
+						*p, sub, *p);
+				else
+					snprintf(err, err_len,
+						 "-%c before '--' is not an "
+						 "EAL option (see 'latprobe %s "
+						 "--help')",
+						 *p, sub);
+				return -EINVAL;
+			}
+			if (*p == 'h') {
+				snprintf(err, err_len,
+					 "-h before '--' would print DPDK's "
+					 "EAL help%s",
+					 sub_has_short(s, 'h')
+						 ? "; the bucket option -h "
+						   "goes after '--'"
+						 : "");
+				return -EINVAL;
+			}
+			if (e[1] != ':')
+				continue;
+			if (p[1] != '\0') {
+				v = p + 1;
+			} else if (i + 1 < sep) {
+				v = argv[++i];
+			} else {
+				snprintf(err, err_len,
+					 "-%c before '--' is an EAL option "
+					 "that needs a value",
+					 *p);
+				return -EINVAL;
+			}
+			r = check_eal_value(sub, s, *p, v, ncpus, err, err_len);
+			if (r != 0)
+				return r;
+			break;
+		}
+	}
+	return 0;
+}
+
+int
+cli_check_eal_part(const char *sub, int argc, char *const *argv, unsigned ncpus,
+		   char *err, unsigned err_len)
+{
+	int ret = check_eal_part(sub, argc, argv, ncpus, err, err_len);
+
+	/* The message quotes argv: keep it one printable line. */
+	for (char *p = err; ret != 0 && *p != '\0'; p++)
+		if (iscntrl((unsigned char)*p))
+			*p = '?';
+	return ret;
 }

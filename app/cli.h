@@ -42,4 +42,14 @@ int cli_split_args(int argc, char **argv, const char *prog, int *eal_argc,
 		   bool *had_separator, char *err, unsigned err_len);
 void cli_free_argv(char **v);
 
+/*
+ * Look at a subcommand's argv (after its name) before EAL does: an option
+ * before "--" that only latprobe has, an EAL option whose value makes sense
+ * to latprobe but not to EAL (-n 100, -l 8k), or an EAL option with no "--"
+ * after it. ncpus bounds the cores -l may name. 0, or -EINVAL with one line
+ * in err saying where the option belongs.
+ */
+int cli_check_eal_part(const char *sub, int argc, char *const *argv,
+		       unsigned ncpus, char *err, unsigned err_len);
+
 #endif /* LATPROBE_CLI_H */

@@ -78,6 +78,7 @@ cmd_info(int argc, char **argv)
 	uint64_t window_ns = 1000000000ull;
 	struct app_clock clk;
 	uint16_t pid, n_ports = 0;
+	unsigned n_vdevs = 0;
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 ||
@@ -117,6 +118,9 @@ cmd_info(int argc, char **argv)
 		app_err("unexpected argument '%s'", app_argv[optind]);
 		return EXIT_USAGE;
 	}
+	for (int i = 1; i < eal_argc; i++)
+		n_vdevs += strcmp(eal_argv[i], "--vdev") == 0 ||
+			   strncmp(eal_argv[i], "--vdev=", 7) == 0;
 	ret = eal_argc > 1 ? app_eal_init(eal_argc, eal_argv)
 			   : app_eal_init(7, def_eal);
 	if (ret != EXIT_OK)
@@ -182,9 +186,17 @@ cmd_info(int argc, char **argv)
 			       ? "yes (RTE_ETH_RX_OFFLOAD_TIMESTAMP)"
 			       : "no (TSC after rx_burst is used)");
 	}
-	if (n_ports == 0)
+	if (n_ports == 0 && n_vdevs == 0)
 		printf("no DPDK ports (give EAL options, e.g. --profile NAME, "
 		       "to probe some)\n");
+	if (n_ports < n_vdevs) {
+		/* The EAL logs why; a device asked for and absent is a failure.
+		 */
+		app_err("%u --vdev device(s) in the EAL options, %u DPDK "
+			"port(s) came up: check the lines above",
+			n_vdevs, n_ports);
+		ret = EXIT_SETUP;
+	}
 out:
 	rte_eal_cleanup();
 	cli_free_argv(eal_argv);

@@ -233,7 +233,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 					   optarg);
 			break;
 		case 'l':
-			if (cli_parse_size(optarg, &o->size) || o->size == 0)
+			/* 0 parses: the protocol's minimum is said below. */
+			if (cli_parse_size(optarg, &o->size))
 				return bad("-l", "a size in bytes (64, 1k)",
 					   optarg);
 			have_l = true;
@@ -252,11 +253,14 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			r = histogram_parse_spec(optarg, &o->n_buckets,
 						 o->edges_ns, CLI_MAX_EDGES,
 						 &o->n_edges);
-			if (r != 0)
-				return bad("-h",
-					   "a bucket count or ascending edges "
-					   "in us (10,20,50)",
-					   optarg);
+			if (r != 0) {
+				app_err("-h wants a bucket count 1..%u or up "
+					"to %u ascending edges in us "
+					"(10,20,50), not '%s'",
+					HISTOGRAM_MAX_LINEAR_BUCKETS,
+					CLI_MAX_EDGES, optarg);
+				return -1;
+			}
 			break;
 		case 'T':
 			if (cli_parse_duration_ns(optarg, &o->timeout_ns) ||
@@ -568,8 +572,13 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 			&x->port.q[0], &x->conf.flow.src_mac, o->addr, o->vlan,
 			o->target, (unsigned)(o->arp_timeout_ns / 1000000),
 			&x->clk.clock, &x->peer, &force_quit);
-		if (ret == -EINTR)
-			return -1; /* interrupted before anything was sent */
+		if (ret == -EINTR) { /* before anything was sent */
+			fprintf(stderr,
+				"latprobe probe: interrupted while resolving "
+				"%s by ARP; no probe was sent\n",
+				x->ip);
+			return -1;
+		}
 		if (ret != 0) {
 			app_err("no ARP answer from %s within %.1fs (is the "
 				"reflector running? --peer-mac skips ARP)",

@@ -15,6 +15,7 @@
 #include "app.h"
 #include "cli.h"
 #include "port.h"
+#include "preflight.h"
 #include "reflector.h"
 #include "sockio.h"
 #include "sockperf.h"
@@ -471,6 +472,21 @@ setup_kernel(struct reflect_ctx *x)
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->busy_poll_us;
 	x->sock = sockio_open_reflector(o->addr, ports, 3, &mac, &so);
+	if (x->sock == NULL && errno == EADDRINUSE) {
+		char who[128], ip[16];
+
+		cli_format_ipv4(o->addr, ip);
+		for (unsigned k = 0; k < 3; k++)
+			if (ports[k] != 0 &&
+			    preflight_udp_holder(o->addr, ports[k], who,
+						 sizeof(who))) {
+				app_err("UDP port %u on %s is already in use%s "
+					"(another reflector?): stop it, or "
+					"choose other ports (0 turns one off)",
+					ports[k], ip, who);
+				return EXIT_SETUP;
+			}
+	}
 	if (x->sock == NULL) {
 		app_err("kernel UDP sockets on %s ports %u/%u/%u: %s "
 			"(ports below 1024 need root; 0 turns one off)",

@@ -14,6 +14,7 @@
 #include "app.h"
 #include "cli.h"
 #include "port.h"
+#include "preflight.h"
 
 volatile bool force_quit;
 
@@ -107,9 +108,12 @@ app_eal_init(int argc, char **argv)
 	/* rte_eal_init() permutes and overwrites argv entries: give it a
 	 * copy of the pointer array so the caller can still free its strings.
 	 */
-	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	char **copy;
 	int ret;
 
+	if (preflight_eal(argc, argv) != EXIT_OK)
+		return EXIT_SETUP;
+	copy = calloc((size_t)argc + 1, sizeof(*copy));
 	if (copy == NULL) {
 		app_err("out of memory");
 		return EXIT_SETUP;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "cli.h"
+#include "log.h"
 
 static void
 usage(FILE *f)
@@ -38,10 +40,31 @@ usage(FILE *f)
 	      f);
 }
 
+/* Options put on the wrong side of "--", before EAL can misread them. */
+static int
+check_sides(const char *cmd, int argc, char **argv)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	char err[512];
+
+	/* The subcommand prints its help: -h too, but in probe (buckets). */
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 ||
+		    (strcmp(argv[i], "-h") == 0 && strcmp(cmd, "probe") != 0))
+			return EXIT_OK;
+	if (cli_check_eal_part(cmd, argc, argv, ncpus > 0 ? (unsigned)ncpus : 1,
+			       err, sizeof(err)) != 0) {
+		fprintf(stderr, "latprobe: error: %s\n", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cmd;
+	int ret;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -57,6 +80,11 @@ main(int argc, char **argv)
 		printf("latprobe %s\n", LATPROBE_VERSION);
 		return EXIT_OK;
 	}
+	if ((strcmp(cmd, "info") == 0 || strcmp(cmd, "probe") == 0 ||
+	     strcmp(cmd, "reflect") == 0) &&
+	    (ret = check_sides(cmd, argc - 2, argv + 2)) != EXIT_OK)
+		return ret;
+	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
 	if (strcmp(cmd, "probe") == 0)

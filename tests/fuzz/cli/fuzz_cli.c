@@ -2,7 +2,8 @@
 /*
  * The command-line value parsers and the --profile file parser: option
  * values and profile files are user input. The input is used as each option
- * value in turn, then as the content of a profile file.
+ * value in turn, then as the content of a profile file, then, split at
+ * spaces, as a subcommand's argv for the EAL/latprobe side check.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)cli_parse_ipv4_prefix(s, &addr, &len);
 	(void)cli_parse_target(s, &addr, &port, &has);
 
+	{
+		static const char *const subs[] = {"probe", "reflect", "info",
+						   "other"};
+		char *words[64], *save = NULL, *dup = strdup(s);
+		int n = 0;
+
+		for (char *t = dup ? strtok_r(dup, " ", &save) : NULL;
+		     t != NULL && n < 63; t = strtok_r(NULL, " ", &save))
+			words[n++] = t;
+		words[n] = NULL;
+		for (unsigned k = 0; dup != NULL && k < 4; k++) {
+			err[0] = '\0';
+			if (cli_check_eal_part(subs[k], n, words,
+					       1 + (unsigned)k, err,
+					       sizeof(err)) != 0 &&
+			    (err[0] == '\0' || strchr(err, '\n') != NULL))
+				abort(); /* a refusal is one line */
+		}
+		free(dup);
+	}
 	snprintf(path, sizeof(path), "/tmp/latprobe-fuzz-profile.%d", getpid());
 	f = fopen(path, "w");
 	if (f != NULL) {
