@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include "loopback.h"
 #include "port.h"
 #include "prober.h"
+#include "run.h"
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
@@ -46,6 +50,7 @@ struct probe_opts {
 	bool quiet;
 	bool loopback;
 	bool kernel;
+	bool promisc;
 	int busy_poll_us;
 };
 
@@ -105,6 +110,8 @@ probe_usage(FILE *f)
 	      "to its own\n"
 	      "                       queue (N + index without RSS)\n"
 	      "  --port-id N          DPDK port to use (default 0)\n"
+	      "  --promisc            put the port in promiscuous mode "
+	      "(default: off)\n"
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
@@ -177,6 +184,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"busy-poll-us", required_argument, NULL, 'Y'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
+		{"promisc", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -314,6 +322,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'L':
 			o->loopback = true;
 			break;
+		case 'R':
+			o->promisc = true;
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -367,9 +378,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				o->proto->name);
 			return -1;
 		}
-		if (o->pcap != NULL || o->loopback || o->have_peer_mac) {
-			app_err("--pcap, --loopback and --peer-mac need the "
-				"dpdk backend");
+		if (o->pcap != NULL || o->loopback || o->have_peer_mac ||
+		    o->promisc) {
+			app_err("--pcap, --loopback, --peer-mac and --promisc "
+				"need the dpdk backend");
 			return -1;
 		}
 	} else if (!o->have_addr) {
@@ -385,77 +397,140 @@ struct probe_run {
 	struct prober_conf conf[RTE_MAX_LCORE];
 	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
-	unsigned lcore_worker[RTE_MAX_LCORE];
-	int ret[RTE_MAX_LCORE];
+};
+
+/* The live line's memory: interval snapshots of the per-lcore histograms. */
+struct live {
+	struct histogram *prev, *snap, *iv, *sum;
+	uint64_t sent, recv, lost;
+	bool oom;
+};
+
+/* Everything one probe run sets up, so each step can fail and unwind. */
+struct probe_ctx {
+	struct probe_opts o;
+	struct prober_conf conf;
+	struct probe_run *run;
+	struct sockio *sock;
+	struct capture *cap;
+	struct app_out json, samples;
+	int pcap_fd;
+	char ip[16];
+	struct codec_mac peer;
+	struct live live;
 };
 
 static int
-probe_lcore(void *arg)
+probe_worker(struct app_run *r, unsigned idx)
 {
-	struct probe_run *r = arg;
-	unsigned idx = r->lcore_worker[rte_lcore_id()];
+	struct probe_ctx *x = r->ctx;
 
-	r->w[idx].lcore = rte_lcore_id();
-	r->ret[idx] = prober_worker_run(&r->w[idx], &force_quit);
-	return 0;
+	x->run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+	return prober_worker_run(&x->run->w[idx], &force_quit);
 }
 
-struct live {
-	struct probe_run *run;
-	bool quiet;
-	struct app_tick tick;
-	pthread_t tid;
-};
-
-/* Live line each second from interval snapshots of the per-lcore histograms. */
-static void *
-live_thread(void *arg)
+static uint64_t
+sum_stat(const struct probe_run *run, size_t off)
 {
-	struct live *lv = arg;
-	struct probe_run *r = lv->run;
-	struct histogram *prev = calloc(r->n_workers, sizeof(*prev));
-	struct histogram *snap = histogram_create();
-	struct histogram *iv = histogram_create();
-	struct histogram *sum = histogram_create();
-	uint64_t l_sent = 0, l_recv = 0, l_lost = 0;
-	double next = 1.0;
+	uint64_t s = 0;
 
-	if (prev == NULL || snap == NULL || iv == NULL || sum == NULL)
-		goto out;
-	for (unsigned i = 0; i < r->n_workers; i++)
-		histogram_init(&prev[i]);
-	while (app_tick_sleep_until(&lv->tick, next)) {
-		double el = next;
+	for (unsigned i = 0; i < run->n_workers; i++)
+		s += prober_stat_read(
+			(const uint64_t *)((const char *)&run->w[i].st + off));
+	return s;
+}
 
-		next += 1.0;
-		if (lv->quiet)
-			continue;
-		histogram_init(sum);
-		uint64_t sent = 0, recv = 0, lost = 0;
-		char line[256];
+#define SUM_STAT(run, f) sum_stat(run, offsetof(struct prober_stats, f))
 
-		for (unsigned i = 0; i < r->n_workers; i++) {
-			histogram_snapshot(&r->w[i].rtt, snap);
-			histogram_interval(iv, snap, &prev[i]);
-			histogram_merge(sum, iv);
-			prev[i] = *snap;
-			sent += prober_stat_read(&r->w[i].st.sent);
-			recv += prober_stat_read(&r->w[i].st.received);
-			lost += prober_stat_read(&r->w[i].st.lost);
+/* Live line each second; during warm-up, its progress. */
+static void
+probe_tick(struct app_run *r, double el)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	struct live *lv = &x->live;
+	uint64_t sent, recv, lost, warm;
+	char line[256];
+
+	if (lv->oom)
+		return;
+	if (lv->prev == NULL) {
+		lv->prev = calloc(run->n_workers + 1, sizeof(*lv->prev));
+		lv->snap = histogram_create();
+		lv->iv = histogram_create();
+		lv->sum = histogram_create();
+		if (lv->prev == NULL || lv->snap == NULL || lv->iv == NULL ||
+		    lv->sum == NULL) {
+			lv->oom = true;
+			return;
 		}
-		report_live_line(line, sizeof(line), el, sent - l_sent,
-				 recv - l_recv, lost - l_lost, sum);
-		fprintf(stderr, "%s\n", line);
-		l_sent = sent;
-		l_recv = recv;
-		l_lost = lost;
+		for (unsigned i = 0; i < run->n_workers; i++)
+			histogram_init(&lv->prev[i]);
 	}
-out:
-	free(prev);
-	histogram_destroy(snap);
-	histogram_destroy(iv);
-	histogram_destroy(sum);
-	return NULL;
+	sent = SUM_STAT(run, sent);
+	warm = SUM_STAT(run, warmup);
+	if (sent == 0 && x->o.warmup != 0 && warm < x->o.warmup) {
+		fprintf(stderr, "%7.1fs  warm-up %llu/%llu\n", el,
+			(unsigned long long)warm,
+			(unsigned long long)x->o.warmup);
+		return;
+	}
+	histogram_init(lv->sum);
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		histogram_snapshot(&run->w[i].rtt, lv->snap);
+		histogram_interval(lv->iv, lv->snap, &lv->prev[i]);
+		histogram_merge(lv->sum, lv->iv);
+		lv->prev[i] = *lv->snap;
+	}
+	recv = SUM_STAT(run, received);
+	lost = SUM_STAT(run, lost);
+	report_live_line(line, sizeof(line), el, sent - lv->sent,
+			 recv - lv->recv, lost - lv->lost, lv->sum);
+	fprintf(stderr, "%s\n", line);
+	lv->sent = sent;
+	lv->recv = recv;
+	lv->lost = lost;
+}
+
+/*
+ * A dead peer: the first 10 probes (warm-up included) went unanswered. Say
+ * so once, with the likeliest cause the counters point at; the run goes on.
+ */
+#define DEAD_PROBES 10
+
+static bool
+probe_watch(struct app_run *r, double el)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	uint64_t done = SUM_STAT(run, warmup) + SUM_STAT(run, sent);
+	uint64_t ignored = SUM_STAT(run, rx_ignored);
+	uint64_t resets = SUM_STAT(run, resets);
+	const char *why;
+
+	(void)el;
+	if (SUM_STAT(run, answered) != 0)
+		return false; /* alive */
+	if (done < DEAD_PROBES)
+		return !app_quit();
+	if (ignored != 0)
+		why = "frames come back but none answers our probes: the port "
+		      "is closed or runs another protocol";
+	else if (x->sock != NULL)
+		why = "nothing comes back: no reflector on that port, or a "
+		      "firewall";
+	else if (x->o.have_peer_mac)
+		why = "nothing comes back: wrong --peer-mac, no reflector "
+		      "there, or a firewall";
+	else
+		why = "nothing comes back although ARP answered: no reflector "
+		      "on that port, or a firewall";
+	fprintf(stderr,
+		"latprobe probe: no answer from %s:%u to the first %u probes "
+		"(%llu frames ignored%s): %s; going on\n",
+		x->ip, x->o.dport, DEAD_PROBES, (unsigned long long)ignored,
+		resets ? ", RST seen" : "", why);
+	return false;
 }
 
 static int
@@ -476,24 +551,10 @@ write_samples(const void *arg, FILE *f)
 	return ret;
 }
 
-/* Everything one probe run sets up, so each step can fail and unwind. */
-struct probe_ctx {
-	struct probe_opts o;
-	struct app_clock clk;
-	struct prober_conf conf;
-	struct probe_run *run;
-	unsigned nw;
-	struct app_dpdk dpdk;
-	struct port port;
-	struct sockio *sock;
-	struct capture *cap;
-	char ip[16];
-	struct codec_mac peer;
-};
-
 static void
-conf_common(struct probe_ctx *x)
+conf_common(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
 	struct prober_conf *c = &x->conf;
 
@@ -506,35 +567,70 @@ conf_common(struct probe_ctx *x)
 	c->flow.ttl = 64;
 	c->size = (unsigned)o->size;
 	c->warmup = o->warmup;
-	c->clock = x->clk.clock;
-	c->anchor = x->clk.anchor;
-	c->interval_cycles = tsc_from_ns(&x->clk.clock, o->interval_ns);
-	c->timeout_cycles = tsc_from_ns(&x->clk.clock, o->timeout_ns);
-	c->duration_cycles = tsc_from_ns(&x->clk.clock, o->duration_ns);
+	c->clock = r->clk.clock;
+	c->anchor = r->clk.anchor;
+	c->interval_cycles = tsc_from_ns(&r->clk.clock, o->interval_ns);
+	c->timeout_cycles = tsc_from_ns(&r->clk.clock, o->timeout_ns);
+	c->duration_cycles = tsc_from_ns(&r->clk.clock, o->duration_ns);
 	c->keep_samples = o->samples != NULL;
 	/* 16 M samples (640 MiB) per run at most; past that they are counted.
 	 */
-	c->max_samples = 16u * 1024 * 1024 / x->nw;
+	c->max_samples = 16u * 1024 * 1024 / r->n_workers;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
 	cli_format_ipv4(o->target, x->ip);
 }
 
-/* EAL, clock, port, peer MAC, capture. Returns an exit code. */
 static int
-setup_dpdk(struct probe_ctx *x, const struct app_args *a)
+probe_parse_hook(struct app_run *r, int argc, char **argv)
 {
+	struct probe_ctx *x = r->ctx;
+
+	x->pcap_fd = -1;
+	if (probe_parse(argc, argv, &x->o) != 0)
+		return -1;
+	r->opt.kernel = x->o.kernel;
+	r->opt.quiet = x->o.quiet;
+	r->opt.promisc = x->o.promisc;
+	r->opt.link_required = true;
+	r->opt.port_id = x->o.port_id;
+	r->opt.calib_ns = x->o.calib_ns;
+	return 0;
+}
+
+static int
+probe_open_outputs(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	int ret;
+
+	ret = app_out_open(&x->json, "--json", x->o.json);
+	if (ret == EXIT_OK)
+		ret = app_out_open(&x->samples, "--samples", x->o.samples);
+	if (ret == EXIT_OK && x->o.pcap != NULL) {
+		x->pcap_fd =
+			open(x->o.pcap,
+			     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (x->pcap_fd < 0) {
+			app_err("--pcap %s: cannot write it: %s", x->o.pcap,
+				strerror(errno));
+			ret = EXIT_USAGE;
+		}
+	}
+	return ret;
+}
+
+/* Peer MAC, capture. Returns an exit code. */
+static int
+probe_setup_dpdk(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
 	struct probe_opts *o = &x->o;
 	char err[256];
 	int ret;
 
-	ret = app_dpdk_open(&x->dpdk, &x->port, a, o->port_id, o->calib_ns,
-			    &x->clk);
-	if (ret != EXIT_OK)
-		return ret;
-	x->nw = x->dpdk.n_lcores;
-	conf_common(x);
-	memcpy(x->conf.flow.src_mac.b, x->port.mac.addr_bytes, 6);
+	conf_common(r);
+	memcpy(x->conf.flow.src_mac.b, r->port.mac.addr_bytes, 6);
 
 	if (o->loopback) {
 		/* The reflector shares our port: our own MAC is the peer's. */
@@ -543,12 +639,12 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 		x->peer = o->peer_mac;
 	} else {
 		ret = prober_arp_resolve(
-			&x->port.q[0], &x->conf.flow.src_mac, o->addr,
+			&r->port.q[0], &x->conf.flow.src_mac, o->addr,
 			o->target, (unsigned)(o->arp_timeout_ns / 1000000),
-			&x->clk.clock, &x->peer, &force_quit);
-		if (ret == -EINTR)
-			return -1; /* interrupted before anything was sent */
-		if (ret != 0) {
+			&r->clk.clock, &x->peer, &force_quit);
+		/* -EINTR: stopped before any probe; the workers see the flag
+		 * at once and the report says so. */
+		if (ret != 0 && ret != -EINTR) {
 			app_err("no ARP answer from %s within %.1fs (is the "
 				"reflector running? --peer-mac skips ARP)",
 				x->ip, (double)o->arp_timeout_ns / 1e9);
@@ -556,9 +652,10 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 		}
 	}
 	x->conf.flow.dst_mac = x->peer;
-	if (o->pcap != NULL) {
-		x->cap = capture_open(o->pcap, o->port_id, x->nw, err,
-				      sizeof(err));
+	if (x->pcap_fd >= 0) {
+		x->cap = capture_open(x->pcap_fd, o->pcap, o->port_id,
+				      r->n_workers, err, sizeof(err));
+		x->pcap_fd = -1; /* capture_open owns it now */
 		if (x->cap == NULL) {
 			app_err("--pcap: %s", err);
 			return EXIT_RUNTIME;
@@ -571,16 +668,12 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 
 /* Kernel UDP socket, connected to the target; one worker, this thread. */
 static int
-setup_kernel(struct probe_ctx *x)
+probe_setup_kernel(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
 	struct probe_opts *o = &x->o;
 	struct sockio_opts so;
-	int ret;
 
-	ret = app_clock_setup(&x->clk, o->calib_ns, 0);
-	if (ret != EXIT_OK)
-		return ret;
-	x->nw = 1;
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->busy_poll_us;
 	x->sock = sockio_open_prober(o->have_addr ? o->addr : 0, o->sport,
@@ -592,7 +685,7 @@ setup_kernel(struct probe_ctx *x)
 			strerror(errno));
 		return errno == EINVAL ? EXIT_USAGE : EXIT_SETUP;
 	}
-	conf_common(x);
+	conf_common(r);
 	/* The engine matches answers against the socket's real address. */
 	x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
 	x->conf.flow.sport = sockio_local_port(x->sock, 0);
@@ -601,46 +694,48 @@ setup_kernel(struct probe_ctx *x)
 }
 
 static int
-init_workers(struct probe_ctx *x)
+probe_init_workers(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
-	struct probe_run *run = x->run;
-	unsigned lcore, i = 0;
+	struct probe_run *run;
+	unsigned nw = r->n_workers;
 
-	if (x->dpdk.eal) {
-		RTE_LCORE_FOREACH (lcore)
-			run->lcore_worker[lcore] = i++;
+	run = x->run = calloc(1, sizeof(*x->run));
+	if (run == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
 	}
 	/* Split -n across the lcores; the first ones take the remainder. */
-	for (i = 0; i < x->nw; i++) {
+	for (unsigned i = 0; i < nw; i++) {
 		struct io_queue *q =
-			x->sock ? sockio_queue(x->sock) : &x->port.q[i];
+			x->sock ? sockio_queue(x->sock) : &r->port.q[i];
 
 		run->conf[i] = x->conf;
 		if (!x->sock) {
 			/* RSS must bring each lcore's answers to its queue. */
 			uint16_t sport;
-			int r = port_pick_sport(&x->port, (uint16_t)i, o->addr,
-						o->target, o->dport, o->sport,
-						&sport);
+			int ret = port_pick_sport(&r->port, (uint16_t)i,
+						  o->addr, o->target, o->dport,
+						  o->sport, &sport);
 
-			if (r == 0 && !o->proto->udp &&
-			    o->proto != &probe_proto_tcp_syn && x->nw > 1 &&
-			    x->port.rss)
-				r = -ENOTSUP; /* ICMP: hashed on addresses */
-			if (r != 0) {
+			if (ret == 0 && !o->proto->udp &&
+			    o->proto != &probe_proto_tcp_syn && nw > 1 &&
+			    r->port.rss)
+				ret = -ENOTSUP; /* ICMP: hashed on addresses */
+			if (ret != 0) {
 				app_err("with %u lcores the answers must come "
 					"back on each lcore's queue, and this "
 					"port's RSS cannot steer %s answers "
 					"there: use one lcore (-l N)",
-					x->nw, o->proto->name);
+					nw, o->proto->name);
 				return EXIT_USAGE;
 			}
 			run->conf[i].flow.sport = sport;
 		}
 		if (o->count != 0)
 			run->conf[i].count =
-				o->count / x->nw + (i < o->count % x->nw);
+				o->count / nw + (i < o->count % nw);
 		if (o->loopback) {
 			struct reflector_conf rc;
 
@@ -656,11 +751,11 @@ init_workers(struct probe_ctx *x)
 				rc.sockperf_port = o->dport;
 			else if (o->proto == &probe_proto_udp_echo)
 				rc.echo_port = o->dport;
-			rc.clock = x->clk.clock;
-			rc.anchor = x->clk.anchor;
+			rc.clock = r->clk.clock;
+			rc.anchor = r->clk.anchor;
 			rc.error_estimate = (uint16_t)(12u << 8 | 1u);
 			rc.n_reasm = 4;
-			rc.reasm_timeout_cycles = x->clk.clock.hz;
+			rc.reasm_timeout_cycles = r->clk.clock.hz;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
 				app_err("out of memory");
 				return EXIT_RUNTIME;
@@ -678,9 +773,28 @@ init_workers(struct probe_ctx *x)
 	return EXIT_OK;
 }
 
-static int
-report(struct probe_ctx *x, double duration_s)
+static void
+probe_start_line(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
+	char mac[18];
+
+	codec_mac_format(&x->peer, mac);
+	fprintf(stderr,
+		"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
+		"probes, %u lcore(s), %s %s (%s)\n",
+		x->o.target_str, x->ip, x->o.dport,
+		x->sock ? "kernel route" : mac, x->o.proto->name,
+		(unsigned long long)x->o.size, r->n_workers,
+		x->sock ? "backend" : "port", x->sock ? "kernel" : r->port.name,
+		x->sock ? "UDP socket" : r->port.driver);
+}
+
+static int
+probe_report(struct app_run *r, double duration_s,
+	     const struct report_counter *xs, unsigned n_xs)
+{
+	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
 	struct probe_run *run = x->run;
 	struct histogram *rtt = histogram_create();
@@ -713,9 +827,6 @@ report(struct probe_ctx *x, double duration_s)
 		rep.late += w->st.late;
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
-		if (run->ret[i] != 0)
-			app_warn("lcore %u stopped early: %s", w->lcore,
-				 strerror(-run->ret[i]));
 		if (w->st.tx_fail != 0)
 			app_warn("lcore %u: %llu probes the tx queue did not "
 				 "take (not counted as sent)",
@@ -730,30 +841,32 @@ report(struct probe_ctx *x, double duration_s)
 	rep.proto = o->proto->name;
 	rep.backend = x->sock ? "kernel" : "dpdk";
 	rep.target = target;
-	rep.port_driver = x->sock ? "udp-socket" : x->port.driver;
+	rep.port_driver = x->sock ? "udp-socket" : r->port.driver;
 	rep.size = (unsigned)o->size;
-	rep.lcores = x->nw;
+	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;
-	rep.interrupted = force_quit;
+	rep.interrupted = r->interrupted;
 	rep.rtt = rtt;
 	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
 	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
 	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
 	rep.buckets.edges_ns = o->edges_ns;
 	rep.buckets.n_edges = o->n_edges;
-	app_clock_report(&x->clk, &rep.tsc);
+	rep.port.present = r->dpdk_ready;
+	rep.port.delta = xs;
+	rep.port.n_delta = n_xs;
+	app_clock_report(&r->clk, &rep.tsc);
 
 	/* With --json -, stdout carries the JSON alone. */
 	if (report_probe_text(&rep, o->json != NULL && strcmp(o->json, "-") == 0
 					    ? stderr
 					    : stdout) != 0)
 		ret = EXIT_RUNTIME;
-	fflush(stdout);
-	if (o->json != NULL &&
-	    app_write_file(o->json, write_probe_json, &rep) != EXIT_OK)
+	if (app_stdout_flush() != EXIT_OK)
 		ret = EXIT_RUNTIME;
-	if (o->samples != NULL &&
-	    app_write_file(o->samples, write_samples, run) != EXIT_OK)
+	if (app_out_write(&x->json, write_probe_json, &rep) != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	if (app_out_write(&x->samples, write_samples, run) != EXIT_OK)
 		ret = EXIT_RUNTIME;
 	if (x->cap != NULL) {
 		uint64_t dropped;
@@ -779,8 +892,10 @@ out:
 }
 
 static void
-teardown(struct probe_ctx *x)
+probe_teardown(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
+
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++) {
 			prober_worker_fini(&x->run->w[i]);
@@ -788,100 +903,49 @@ teardown(struct probe_ctx *x)
 				loopback_io_fini(&x->run->lo[i]);
 		}
 		free(x->run);
+		x->run = NULL;
 	}
 	if (x->cap != NULL) {
 		uint64_t dropped;
 
 		(void)capture_close(x->cap, &dropped);
+		x->cap = NULL;
 	}
+	if (x->pcap_fd >= 0)
+		close(x->pcap_fd);
+	x->pcap_fd = -1;
+	app_out_close(&x->json);
+	app_out_close(&x->samples);
 	if (x->sock != NULL)
 		sockio_close(x->sock);
-	app_dpdk_close(&x->dpdk);
+	x->sock = NULL;
+	free(x->live.prev);
+	histogram_destroy(x->live.snap);
+	histogram_destroy(x->live.iv);
+	histogram_destroy(x->live.sum);
+	memset(&x->live, 0, sizeof(x->live));
 }
+
+static const struct app_cmd probe_cmd = {
+	.name = "probe",
+	.usage = probe_usage,
+	.short_help = false, /* -h is PsPing's bucket option */
+	.ctx_size = sizeof(struct probe_ctx),
+	.parse = probe_parse_hook,
+	.open_outputs = probe_open_outputs,
+	.setup_kernel = probe_setup_kernel,
+	.setup_dpdk = probe_setup_dpdk,
+	.init_workers = probe_init_workers,
+	.start_line = probe_start_line,
+	.worker = probe_worker,
+	.tick = probe_tick,
+	.watch = probe_watch,
+	.report = probe_report,
+	.teardown = probe_teardown,
+};
 
 int
 cmd_probe(int argc, char **argv)
 {
-	struct app_args a;
-	int ret;
-	struct probe_ctx *x;
-	struct live lv;
-	struct timespec t0, t1;
-
-	/* No -h here: it is PsPing's bucket option. */
-	ret = app_args_split(argc, argv, probe_usage, false, &a);
-	if (ret != EXIT_OK)
-		return ret < 0 ? EXIT_OK : ret;
-	x = calloc(1, sizeof(*x));
-	if (x == NULL) {
-		app_err("out of memory");
-		ret = EXIT_RUNTIME;
-		goto free_args;
-	}
-	if (probe_parse(a.app_argc, a.app_argv, &x->o) != 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (x->o.kernel && (ret = app_args_no_eal(&a)) != EXIT_OK)
-		goto out;
-	app_signals_install();
-	x->run = calloc(1, sizeof(*x->run));
-	if (x->run == NULL) {
-		app_err("out of memory");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, &a);
-	if (ret < 0) { /* SIGINT while resolving the peer: nothing to report */
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (ret != EXIT_OK)
-		goto out;
-	ret = init_workers(x);
-	if (ret != EXIT_OK)
-		goto out;
-	{
-		char mac[18];
-
-		codec_mac_format(&x->peer, mac);
-		fprintf(stderr,
-			"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
-			"probes, %u lcore(s), %s %s (%s)\n",
-			x->o.target_str, x->ip, x->o.dport,
-			x->sock ? "kernel route" : mac, x->o.proto->name,
-			(unsigned long long)x->o.size, x->nw,
-			x->sock ? "backend" : "port",
-			x->sock ? "kernel" : x->port.name,
-			x->sock ? "UDP socket" : x->port.driver);
-	}
-
-	memset(&lv, 0, sizeof(lv));
-	lv.run = x->run;
-	lv.quiet = x->o.quiet;
-	app_tick_init(&lv.tick);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&lv.tid, NULL, live_thread, &lv) != 0) {
-		app_err("cannot start the live-line thread");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	if (x->dpdk.eal) {
-		rte_eal_mp_remote_launch(probe_lcore, x->run, CALL_MAIN);
-		rte_eal_mp_wait_lcore();
-	} else {
-		x->run->ret[0] = prober_worker_run(&x->run->w[0], &force_quit);
-	}
-	app_tick_stop(&lv.tick);
-	pthread_join(lv.tid, NULL);
-	app_tick_fini(&lv.tick);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
-				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-out:
-	teardown(x);
-	free(x);
-free_args:
-	app_args_free(&a);
-	return ret;
+	return app_run(&probe_cmd, argc, argv);
 }

@@ -100,7 +100,7 @@ int
 prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		   uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
 		   const struct tsc_clock *clock, struct codec_mac *out,
-		   const volatile bool *stop)
+		   const atomic_bool *stop)
 {
 	static const struct codec_mac zero;
 	uint64_t start = q->ops->clock(q);
@@ -113,7 +113,7 @@ prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		uint64_t now = q->ops->clock(q);
 		uint16_t n;
 
-		if (*stop)
+		if (atomic_load_explicit(stop, memory_order_relaxed))
 			return -EINTR;
 		if (now - start > limit)
 			return -EHOSTUNREACH;
@@ -250,6 +250,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		STAT_ADD(w, late, 1); /* its probe was already given up */
 		return false;
 	}
+	STAT_ADD(w, answered, 1);
 	if (!measured)
 		return true;
 	rtt = tsc_to_ns(&c->clock, t4 - t1);
@@ -424,7 +425,7 @@ fail:
 }
 
 int
-prober_worker_run(struct prober_worker *w, const volatile bool *stop)
+prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 {
 	const struct prober_conf *c = w->conf;
 	struct io_queue *q = w->q;
@@ -439,7 +440,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		uint64_t t1, now;
 		int n_tx;
 
-		if (*stop)
+		if (atomic_load_explicit(stop, memory_order_relaxed))
 			break;
 		if (measured && c->count != 0 && seq - c->warmup >= c->count)
 			break;
@@ -451,7 +452,8 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		if (deadline != 0 && q->ops->clock(q) >= deadline)
 			break;
 		/* Pacing: keep draining (late answers, ARP) while we wait. */
-		while (c->interval_cycles != 0 && !*stop &&
+		while (c->interval_cycles != 0 &&
+		       !atomic_load_explicit(stop, memory_order_relaxed) &&
 		       q->ops->clock(q) < next_send)
 			poll_replies(w, UINT64_MAX, seq, 0, false);
 
@@ -484,7 +486,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 			}
 			if (q->ops->clock(q) - t1 > c->timeout_cycles)
 				break;
-			if (*stop) {
+			if (atomic_load_explicit(stop, memory_order_relaxed)) {
 				abandoned = true;
 				break;
 			}

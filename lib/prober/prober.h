@@ -9,6 +9,7 @@
  * probe_proto (one file each, as testpmd's fwd engines).
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,7 @@ struct prober_stats {
 	uint64_t tx_fail;      /* tx queue did not take the probe */
 	uint64_t resets;       /* tcp-syn answers that were RST */
 	uint64_t reasm_failed; /* fragmented answers not reassembled */
+	uint64_t answered;     /* probes in flight answered, warm-up included */
 };
 
 struct prober_worker {
@@ -160,8 +162,9 @@ int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		       struct io_queue *q, unsigned index);
 void prober_worker_fini(struct prober_worker *w);
 
-/* Run until count/duration is reached or *stop is set. 0 or -errno. */
-int prober_worker_run(struct prober_worker *w, const volatile bool *stop);
+/* Run until count/duration is reached or *stop is set (read relaxed).
+ * 0 or -errno. */
+int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
 
 static inline uint64_t
 prober_stat_read(const uint64_t *p)
@@ -177,7 +180,7 @@ prober_stat_read(const uint64_t *p)
 int prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		       uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
 		       const struct tsc_clock *clock, struct codec_mac *out,
-		       const volatile bool *stop);
+		       const atomic_bool *stop);
 
 /* Answer an ARP request for my address (used by the prober's rx path). */
 bool prober_answer_arp(struct io_queue *q, const struct codec_frame *f,

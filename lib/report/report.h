@@ -43,6 +43,23 @@ struct report_buckets {
 	unsigned n_edges;
 };
 
+/* One named counter (reflector drop reasons, port xstats, ...). */
+struct report_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/*
+ * Port xstats (drops, errors, missed, no-mbuf) that moved during the run:
+ * "port": {"xstats_delta": {name: delta}} in JSON, one text line. Only
+ * when present (a DPDK port); delta may be empty.
+ */
+struct report_port_xstats {
+	bool present;
+	const struct report_counter *delta;
+	unsigned n_delta;
+};
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -68,6 +85,7 @@ struct report_probe {
 	const struct histogram *turnaround;
 	struct report_buckets buckets;
 	struct report_tsc tsc;
+	struct report_port_xstats port;
 };
 
 /*
@@ -88,12 +106,6 @@ int report_probe_text(const struct report_probe *r, FILE *out);
  */
 int report_probe_json(const struct report_probe *r, FILE *out);
 
-/* One named counter (reflector drop reasons, port xstats, ...). */
-struct report_counter {
-	const char *name;
-	uint64_t value;
-};
-
 struct report_reflect {
 	const char *backend;
 	const char *addr;
@@ -104,6 +116,7 @@ struct report_reflect {
 	/* T3 - T2 per answered probe; may be NULL */
 	const struct histogram *turnaround;
 	struct report_tsc tsc;
+	struct report_port_xstats port;
 };
 
 /*
