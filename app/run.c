@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -144,29 +145,31 @@ side_start_dpdk(struct side *s)
 }
 
 /*
- * Kernel backend: the worker (this thread) stays on the CPU it starts on
- * (taskset chooses it), the side thread goes on the others where any.
+ * Kernel backend: when the worker (this thread) has one CPU (taskset -c N
+ * chose it), the side thread goes on the other online CPUs. Without that
+ * the worker is left to the scheduler: pinning it to the CPU it happens to
+ * start on put a prober and a reflector on one CPU, both busy-polling
+ * (round trips of a time slice, 8 ms, seen in sigint_storm).
  */
 static int
 side_start_kernel(struct side *s)
 {
-	cpu_set_t allowed, worker;
+	cpu_set_t allowed, others;
 	pthread_attr_t attr;
-	int cpu = sched_getcpu(), ret;
+	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
 
 	if (pthread_attr_init(&attr) != 0)
 		return -ENOMEM;
-	if (cpu >= 0 && cpu < CPU_SETSIZE &&
-	    sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
-		CPU_ZERO(&worker);
-		CPU_SET(cpu, &worker);
-		if (CPU_COUNT(&allowed) > 1 &&
-		    pthread_setaffinity_np(pthread_self(), sizeof(worker),
-					   &worker) == 0) {
-			CPU_CLR(cpu, &allowed);
-			(void)pthread_attr_setaffinity_np(
-				&attr, sizeof(allowed), &allowed);
-		}
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+	    CPU_COUNT(&allowed) == 1 && n_cpus > 1) {
+		CPU_ZERO(&others);
+		for (long cpu = 0; cpu < n_cpus && cpu < CPU_SETSIZE; cpu++)
+			if (!CPU_ISSET(cpu, &allowed))
+				CPU_SET(cpu, &others);
+		if (CPU_COUNT(&others) != 0)
+			(void)pthread_attr_setaffinity_np(&attr, sizeof(others),
+							  &others);
 	}
 	ret = pthread_create(&s->tid, &attr, side_pthread, s);
 	pthread_attr_destroy(&attr);
