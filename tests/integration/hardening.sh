@@ -9,7 +9,9 @@
 #   - a probe whose port has no link exits 4;
 #   - a dead peer is named on stderr within 3 s, the run goes on, and the
 #     live line shows the warm-up's progress;
-#   - the JSON of a DPDK run has port.xstats_delta.
+#   - the JSON of a DPDK run has port.xstats_delta;
+#   - a worker that stops on an error makes the run exit 1 (gdb makes
+#     prober_worker_run return -EIO), the report still written.
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_trap_cleanup
@@ -101,4 +103,15 @@ awk '/no answer from/ { print "dead"; exit } / 3\.0s / { print "late"; exit }' \
 expect 0 "" "$LATPROBE" probe "${ring[@]}" --json "$WORK/xs.json" 198.18.0.2
 $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d["port"]["xstats_delta"], dict)' \
 	"$WORK/xs.json" || fail "no port.xstats_delta object in the JSON"
+# 7. A worker error: exit 1, one line naming the lcore, the JSON complete.
+lp_have gdb || fail "needs gdb (tools/setup installs it)"
+timeout 60 gdb -q -batch -nx -ex 'set confirm off' -ex 'set pagination off' \
+	-ex 'break prober_worker_run' -ex run -ex 'return -5' -ex continue \
+	--args "$LATPROBE" probe "${ring[@]}" --json "$WORK/werr.json" 198.18.0.2 \
+	>"$WORK/werr.out" 2>&1 </dev/null || true
+grep -q 'exited with code 01\]' "$WORK/werr.out" ||
+	{ tail -20 "$WORK/werr.out" >&2; fail "a worker error did not exit 1"; }
+grep -q '^latprobe: error: lcore 0 stopped on an error: Input/output error' "$WORK/werr.out" ||
+	fail "a worker error: no error line"
+json_get "$WORK/werr.json" probes/sent >/dev/null || fail "a worker error: no JSON"
 echo "$LP_PROG: ok"
