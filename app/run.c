@@ -115,13 +115,13 @@ side_start_dpdk(struct side *s)
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
 	ret = rte_thread_create_control(&s->ctl, "lp-side", side_ctl, s);
 	if (ret != 0)
-		return ret;
+		return ret < 0 ? ret : -ret; /* documented positive */
 	s->is_ctl = true;
 	ret = rte_thread_get_affinity_by_id(s->ctl, &mine);
 #else
 	ret = rte_ctrl_thread_create(&s->tid, "lp-side", NULL, side_pthread, s);
 	if (ret != 0)
-		return -ret;
+		return ret < 0 ? ret : -ret; /* documented negative */
 	ret = pthread_getaffinity_np(s->tid, sizeof(mine), &mine);
 #endif
 	s->started = true;
@@ -173,6 +173,8 @@ side_start_kernel(struct side *s)
 	}
 	ret = pthread_create(&s->tid, &attr, side_pthread, s);
 	pthread_attr_destroy(&attr);
+	if (ret == EINVAL) /* a cpuset cgroup refuses those CPUs */
+		ret = pthread_create(&s->tid, NULL, side_pthread, s);
 	if (ret != 0)
 		return -ret;
 	s->started = true;
