@@ -11,7 +11,10 @@
 #     live line shows the warm-up's progress;
 #   - the JSON of a DPDK run has port.xstats_delta;
 #   - a worker that stops on an error makes the run exit 1 (gdb makes
-#     prober_worker_run return -EIO), the report still written.
+#     prober_worker_run return -EIO), the report still written;
+#   - no thread but the worker may run on the worker's CPU (-l 1 on two
+#     CPUs: everything else on CPU 0); with -q and no -t the reflector has
+#     no side thread at all; with -l taking every CPU a warning says so.
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_trap_cleanup
@@ -114,4 +117,45 @@ grep -q 'exited with code 01\]' "$WORK/werr.out" ||
 grep -q '^latprobe: error: lcore 0 stopped on an error: Input/output error' "$WORK/werr.out" ||
 	fail "a worker error: no error line"
 json_get "$WORK/werr.json" probes/sent >/dev/null || fail "a worker error: no JSON"
+# 8. The worker's CPU is the worker's: DPDK process on -l 1, no other thread
+# (EAL's or our side thread) allowed on CPU 1.
+threads_of() { # PID: "name allowed-cpus" per thread but the main one
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "${t##*/}" = "$1" ] && continue
+		printf '%s %s\n' "$(cat "$t/comm")" "$(awk '/Cpus_allowed_list/ {print $2}' "$t/status")"
+	done
+}
+"$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" --vdev net_ring0 -- --addr 198.18.0.1/24 \
+	--loopback -t 3 -w 10 198.18.0.2 >"$WORK/aff.out" 2>"$WORK/aff.err" &
+pid=$!
+LP_BG_PIDS+=("$pid")
+lp_wait_for "$WORK/aff.err" '^latprobe probe: ' 20 || fail "probe -l 1 did not start"
+sleep 0.5
+threads_of "$pid" >"$WORK/aff.threads"
+wait "$pid" || fail "probe -l 1 failed"
+grep -q . "$WORK/aff.threads" || fail "no thread besides the worker: cannot check"
+$PY -c 'import sys
+def cpus(l):
+    out = set()
+    for part in l.split(","):
+        a, _, b = part.partition("-")
+        out |= set(range(int(a), int(b or a) + 1))
+    return out
+sys.exit(any(1 in cpus(line.split()[-1]) for line in open(sys.argv[1])))' "$WORK/aff.threads" ||
+	{ cat "$WORK/aff.threads" >&2; fail "a thread may run on the worker's CPU 1"; }
+# reflect -q without -t: nothing to do beside the worker, no side thread.
+LP_BG_LOG=$WORK/rq.err lp_bg_ns - "$LATPROBE" reflect -l 1 "${EAL_COMMON[@]}" \
+	--vdev net_null0,no-rx=1 -- "${refl_net[@]}" -q
+pid=$LP_LAST_PID
+lp_wait_for "$WORK/rq.err" '^latprobe reflect: ' 20 || fail "reflect -q did not start"
+sleep 0.3
+threads_of "$pid" >"$WORK/rq.threads"
+kill -INT "$pid"
+wait "$pid" || fail "reflect -q: exit $?"
+! grep -qE '^(lp-side|latprobe) ' "$WORK/rq.threads" ||
+	{ cat "$WORK/rq.threads" >&2; fail "reflect -q runs a side thread"; }
+# -l on every CPU (a 2-CPU machine): the side thread shares one, and says so.
+[ "$(nproc)" -ne 2 ] || expect 0 "warning: no CPU is free of workers" "$LATPROBE" probe -l 0,1 "${EAL_COMMON[@]}" \
+	--vdev net_ring0 -- --addr 198.18.0.1/24 --loopback -n 100 198.18.0.2
 echo "$LP_PROG: ok"
