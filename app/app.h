@@ -3,17 +3,35 @@
 #define LATPROBE_APP_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "exit.h"
 #include "report.h"
 #include "timing.h"
 
-/* Set by SIGINT/SIGTERM; the only thing the handler touches. */
-extern volatile bool force_quit;
+/*
+ * Set by SIGINT/SIGTERM (the only thing the handler touches) and by the
+ * run's deadline; stored and loaded relaxed: it carries no other data.
+ */
+extern atomic_bool force_quit;
 
+static inline bool
+app_quit(void)
+{
+	return atomic_load_explicit(&force_quit, memory_order_relaxed);
+}
+
+static inline void
+app_quit_set(void)
+{
+	atomic_store_explicit(&force_quit, true, memory_order_relaxed);
+}
+
+/* The first SIGINT/SIGTERM sets force_quit, a second one _exit()s. */
 void app_signals_install(void);
 
 /* "latprobe: <msg>" on stderr. */
@@ -40,9 +58,28 @@ void app_clock_report(const struct app_clock *c, struct report_tsc *t);
 /* EAL init with our argv; EXIT_OK or EXIT_SETUP (message printed). */
 int app_eal_init(int argc, char **argv);
 
-/* Write a report to path through fn; EXIT_OK or EXIT_RUNTIME. */
-int app_write_file(const char *path, int (*fn)(const void *arg, FILE *f),
-		   const void *arg);
+/*
+ * An output file (--json, --samples, ...), opened before anything is sent
+ * so that a path that cannot be written is a usage error. "-" is stdout.
+ */
+struct app_out {
+	const char *opt; /* "--json", for messages */
+	const char *path;
+	FILE *f;
+};
+
+/* Open for writing (truncates); EXIT_OK or EXIT_USAGE (message printed). */
+int app_out_open(struct app_out *o, const char *opt, const char *path);
+/*
+ * Write through fn, then flush and close (stdout: flush only); EXIT_OK or
+ * EXIT_RUNTIME (message printed). Nothing happens when it was not opened.
+ */
+int app_out_write(struct app_out *o, int (*fn)(const void *arg, FILE *f),
+		  const void *arg);
+/* Close without writing (error paths). */
+void app_out_close(struct app_out *o);
+/* Flush stdout; EXIT_OK or EXIT_RUNTIME (message printed). */
+int app_stdout_flush(void);
 
 /* A subcommand's argv: EAL part (before "--", profiles expanded) and ours. */
 struct app_args {
@@ -80,7 +117,7 @@ struct app_dpdk {
  */
 int app_dpdk_open(struct app_dpdk *d, struct port *port,
 		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
-		  struct app_clock *clk);
+		  bool promisc, struct app_clock *clk);
 void app_dpdk_close(struct app_dpdk *d);
 
 /*
@@ -96,8 +133,7 @@ struct app_tick {
 };
 
 void app_tick_init(struct app_tick *t);
-/* Seconds since init; sleeps until t0 + until_s or a stop. false once stopped.
- */
+/* Sleeps until t0 + until_s (HUGE_VAL: until a stop). false once stopped. */
 bool app_tick_sleep_until(struct app_tick *t, double until_s);
 double app_tick_elapsed(const struct app_tick *t);
 void app_tick_stop(struct app_tick *t);

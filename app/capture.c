@@ -37,16 +37,16 @@ struct capture {
 };
 
 struct capture *
-capture_open(const char *path, uint16_t port_id, unsigned n_workers, char *err,
-	     unsigned err_len)
+capture_open(int fd, const char *path, uint16_t port_id, unsigned n_workers,
+	     char *err, unsigned err_len)
 {
 	struct capture *c;
 	char name[RTE_MEMPOOL_NAMESIZE];
-	int fd;
 
 	c = calloc(1, sizeof(*c) + n_workers * sizeof(c->b[0]));
 	if (c == NULL) {
 		snprintf(err, err_len, "out of memory");
+		close(fd);
 		return NULL;
 	}
 	c->port_id = port_id;
@@ -60,14 +60,7 @@ capture_open(const char *path, uint16_t port_id, unsigned n_workers, char *err,
 	if (c->pool == NULL) {
 		snprintf(err, err_len, "no memory for the capture pool: %s",
 			 rte_strerror(rte_errno));
-		free(c);
-		return NULL;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, err_len, "cannot write %s: %s", path,
-			 strerror(errno));
-		rte_mempool_free(c->pool);
+		close(fd);
 		free(c);
 		return NULL;
 	}

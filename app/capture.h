@@ -15,8 +15,11 @@
 struct rte_mbuf;
 struct capture;
 
-/* NULL with errno (message in err). */
-struct capture *capture_open(const char *path, uint16_t port_id,
+/*
+ * On fd (opened for writing before anything was sent; owned from here on,
+ * closed on failure too), path for messages. NULL (message in err).
+ */
+struct capture *capture_open(int fd, const char *path, uint16_t port_id,
 			     unsigned n_workers, char *err, unsigned err_len);
 void capture_packet(void *arg, unsigned worker, const struct rte_mbuf *m,
 		    uint64_t tsc, bool tx);

@@ -5,17 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Documented exit codes (docs/usage.md). */
-enum {
-	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,     /* I/O error writing a report, internal error */
-	EXIT_USAGE = 2,	      /* bad flags or arguments */
-	EXIT_UNREACHABLE = 3, /* no ARP answer from the peer */
-	EXIT_SETUP = 4,	      /* EAL or port set-up failed */
-	EXIT_ALL_LOST = 5,    /* probes were sent and none was answered */
-	EXIT_TSC = 6,	      /* the TSC cannot be used as a clock */
-};
-
 #define CLI_MAX_EDGES 64
 
 /* Parsers for option values; 0 or -EINVAL. */

@@ -74,7 +74,7 @@ cmd_info(int argc, char **argv)
 			   NULL};
 	char **eal_argv, **app_argv, err[512] = "";
 	int eal_argc, app_argc, ret, c;
-	bool sep;
+	bool sep, eal = false;
 	uint64_t window_ns = 1000000000ull;
 	struct app_clock clk;
 	uint16_t pid, n_ports = 0;
@@ -104,19 +104,22 @@ cmd_info(int argc, char **argv)
 				app_err("--calibrate wants a duration between "
 					"10ms and 60s, not '%s'",
 					optarg);
-				return EXIT_USAGE;
+				ret = EXIT_USAGE;
+				goto out;
 			}
 			break;
 		default:
 			app_err("unknown option '%s' (try 'latprobe info "
 				"--help')",
 				app_argv[optind - 1]);
-			return EXIT_USAGE;
+			ret = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind < app_argc) {
 		app_err("unexpected argument '%s'", app_argv[optind]);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	for (int i = 1; i < eal_argc; i++)
 		n_vdevs += strcmp(eal_argv[i], "--vdev") == 0 ||
@@ -124,7 +127,8 @@ cmd_info(int argc, char **argv)
 	ret = eal_argc > 1 ? app_eal_init(eal_argc, eal_argv)
 			   : app_eal_init(7, def_eal);
 	if (ret != EXIT_OK)
-		return ret;
+		goto out;
+	eal = true;
 
 	printf("latprobe %s on %s\n", LATPROBE_VERSION, rte_version());
 	ret = app_clock_setup(&clk, window_ns, rte_get_tsc_hz());
@@ -197,8 +201,11 @@ cmd_info(int argc, char **argv)
 			n_vdevs, n_ports);
 		ret = EXIT_SETUP;
 	}
+	if (app_stdout_flush() != EXIT_OK && ret == EXIT_OK)
+		ret = EXIT_RUNTIME;
 out:
-	rte_eal_cleanup();
+	if (eal)
+		rte_eal_cleanup();
 	cli_free_argv(eal_argv);
 	cli_free_argv(app_argv);
 	return ret;

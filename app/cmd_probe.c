@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include "loopback.h"
 #include "port.h"
 #include "prober.h"
+#include "run.h"
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
@@ -48,6 +52,7 @@ struct probe_opts {
 	bool kernel;
 	int busy_poll_us;
 	uint16_t vlan; /* 0 = untagged */
+	bool promisc;
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -111,6 +116,8 @@ probe_usage(FILE *f)
 	      "to its own\n"
 	      "                       queue (N + index without RSS)\n"
 	      "  --port-id N          DPDK port to use (default 0)\n"
+	      "  --promisc            put the port in promiscuous mode "
+	      "(default: off)\n"
 	      "  --vlan ID            802.1Q tag 1..4094 on probes and ARP; "
 	      "untagged\n"
 	      "                       answers are ignored\n"
@@ -185,6 +192,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"backend", required_argument, NULL, 'B'},
 		{"busy-poll-us", required_argument, NULL, 'Y'},
 		{"vlan", required_argument, NULL, 'V'},
+		{"promisc", no_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'H'},
@@ -322,6 +330,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 					   optarg);
 			o->busy_poll_us = (int)v;
 			break;
+		case 'R':
+			o->promisc = true;
+			break;
 		case 'V':
 			if (cli_parse_u64(optarg, 1, 4094, &v))
 				return bad("--vlan", "a VLAN ID 1..4094",
@@ -388,9 +399,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			return -1;
 		}
 		if (o->pcap != NULL || o->loopback || o->have_peer_mac ||
-		    o->vlan != 0) {
-			app_err("--pcap, --loopback, --peer-mac and --vlan "
-				"need the dpdk backend");
+		    o->vlan != 0 || o->promisc) {
+			app_err("--pcap, --loopback, --peer-mac, --vlan and "
+				"--promisc need the dpdk backend");
 			return -1;
 		}
 	} else if (!o->have_addr) {
@@ -406,77 +417,140 @@ struct probe_run {
 	struct prober_conf conf[RTE_MAX_LCORE];
 	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
-	unsigned lcore_worker[RTE_MAX_LCORE];
-	int ret[RTE_MAX_LCORE];
+};
+
+/* The live line's memory: interval snapshots of the per-lcore histograms. */
+struct live {
+	struct histogram *prev, *snap, *iv, *sum;
+	uint64_t sent, recv, lost;
+	bool oom;
+};
+
+/* Everything one probe run sets up, so each step can fail and unwind. */
+struct probe_ctx {
+	struct probe_opts o;
+	struct prober_conf conf;
+	struct probe_run *run;
+	struct sockio *sock;
+	struct capture *cap;
+	struct app_out json, samples;
+	int pcap_fd;
+	char ip[16];
+	struct codec_mac peer;
+	struct live live;
 };
 
 static int
-probe_lcore(void *arg)
+probe_worker(struct app_run *r, unsigned idx)
 {
-	struct probe_run *r = arg;
-	unsigned idx = r->lcore_worker[rte_lcore_id()];
+	struct probe_ctx *x = r->ctx;
 
-	r->w[idx].lcore = rte_lcore_id();
-	r->ret[idx] = prober_worker_run(&r->w[idx], &force_quit);
-	return 0;
+	x->run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+	return prober_worker_run(&x->run->w[idx], &force_quit);
 }
 
-struct live {
-	struct probe_run *run;
-	bool quiet;
-	struct app_tick tick;
-	pthread_t tid;
-};
-
-/* Live line each second from interval snapshots of the per-lcore histograms. */
-static void *
-live_thread(void *arg)
+static uint64_t
+sum_stat(const struct probe_run *run, size_t off)
 {
-	struct live *lv = arg;
-	struct probe_run *r = lv->run;
-	struct histogram *prev = calloc(r->n_workers, sizeof(*prev));
-	struct histogram *snap = histogram_create();
-	struct histogram *iv = histogram_create();
-	struct histogram *sum = histogram_create();
-	uint64_t l_sent = 0, l_recv = 0, l_lost = 0;
-	double next = 1.0;
+	uint64_t s = 0;
 
-	if (prev == NULL || snap == NULL || iv == NULL || sum == NULL)
-		goto out;
-	for (unsigned i = 0; i < r->n_workers; i++)
-		histogram_init(&prev[i]);
-	while (app_tick_sleep_until(&lv->tick, next)) {
-		double el = next;
+	for (unsigned i = 0; i < run->n_workers; i++)
+		s += prober_stat_read(
+			(const uint64_t *)((const char *)&run->w[i].st + off));
+	return s;
+}
 
-		next += 1.0;
-		if (lv->quiet)
-			continue;
-		histogram_init(sum);
-		uint64_t sent = 0, recv = 0, lost = 0;
-		char line[256];
+#define SUM_STAT(run, f) sum_stat(run, offsetof(struct prober_stats, f))
 
-		for (unsigned i = 0; i < r->n_workers; i++) {
-			histogram_snapshot(&r->w[i].rtt, snap);
-			histogram_interval(iv, snap, &prev[i]);
-			histogram_merge(sum, iv);
-			prev[i] = *snap;
-			sent += prober_stat_read(&r->w[i].st.sent);
-			recv += prober_stat_read(&r->w[i].st.received);
-			lost += prober_stat_read(&r->w[i].st.lost);
+/* Live line each second; during warm-up, its progress. */
+static void
+probe_tick(struct app_run *r, double el)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	struct live *lv = &x->live;
+	uint64_t sent, recv, lost, warm;
+	char line[256];
+
+	if (lv->oom)
+		return;
+	if (lv->prev == NULL) {
+		lv->prev = calloc(run->n_workers + 1, sizeof(*lv->prev));
+		lv->snap = histogram_create();
+		lv->iv = histogram_create();
+		lv->sum = histogram_create();
+		if (lv->prev == NULL || lv->snap == NULL || lv->iv == NULL ||
+		    lv->sum == NULL) {
+			lv->oom = true;
+			return;
 		}
-		report_live_line(line, sizeof(line), el, sent - l_sent,
-				 recv - l_recv, lost - l_lost, sum);
-		fprintf(stderr, "%s\n", line);
-		l_sent = sent;
-		l_recv = recv;
-		l_lost = lost;
+		for (unsigned i = 0; i < run->n_workers; i++)
+			histogram_init(&lv->prev[i]);
 	}
-out:
-	free(prev);
-	histogram_destroy(snap);
-	histogram_destroy(iv);
-	histogram_destroy(sum);
-	return NULL;
+	sent = SUM_STAT(run, sent);
+	warm = SUM_STAT(run, warmup);
+	if (sent == 0 && x->o.warmup != 0 && warm < x->o.warmup) {
+		fprintf(stderr, "%7.1fs  warm-up %llu/%llu\n", el,
+			(unsigned long long)warm,
+			(unsigned long long)x->o.warmup);
+		return;
+	}
+	histogram_init(lv->sum);
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		histogram_snapshot(&run->w[i].rtt, lv->snap);
+		histogram_interval(lv->iv, lv->snap, &lv->prev[i]);
+		histogram_merge(lv->sum, lv->iv);
+		lv->prev[i] = *lv->snap;
+	}
+	recv = SUM_STAT(run, received);
+	lost = SUM_STAT(run, lost);
+	report_live_line(line, sizeof(line), el, sent - lv->sent,
+			 recv - lv->recv, lost - lv->lost, lv->sum);
+	fprintf(stderr, "%s\n", line);
+	lv->sent = sent;
+	lv->recv = recv;
+	lv->lost = lost;
+}
+
+/*
+ * A dead peer: the first 10 probes (warm-up included) went unanswered. Say
+ * so once, with the likeliest cause the counters point at; the run goes on.
+ */
+#define DEAD_PROBES 10
+
+static bool
+probe_watch(struct app_run *r, double el)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	uint64_t done = SUM_STAT(run, warmup) + SUM_STAT(run, sent);
+	uint64_t ignored = SUM_STAT(run, rx_ignored);
+	uint64_t resets = SUM_STAT(run, resets);
+	const char *why;
+
+	(void)el;
+	if (SUM_STAT(run, answered) != 0)
+		return false; /* alive */
+	if (done < DEAD_PROBES)
+		return !app_quit();
+	if (ignored != 0)
+		why = "frames come back but none answers our probes: the port "
+		      "is closed or runs another protocol";
+	else if (x->sock != NULL)
+		why = "nothing comes back: no reflector on that port, or a "
+		      "firewall";
+	else if (x->o.have_peer_mac)
+		why = "nothing comes back: wrong --peer-mac, no reflector "
+		      "there, or a firewall";
+	else
+		why = "nothing comes back although ARP answered: no reflector "
+		      "on that port, or a firewall";
+	fprintf(stderr,
+		"latprobe probe: no answer from %s:%u to the first %u probes "
+		"(%llu frames ignored%s): %s; going on\n",
+		x->ip, x->o.dport, DEAD_PROBES, (unsigned long long)ignored,
+		resets ? ", RST seen" : "", why);
+	return false;
 }
 
 static int
@@ -497,27 +571,10 @@ write_samples(const void *arg, FILE *f)
 	return ret;
 }
 
-/* Everything one probe run sets up, so each step can fail and unwind. */
-struct probe_ctx {
-	struct probe_opts o;
-	struct app_clock clk;
-	struct prober_conf conf;
-	struct probe_run *run;
-	unsigned nw;
-	struct app_dpdk dpdk;
-	struct port port;
-	struct sockio *sock;
-	struct capture *cap;
-	char ip[16];
-	struct codec_mac peer;
-	int argc; /* the command line, for the report */
-	char **argv;
-	time_t start;
-};
-
 static void
-conf_common(struct probe_ctx *x)
+conf_common(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
 	struct prober_conf *c = &x->conf;
 
@@ -532,35 +589,70 @@ conf_common(struct probe_ctx *x)
 	c->flow.vlan_tci = o->vlan;
 	c->size = (unsigned)o->size;
 	c->warmup = o->warmup;
-	c->clock = x->clk.clock;
-	c->anchor = x->clk.anchor;
-	c->interval_cycles = tsc_from_ns(&x->clk.clock, o->interval_ns);
-	c->timeout_cycles = tsc_from_ns(&x->clk.clock, o->timeout_ns);
-	c->duration_cycles = tsc_from_ns(&x->clk.clock, o->duration_ns);
+	c->clock = r->clk.clock;
+	c->anchor = r->clk.anchor;
+	c->interval_cycles = tsc_from_ns(&r->clk.clock, o->interval_ns);
+	c->timeout_cycles = tsc_from_ns(&r->clk.clock, o->timeout_ns);
+	c->duration_cycles = tsc_from_ns(&r->clk.clock, o->duration_ns);
 	c->keep_samples = o->samples != NULL;
 	/* 16 M samples (640 MiB) per run at most; past that they are counted.
 	 */
-	c->max_samples = 16u * 1024 * 1024 / x->nw;
+	c->max_samples = 16u * 1024 * 1024 / r->n_workers;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
 	cli_format_ipv4(o->target, x->ip);
 }
 
-/* EAL, clock, port, peer MAC, capture. Returns an exit code. */
 static int
-setup_dpdk(struct probe_ctx *x, const struct app_args *a)
+probe_parse_hook(struct app_run *r, int argc, char **argv)
 {
+	struct probe_ctx *x = r->ctx;
+
+	x->pcap_fd = -1;
+	if (probe_parse(argc, argv, &x->o) != 0)
+		return -1;
+	r->opt.kernel = x->o.kernel;
+	r->opt.quiet = x->o.quiet;
+	r->opt.promisc = x->o.promisc;
+	r->opt.link_required = true;
+	r->opt.port_id = x->o.port_id;
+	r->opt.calib_ns = x->o.calib_ns;
+	return 0;
+}
+
+static int
+probe_open_outputs(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	int ret;
+
+	ret = app_out_open(&x->json, "--json", x->o.json);
+	if (ret == EXIT_OK)
+		ret = app_out_open(&x->samples, "--samples", x->o.samples);
+	if (ret == EXIT_OK && x->o.pcap != NULL) {
+		x->pcap_fd =
+			open(x->o.pcap,
+			     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (x->pcap_fd < 0) {
+			app_err("--pcap %s: cannot write it: %s", x->o.pcap,
+				strerror(errno));
+			ret = EXIT_USAGE;
+		}
+	}
+	return ret;
+}
+
+/* Peer MAC, capture. Returns an exit code. */
+static int
+probe_setup_dpdk(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
 	struct probe_opts *o = &x->o;
 	char err[256];
 	int ret;
 
-	ret = app_dpdk_open(&x->dpdk, &x->port, a, o->port_id, o->calib_ns,
-			    &x->clk);
-	if (ret != EXIT_OK)
-		return ret;
-	x->nw = x->dpdk.n_lcores;
-	conf_common(x);
-	memcpy(x->conf.flow.src_mac.b, x->port.mac.addr_bytes, 6);
+	conf_common(r);
+	memcpy(x->conf.flow.src_mac.b, r->port.mac.addr_bytes, 6);
 
 	if (o->loopback) {
 		/* The reflector shares our port: our own MAC is the peer's. */
@@ -569,17 +661,17 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 		x->peer = o->peer_mac;
 	} else {
 		ret = prober_arp_resolve_vlan(
-			&x->port.q[0], &x->conf.flow.src_mac, o->addr, o->vlan,
+			&r->port.q[0], &x->conf.flow.src_mac, o->addr, o->vlan,
 			o->target, (unsigned)(o->arp_timeout_ns / 1000000),
-			&x->clk.clock, &x->peer, &force_quit);
-		if (ret == -EINTR) { /* before anything was sent */
+			&r->clk.clock, &x->peer, &force_quit);
+		/* -EINTR: stopped before any probe; the workers see the flag
+		 * at once and the report says so. */
+		if (ret == -EINTR)
 			fprintf(stderr,
 				"latprobe probe: interrupted while resolving "
 				"%s by ARP; no probe was sent\n",
 				x->ip);
-			return -1;
-		}
-		if (ret != 0) {
+		if (ret != 0 && ret != -EINTR) {
 			app_err("no ARP answer from %s within %.1fs (is the "
 				"reflector running? --peer-mac skips ARP)",
 				x->ip, (double)o->arp_timeout_ns / 1e9);
@@ -587,9 +679,10 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 		}
 	}
 	x->conf.flow.dst_mac = x->peer;
-	if (o->pcap != NULL) {
-		x->cap = capture_open(o->pcap, o->port_id, x->nw, err,
-				      sizeof(err));
+	if (x->pcap_fd >= 0) {
+		x->cap = capture_open(x->pcap_fd, o->pcap, o->port_id,
+				      r->n_workers, err, sizeof(err));
+		x->pcap_fd = -1; /* capture_open owns it now */
 		if (x->cap == NULL) {
 			app_err("--pcap: %s", err);
 			return EXIT_RUNTIME;
@@ -602,16 +695,12 @@ setup_dpdk(struct probe_ctx *x, const struct app_args *a)
 
 /* Kernel UDP socket, connected to the target; one worker, this thread. */
 static int
-setup_kernel(struct probe_ctx *x)
+probe_setup_kernel(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
 	struct probe_opts *o = &x->o;
 	struct sockio_opts so;
-	int ret;
 
-	ret = app_clock_setup(&x->clk, o->calib_ns, 0);
-	if (ret != EXIT_OK)
-		return ret;
-	x->nw = 1;
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->busy_poll_us;
 	x->sock = sockio_open_prober(o->have_addr ? o->addr : 0, o->sport,
@@ -623,7 +712,7 @@ setup_kernel(struct probe_ctx *x)
 			strerror(errno));
 		return errno == EINVAL ? EXIT_USAGE : EXIT_SETUP;
 	}
-	conf_common(x);
+	conf_common(r);
 	/* The engine matches answers against the socket's real address. */
 	x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
 	x->conf.flow.sport = sockio_local_port(x->sock, 0);
@@ -632,35 +721,37 @@ setup_kernel(struct probe_ctx *x)
 }
 
 static int
-init_workers(struct probe_ctx *x)
+probe_init_workers(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
-	struct probe_run *run = x->run;
-	unsigned lcore, i = 0;
+	struct probe_run *run;
+	unsigned nw = r->n_workers;
 
-	if (x->dpdk.eal) {
-		RTE_LCORE_FOREACH (lcore)
-			run->lcore_worker[lcore] = i++;
+	run = x->run = calloc(1, sizeof(*x->run));
+	if (run == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
 	}
 	/* Split -n across the lcores; the first ones take the remainder. */
-	for (i = 0; i < x->nw; i++) {
+	for (unsigned i = 0; i < nw; i++) {
 		struct io_queue *q =
-			x->sock ? sockio_queue(x->sock) : &x->port.q[i];
+			x->sock ? sockio_queue(x->sock) : &r->port.q[i];
 
 		run->conf[i] = x->conf;
 		if (!x->sock) {
 			/* RSS must bring each lcore's answers to its queue. */
 			uint16_t sport;
-			int r = port_pick_sport(&x->port, (uint16_t)i, o->addr,
-						o->target, o->dport, o->sport,
-						&sport);
+			int ret = port_pick_sport(&r->port, (uint16_t)i,
+						  o->addr, o->target, o->dport,
+						  o->sport, &sport);
 
-			if (r == 0 && !o->proto->udp &&
-			    o->proto != &probe_proto_tcp_syn && x->nw > 1 &&
-			    x->port.rss)
-				r = -ENOTSUP; /* ICMP: hashed on addresses */
-			if (r == 0 && x->nw > 1 && x->port.rss &&
-			    o->size + 28 > x->port.q[i].mtu) {
+			if (ret == 0 && !o->proto->udp &&
+			    o->proto != &probe_proto_tcp_syn && nw > 1 &&
+			    r->port.rss)
+				ret = -ENOTSUP; /* ICMP: hashed on addresses */
+			if (ret == 0 && nw > 1 && r->port.rss &&
+			    o->size + 28 > r->port.q[i].mtu) {
 				/* Fragments carry no ports to hash on. */
 				app_err("%llu-byte probes go as IPv4 "
 					"fragments, "
@@ -669,19 +760,19 @@ init_workers(struct probe_ctx *x)
 					(unsigned long long)o->size);
 				return EXIT_USAGE;
 			}
-			if (r != 0) {
+			if (ret != 0) {
 				app_err("with %u lcores the answers must come "
 					"back on each lcore's queue, and this "
 					"port's RSS cannot steer %s answers "
 					"there: use one lcore (-l N)",
-					x->nw, o->proto->name);
+					nw, o->proto->name);
 				return EXIT_USAGE;
 			}
 			run->conf[i].flow.sport = sport;
 		}
 		if (o->count != 0)
 			run->conf[i].count =
-				o->count / x->nw + (i < o->count % x->nw);
+				o->count / nw + (i < o->count % nw);
 		if (o->loopback) {
 			struct reflector_conf rc;
 
@@ -694,8 +785,8 @@ init_workers(struct probe_ctx *x)
 				rc.sockperf_port = o->dport;
 			else if (o->proto == &probe_proto_udp_echo)
 				rc.echo_port = o->dport;
-			rc.clock = x->clk.clock;
-			rc.anchor = x->clk.anchor;
+			rc.clock = r->clk.clock;
+			rc.anchor = r->clk.anchor;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
 				app_err("out of memory");
 				return EXIT_RUNTIME;
@@ -713,9 +804,28 @@ init_workers(struct probe_ctx *x)
 	return EXIT_OK;
 }
 
-static int
-report(struct probe_ctx *x, double duration_s)
+static void
+probe_start_line(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
+	char mac[18], src[16];
+
+	codec_mac_format(&x->peer, mac);
+	cli_format_ipv4(x->conf.flow.src4, src);
+	fprintf(stderr,
+		"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
+		"probes, %u lcore(s), %s %s (%s)\n",
+		src, x->ip, x->o.dport, x->sock ? "kernel route" : mac,
+		x->o.proto->name, (unsigned long long)x->o.size, r->n_workers,
+		x->sock ? "backend" : "port", x->sock ? "kernel" : r->port.name,
+		x->sock ? "UDP socket" : r->port.driver);
+}
+
+static int
+probe_report(struct app_run *r, double duration_s,
+	     const struct report_counter *xs, unsigned n_xs)
+{
+	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
 	struct probe_run *run = x->run;
 	struct histogram *rtt = histogram_create();
@@ -744,18 +854,15 @@ report(struct probe_ctx *x, double duration_s)
 		rep.duplicated += w->st.duplicated;
 		rep.reordered += w->st.reordered;
 		rep.timeouts += w->st.lost - w->st.lost_unreachable;
+		for (unsigned k = 0; k < REPORT_IGN__COUNT; k++)
+			rep.ignored[k] += w->st.ignored[k];
+		for (unsigned k = 0; k < REPORT_UNREACH__COUNT; k++)
+			rep.unreachable[k] += w->st.unreachable[k];
 		rep.rx_ignored += w->st.rx_ignored;
 		rep.warmup += w->st.warmup;
 		rep.late += w->st.late;
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
-		for (unsigned k = 0; k < REPORT_IGN__COUNT; k++)
-			rep.ignored[k] += w->st.ignored[k];
-		for (unsigned k = 0; k < REPORT_UNREACH__COUNT; k++)
-			rep.unreachable[k] += w->st.unreachable[k];
-		if (run->ret[i] != 0)
-			app_warn("lcore %u stopped early: %s", w->lcore,
-				 strerror(-run->ret[i]));
 		if (w->st.tx_fail != 0)
 			app_warn("lcore %u: %llu probes the tx queue did not "
 				 "take (not counted as sent)",
@@ -767,7 +874,7 @@ report(struct probe_ctx *x, double duration_s)
 				 (unsigned long long)w->samples_dropped);
 	}
 	if (rep.sent == 0 && rep.warmup != 0 && o->duration_ns != 0 &&
-	    !force_quit)
+	    !r->interrupted)
 		app_warn("-t %.3gs ended during the warm-up (%llu probes of "
 			 "-w %llu): nothing measured",
 			 (double)o->duration_ns / 1e9,
@@ -777,43 +884,45 @@ report(struct probe_ctx *x, double duration_s)
 	rep.proto = o->proto->name;
 	rep.backend = x->sock ? "kernel" : "dpdk";
 	rep.target = target;
-	rep.port_driver = x->sock ? "udp-socket" : x->port.driver;
+	rep.port_driver = x->sock ? "udp-socket" : r->port.driver;
 	rep.size = (unsigned)o->size;
-	rep.lcores = x->nw;
+	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;
-	rep.interrupted = force_quit;
+	rep.interrupted = r->interrupted;
 	rep.rtt = rtt;
 	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
 	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
+	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
+	rep.buckets.edges_ns = o->edges_ns;
+	rep.buckets.n_edges = o->n_edges;
+	rep.port.present = r->dpdk_ready;
+	rep.port.delta = xs;
+	rep.port.n_delta = n_xs;
 	rep.interval_ns = o->interval_ns;
 	rep.timeout_ns = o->timeout_ns;
 	for (unsigned i = 0; i < run->n_workers; i++)
 		rep.interval_stretched += run->w[i].st.interval_stretched;
-	if (report_meta_init(&meta, x->start, "latprobe probe", x->argc,
-			     x->argv) == 0)
+	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
+			     r->argv) == 0)
 		rep.meta = &meta;
 	cli_format_ipv4(x->conf.flow.src4, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",
-		 x->sock ? "kernel" : x->port.name,
-		 x->sock ? "UDP socket" : x->port.driver);
+		 x->sock ? "kernel" : r->port.name,
+		 x->sock ? "UDP socket" : r->port.driver);
 	meta.interface = iface;
-	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
-	rep.buckets.edges_ns = o->edges_ns;
-	rep.buckets.n_edges = o->n_edges;
-	app_clock_report(&x->clk, &rep.tsc);
+	app_clock_report(&r->clk, &rep.tsc);
 
 	/* With --json -, stdout carries the JSON alone. */
 	if (report_probe_text(&rep, o->json != NULL && strcmp(o->json, "-") == 0
 					    ? stderr
 					    : stdout) != 0)
 		ret = EXIT_RUNTIME;
-	fflush(stdout);
-	if (o->json != NULL &&
-	    app_write_file(o->json, write_probe_json, &rep) != EXIT_OK)
+	if (app_stdout_flush() != EXIT_OK)
 		ret = EXIT_RUNTIME;
-	if (o->samples != NULL &&
-	    app_write_file(o->samples, write_samples, run) != EXIT_OK)
+	if (app_out_write(&x->json, write_probe_json, &rep) != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	if (app_out_write(&x->samples, write_samples, run) != EXIT_OK)
 		ret = EXIT_RUNTIME;
 	if (x->cap != NULL) {
 		uint64_t dropped;
@@ -840,8 +949,10 @@ out:
 }
 
 static void
-teardown(struct probe_ctx *x)
+probe_teardown(struct app_run *r)
 {
+	struct probe_ctx *x = r->ctx;
+
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++) {
 			prober_worker_fini(&x->run->w[i]);
@@ -849,103 +960,49 @@ teardown(struct probe_ctx *x)
 				loopback_io_fini(&x->run->lo[i]);
 		}
 		free(x->run);
+		x->run = NULL;
 	}
 	if (x->cap != NULL) {
 		uint64_t dropped;
 
 		(void)capture_close(x->cap, &dropped);
+		x->cap = NULL;
 	}
+	if (x->pcap_fd >= 0)
+		close(x->pcap_fd);
+	x->pcap_fd = -1;
+	app_out_close(&x->json);
+	app_out_close(&x->samples);
 	if (x->sock != NULL)
 		sockio_close(x->sock);
-	app_dpdk_close(&x->dpdk);
+	x->sock = NULL;
+	free(x->live.prev);
+	histogram_destroy(x->live.snap);
+	histogram_destroy(x->live.iv);
+	histogram_destroy(x->live.sum);
+	memset(&x->live, 0, sizeof(x->live));
 }
+
+static const struct app_cmd probe_cmd = {
+	.name = "probe",
+	.usage = probe_usage,
+	.short_help = false, /* -h is PsPing's bucket option */
+	.ctx_size = sizeof(struct probe_ctx),
+	.parse = probe_parse_hook,
+	.open_outputs = probe_open_outputs,
+	.setup_kernel = probe_setup_kernel,
+	.setup_dpdk = probe_setup_dpdk,
+	.init_workers = probe_init_workers,
+	.start_line = probe_start_line,
+	.worker = probe_worker,
+	.tick = probe_tick,
+	.watch = probe_watch,
+	.report = probe_report,
+	.teardown = probe_teardown,
+};
 
 int
 cmd_probe(int argc, char **argv)
 {
-	struct app_args a;
-	int ret;
-	struct probe_ctx *x;
-	struct live lv;
-	struct timespec t0, t1;
-
-	/* No -h here: it is PsPing's bucket option. */
-	ret = app_args_split(argc, argv, probe_usage, false, &a);
-	if (ret != EXIT_OK)
-		return ret < 0 ? EXIT_OK : ret;
-	x = calloc(1, sizeof(*x));
-	if (x == NULL) {
-		app_err("out of memory");
-		ret = EXIT_RUNTIME;
-		goto free_args;
-	}
-	x->argc = argc;
-	x->argv = argv;
-	x->start = time(NULL);
-	if (probe_parse(a.app_argc, a.app_argv, &x->o) != 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (x->o.kernel && (ret = app_args_no_eal(&a)) != EXIT_OK)
-		goto out;
-	app_signals_install();
-	x->run = calloc(1, sizeof(*x->run));
-	if (x->run == NULL) {
-		app_err("out of memory");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, &a);
-	if (ret < 0) { /* SIGINT while resolving the peer: nothing to report */
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (ret != EXIT_OK)
-		goto out;
-	ret = init_workers(x);
-	if (ret != EXIT_OK)
-		goto out;
-	{
-		char mac[18], src[16];
-
-		codec_mac_format(&x->peer, mac);
-		cli_format_ipv4(x->conf.flow.src4, src);
-		fprintf(stderr,
-			"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
-			"probes, %u lcore(s), %s %s (%s)\n",
-			src, x->ip, x->o.dport, x->sock ? "kernel route" : mac,
-			x->o.proto->name, (unsigned long long)x->o.size, x->nw,
-			x->sock ? "backend" : "port",
-			x->sock ? "kernel" : x->port.name,
-			x->sock ? "UDP socket" : x->port.driver);
-	}
-
-	memset(&lv, 0, sizeof(lv));
-	lv.run = x->run;
-	lv.quiet = x->o.quiet;
-	app_tick_init(&lv.tick);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&lv.tid, NULL, live_thread, &lv) != 0) {
-		app_err("cannot start the live-line thread");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	if (x->dpdk.eal) {
-		rte_eal_mp_remote_launch(probe_lcore, x->run, CALL_MAIN);
-		rte_eal_mp_wait_lcore();
-	} else {
-		x->run->ret[0] = prober_worker_run(&x->run->w[0], &force_quit);
-	}
-	app_tick_stop(&lv.tick);
-	pthread_join(lv.tid, NULL);
-	app_tick_fini(&lv.tick);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
-				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-out:
-	teardown(x);
-	free(x);
-free_args:
-	app_args_free(&a);
-	return ret;
+	return app_run(&probe_cmd, argc, argv);
 }

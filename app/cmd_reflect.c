@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "port.h"
 #include "preflight.h"
 #include "reflector.h"
+#include "run.h"
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
@@ -32,6 +34,7 @@ struct reflect_opts {
 	const char *json;
 	uint64_t calib_ns;
 	bool kernel;
+	bool promisc;
 	int busy_poll_us;
 	bool allow_low_sport;
 	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
@@ -79,6 +82,8 @@ reflect_usage(FILE *f)
 	      "  -t, --duration T      stop after T (e.g. 30, 500ms; default: "
 	      "until SIGINT)\n"
 	      "  --port-id N           DPDK port to use (default 0)\n"
+	      "  --promisc             put the port in promiscuous mode "
+	      "(default: off)\n"
 	      "  --json FILE           write the counters as JSON at exit ('-' "
 	      "= stdout)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
@@ -140,6 +145,7 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"backend", required_argument, NULL, 'B'},
 		{"busy-poll-us", required_argument, NULL, 'Y'},
+		{"promisc", no_argument, NULL, 'p'},
 		{"allow", required_argument, NULL, 'A'},
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
@@ -148,12 +154,14 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
+	struct reflector_conf d;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->stamp_port = STAMP_PORT;
-	o->sockperf_port = SOCKPERF_PORT;
-	o->echo_port = 7;
+	reflector_conf_default(&d);
+	o->stamp_port = d.stamp_port;
+	o->sockperf_port = d.sockperf_port;
+	o->echo_port = d.echo_port;
 	o->calib_ns = 250000000ull;
 	o->session_idle_s = 300;
 	optind = 1;
@@ -242,6 +250,9 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			}
 			o->busy_poll_us = (int)v;
 			break;
+		case 'p':
+			o->promisc = true;
+			break;
 		case 'A': {
 			uint32_t a, mask;
 			unsigned len;
@@ -300,6 +311,10 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		app_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
+	if (o->kernel && o->promisc) {
+		app_err("--promisc needs the dpdk backend");
+		return -1;
+	}
 	if (!o->have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (the address to answer "
 			"for)");
@@ -311,16 +326,24 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 struct reflect_run {
 	struct reflector_worker w[RTE_MAX_LCORE];
 	unsigned n_workers;
-	unsigned lcore_worker[RTE_MAX_LCORE];
+};
+
+struct reflect_ctx {
+	struct reflect_opts o;
+	struct reflector_conf conf;
+	struct reflect_run *run;
+	struct sockio *sock;
+	struct app_out json;
+	char addr_str[24];
+	uint64_t last_rx, last_tx, last_drop; /* live line */
 };
 
 static int
-reflect_lcore(void *arg)
+reflect_worker(struct app_run *r, unsigned idx)
 {
-	struct reflect_run *r = arg;
-	unsigned idx = r->lcore_worker[rte_lcore_id()];
+	struct reflect_ctx *x = r->ctx;
 
-	reflector_run(&r->w[idx], &force_quit);
+	reflector_run(&x->run->w[idx], &force_quit);
 	return 0;
 }
 
@@ -334,88 +357,39 @@ sum_counter(const struct reflect_run *r, enum reflector_counter c)
 	return s;
 }
 
-struct reflect_json_arg {
-	const struct report_reflect *rep;
-};
-
 static int
 write_reflect_json(const void *arg, FILE *f)
 {
 	return report_reflect_json(arg, f);
 }
 
-/* The main lcore's watcher: live line each second, duration limit. */
-struct watcher {
-	struct reflect_run *run;
-	uint64_t duration_ns;
-	bool quiet;
-	struct app_tick tick;
-	pthread_t tid;
-};
-
-static void *
-watch(void *arg)
+/* Live line each second. */
+static void
+reflect_tick(struct app_run *r, double el)
 {
-	struct watcher *wt = arg;
-	uint64_t last_rx = 0, last_tx = 0, last_drop = 0;
-	double next = 1.0, end = (double)wt->duration_ns / 1e9;
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+	uint64_t rx = sum_counter(run, RC_RX);
+	uint64_t tx = sum_counter(run, RC_TX);
+	/* Everything received and not answered. */
+	uint64_t drop = rx - sum_counter(run, RC_ARP) -
+			sum_counter(run, RC_ICMP) - sum_counter(run, RC_STAMP) -
+			sum_counter(run, RC_SOCKPERF) -
+			sum_counter(run, RC_ECHO);
 
-	/* Wake once a second (and at -t's end), not in a polling loop: this
-	 * thread shares the CPUs of the busy-polling lcores. */
-	while (!force_quit) {
-		double el,
-			wake = wt->duration_ns != 0 && end < next ? end : next;
-
-		if (!app_tick_sleep_until(&wt->tick, wake))
-			break;
-		el = app_tick_elapsed(&wt->tick);
-		if (wt->duration_ns != 0 && el >= end)
-			force_quit = true;
-		if (el < next)
-			continue;
-		while (next <= el)
-			next += 1.0;
-		if (!wt->quiet) {
-			uint64_t rx = sum_counter(wt->run, RC_RX);
-			uint64_t tx = sum_counter(wt->run, RC_TX);
-			/* Everything received and not answered. */
-			uint64_t drop = rx - sum_counter(wt->run, RC_ARP) -
-					sum_counter(wt->run, RC_ICMP) -
-					sum_counter(wt->run, RC_STAMP) -
-					sum_counter(wt->run, RC_SOCKPERF) -
-					sum_counter(wt->run, RC_ECHO);
-
-			fprintf(stderr,
-				"%7.1fs  rx %llu tx %llu not answered %llu\n",
-				el, (unsigned long long)(rx - last_rx),
-				(unsigned long long)(tx - last_tx),
-				(unsigned long long)(drop - last_drop));
-			last_rx = rx;
-			last_tx = tx;
-			last_drop = drop;
-		}
-	}
-	return NULL;
+	fprintf(stderr, "%7.1fs  rx %llu tx %llu not answered %llu\n", el,
+		(unsigned long long)(rx - x->last_rx),
+		(unsigned long long)(tx - x->last_tx),
+		(unsigned long long)(drop - x->last_drop));
+	x->last_rx = rx;
+	x->last_tx = tx;
+	x->last_drop = drop;
 }
 
-struct reflect_ctx {
-	struct reflect_opts o;
-	struct app_clock clk;
-	struct reflector_conf conf;
-	struct reflect_run *run;
-	unsigned nw;
-	struct app_dpdk dpdk;
-	struct port port;
-	struct sockio *sock;
-	char addr_str[24];
-	int argc; /* the command line, for the report */
-	char **argv;
-	time_t start;
-};
-
 static void
-conf_common(struct reflect_ctx *x)
+conf_common(struct app_run *r)
 {
+	struct reflect_ctx *x = r->ctx;
 	const struct reflect_opts *o = &x->o;
 	struct reflector_conf *c = &x->conf;
 	char abuf[16];
@@ -428,8 +402,8 @@ conf_common(struct reflect_ctx *x)
 	c->echo_port = o->echo_port;
 	c->stateful = o->stateful;
 	c->verify_l4_csum = o->verify_l4;
-	c->clock = x->clk.clock;
-	c->anchor = x->clk.anchor;
+	c->clock = r->clk.clock;
+	c->anchor = r->clk.anchor;
 	c->allow_low_sport = o->allow_low_sport;
 	memcpy(c->allow, o->allow, sizeof(c->allow));
 	c->n_allow = o->n_allow;
@@ -440,35 +414,52 @@ conf_common(struct reflect_ctx *x)
 }
 
 static int
-setup_dpdk(struct reflect_ctx *x, const struct app_args *a)
+reflect_parse_hook(struct app_run *r, int argc, char **argv)
 {
-	int ret = app_dpdk_open(&x->dpdk, &x->port, a, x->o.port_id,
-				x->o.calib_ns, &x->clk);
+	struct reflect_ctx *x = r->ctx;
 
-	if (ret != EXIT_OK)
-		return ret;
-	x->nw = x->dpdk.n_lcores;
-	conf_common(x);
-	memcpy(x->conf.mac.b, x->port.mac.addr_bytes, 6);
+	if (reflect_parse(argc, argv, &x->o) != 0)
+		return -1;
+	r->opt.kernel = x->o.kernel;
+	r->opt.quiet = x->o.quiet;
+	r->opt.promisc = x->o.promisc;
+	r->opt.link_required = false; /* a reflector waits for its peers */
+	r->opt.port_id = x->o.port_id;
+	r->opt.calib_ns = x->o.calib_ns;
+	r->opt.deadline_ns = x->o.duration_ns;
+	return 0;
+}
+
+static int
+reflect_open_outputs(struct app_run *r)
+{
+	struct reflect_ctx *x = r->ctx;
+
+	return app_out_open(&x->json, "--json", x->o.json);
+}
+
+static int
+reflect_setup_dpdk(struct app_run *r)
+{
+	struct reflect_ctx *x = r->ctx;
+
+	conf_common(r);
+	memcpy(x->conf.mac.b, r->port.mac.addr_bytes, 6);
 	return EXIT_OK;
 }
 
 /* Kernel UDP sockets on the three ports; one worker, this thread. */
 static int
-setup_kernel(struct reflect_ctx *x)
+reflect_setup_kernel(struct app_run *r)
 {
+	struct reflect_ctx *x = r->ctx;
 	const struct reflect_opts *o = &x->o;
 	const uint16_t ports[] = {o->stamp_port, o->sockperf_port,
 				  o->echo_port};
 	/* The engine checks frames are for its MAC; sockio makes them so. */
 	static const struct codec_mac mac = {{0x02, 0, 0, 0, 0, 0x01}};
 	struct sockio_opts so;
-	int ret;
 
-	ret = app_clock_setup(&x->clk, o->calib_ns, 0);
-	if (ret != EXIT_OK)
-		return ret;
-	x->nw = 1;
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->busy_poll_us;
 	x->sock = sockio_open_reflector(o->addr, ports, 3, &mac, &so);
@@ -494,7 +485,7 @@ setup_kernel(struct reflect_ctx *x)
 			ports[1], ports[2], strerror(errno));
 		return errno == EINVAL ? EXIT_USAGE : EXIT_SETUP;
 	}
-	conf_common(x);
+	conf_common(r);
 	x->conf.mac = mac;
 	/* The kernel reassembles; the engine sees whole datagrams. */
 	x->conf.n_reasm = 0;
@@ -502,8 +493,50 @@ setup_kernel(struct reflect_ctx *x)
 }
 
 static int
-report(struct reflect_ctx *x, double duration_s)
+reflect_init_workers(struct app_run *r)
 {
+	struct reflect_ctx *x = r->ctx;
+
+	x->run = calloc(1, sizeof(*x->run));
+	if (x->run == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		struct io_queue *q =
+			x->sock ? sockio_queue(x->sock) : &r->port.q[i];
+
+		if (reflector_worker_init(&x->run->w[i], &x->conf, q) != 0) {
+			app_err("out of memory (session table, reassembly)");
+			return EXIT_RUNTIME;
+		}
+		x->run->n_workers = i + 1;
+	}
+	return EXIT_OK;
+}
+
+static void
+reflect_start_line(struct app_run *r)
+{
+	struct reflect_ctx *x = r->ctx;
+	char mac[18];
+
+	codec_mac_format(&x->conf.mac, mac);
+	fprintf(stderr,
+		"latprobe reflect: %s on %s %u (%s, %s, MAC %s), %u lcore(s); "
+		"stamp %u sockperf %u echo %u%s\n",
+		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
+		x->sock ? "kernel" : r->port.name,
+		x->sock ? "UDP sockets" : r->port.driver, mac,
+		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
+		x->o.echo_port, x->o.stateful ? " (stateful)" : "");
+}
+
+static int
+reflect_report(struct app_run *r, double duration_s,
+	       const struct report_counter *xs, unsigned n_xs)
+{
+	struct reflect_ctx *x = r->ctx;
 	const struct reflect_opts *o = &x->o;
 	struct reflect_run *run = x->run;
 	struct report_counter counters[RC__COUNT];
@@ -532,25 +565,28 @@ report(struct reflect_ctx *x, double duration_s)
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
-	if (report_meta_init(&meta, x->start, "latprobe reflect", x->argc,
-			     x->argv) == 0) {
+	rep.port.present = r->dpdk_ready;
+	rep.port.delta = xs;
+	rep.port.n_delta = n_xs;
+	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,
+			     r->argv) == 0) {
 		snprintf(iface, sizeof(iface), "%s (%s)",
-			 x->sock ? "kernel" : x->port.name,
-			 x->sock ? "UDP sockets" : x->port.driver);
+			 x->sock ? "kernel" : r->port.name,
+			 x->sock ? "UDP sockets" : r->port.driver);
 		meta.source = x->addr_str;
 		meta.interface = iface;
 		rep.meta = &meta;
 	}
-	app_clock_report(&x->clk, &rep.tsc);
+	app_clock_report(&r->clk, &rep.tsc);
 	/* With --json -, stdout carries the JSON alone. */
 	if (report_reflect_text(&rep,
 				o->json != NULL && strcmp(o->json, "-") == 0
 					? stderr
 					: stdout) != 0)
 		ret = EXIT_RUNTIME;
-	fflush(stdout);
-	if (o->json != NULL &&
-	    app_write_file(o->json, write_reflect_json, &rep) != EXIT_OK)
+	if (app_stdout_flush() != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	if (app_out_write(&x->json, write_reflect_json, &rep) != EXIT_OK)
 		ret = EXIT_RUNTIME;
 	if (rep.meta != NULL)
 		report_meta_fini(&meta);
@@ -559,111 +595,41 @@ report(struct reflect_ctx *x, double duration_s)
 }
 
 static void
-teardown(struct reflect_ctx *x)
+reflect_teardown(struct app_run *r)
 {
+	struct reflect_ctx *x = r->ctx;
+
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++)
 			reflector_worker_fini(&x->run->w[i]);
 		free(x->run);
+		x->run = NULL;
 	}
+	app_out_close(&x->json);
 	if (x->sock != NULL)
 		sockio_close(x->sock);
-	app_dpdk_close(&x->dpdk);
+	x->sock = NULL;
 }
+
+static const struct app_cmd reflect_cmd = {
+	.name = "reflect",
+	.usage = reflect_usage,
+	.short_help = true,
+	.ctx_size = sizeof(struct reflect_ctx),
+	.parse = reflect_parse_hook,
+	.open_outputs = reflect_open_outputs,
+	.setup_kernel = reflect_setup_kernel,
+	.setup_dpdk = reflect_setup_dpdk,
+	.init_workers = reflect_init_workers,
+	.start_line = reflect_start_line,
+	.worker = reflect_worker,
+	.tick = reflect_tick,
+	.report = reflect_report,
+	.teardown = reflect_teardown,
+};
 
 int
 cmd_reflect(int argc, char **argv)
 {
-	struct app_args a;
-	int ret;
-	struct reflect_ctx *x;
-	struct watcher wt;
-	struct timespec t0, t1;
-	unsigned lcore, i;
-	char mac[18];
-
-	ret = app_args_split(argc, argv, reflect_usage, true, &a);
-	if (ret != EXIT_OK)
-		return ret < 0 ? EXIT_OK : ret;
-	x = calloc(1, sizeof(*x));
-	if (x == NULL) {
-		app_err("out of memory");
-		ret = EXIT_RUNTIME;
-		goto free_args;
-	}
-	x->argc = argc;
-	x->argv = argv;
-	x->start = time(NULL);
-	if (reflect_parse(a.app_argc, a.app_argv, &x->o) != 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (x->o.kernel && (ret = app_args_no_eal(&a)) != EXIT_OK)
-		goto out;
-	app_signals_install();
-	x->run = calloc(1, sizeof(*x->run));
-	if (x->run == NULL) {
-		app_err("out of memory");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	ret = x->o.kernel ? setup_kernel(x) : setup_dpdk(x, &a);
-	if (ret != EXIT_OK)
-		goto out;
-	for (i = 0; i < x->nw; i++) {
-		struct io_queue *q =
-			x->sock ? sockio_queue(x->sock) : &x->port.q[i];
-
-		if (reflector_worker_init(&x->run->w[i], &x->conf, q) != 0) {
-			app_err("out of memory (session table, reassembly)");
-			ret = EXIT_RUNTIME;
-			goto out;
-		}
-		x->run->n_workers = i + 1;
-	}
-	if (x->dpdk.eal) {
-		i = 0;
-		RTE_LCORE_FOREACH (lcore)
-			x->run->lcore_worker[lcore] = i++;
-	}
-	codec_mac_format(&x->conf.mac, mac);
-	fprintf(stderr,
-		"latprobe reflect: %s on %s %u (%s, %s, MAC %s), %u lcore(s); "
-		"stamp %u sockperf %u echo %u%s\n",
-		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
-		x->sock ? "kernel" : x->port.name,
-		x->sock ? "UDP sockets" : x->port.driver, mac,
-		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
-		x->o.echo_port, x->o.stateful ? " (stateful)" : "");
-
-	memset(&wt, 0, sizeof(wt));
-	wt.run = x->run;
-	wt.duration_ns = x->o.duration_ns;
-	wt.quiet = x->o.quiet;
-	app_tick_init(&wt.tick);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&wt.tid, NULL, watch, &wt) != 0) {
-		app_err("cannot start the watcher thread");
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	if (x->dpdk.eal) {
-		rte_eal_mp_remote_launch(reflect_lcore, x->run, CALL_MAIN);
-		rte_eal_mp_wait_lcore();
-	} else {
-		reflector_run(&x->run->w[0], &force_quit);
-	}
-	force_quit = true;
-	app_tick_stop(&wt.tick);
-	pthread_join(wt.tid, NULL);
-	app_tick_fini(&wt.tick);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ret = report(x, (double)(t1.tv_sec - t0.tv_sec) +
-				(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-out:
-	teardown(x);
-	free(x);
-free_args:
-	app_args_free(&a);
-	return ret;
+	return app_run(&reflect_cmd, argc, argv);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -16,13 +18,14 @@
 #include "port.h"
 #include "preflight.h"
 
-volatile bool force_quit;
+atomic_bool force_quit;
 
+/* Async-signal-safe: a lock-free atomic exchange, then _exit() at most. */
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	force_quit = true;
+	if (atomic_exchange_explicit(&force_quit, true, memory_order_relaxed))
+		_exit(128 + sig); /* the second one: the user means it */
 }
 
 void
@@ -133,25 +136,61 @@ app_eal_init(int argc, char **argv)
 }
 
 int
-app_write_file(const char *path, int (*fn)(const void *arg, FILE *f),
-	       const void *arg)
+app_out_open(struct app_out *o, const char *opt, const char *path)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	o->opt = opt;
+	o->path = path;
+	o->f = NULL;
+	if (path == NULL)
+		return EXIT_OK;
+	o->f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (o->f == NULL) {
+		app_err("%s %s: cannot write it: %s", opt, path,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int
+app_out_write(struct app_out *o, int (*fn)(const void *arg, FILE *f),
+	      const void *arg)
+{
 	int ret;
 
-	if (f == NULL) {
-		app_err("cannot write %s: %s", path, strerror(errno));
+	if (o->f == NULL)
+		return EXIT_OK;
+	ret = fn(arg, o->f);
+	if (fflush(o->f) != 0 && ret == 0)
+		ret = -errno;
+	if (ferror(o->f) && ret == 0)
+		ret = -EIO;
+	if (o->f != stdout && fclose(o->f) != 0 && ret == 0)
+		ret = -errno;
+	o->f = NULL;
+	if (ret != 0) {
+		app_err("%s %s: writing failed: %s", o->opt, o->path,
+			strerror(-ret));
 		return EXIT_RUNTIME;
 	}
-	ret = fn(arg, f);
-	if (f != stdout) {
-		if (fclose(f) != 0 && ret == 0)
-			ret = -errno;
-	} else {
-		fflush(f);
-	}
-	if (ret != 0) {
-		app_err("writing %s failed: %s", path, strerror(-ret));
+	return EXIT_OK;
+}
+
+void
+app_out_close(struct app_out *o)
+{
+	if (o->f != NULL && o->f != stdout)
+		fclose(o->f);
+	o->f = NULL;
+}
+
+int
+app_stdout_flush(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int e = errno ? errno : EIO;
+
+		app_err("writing to stdout failed: %s", strerror(e));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
@@ -200,7 +239,8 @@ app_args_free(struct app_args *a)
 
 int
 app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
-	      uint16_t port_id, uint64_t calib_ns, struct app_clock *clk)
+	      uint16_t port_id, uint64_t calib_ns, bool promisc,
+	      struct app_clock *clk)
 {
 	struct port_conf pc;
 	int ret;
@@ -224,7 +264,7 @@ app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
 	d->n_lcores = rte_lcore_count();
 	memset(&pc, 0, sizeof(pc));
 	pc.n_queues = (uint16_t)d->n_lcores;
-	pc.promiscuous = true;
+	pc.promiscuous = promisc;
 	ret = port_setup(port, port_id, &pc);
 	if (ret != 0) {
 		app_err("port %u set-up with %u queue(s) failed: %s", port_id,
@@ -277,6 +317,13 @@ app_tick_sleep_until(struct app_tick *t, double until_s)
 	long long ns = (long long)(until_s * 1e9);
 	bool running;
 
+	if (isinf(until_s)) {
+		pthread_mutex_lock(&t->mu);
+		while (!t->stop)
+			pthread_cond_wait(&t->cv, &t->mu);
+		pthread_mutex_unlock(&t->mu);
+		return false;
+	}
 	at.tv_sec += (time_t)(ns / 1000000000LL);
 	at.tv_nsec += (long)(ns % 1000000000LL);
 	if (at.tv_nsec >= 1000000000L) {

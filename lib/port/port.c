@@ -206,8 +206,9 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 		goto fail;
 	p->started = true;
 	if (c->promiscuous) {
-		/* Not every PMD can; the engines filter by address anyway. */
-		(void)rte_eth_promiscuous_enable(port_id);
+		/* Not every PMD can; the caller says so when it asked. */
+		p->promiscuous = rte_eth_promiscuous_enable(port_id) == 0 &&
+				 rte_eth_promiscuous_get(port_id) == 1;
 	}
 	ret = rte_eth_macaddr_get(port_id, &p->mac);
 	if (ret != 0)
@@ -306,6 +307,49 @@ port_facts_get(uint16_t port_id, struct port_facts *f)
 		(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) != 0;
 	f->socket_id = rte_eth_dev_socket_id(port_id);
 	return 0;
+}
+
+int
+port_xstats_read(uint16_t port_id, struct port_xstats *x)
+{
+	struct rte_eth_xstat_name *xn = NULL;
+	struct rte_eth_xstat *xs = NULL;
+	int cnt, ret;
+
+	memset(x, 0, sizeof(*x));
+	cnt = rte_eth_xstats_get_names(port_id, NULL, 0);
+	if (cnt < 0)
+		return cnt;
+	ret = port_xstats_alloc(x, (unsigned)cnt);
+	if (ret != 0)
+		return ret;
+	if (cnt == 0)
+		return 0;
+	xn = calloc((size_t)cnt, sizeof(*xn));
+	xs = calloc((size_t)cnt, sizeof(*xs));
+	if (xn == NULL || xs == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (rte_eth_xstats_get_names(port_id, xn, (unsigned)cnt) != cnt ||
+	    rte_eth_xstats_get(port_id, xs, (unsigned)cnt) != cnt) {
+		ret = -EIO;
+		goto out;
+	}
+	for (int i = 0; i < cnt; i++) {
+		if (xs[i].id >= (uint64_t)cnt) {
+			ret = -EIO;
+			goto out;
+		}
+		snprintf(x->names[i], PORT_XSTAT_NAME, "%s", xn[xs[i].id].name);
+		x->values[i] = xs[i].value;
+	}
+out:
+	free(xn);
+	free(xs);
+	if (ret != 0)
+		port_xstats_free(x);
+	return ret;
 }
 
 int

@@ -15,6 +15,7 @@
 
 #include "io.h"
 #include "rss.h"
+#include "xstats.h"
 
 #define PORT_MAX_QUEUES 16
 
@@ -35,6 +36,7 @@ struct port {
 	bool rss;
 	bool started;
 	bool hw_rx_timestamp; /* the offload was enabled */
+	bool promiscuous;     /* asked for and enabled */
 	struct rte_ether_addr mac;
 	char name[64];
 	char driver[64];
@@ -85,6 +87,9 @@ struct port_facts {
 };
 
 int port_facts_get(uint16_t port_id, struct port_facts *f);
+
+/* Every extended stat of the port now (allocates); 0 or -errno. */
+int port_xstats_read(uint16_t port_id, struct port_xstats *x);
 
 /* Count of extended stats that are non-zero; fills names/values up to n. */
 int port_xstats_nonzero(uint16_t port_id, char (*names)[64], uint64_t *values,

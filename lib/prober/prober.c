@@ -166,7 +166,7 @@ int
 prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		   uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
 		   const struct tsc_clock *clock, struct codec_mac *out,
-		   const volatile bool *stop)
+		   const atomic_bool *stop)
 {
 	return prober_arp_resolve_vlan(q, my_mac, my_ip, 0, ip, timeout_ms,
 				       clock, out, stop);
@@ -176,7 +176,7 @@ int
 prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 			uint32_t my_ip, uint16_t vlan, uint32_t ip,
 			unsigned timeout_ms, const struct tsc_clock *clock,
-			struct codec_mac *out, const volatile bool *stop)
+			struct codec_mac *out, const atomic_bool *stop)
 {
 	static const struct codec_mac zero;
 	uint64_t start = q->ops->clock(q);
@@ -189,7 +189,7 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 		uint64_t now = q->ops->clock(q);
 		uint16_t n;
 
-		if (*stop)
+		if (atomic_load_explicit(stop, memory_order_relaxed))
 			return -EINTR;
 		if (now - start > limit)
 			return -EHOSTUNREACH;
@@ -670,7 +670,7 @@ fail:
 }
 
 int
-prober_worker_run(struct prober_worker *w, const volatile bool *stop)
+prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 {
 	const struct prober_conf *c = w->conf;
 	struct io_queue *q = w->q;
@@ -689,7 +689,7 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		uint64_t t1, now;
 		int n_tx;
 
-		if (*stop)
+		if (atomic_load_explicit(stop, memory_order_relaxed))
 			break;
 		if (measured && c->count != 0 && seq - c->warmup >= c->count)
 			break;
@@ -698,7 +698,8 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 		if (deadline != 0 && q->ops->clock(q) >= deadline)
 			break;
 		/* Pacing: keep draining (late answers, ARP) while we wait. */
-		while (c->interval_cycles != 0 && !*stop &&
+		while (c->interval_cycles != 0 &&
+		       !atomic_load_explicit(stop, memory_order_relaxed) &&
 		       q->ops->clock(q) < next_send &&
 		       (deadline == 0 || q->ops->clock(q) < deadline))
 			poll_replies(w, UINT64_MAX, seq, 0, false);
@@ -742,7 +743,8 @@ prober_worker_run(struct prober_worker *w, const volatile bool *stop)
 			}
 			if (now - t1 > c->timeout_cycles)
 				break;
-			if (*stop || (deadline != 0 && now >= deadline)) {
+			if (atomic_load_explicit(stop, memory_order_relaxed) ||
+			    (deadline != 0 && now >= deadline)) {
 				abandoned = true;
 				break;
 			}

@@ -9,6 +9,7 @@
  * probe_proto (one file each, as testpmd's fwd engines).
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -194,9 +195,9 @@ void prober_worker_fini(struct prober_worker *w);
 /*
  * Run until count is reached, duration_cycles have passed since the start
  * (warm-up included; a probe in flight then is abandoned, neither sent nor
- * lost), or *stop is set. 0 or -errno.
+ * lost), or *stop is set (read relaxed). 0 or -errno.
  */
-int prober_worker_run(struct prober_worker *w, const volatile bool *stop);
+int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
 
 static inline uint64_t
 prober_stat_read(const uint64_t *p)
@@ -212,14 +213,14 @@ prober_stat_read(const uint64_t *p)
 int prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		       uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
 		       const struct tsc_clock *clock, struct codec_mac *out,
-		       const volatile bool *stop);
+		       const atomic_bool *stop);
 
 /* The same on a VLAN: requests and answers carry 802.1Q tag vlan (1..4094;
  * 0 = untagged); answers with another tag or none are not taken. */
 int prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 			    uint32_t my_ip, uint16_t vlan, uint32_t ip,
 			    unsigned timeout_ms, const struct tsc_clock *clock,
-			    struct codec_mac *out, const volatile bool *stop);
+			    struct codec_mac *out, const atomic_bool *stop);
 
 /* Answer an ARP request for my address (used by the prober's rx path). */
 bool prober_answer_arp(struct io_queue *q, const struct codec_frame *f,

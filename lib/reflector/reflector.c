@@ -824,8 +824,8 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 }
 
 void
-reflector_run(struct reflector_worker *w, const volatile bool *stop)
+reflector_run(struct reflector_worker *w, const atomic_bool *stop)
 {
-	while (!*stop)
+	while (!atomic_load_explicit(stop, memory_order_relaxed))
 		reflector_poll(w);
 }

@@ -8,6 +8,7 @@
  * worker lcore. Everything else is counted by reason and dropped.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -154,7 +155,7 @@ void reflector_handle(struct reflector_worker *w, struct rte_mbuf **pkts,
 		      uint16_t n, uint64_t t2);
 
 /* Poll until *stop is set. */
-void reflector_run(struct reflector_worker *w, const volatile bool *stop);
+void reflector_run(struct reflector_worker *w, const atomic_bool *stop);
 
 /* Relaxed read of a counter from another thread. */
 static inline uint64_t

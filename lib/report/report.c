@@ -343,6 +343,24 @@ text_buckets(FILE *out, const struct histogram_row *rows, int n)
 	}
 }
 
+static void
+text_xstats(FILE *out, const struct report_port_xstats *x)
+{
+	if (!x->present)
+		return;
+	if (x->n_delta == 0 || x->delta == NULL) {
+		fputs("Port xstats: no drop, error or missed counter moved\n",
+		      out);
+		return;
+	}
+	fputs("Port xstats that moved:", out);
+	for (unsigned i = 0; i < x->n_delta; i++)
+		fprintf(out, "%s %s +%" PRIu64, i ? "," : "",
+			x->delta[i].name != NULL ? x->delta[i].name : "?",
+			x->delta[i].value);
+	fputc('\n', out);
+}
+
 /* 1234567 -> "1,234,567" */
 static struct ns_str
 fmt_count(uint64_t v)
@@ -624,6 +642,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			      r->network_rtt);
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_xstats(out, &r->port);
 	text_tsc(out, &r->tsc);
 	text_summary_line(summary, sizeof(summary), r, &s);
 	fprintf(out, "%s\n", summary);
@@ -661,6 +680,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 		fprintf(out, "  (every counter is zero)\n");
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_xstats(out, &r->port);
 	text_tsc(out, &r->tsc);
 	return stream_status(out);
 }
@@ -802,6 +822,26 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 	return a;
 }
 
+/* "port": {"xstats_delta": {...}}, when there is a port. */
+static void
+json_port(struct json_object *root, const struct report_port_xstats *x,
+	  int *err)
+{
+	struct json_object *port, *delta;
+
+	if (!x->present)
+		return;
+	port = json_object_new_object();
+	delta = json_object_new_object();
+	for (unsigned i = 0; i < x->n_delta && x->delta != NULL; i++) {
+		if (x->delta[i].name == NULL)
+			continue;
+		jset_u64(delta, x->delta[i].name, x->delta[i].value, err);
+	}
+	jset(port, "xstats_delta", delta, err);
+	jset(root, "port", port, err);
+}
+
 static int
 json_write(struct json_object *root, FILE *out)
 {
@@ -903,6 +943,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	free(rows);
 	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
+	json_port(root, &r->port, &err);
 
 	if (err == 0)
 		err = json_write(root, out);
@@ -939,6 +980,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
 	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
+	json_port(root, &r->port, &err);
 
 	if (err == 0)
 		err = json_write(root, out);

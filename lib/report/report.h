@@ -122,6 +122,23 @@ extern const char *const report_unreach_name[REPORT_UNREACH__COUNT];
 /* The class of an ICMP destination-unreachable code. */
 enum report_unreach report_unreach_of_code(uint8_t code);
 
+/* One named counter (reflector drop reasons, port xstats, ...). */
+struct report_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/*
+ * Port xstats (drops, errors, missed, no-mbuf) that moved during the run:
+ * "port": {"xstats_delta": {name: delta}} in JSON, one text line. Only
+ * when present (a DPDK port); delta may be empty.
+ */
+struct report_port_xstats {
+	bool present;
+	const struct report_counter *delta;
+	unsigned n_delta;
+};
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -153,6 +170,7 @@ struct report_probe {
 	const struct histogram *turnaround;
 	struct report_buckets buckets;
 	struct report_tsc tsc;
+	struct report_port_xstats port;
 };
 
 /*
@@ -179,12 +197,6 @@ int report_probe_text(const struct report_probe *r, FILE *out);
  */
 int report_probe_json(const struct report_probe *r, FILE *out);
 
-/* One named counter (reflector drop reasons, port xstats, ...). */
-struct report_counter {
-	const char *name;
-	uint64_t value;
-};
-
 struct report_reflect {
 	const char *backend;
 	const char *addr;
@@ -196,6 +208,7 @@ struct report_reflect {
 	const struct histogram *turnaround;
 	struct report_tsc tsc;
 	const struct report_meta *meta; /* NULL: not shown */
+	struct report_port_xstats port;
 };
 
 /*

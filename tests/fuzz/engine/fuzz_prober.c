@@ -22,7 +22,7 @@ static struct prober_worker w;
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	static struct io_fake *f;
 	static struct prober_conf c = {
 		.flow = {.src_mac = {{0x02, 0, 0, 0, 0, 0x01}},

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,7 +77,7 @@ reflector_hook(void *arg)
 static void
 stop_hook(void *arg)
 {
-	*(volatile bool *)arg = true;
+	atomic_store_explicit((atomic_bool *)arg, true, memory_order_relaxed);
 }
 
 static int
@@ -171,7 +172,7 @@ prober_start(struct wire *w)
 static int
 prober_run(struct wire *w)
 {
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 
 	prober_start(w);
 	return prober_worker_run(&w->pw, &no_stop);
@@ -759,7 +760,7 @@ test_paced_stale_answer_ignored(void **state)
 	struct stale_rx s;
 	struct io_queue q;
 	struct io_ops ops;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	const uint64_t n = 10;
 
 	use_proto(w, &probe_proto_udp_echo, sizeof(pl));
@@ -890,7 +891,7 @@ static void
 test_stop_in_flight(void **state)
 {
 	struct wire *w = *state;
-	volatile bool stop = false;
+	atomic_bool stop = false;
 
 	/* Nobody answers; the first tx sets the flag. */
 	io_fake_set_peer(w->f, 0, stop_hook, (void *)&stop);
@@ -912,7 +913,7 @@ test_stop_in_flight(void **state)
 static void
 test_duration_includes_warmup(void **state)
 {
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct wire *w = *state;
 	const uint64_t dur = 200000; /* cycles: ~2000 fake clock reads */
 	uint64_t t0;
@@ -936,7 +937,7 @@ test_duration_includes_warmup(void **state)
 static void
 test_duration_cuts_timeout(void **state)
 {
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct wire *w = *state;
 	const uint64_t dur = 50000;
 	uint64_t t0;
@@ -1031,7 +1032,7 @@ static void
 test_arp_resolve(void **state)
 {
 	struct wire *w = *state;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct codec_mac out;
 
 	fast_clock(w);
@@ -1051,7 +1052,7 @@ static void
 test_arp_unreachable(void **state)
 {
 	struct wire *w = *state;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct codec_mac out;
 	uint64_t t0, sent;
 
@@ -1075,7 +1076,7 @@ static void
 test_arp_nobody(void **state)
 {
 	struct wire *w = *state;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct codec_mac out;
 
 	fast_clock(w);
@@ -1093,7 +1094,7 @@ static void
 test_arp_stop(void **state)
 {
 	struct wire *w = *state;
-	volatile bool stop = true;
+	atomic_bool stop = true;
 	struct codec_mac out;
 
 	fast_clock(w);
@@ -1105,7 +1106,7 @@ test_arp_stop(void **state)
 	assert_int_equal(io_fake_tx_count(w->f, 0), 0);
 
 	/* Set while waiting: after the first request. */
-	stop = false;
+	atomic_store_explicit(&stop, false, memory_order_relaxed);
 	io_fake_set_peer(w->f, 0, stop_hook, (void *)&stop);
 	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
 					    PROBER_IP, REFL_IP, 1000, &w->clock,
@@ -1121,7 +1122,7 @@ static void
 test_arp_resolve_answers_requests(void **state)
 {
 	struct wire *w = *state;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	uint8_t frame[64];
 	struct codec_frame f;
 	struct codec_mac out;

@@ -262,7 +262,7 @@ prober_start(struct wire *w, unsigned index)
 static int
 prober_go(struct wire *w)
 {
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 
 	return prober_worker_run(&w->pw, &no_stop);
 }
@@ -776,7 +776,7 @@ static void
 test_vlan_arp(void **state)
 {
 	struct wire *w = *state;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct io_queue *q0 = io_fake_queue(w->f, 0);
 	struct io_queue *q1 = io_fake_queue(w->f, 1);
 	struct codec_mac out;

@@ -1117,7 +1117,7 @@ static void
 test_loopback_io(void **state)
 {
 	struct fx *x = *state;
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct loopback_io *lo = aligned_alloc(64, sizeof(*lo));
 	struct prober_worker *pw = aligned_alloc(64, sizeof(*pw));
 	struct prober_conf pc;

@@ -746,6 +746,67 @@ test_reflect(void **state)
 	assert_int_equal(report_reflect_text(&r, stdout), -EINVAL);
 }
 
+/* port.xstats_delta: present with a port (probe and reflect), absent
+ * without one; the text names what moved or says nothing did. */
+static void
+test_port_xstats(void **state)
+{
+	static const struct report_counter moved[] = {
+		{"rx_missed_errors", 12},
+		{"rx_q0_drop", 3},
+	};
+	struct report_reflect r = {
+		.backend = "dpdk",
+		.addr = "198.18.0.2/24",
+		.tsc = {.hz = 2000000000ull, .invariant = true},
+		.port = {.present = true, .delta = moved, .n_delta = 2},
+	};
+	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
+	struct json_object *root, *d;
+	char *text = NULL;
+
+	(void)state;
+	CAPTURE(report_reflect_json(&r, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	d = jget(root, "port.xstats_delta");
+	assert_int_equal(json_object_object_length(d), 2);
+	assert_int_equal(jget_u64(d, "rx_missed_errors"), 12);
+	assert_int_equal(jget_u64(d, "rx_q0_drop"), 3);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_non_null(strstr(text, "Port xstats that moved: rx_missed_errors "
+				     "+12, rx_q0_drop +3\n"));
+	free(text);
+
+	/* A probe report with a port where nothing moved: an empty object. */
+	p.port.present = true;
+	CAPTURE(report_probe_json(&p, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_int_equal(
+		json_object_object_length(jget(root, "port.xstats_delta")), 0);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(
+		text, "Port xstats: no drop, error or missed counter moved\n"));
+	free(text);
+
+	/* The kernel backend has no port: no key, no line. */
+	p.port.present = false;
+	CAPTURE(report_probe_json(&p, m_), text);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_false(jhas(root, "port"));
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_null(strstr(text, "Port xstats"));
+	free(text);
+}
+
 static void
 test_live_line(void **state)
 {
@@ -1067,6 +1128,7 @@ main(void)
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
+		cmocka_unit_test(test_port_xstats),
 		cmocka_unit_test(test_live_line),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),

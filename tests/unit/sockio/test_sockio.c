@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,7 +550,7 @@ struct refl_thread {
 	struct reflector_conf conf;
 	struct sockio *s;
 	pthread_t tid;
-	volatile bool stop;
+	atomic_bool stop;
 };
 
 static void *
@@ -605,7 +606,7 @@ refl_start(bool stateful)
 static void
 refl_stop(struct refl_thread *t)
 {
-	t->stop = true;
+	atomic_store_explicit(&t->stop, true, memory_order_relaxed);
 	assert_int_equal(pthread_join(t->tid, NULL), 0);
 	assert_int_equal(sockio_mbufs_in_use(t->s), 0);
 	reflector_worker_fini(&t->w);
@@ -619,7 +620,7 @@ run_prober(const struct probe_proto *proto, uint16_t port, unsigned size,
 	   uint64_t count, struct prober_conf *c, struct sockio **sp)
 {
 	struct prober_worker *w = calloc(1, sizeof(*w));
-	static const volatile bool no_stop;
+	static const atomic_bool no_stop;
 	struct sockio *s;
 
 	assert_non_null(w);

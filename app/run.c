@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_thread.h>
+#include <rte_version.h>
+
+#include "run.h"
+
+/* How long a probe waits for the port's link before exit 4. */
+#define LINK_WAIT_MS 5000
+
+/* The side thread: live line, -t's deadline, early checks. */
+struct side {
+	struct app_run *r;
+	struct app_tick tick;
+	bool started;
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+	rte_thread_t ctl;
+#endif
+	pthread_t tid;
+	bool is_ctl;
+	bool deadline_hit; /* written by the side thread, read after join */
+};
+
+static void
+side_loop(struct side *s)
+{
+	struct app_run *r = s->r;
+	const struct app_cmd *cmd = r->cmd;
+	bool ticking = !r->opt.quiet && cmd->tick != NULL;
+	double next_tick = ticking ? 1.0 : HUGE_VAL;
+	double next_watch = cmd->watch != NULL ? 0.25 : HUGE_VAL;
+	double end = r->opt.deadline_ns != 0 ? (double)r->opt.deadline_ns / 1e9
+					     : HUGE_VAL;
+
+	/* Sleep until the next thing to do; with -q and no -t, for good. */
+	for (;;) {
+		double wake = fmin(fmin(next_tick, next_watch), end);
+		double el;
+
+		if (!app_tick_sleep_until(&s->tick, wake))
+			break;
+		el = app_tick_elapsed(&s->tick);
+		if (el >= end) {
+			s->deadline_hit = true;
+			app_quit_set();
+			break;
+		}
+		if (el >= next_watch) {
+			next_watch = cmd->watch(r, el) ? next_watch + 0.25
+						       : HUGE_VAL;
+		}
+		if (el >= next_tick) {
+			cmd->tick(r, next_tick);
+			while (next_tick <= el)
+				next_tick += 1.0;
+		}
+	}
+}
+
+static void *
+side_pthread(void *arg)
+{
+	side_loop(arg);
+	return NULL;
+}
+
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+static uint32_t
+side_ctl(void *arg)
+{
+	side_loop(arg);
+	return 0;
+}
+#endif
+
+/* The CPUs of the worker lcores. */
+static void
+worker_cpus(cpu_set_t *set)
+{
+	unsigned lcore;
+
+	CPU_ZERO(set);
+	RTE_LCORE_FOREACH (lcore) {
+		rte_cpuset_t c = rte_lcore_cpuset(lcore);
+
+		CPU_OR(set, set, &c);
+	}
+}
+
+/*
+ * DPDK: an EAL control thread, which runs on the CPUs no lcore was given
+ * (EAL falls back to the main lcore's CPU when -l takes them all: then it
+ * preempts a worker, and we say so).
+ */
+static int
+side_start_dpdk(struct side *s)
+{
+	cpu_set_t mine, workers, both;
+	int ret;
+
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+	ret = rte_thread_create_control(&s->ctl, "lp-side", side_ctl, s);
+	if (ret != 0)
+		return ret < 0 ? ret : -ret; /* documented positive */
+	s->is_ctl = true;
+	ret = rte_thread_get_affinity_by_id(s->ctl, &mine);
+#else
+	ret = rte_ctrl_thread_create(&s->tid, "lp-side", NULL, side_pthread, s);
+	if (ret != 0)
+		return ret < 0 ? ret : -ret; /* documented negative */
+	ret = pthread_getaffinity_np(s->tid, sizeof(mine), &mine);
+#endif
+	s->started = true;
+	if (ret != 0)
+		return 0; /* running; only the check is lost */
+	worker_cpus(&workers);
+	CPU_AND(&both, &mine, &workers);
+	if (CPU_COUNT(&both) != 0) {
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, &both))
+				continue;
+			app_warn("no CPU is free of workers (EAL -l takes them "
+				 "all): the %s thread (live line, -t) shares "
+				 "CPU %d with a worker and preempts it now "
+				 "and then; leave one CPU out of -l",
+				 s->r->cmd->name, cpu);
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Kernel backend: when the worker (this thread) has one CPU (taskset -c N
+ * chose it), the side thread goes on the other online CPUs. Without that
+ * the worker is left to the scheduler: pinning it to the CPU it happens to
+ * start on put a prober and a reflector on one CPU, both busy-polling
+ * (round trips of a time slice, 8 ms, seen in sigint_storm).
+ */
+static int
+side_start_kernel(struct side *s)
+{
+	cpu_set_t allowed, others;
+	pthread_attr_t attr;
+	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
+
+	if (pthread_attr_init(&attr) != 0)
+		return -ENOMEM;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+	    CPU_COUNT(&allowed) == 1 && n_cpus > 1) {
+		CPU_ZERO(&others);
+		for (long cpu = 0; cpu < n_cpus && cpu < CPU_SETSIZE; cpu++)
+			if (!CPU_ISSET(cpu, &allowed))
+				CPU_SET(cpu, &others);
+		if (CPU_COUNT(&others) != 0)
+			(void)pthread_attr_setaffinity_np(&attr, sizeof(others),
+							  &others);
+	}
+	ret = pthread_create(&s->tid, &attr, side_pthread, s);
+	pthread_attr_destroy(&attr);
+	if (ret == EINVAL) /* a cpuset cgroup refuses those CPUs */
+		ret = pthread_create(&s->tid, NULL, side_pthread, s);
+	if (ret != 0)
+		return -ret;
+	s->started = true;
+	return 0;
+}
+
+static int
+side_start(struct side *s)
+{
+	struct app_run *r = s->r;
+
+	/* Nothing to do while the run lasts: no thread, no wake-up. */
+	if ((r->opt.quiet || r->cmd->tick == NULL) && r->cmd->watch == NULL &&
+	    r->opt.deadline_ns == 0)
+		return 0;
+	return r->dpdk_ready ? side_start_dpdk(s) : side_start_kernel(s);
+}
+
+static void
+side_stop(struct side *s)
+{
+	app_tick_stop(&s->tick);
+	if (!s->started)
+		return;
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+	if (s->is_ctl) {
+		rte_thread_join(s->ctl, NULL);
+		return;
+	}
+#endif
+	pthread_join(s->tid, NULL);
+}
+
+static int
+lcore_main(void *arg)
+{
+	struct app_run *r = arg;
+	unsigned idx = r->lcore_worker[rte_lcore_id()];
+
+	if (idx < r->n_workers)
+		r->worker_ret[idx] = r->cmd->worker(r, idx);
+	return 0;
+}
+
+/* Wait for the link; exit code (4 when required and it stays down). */
+static int
+link_check(struct app_run *r)
+{
+	unsigned waited = 0, limit = r->opt.link_required ? LINK_WAIT_MS : 0;
+	uint32_t speed;
+
+	for (;;) {
+		if (port_wait_link(&r->port, 0, &speed) == 0)
+			return EXIT_OK;
+		if (waited >= limit || app_quit())
+			break;
+		rte_delay_ms(10);
+		waited += 10;
+	}
+	if (app_quit())
+		return EXIT_OK; /* interrupted: report what there is */
+	if (r->opt.link_required) {
+		app_err("the link of port %u (%s) is down after %.1f s: is "
+			"the peer up and connected (memif: start the server "
+			"side first)?",
+			r->port.id, r->port.name, (double)limit / 1e3);
+		return EXIT_SETUP;
+	}
+	app_warn("the link of port %u (%s) is down: answering once it comes "
+		 "up",
+		 r->port.id, r->port.name);
+	return EXIT_OK;
+}
+
+/* Port xstats at start; moved ones at the end for the report. */
+struct xs_delta {
+	struct port_xstats before, after;
+	struct report_counter *moved;
+	unsigned n_moved;
+};
+
+static void
+xs_start(struct app_run *r, struct xs_delta *d)
+{
+	if (r->dpdk_ready && port_xstats_read(r->port.id, &d->before) != 0)
+		app_warn("port %u: cannot read its xstats", r->port.id);
+}
+
+static void
+xs_end(struct app_run *r, struct xs_delta *d)
+{
+	unsigned *idx, n;
+
+	if (!r->dpdk_ready || d->before.names == NULL ||
+	    port_xstats_read(r->port.id, &d->after) != 0)
+		return;
+	idx = calloc(d->after.n + 1, sizeof(*idx));
+	d->moved = calloc(d->after.n + 1, sizeof(*d->moved));
+	if (idx == NULL || d->moved == NULL) {
+		free(idx);
+		return;
+	}
+	n = port_xstats_moved(&d->before, &d->after, idx, d->after.n);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = idx[i];
+		uint64_t b = 0;
+
+		for (unsigned j = 0; j < d->before.n; j++) {
+			if (strcmp(d->before.names[j], d->after.names[k]) ==
+			    0) {
+				b = d->before.values[j];
+				break;
+			}
+		}
+		d->moved[i].name = d->after.names[k];
+		d->moved[i].value = d->after.values[k] - b;
+	}
+	d->n_moved = n;
+	free(idx);
+}
+
+static void
+xs_free(struct xs_delta *d)
+{
+	port_xstats_free(&d->before);
+	port_xstats_free(&d->after);
+	free(d->moved);
+}
+
+static int
+setup(struct app_run *r)
+{
+	int ret;
+
+	if (r->opt.kernel) {
+		ret = app_clock_setup(&r->clk, r->opt.calib_ns, 0);
+		if (ret != EXIT_OK)
+			return ret;
+		r->n_workers = 1;
+		return r->cmd->setup_kernel(r);
+	}
+	ret = app_dpdk_open(&r->dpdk, &r->port, &r->args, r->opt.port_id,
+			    r->opt.calib_ns, r->opt.promisc, &r->clk);
+	if (ret != EXIT_OK)
+		return ret;
+	r->dpdk_ready = true;
+	if (r->opt.promisc && !r->port.promiscuous)
+		app_warn("--promisc: port %u (%s) cannot be put in promiscuous "
+			 "mode",
+			 r->port.id, r->port.driver);
+	ret = link_check(r);
+	if (ret != EXIT_OK)
+		return ret;
+	r->n_workers = r->dpdk.n_lcores;
+	return r->cmd->setup_dpdk(r);
+}
+
+static double
+seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int
+app_run(const struct app_cmd *cmd, int argc, char **argv)
+{
+	struct app_run *r;
+	struct side side;
+	struct xs_delta xs;
+	struct timespec t0;
+	bool failed = false;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	r->cmd = cmd;
+	r->argc = argc;
+	r->argv = argv;
+	r->start = time(NULL);
+	memset(&xs, 0, sizeof(xs));
+	ret = app_args_split(argc, argv, cmd->usage, cmd->short_help, &r->args);
+	if (ret != EXIT_OK) {
+		ret = ret < 0 ? EXIT_OK : ret; /* -1: help printed */
+		goto free_run;
+	}
+	r->ctx = calloc(1, cmd->ctx_size);
+	if (r->ctx == NULL) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto free_args;
+	}
+	if (cmd->parse(r, r->args.app_argc, r->args.app_argv) != 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (r->opt.kernel && (ret = app_args_no_eal(&r->args)) != EXIT_OK)
+		goto out;
+	/* Before anything is sent: a path we cannot write is a usage error. */
+	if (cmd->open_outputs != NULL &&
+	    (ret = cmd->open_outputs(r)) != EXIT_OK)
+		goto out;
+	app_signals_install();
+	ret = setup(r);
+	if (ret != EXIT_OK)
+		goto out;
+	ret = cmd->init_workers(r);
+	if (ret != EXIT_OK)
+		goto out;
+	if (r->dpdk_ready) {
+		unsigned lcore, i = 0;
+
+		RTE_LCORE_FOREACH (lcore) {
+			r->lcore_worker[lcore] = i;
+			r->worker_lcore[i++] = lcore;
+		}
+	}
+	cmd->start_line(r);
+	xs_start(r, &xs);
+
+	memset(&side, 0, sizeof(side));
+	side.r = r;
+	app_tick_init(&side.tick);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = side_start(&side);
+	if (ret != 0) {
+		app_err("cannot start the %s side thread: %s", cmd->name,
+			strerror(-ret));
+		app_tick_fini(&side.tick);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (r->dpdk_ready) {
+		rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
+		rte_eal_mp_wait_lcore();
+	} else {
+		r->worker_ret[0] = cmd->worker(r, 0);
+	}
+	r->interrupted = app_quit();
+	app_quit_set(); /* the side thread's deadline is moot now */
+	side_stop(&side);
+	app_tick_fini(&side.tick);
+	r->interrupted = r->interrupted && !side.deadline_hit;
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		if (r->worker_ret[i] == 0)
+			continue;
+		app_err("lcore %u stopped on an error: %s",
+			r->dpdk_ready ? r->worker_lcore[i] : 0,
+			strerror(-r->worker_ret[i]));
+		failed = true;
+	}
+	xs_end(r, &xs);
+	ret = cmd->report(r, seconds_since(&t0), xs.moved, xs.n_moved);
+	/* The report is written whole; the failure shows in the exit code. */
+	if (failed && (ret == EXIT_OK || ret == EXIT_ALL_LOST))
+		ret = EXIT_RUNTIME;
+out:
+	cmd->teardown(r);
+	app_dpdk_close(&r->dpdk);
+	xs_free(&xs);
+	free(r->ctx);
+free_args:
+	app_args_free(&r->args);
+free_run:
+	free(r);
+	return ret;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_RUN_H
+#define LATPROBE_RUN_H
+
+/*
+ * The one run skeleton of `probe` and `reflect`: split the arguments, parse,
+ * install the signals, set up the kernel or the DPDK side, start the side
+ * thread (live line, deadline, early checks) off the worker CPUs, run the
+ * workers, join, report, tear down. A subcommand is its options, usage text
+ * and these hooks; it keeps its own state in ctx.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <rte_config.h>
+
+#include "app.h"
+#include "port.h"
+
+struct app_run;
+
+struct app_cmd {
+	const char *name; /* "probe": messages, thread names */
+	void (*usage)(FILE *f);
+	bool short_help; /* -h asks for help too (not for probe: PsPing's -h) */
+	size_t ctx_size; /* the subcommand's state, zeroed */
+	/* Options into r->ctx and r->opt; 0 or -1 (message printed). */
+	int (*parse)(struct app_run *r, int argc, char **argv);
+	/* Open every output file: EXIT_OK or EXIT_USAGE (printed). Optional. */
+	int (*open_outputs)(struct app_run *r);
+	/* After the clock (kernel) or EAL, clock, port and link (DPDK); set
+	 * r->n_workers. Exit code (message printed). */
+	int (*setup_kernel)(struct app_run *r);
+	int (*setup_dpdk)(struct app_run *r);
+	/* Worker state for r->n_workers workers; exit code. */
+	int (*init_workers)(struct app_run *r);
+	void (*start_line)(struct app_run *r);
+	/* One worker until done or force_quit: 0 or -errno. */
+	int (*worker)(struct app_run *r, unsigned idx);
+	/* Side thread: live line each second (not with -q), at el seconds. */
+	void (*tick)(struct app_run *r, double el);
+	/* Side thread: early checks every 250 ms (-q too) while it returns
+	 * true. Optional. */
+	bool (*watch)(struct app_run *r, double el);
+	/* Report with xs (port xstats that moved; n may be 0); exit code. */
+	int (*report)(struct app_run *r, double duration_s,
+		      const struct report_counter *xs, unsigned n_xs);
+	void (*teardown)(struct app_run *r); /* also after any failure */
+};
+
+/* What parse tells the skeleton. */
+struct app_run_opts {
+	bool kernel;
+	bool quiet;
+	bool promisc;
+	bool link_required; /* link down after the wait: exit 4 (else warn) */
+	uint16_t port_id;
+	uint64_t calib_ns;
+	uint64_t deadline_ns; /* the side thread stops the run; 0 = none */
+};
+
+struct app_run {
+	const struct app_cmd *cmd;
+	void *ctx;
+	struct app_run_opts opt;
+	struct app_args args;
+	struct app_clock clk;
+	struct app_dpdk dpdk;
+	struct port port;
+	bool dpdk_ready; /* EAL and port up: r->port usable */
+	unsigned n_workers;
+	unsigned lcore_worker[RTE_MAX_LCORE]; /* lcore id -> worker index */
+	unsigned worker_lcore[RTE_MAX_LCORE]; /* worker index -> lcore id */
+	int worker_ret[RTE_MAX_LCORE];
+	bool interrupted; /* SIGINT/SIGTERM stopped the workers (not -t) */
+	/* The command line (after the subcommand) and the start, for the
+	 * reports' when/what. */
+	int argc;
+	char **argv;
+	time_t start;
+};
+
+/* Runs a subcommand from its argv (after the subcommand's name). */
+int app_run(const struct app_cmd *cmd, int argc, char **argv);
+
+#endif /* LATPROBE_RUN_H */

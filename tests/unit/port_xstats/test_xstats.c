@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Which port xstats a run reports as moved: drops, errors, missed and
+ * no-mbuf counters that grew, matched by name, nothing else.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "xstats.h"
+
+static void
+fill(struct port_xstats *x, const char *const *names, const uint64_t *values,
+     unsigned n)
+{
+	assert_int_equal(port_xstats_alloc(x, n), 0);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(x->names[i], PORT_XSTAT_NAME, "%s", names[i]);
+		x->values[i] = values[i];
+	}
+}
+
+static void
+test_watched(void **state)
+{
+	(void)state;
+	assert_true(port_xstat_watched("imissed"));
+	assert_true(port_xstat_watched("rx_nombuf"));
+	assert_true(port_xstat_watched("rx_missed_errors"));
+	assert_true(port_xstat_watched("rx_mbuf_allocation_errors"));
+	assert_true(port_xstat_watched("tx_errors"));
+	assert_true(port_xstat_watched("rx_q0_drop"));
+	assert_true(port_xstat_watched("rx_xdp_ring_dropped"));
+	assert_false(port_xstat_watched("rx_good_packets"));
+	assert_false(port_xstat_watched("tx_q0_bytes"));
+	assert_false(port_xstat_watched(""));
+}
+
+static void
+test_moved(void **state)
+{
+	static const char *const nb[] = {"rx_good_packets", "rx_missed_errors",
+					 "tx_errors", "rx_q0_drop"};
+	static const uint64_t vb[] = {10, 5, 7, 0};
+	/* Another order, one stat more: matched by name, not position. */
+	static const char *const na[] = {"rx_q0_drop", "rx_good_packets",
+					 "tx_errors", "rx_missed_errors",
+					 "rx_nombuf"};
+	static const uint64_t va[] = {3, 1000, 7, 9, 2};
+	struct port_xstats b, a;
+	unsigned idx[8];
+
+	(void)state;
+	fill(&b, nb, vb, 4);
+	fill(&a, na, va, 5);
+	/* Moved: rx_q0_drop (0 -> 3), rx_missed_errors (5 -> 9), rx_nombuf
+	 * (new, 2); not rx_good_packets (not watched) nor tx_errors (same). */
+	assert_int_equal(port_xstats_moved(&b, &a, idx, 8), 3);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 3);
+	assert_int_equal(idx[2], 4);
+	/* cap limits what is written, not the count. */
+	idx[1] = 99;
+	assert_int_equal(port_xstats_moved(&b, &a, idx, 1), 3);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 99);
+	/* Nothing moved between equal snapshots. */
+	assert_int_equal(port_xstats_moved(&a, &a, idx, 8), 0);
+	port_xstats_free(&a);
+	port_xstats_free(&b);
+	assert_null(a.names);
+	assert_int_equal(a.n, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_watched),
+		cmocka_unit_test(test_moved),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
