@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include "prober.h"
+#include "stamp_auth.h"
 
 static const struct probe_proto *const protos[] = {
 	&probe_proto_stamp, &probe_proto_sockperf, &probe_proto_udp_echo,
@@ -47,6 +48,15 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 			return -ENOMEM;
 		}
 	}
+	if (c->auth_key_len != 0) {
+		w->auth = stamp_auth_create(c->auth_key, c->auth_key_len);
+		if (w->auth == NULL) {
+			int err = errno;
+
+			prober_worker_fini(w);
+			return -err;
+		}
+	}
 	if (c->keep_samples) {
 		/* Never more than max_samples, even at first. */
 		w->cap_samples = c->max_samples < 4096 ? c->max_samples : 4096;
@@ -69,6 +79,8 @@ prober_worker_fini(struct prober_worker *w)
 	w->scratch = NULL;
 	codec_reasm_destroy(w->reasm);
 	w->reasm = NULL;
+	stamp_auth_destroy(w->auth);
+	w->auth = NULL;
 }
 
 bool
@@ -300,9 +312,13 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 		return false;
 	}
 	memset(&r, 0, sizeof(r));
-	if (codec_parse_frame(whole, whole_len, &whole_f) == 0 &&
-	    w->conf->proto->match(w, whole, &whole_f, &r) == 1)
+	rc = codec_parse_frame(whole, whole_len, &whole_f) == 0
+		     ? w->conf->proto->match(w, whole, &whole_f, &r)
+		     : 0;
+	if (rc == 1)
 		got = take_reply(w, &r, seq, next, t1, t4, measured);
+	else if (rc == -EBADMSG)
+		STAT_ADD(w, auth_failed, 1);
 	else
 		STAT_ADD(w, rx_ignored, 1);
 	codec_reasm_reset(w->reasm);
@@ -330,6 +346,7 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 		const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 		struct codec_frame f;
 		struct probe_reply r;
+		int rc = 0;
 
 		memset(&r, 0, sizeof(r));
 		if (w->conf->capture.fn != NULL)
@@ -346,11 +363,14 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 			if (take_fragment(w, buf, &f, t4, seq, next, t1,
 					  measured))
 				got = true;
-		} else if (p->match(w, buf, &f, &r) == 1) {
+		} else if ((rc = p->match(w, buf, &f, &r)) == 1) {
 			if (take_reply(w, &r, seq, next, t1, t4, measured))
 				got = true;
 			if (p->on_reply != NULL)
 				p->on_reply(w, buf, &f);
+		} else if (rc == -EBADMSG) {
+			/* not an answer: its probe stays in flight (lost) */
+			STAT_ADD(w, auth_failed, 1);
 		} else {
 			STAT_ADD(w, rx_ignored, 1);
 		}

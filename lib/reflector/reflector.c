@@ -8,6 +8,7 @@
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 static const char *const counter_names[RC__COUNT] = {
 	[RC_RX] = "rx",
@@ -37,6 +38,7 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_FRAGMENTS] = "fragments",
 	[RC_REASSEMBLED] = "reassembled",
 	[RC_DROP_REASM] = "dropped.reassembly",
+	[RC_DROP_AUTH] = "dropped.auth",
 };
 
 const char *
@@ -68,6 +70,15 @@ reflector_worker_init(struct reflector_worker *w,
 		if (w->sessions == NULL)
 			return -ENOMEM;
 	}
+	if (conf->auth_key_len != 0) {
+		w->auth = stamp_auth_create(conf->auth_key, conf->auth_key_len);
+		if (w->auth == NULL) {
+			int err = errno;
+
+			reflector_worker_fini(w);
+			return -err;
+		}
+	}
 	for (unsigned i = 0; i < conf->n_reasm; i++) {
 		w->reasm[i] = codec_reasm_create();
 		if (w->reasm[i] == NULL) {
@@ -83,6 +94,8 @@ reflector_worker_fini(struct reflector_worker *w)
 {
 	free(w->sessions);
 	w->sessions = NULL;
+	stamp_auth_destroy(w->auth);
+	w->auth = NULL;
 	for (unsigned i = 0; i < REFLECTOR_MAX_REASM; i++) {
 		codec_reasm_destroy(w->reasm[i]);
 		w->reasm[i] = NULL;
@@ -313,8 +326,18 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	if (c->stamp_port != 0 && f->dport == c->stamp_port) {
 		struct stamp_sender s;
 		struct stamp_reflect_opts o;
+		int rc;
 
-		if (stamp_sender_parse(pl, f->payload_len, &s) != 0) {
+		/* With a key, only a request whose HMAC verifies is answered
+		 * (and makes a stateful session). */
+		if (w->auth != NULL &&
+		    (stamp_auth_verify(w->auth, pl, f->payload_len) != 0 ||
+		     stamp_auth_sender_parse(pl, f->payload_len, &s) != 0)) {
+			count(w, RC_DROP_AUTH, 1);
+			return false;
+		}
+		if (w->auth == NULL &&
+		    stamp_sender_parse(pl, f->payload_len, &s) != 0) {
 			count(w, RC_DROP_PROBE, 1);
 			return false;
 		}
@@ -325,7 +348,10 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		o.error_estimate = c->error_estimate;
 		o.sender_ttl = f->ttl;
 		o.rx_tos = f->tos;
-		if (stamp_reflect(pl, f->payload_len, &o) < 0) {
+		rc = w->auth != NULL
+			     ? stamp_auth_reflect(pl, f->payload_len, &o)
+			     : stamp_reflect(pl, f->payload_len, &o);
+		if (rc < 0) {
 			count(w, RC_DROP_PROBE, 1);
 			return false;
 		}
@@ -567,8 +593,16 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		for (unsigned i = 0; i < n_stamp; i++) {
 			struct pending_stamp *p = &stamps[i];
 
-			stamp_reflector_stamp(p->buf + p->f.payload_off,
-					      p->f.payload_len, t3_wire);
+			/* Authenticated: the HMAC covers T3, so it is
+			 * computed here, per answer, right after T3. */
+			if (w->auth != NULL)
+				stamp_auth_reflector_stamp(
+					w->auth, p->buf + p->f.payload_off,
+					p->f.payload_len, t3_wire);
+			else
+				stamp_reflector_stamp(p->buf + p->f.payload_off,
+						      p->f.payload_len,
+						      t3_wire);
 			codec_l4_csum_set(p->buf, &p->f);
 			if (p->reasm >= 0) {
 				tx_fragments(w, &b, p->buf, &p->f);

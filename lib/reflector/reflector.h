@@ -19,6 +19,7 @@
 #include "timing.h"
 
 struct rte_mbuf;
+struct stamp_auth;
 
 #define REFLECTOR_BURST 32
 
@@ -52,6 +53,7 @@ enum reflector_counter {
 	RC_FRAGMENTS,	   /* IPv4 fragments taken into reassembly */
 	RC_REASSEMBLED,	   /* datagrams reassembled from them */
 	RC_DROP_REASM,	   /* datagrams given up: evicted, timed out, invalid */
+	RC_DROP_AUTH, /* STAMP with a key: too short or HMAC does not verify */
 	RC__COUNT
 };
 
@@ -71,6 +73,10 @@ struct reflector_conf {
 	unsigned
 		n_reasm; /* datagrams reassembled at once; 0 = drop fragments */
 	uint64_t reasm_timeout_cycles; /* give a datagram up after this */
+	/* STAMP authenticated mode (RFC 8762 §4.4) when auth_key_len > 0:
+	 * only authenticated requests that verify are answered. */
+	const uint8_t *auth_key;
+	size_t auth_key_len;
 };
 
 #define REFLECTOR_MAX_REASM 8
@@ -94,9 +100,11 @@ struct reflector_worker {
 	unsigned n_sessions;
 	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
 	bool reasm_busy[REFLECTOR_MAX_REASM]; /* answer pending in this burst */
+	struct stamp_auth *auth; /* HMAC context when conf has a key */
 };
 
-/* 0, or -ENOMEM (stateful table, reassembly buffers), -EINVAL. */
+/* 0, or -ENOMEM (stateful table, reassembly buffers), -EINVAL (also a bad
+ * key length), -EIO (libcrypto). */
 int reflector_worker_init(struct reflector_worker *w,
 			  const struct reflector_conf *conf,
 			  struct io_queue *q);
