@@ -22,6 +22,7 @@
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 struct probe_opts {
 	uint32_t addr, target;
@@ -47,6 +48,8 @@ struct probe_opts {
 	bool loopback;
 	bool kernel;
 	int busy_poll_us;
+	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
+	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -125,6 +128,12 @@ probe_usage(FILE *f)
 	      "options)\n"
 	      "  --busy-poll-us N     kernel backend: SO_BUSY_POLL on the "
 	      "socket\n"
+	      "  --auth-key FILE      STAMP authenticated mode (RFC 8762 "
+	      "4.4): FILE holds\n"
+	      "                       the HMAC key as hex digits (1-64 bytes); "
+	      "probes are\n"
+	      "                       112+ bytes, answers that do not verify "
+	      "are not counted\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
@@ -177,6 +186,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"busy-poll-us", required_argument, NULL, 'Y'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
+		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -314,6 +324,15 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'L':
 			o->loopback = true;
 			break;
+		case 'K':
+			r = stamp_auth_key_load(optarg, o->auth_key,
+						&o->auth_key_len);
+			if (r != 0) {
+				app_err("--auth-key %s: %s", optarg,
+					stamp_auth_key_error(r));
+				return -1;
+			}
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -330,8 +349,19 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		app_err("-l does not apply to tcp-syn (a SYN carries no data)");
 		return -1;
 	}
+	if (o->auth_key_len != 0 && o->proto != &probe_proto_stamp) {
+		app_err("--auth-key applies to --proto stamp only");
+		return -1;
+	}
 	if (!have_l)
-		o->size = o->proto->min_size;
+		o->size = o->auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
+					       : o->proto->min_size;
+	if (o->auth_key_len != 0 && o->size < STAMP_AUTH_BASE_LEN) {
+		app_err("-l %llu is too small for authenticated STAMP (at "
+			"least %u bytes)",
+			(unsigned long long)o->size, STAMP_AUTH_BASE_LEN);
+		return -1;
+	}
 	if (o->size > 65507) {
 		app_err("-l %llu is more than a UDP datagram or ICMP echo "
 			"carries "
@@ -517,6 +547,8 @@ conf_common(struct probe_ctx *x)
 	c->max_samples = 16u * 1024 * 1024 / x->nw;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
+	c->auth_key = o->auth_key;
+	c->auth_key_len = o->auth_key_len;
 	cli_format_ipv4(o->target, x->ip);
 }
 
@@ -661,6 +693,8 @@ init_workers(struct probe_ctx *x)
 			rc.error_estimate = (uint16_t)(12u << 8 | 1u);
 			rc.n_reasm = 4;
 			rc.reasm_timeout_cycles = x->clk.clock.hz;
+			rc.auth_key = o->auth_key;
+			rc.auth_key_len = o->auth_key_len;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
 				app_err("out of memory");
 				return EXIT_RUNTIME;
@@ -713,6 +747,7 @@ report(struct probe_ctx *x, double duration_s)
 		rep.late += w->st.late;
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
+		rep.auth_failed += w->st.auth_failed;
 		if (run->ret[i] != 0)
 			app_warn("lcore %u stopped early: %s", w->lcore,
 				 strerror(-run->ret[i]));
@@ -735,6 +770,7 @@ report(struct probe_ctx *x, double duration_s)
 	rep.lcores = x->nw;
 	rep.duration_s = duration_s;
 	rep.interrupted = force_quit;
+	rep.authenticated = o->auth_key_len != 0;
 	rep.rtt = rtt;
 	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
 	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;

@@ -19,6 +19,7 @@
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 struct reflect_opts {
 	uint32_t addr;
@@ -32,6 +33,8 @@ struct reflect_opts {
 	uint64_t calib_ns;
 	bool kernel;
 	int busy_poll_us;
+	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
+	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 static void
@@ -69,6 +72,12 @@ reflect_usage(FILE *f)
 	      "options)\n"
 	      "  --busy-poll-us N      kernel backend: SO_BUSY_POLL on the "
 	      "sockets\n"
+	      "  --auth-key FILE       STAMP authenticated mode (RFC 8762 "
+	      "4.4): FILE holds\n"
+	      "                        the HMAC key as hex digits (1-64 "
+	      "bytes); only requests\n"
+	      "                        whose HMAC verifies are answered "
+	      "(dropped.auth)\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe reflect --backend kernel --addr 198.18.0.2 "
@@ -111,11 +120,12 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"backend", required_argument, NULL, 'B'},
 		{"busy-poll-us", required_argument, NULL, 'Y'},
+		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
-	int c;
+	int c, r;
 
 	memset(o, 0, sizeof(*o));
 	o->stamp_port = STAMP_PORT;
@@ -207,6 +217,15 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 				return -1;
 			}
 			o->busy_poll_us = (int)v;
+			break;
+		case 'K':
+			r = stamp_auth_key_load(optarg, o->auth_key,
+						&o->auth_key_len);
+			if (r != 0) {
+				app_err("--auth-key %s: %s", optarg,
+					stamp_auth_key_error(r));
+				return -1;
+			}
 			break;
 		case 'H':
 			reflect_usage(stdout);
@@ -345,6 +364,8 @@ conf_common(struct reflect_ctx *x)
 	c->echo_port = o->echo_port;
 	c->stateful = o->stateful;
 	c->verify_l4_csum = o->verify_l4;
+	c->auth_key = o->auth_key;
+	c->auth_key_len = o->auth_key_len;
 	c->clock = x->clk.clock;
 	c->anchor = x->clk.anchor;
 	/* Not synchronised to UTC; NTP format; ~1 us: 1 * 2^(12-32) s. */

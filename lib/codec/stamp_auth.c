@@ -5,8 +5,10 @@
  * byte by byte: no alignment assumed for p.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -112,6 +114,106 @@ stamp_auth_destroy(struct stamp_auth *a)
 	EVP_MAC_CTX_free(a->ctx);
 	EVP_MAC_free(a->mac);
 	free(a);
+}
+
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int
+stamp_auth_key_parse(const char *text, size_t len,
+		     uint8_t key[STAMP_AUTH_KEY_MAX], size_t *key_len)
+{
+	size_t b = 0, e = len, n;
+
+	while (b < e && is_space(text[b]))
+		b++;
+	while (e > b && is_space(text[e - 1]))
+		e--;
+	n = e - b;
+	if (n == 0)
+		return -ENODATA;
+	if (n > 2 * STAMP_AUTH_KEY_MAX)
+		return -E2BIG;
+	if (n % 2 != 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = hex_digit(text[b + 2 * i]);
+		int lo = hex_digit(text[b + 2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			OPENSSL_cleanse(key, STAMP_AUTH_KEY_MAX);
+			return -EINVAL;
+		}
+		key[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*key_len = n / 2;
+	return 0;
+}
+
+int
+stamp_auth_key_load(const char *path, uint8_t key[STAMP_AUTH_KEY_MAX],
+		    size_t *key_len)
+{
+	/* room for the longest key, whitespace, and one byte to see more */
+	char buf[2 * STAMP_AUTH_KEY_MAX + 64];
+	size_t n = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (n < sizeof(buf)) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			close(fd);
+			OPENSSL_cleanse(buf, sizeof(buf));
+			return rc;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	rc = n == sizeof(buf) ? -E2BIG
+			      : stamp_auth_key_parse(buf, n, key, key_len);
+	OPENSSL_cleanse(buf, sizeof(buf));
+	return rc;
+}
+
+const char *
+stamp_auth_key_error(int rc)
+{
+	switch (rc) {
+	case -ENODATA:
+		return "empty (want the key as hex digits, e.g. from 'openssl "
+		       "rand -hex 32')";
+	case -EINVAL:
+		return "not a key: want hex digits only, 2 per byte, on one "
+		       "line";
+	case -E2BIG:
+		return "key longer than 64 bytes (128 hex digits)";
+	default:
+		return strerror(-rc);
+	}
 }
 
 int

@@ -42,6 +42,23 @@ struct stamp_auth;
 struct stamp_auth *stamp_auth_create(const uint8_t *key, size_t len);
 void stamp_auth_destroy(struct stamp_auth *a);
 
+/*
+ * Key file text: the key as hex digits (2 per byte, 1..64 bytes, either
+ * case), with optional whitespace around it (a trailing newline). Fills
+ * key[0..*key_len). 0, or -ENODATA (nothing but whitespace), -EINVAL (not
+ * hex, odd count, inner whitespace), -E2BIG (more than 64 bytes).
+ */
+int stamp_auth_key_parse(const char *text, size_t len,
+			 uint8_t key[STAMP_AUTH_KEY_MAX], size_t *key_len);
+
+/* Read and parse a key file: stamp_auth_key_parse()'s errors, or the
+ * -errno of open/read (-ENOENT, -EACCES, -EISDIR, ...). */
+int stamp_auth_key_load(const char *path, uint8_t key[STAMP_AUTH_KEY_MAX],
+			size_t *key_len);
+
+/* What is wrong, for an error message, from a key_load/key_parse error. */
+const char *stamp_auth_key_error(int rc);
+
 /* The full 32-byte HMAC-SHA-256 of msg; 0 or -EIO. */
 int stamp_auth_hmac(struct stamp_auth *a, const uint8_t *msg, size_t len,
 		    uint8_t out[SHA256_LEN]);

@@ -230,6 +230,11 @@ report_probe_text(const struct report_probe *r, FILE *out)
 		", Warm-up = %" PRIu64 "\n",
 		r->duplicated, r->reordered, r->timeouts, r->rx_ignored,
 		r->warmup);
+	if (r->authenticated)
+		fprintf(out,
+			"  Authenticated (HMAC-SHA-256): %" PRIu64
+			" answers failed verification\n",
+			r->auth_failed);
 	if (r->reasm_failed != 0)
 		fprintf(out,
 			"  Fragmented answers not reassembled = %" PRIu64 "\n",
@@ -472,6 +477,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(root, "lcores", r->lcores, &err);
 	jset_double(root, "duration_s", r->duration_s, &err);
 	jset_bool(root, "interrupted", r->interrupted, &err);
+	jset_bool(root, "authenticated", r->authenticated, &err);
 
 	probes = json_object_new_object();
 	jset_u64(probes, "sent", r->sent, &err);
@@ -484,6 +490,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "late", r->late, &err);
 	jset_u64(probes, "resets", r->resets, &err);
 	jset_u64(probes, "reassembly_failed", r->reasm_failed, &err);
+	jset_u64(probes, "auth_failed", r->auth_failed, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset(root, "probes", probes, &err);
 

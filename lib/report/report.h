@@ -61,6 +61,8 @@ struct report_probe {
 	uint64_t resets;     /* tcp-syn: answers that were RST (port closed) */
 	uint64_t reasm_failed; /* fragmented answers that could not be
 				  reassembled */
+	bool authenticated;    /* STAMP authenticated mode (--auth-key) */
+	uint64_t auth_failed;  /* answers whose HMAC did not verify */
 
 	const struct histogram *rtt;
 	/* NULL when the proto has no T2/T3 (likewise turnaround) */

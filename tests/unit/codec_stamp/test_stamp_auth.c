@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -266,6 +267,95 @@ test_reflect_hmac_after_t3(void **state)
 	stamp_auth_destroy(a);
 }
 
+static void
+test_key_parse(void **state)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		size_t len;
+	} tc[] = {
+		{"00ff", 0, 2},
+		{"  0A1b2C\n", 0, 3},
+		{"\r\n\tdeadBEEF \n\n", 0, 4},
+		{"", -ENODATA, 0},
+		{" \n\n", -ENODATA, 0},
+		{"abc", -EINVAL, 0},   /* odd */
+		{"zz", -EINVAL, 0},    /* not hex */
+		{"00 11", -EINVAL, 0}, /* inner space */
+		{"0x11", -EINVAL, 0},
+		{"secret\n", -EINVAL, 0},
+	};
+	uint8_t key[STAMP_AUTH_KEY_MAX];
+	char big[2 * STAMP_AUTH_KEY_MAX + 3];
+	size_t len;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		len = 999;
+		print_message("# '%s'\n", tc[i].text);
+		assert_int_equal(stamp_auth_key_parse(tc[i].text,
+						      strlen(tc[i].text), key,
+						      &len),
+				 tc[i].rc);
+		if (tc[i].rc == 0)
+			assert_int_equal(len, tc[i].len);
+	}
+	assert_int_equal(stamp_auth_key_parse("0A1b2C", 6, key, &len), 0);
+	assert_int_equal(key[0], 0x0a);
+	assert_int_equal(key[1], 0x1b);
+	assert_int_equal(key[2], 0x2c);
+	/* 64 bytes is the most */
+	memset(big, 'f', sizeof(big));
+	assert_int_equal(
+		stamp_auth_key_parse(big, 2 * STAMP_AUTH_KEY_MAX, key, &len),
+		0);
+	assert_int_equal(len, STAMP_AUTH_KEY_MAX);
+	assert_int_equal(stamp_auth_key_parse(big, 2 * STAMP_AUTH_KEY_MAX + 2,
+					      key, &len),
+			 -E2BIG);
+}
+
+static void
+write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void
+test_key_load(void **state)
+{
+	char dir[] = "/tmp/lp-stamp-auth-XXXXXX";
+	char path[64];
+	uint8_t key[STAMP_AUTH_KEY_MAX];
+	char big[4096];
+	size_t len = 0;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	assert_int_equal(stamp_auth_key_load(path, key, &len), -ENOENT);
+	write_file(path, "0102030405060708\n", 17);
+	assert_int_equal(stamp_auth_key_load(path, key, &len), 0);
+	assert_int_equal(len, 8);
+	assert_int_equal(key[7], 8);
+	write_file(path, "", 0);
+	assert_int_equal(stamp_auth_key_load(path, key, &len), -ENODATA);
+	memset(big, '0', sizeof(big));
+	write_file(path, big, sizeof(big));
+	assert_int_equal(stamp_auth_key_load(path, key, &len), -E2BIG);
+	/* raw binary bytes are not a key file */
+	write_file(path, "\x01\x02\x03\x04", 4);
+	assert_int_equal(stamp_auth_key_load(path, key, &len), -EINVAL);
+	assert_int_equal(stamp_auth_key_load(dir, key, &len), -EISDIR);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -275,6 +365,8 @@ main(void)
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_verify),
 		cmocka_unit_test(test_reflect_hmac_after_t3),
+		cmocka_unit_test(test_key_parse),
+		cmocka_unit_test(test_key_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
