@@ -5,7 +5,7 @@
 # HMAC checked again here by Python from the prober's pcap), answers nothing
 # to a wrong key or to an unauthenticated prober (dropped.auth), and a keyed
 # prober facing a reflector without the key counts every answer in
-# probes.auth_failed and records none.
+# probes.auth_failed and records none. Also --loopback over net_ring.
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_trap_cleanup
@@ -37,6 +37,14 @@ rc=0
 	2>"$WORK/bad.err" || rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] ||
 	{ cat "$WORK/bad.err" >&2; fail "bad key file: exit $rc"; }
+
+# --loopback: the in-process reflector gets the key too (net_ring).
+"$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
+	--loopback --auth-key "$WORK/good.key" -n 2000 -q --json "$WORK/ring.json" \
+	198.18.0.2 >"$WORK/ring.txt" 2>"$WORK/ring.err" ||
+	{ cat "$WORK/ring.err" >&2; fail "ring --loopback: exit $?"; }
+$PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/ring.json" \
+	--sent 2000 --no-loss --remote-ts --proto stamp || fail "ring --loopback report"
 
 start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "$(vdev "$LP_IF_REFL")" \
 	-- --addr "$LP_ADDR_REFL" --auth-key "$WORK/good.key" --json "$WORK/refl.json" -q
