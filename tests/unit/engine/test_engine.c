@@ -1870,6 +1870,42 @@ test_stamp_auth_stateful(void **state)
 	assert_int_equal(rc(w, RC_DROP_AUTH), 105);
 }
 
+/* 8 KiB authenticated probes as fragments: the reassembled request is
+ * verified, the answer sealed after T3 and fragmented again. Against a
+ * reflector without the key every reassembled answer fails verification. */
+static void
+test_stamp_auth_fragmented(void **state)
+{
+	struct wire *w = *state;
+	const uint64_t n = 10, warm = 2;
+
+	w->rc.n_reasm = 4;
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	prober_with_key(w, auth_key, sizeof(auth_key) - 1);
+	w->pc.size = 8192;
+	w->pc.count = n;
+	w->pc.warmup = warm;
+	assert_int_equal(prober_run(w), 0);
+	assert_true(w->pw.fragmented);
+	assert_int_equal(w->pw.st.received, n);
+	assert_int_equal(w->pw.st.auth_failed, 0);
+	assert_int_equal(w->pw.turnaround.total, n);
+	assert_int_equal(rc(w, RC_REASSEMBLED), n + warm);
+	assert_int_equal(rc(w, RC_STAMP), n + warm);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+
+	/* A reflector without the key answers unauthenticated. */
+	prober_worker_fini(&w->pw);
+	w->prober_ready = false;
+	reflector_with_key(w, NULL, 0);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(rc(w, RC_STAMP), n + warm);
+	assert_int_equal(w->pw.st.auth_failed, n + warm);
+	assert_int_equal(w->pw.st.received, 0);
+	assert_int_equal(w->pw.st.reasm_failed, 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
 static void
 test_stamp_auth_bad_key_len(void **state)
 {
@@ -1937,6 +1973,7 @@ main(void)
 		T(test_stamp_auth_prober_rejects_plain),
 		T(test_stamp_auth_stateful),
 		T(test_stamp_auth_bad_key_len),
+		T(test_stamp_auth_fragmented),
 #undef T
 	};
 
