@@ -147,7 +147,7 @@ stamp_auth_key_parse(const char *text, size_t len,
 	n = e - b;
 	if (n == 0)
 		return -ENODATA;
-	if (n > 2 * STAMP_AUTH_KEY_MAX)
+	if (n > (size_t)2 * STAMP_AUTH_KEY_MAX)
 		return -E2BIG;
 	if (n % 2 != 0)
 		return -EINVAL;

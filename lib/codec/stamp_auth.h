@@ -29,7 +29,7 @@
 #define STAMP_AUTH_BASE_LEN 112
 #define STAMP_AUTH_HMAC_OFF 96 /* = the bytes the HMAC covers */
 #define STAMP_AUTH_HMAC_LEN 16
-#define STAMP_AUTH_KEY_MAX  64 /* one SHA-256 block: no pre-hashing */
+#define STAMP_AUTH_KEY_MAX  64u /* one SHA-256 block: no pre-hashing */
 #define SHA256_LEN	    32
 
 /*

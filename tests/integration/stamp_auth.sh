@@ -35,8 +35,10 @@ probe() {
 rc=0
 "$LATPROBE" reflect --backend kernel --addr 198.18.0.2 --auth-key "$WORK/bad.key" \
 	2>"$WORK/bad.err" || rc=$?
-[ "$rc" -eq 2 ] && [ "$(wc -l <"$WORK/bad.err")" -eq 1 ] ||
-	{ cat "$WORK/bad.err" >&2; fail "bad key file: exit $rc"; }
+if [ "$rc" -ne 2 ] || [ "$(wc -l <"$WORK/bad.err")" -ne 1 ]; then
+	cat "$WORK/bad.err" >&2
+	fail "bad key file: exit $rc"
+fi
 
 # --loopback: the in-process reflector gets the key too (net_ring).
 "$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
