@@ -534,12 +534,13 @@ cmd_reflect(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"latprobe reflect: %s on %s %u (%s, %s), %u lcore(s); stamp %u "
-		"sockperf %u echo %u%s\n",
+		"sockperf %u echo %u%s%s\n",
 		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
 		x->sock ? "kernel" : x->port.name,
 		x->sock ? "UDP sockets" : x->port.driver, x->run->n_workers,
 		x->o.stamp_port, x->o.sockperf_port, x->o.echo_port,
-		x->o.stateful ? " (stateful)" : "");
+		x->o.stateful ? " (stateful)" : "",
+		x->o.auth_key_len != 0 ? " (authenticated)" : "");
 
 	memset(&wt, 0, sizeof(wt));
 	wt.run = x->run;
