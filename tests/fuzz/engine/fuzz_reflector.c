@@ -38,6 +38,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c.clock.hz == 0 && tsc_clock_init(&c.clock, 2000000000) != 0)
 		abort();
 	c.verify_l4_csum = size & 1; /* both paths, decided by the input */
+	/* STAMP authenticated mode too (seed stamp_auth.bin: key "fuzz") */
+	c.auth_key = (const uint8_t *)"fuzz";
+	c.auth_key_len = size & 2 ? 4 : 0;
 	if (reflector_worker_init(&w, &c, io_fake_queue(f, 1)) != 0 ||
 	    io_fake_inject(f, 1, data, size) != 0)
 		goto out;

@@ -1906,6 +1906,51 @@ test_stamp_auth_fragmented(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/* The fuzz seed stamp_auth.bin (built by Python: hmac over the RFC 8762
+ * layout, key "fuzz") is answered by a reflector with that key, and the
+ * answer verifies; with another key it is dropped. */
+static void
+test_stamp_auth_seed(void **state)
+{
+	struct wire *w = *state;
+	uint8_t frame[2048], answer[2048];
+	struct stamp_auth *a = stamp_auth_create((const uint8_t *)"fuzz", 4);
+	struct stamp_reflector r;
+	struct codec_frame f;
+	size_t len, rlen;
+	FILE *fp;
+
+	assert_non_null(a);
+	fp = fopen(ENGINE_CORPUS_DIR "/stamp_auth.bin", "rb");
+	assert_non_null(fp);
+	len = fread(frame, 1, sizeof(frame), fp);
+	fclose(fp);
+	reflector_with_key(w, (const uint8_t *)"fuzz", 4);
+	inject(w, 1, frame, len);
+	assert_int_equal(reflector_poll(&w->rw), 1);
+	assert_int_equal(rc(w, RC_STAMP), 1);
+	rlen = take_one(w, 0, answer, sizeof(answer));
+	assert_int_equal(rlen, len);
+	assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
+	assert_true(codec_l4_csum_ok(answer, &f));
+	assert_int_equal(f.payload_len, STAMP_AUTH_BASE_LEN);
+	assert_int_equal(
+		stamp_auth_verify(a, answer + f.payload_off, f.payload_len), 0);
+	assert_int_equal(stamp_auth_reflector_parse(answer + f.payload_off,
+						    f.payload_len, &r),
+			 0);
+	assert_int_equal(r.sender_seq, 1);
+	assert_int_equal(r.ssid, 1);
+
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	inject(w, 1, frame, len);
+	assert_int_equal(reflector_poll(&w->rw), 1);
+	assert_int_equal(rc(w, RC_DROP_AUTH), 1);
+	assert_int_equal(drain(w, 0), 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	stamp_auth_destroy(a);
+}
+
 static void
 test_stamp_auth_bad_key_len(void **state)
 {
@@ -1974,6 +2019,7 @@ main(void)
 		T(test_stamp_auth_stateful),
 		T(test_stamp_auth_bad_key_len),
 		T(test_stamp_auth_fragmented),
+		T(test_stamp_auth_seed),
 #undef T
 	};
 
