@@ -26,6 +26,7 @@
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 struct probe_opts {
 	uint32_t addr, target;
@@ -53,6 +54,8 @@ struct probe_opts {
 	int busy_poll_us;
 	uint16_t vlan; /* 0 = untagged */
 	bool promisc;
+	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
+	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -141,6 +144,12 @@ probe_usage(FILE *f)
 	      "options)\n"
 	      "  --busy-poll-us N     kernel backend: SO_BUSY_POLL on the "
 	      "socket\n"
+	      "  --auth-key FILE      STAMP authenticated mode (RFC 8762 "
+	      "4.4): FILE holds\n"
+	      "                       the HMAC key as hex digits (1-64 bytes); "
+	      "probes are\n"
+	      "                       112+ bytes, answers that do not verify "
+	      "are not counted\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
@@ -195,6 +204,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"promisc", no_argument, NULL, 'R'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
+		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -345,6 +355,15 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'L':
 			o->loopback = true;
 			break;
+		case 'K':
+			r = stamp_auth_key_load(optarg, o->auth_key,
+						&o->auth_key_len);
+			if (r != 0) {
+				app_err("--auth-key %s: %s", optarg,
+					stamp_auth_key_error(r));
+				return -1;
+			}
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -361,8 +380,19 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		app_err("-l does not apply to tcp-syn (a SYN carries no data)");
 		return -1;
 	}
+	if (o->auth_key_len != 0 && o->proto != &probe_proto_stamp) {
+		app_err("--auth-key applies to --proto stamp only");
+		return -1;
+	}
 	if (!have_l)
-		o->size = o->proto->min_size;
+		o->size = o->auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
+					       : o->proto->min_size;
+	if (o->auth_key_len != 0 && o->size < STAMP_AUTH_BASE_LEN) {
+		app_err("-l %llu is too small for authenticated STAMP (at "
+			"least %u bytes)",
+			(unsigned long long)o->size, STAMP_AUTH_BASE_LEN);
+		return -1;
+	}
 	if (o->size > 65507) {
 		app_err("-l %llu is more than a UDP datagram or ICMP echo "
 			"carries "
@@ -600,6 +630,8 @@ conf_common(struct app_run *r)
 	c->max_samples = 16u * 1024 * 1024 / r->n_workers;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
+	c->auth_key = o->auth_key;
+	c->auth_key_len = o->auth_key_len;
 	cli_format_ipv4(o->target, x->ip);
 }
 
@@ -787,6 +819,8 @@ probe_init_workers(struct app_run *r)
 				rc.echo_port = o->dport;
 			rc.clock = r->clk.clock;
 			rc.anchor = r->clk.anchor;
+			rc.auth_key = o->auth_key;
+			rc.auth_key_len = o->auth_key_len;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
 				app_err("out of memory");
 				return EXIT_RUNTIME;
@@ -863,6 +897,7 @@ probe_report(struct app_run *r, double duration_s,
 		rep.late += w->st.late;
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
+		rep.auth_failed += w->st.auth_failed;
 		if (w->st.tx_fail != 0)
 			app_warn("lcore %u: %llu probes the tx queue did not "
 				 "take (not counted as sent)",
@@ -889,6 +924,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;
 	rep.interrupted = r->interrupted;
+	rep.authenticated = o->auth_key_len != 0;
 	rep.rtt = rtt;
 	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
 	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;

@@ -22,6 +22,7 @@
 #include "sockio.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 struct reflect_opts {
 	uint32_t addr;
@@ -41,6 +42,8 @@ struct reflect_opts {
 	unsigned n_allow;
 	uint32_t rate_limit;
 	uint32_t session_idle_s;
+	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
+	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 static void
@@ -94,6 +97,12 @@ reflect_usage(FILE *f)
 	      "options)\n"
 	      "  --busy-poll-us N      kernel backend: SO_BUSY_POLL on the "
 	      "sockets\n"
+	      "  --auth-key FILE       STAMP authenticated mode (RFC 8762 "
+	      "4.4): FILE holds\n"
+	      "                        the HMAC key as hex digits (1-64 "
+	      "bytes); only requests\n"
+	      "                        whose HMAC verifies are answered "
+	      "(dropped.auth)\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe reflect --backend kernel --addr 198.18.0.2 "
@@ -150,12 +159,13 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
+		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	struct reflector_conf d;
-	int c;
+	int c, r;
 
 	memset(o, 0, sizeof(*o));
 	reflector_conf_default(&d);
@@ -297,6 +307,15 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->session_idle_s =
 				(uint32_t)((v + 999999999ull) / 1000000000ull);
 			break;
+		case 'K':
+			r = stamp_auth_key_load(optarg, o->auth_key,
+						&o->auth_key_len);
+			if (r != 0) {
+				app_err("--auth-key %s: %s", optarg,
+					stamp_auth_key_error(r));
+				return -1;
+			}
+			break;
 		case 'H':
 			reflect_usage(stdout);
 			exit(EXIT_OK);
@@ -409,6 +428,8 @@ conf_common(struct app_run *r)
 	c->n_allow = o->n_allow;
 	c->rate_limit_pps = o->rate_limit;
 	c->session_idle_s = o->session_idle_s;
+	c->auth_key = o->auth_key;
+	c->auth_key_len = o->auth_key_len;
 	cli_format_ipv4(o->addr, abuf);
 	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->prefix);
 }
@@ -524,12 +545,13 @@ reflect_start_line(struct app_run *r)
 	codec_mac_format(&x->conf.mac, mac);
 	fprintf(stderr,
 		"latprobe reflect: %s on %s %u (%s, %s, MAC %s), %u lcore(s); "
-		"stamp %u sockperf %u echo %u%s\n",
+		"stamp %u sockperf %u echo %u%s%s\n",
 		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
 		x->sock ? "kernel" : r->port.name,
 		x->sock ? "UDP sockets" : r->port.driver, mac,
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
-		x->o.echo_port, x->o.stateful ? " (stateful)" : "");
+		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
+		x->o.auth_key_len != 0 ? " (authenticated)" : "");
 }
 
 static int

@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include "prober.h"
+#include "stamp_auth.h"
 
 static const struct probe_proto *const protos[] = {
 	&probe_proto_stamp, &probe_proto_sockperf, &probe_proto_udp_echo,
@@ -78,6 +79,15 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 			return -ENOMEM;
 		}
 	}
+	if (c->auth_key_len != 0) {
+		w->auth = stamp_auth_create(c->auth_key, c->auth_key_len);
+		if (w->auth == NULL) {
+			int err = errno;
+
+			prober_worker_fini(w);
+			return -err;
+		}
+	}
 	if (c->keep_samples) {
 		/* Never more than max_samples, even at first. */
 		w->cap_samples = c->max_samples < 4096 ? c->max_samples : 4096;
@@ -102,6 +112,8 @@ prober_worker_fini(struct prober_worker *w)
 	w->scratch = NULL;
 	codec_reasm_destroy(w->reasm);
 	w->reasm = NULL;
+	stamp_auth_destroy(w->auth);
+	w->auth = NULL;
 }
 
 /* An ARP frame of ours into m, tagged when vlan != 0. */
@@ -444,13 +456,22 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	const struct probe_proto *p = w->conf->proto;
 	struct probe_reply r;
 	bool got;
+	int rc;
 
 	if (f->payload_off != 0 && !codec_l4_csum_ok(buf, f)) {
 		ignore(w, REPORT_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	memset(&r, 0, sizeof(r));
-	if (p->match(w, buf, f, &r) != 1) {
+	rc = p->match(w, buf, f, &r);
+	if (rc == -EBADMSG) {
+		/* Ours, but its HMAC does not verify: not an answer, so its
+		 * probe stays in flight (and is lost). */
+		STAT_ADD(w, auth_failed, 1);
+		ignore(w, REPORT_IGN_AUTH);
+		return RX_NONE;
+	}
+	if (rc != 1) {
 		if (on_our_flow(w, f) &&
 		    (f->payload_off == 0 || f->payload_len < p->min_size))
 			ignore(w, REPORT_IGN_TOO_SHORT);

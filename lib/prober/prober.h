@@ -22,6 +22,7 @@
 #include "timing.h"
 
 struct rte_mbuf;
+struct stamp_auth;
 
 #define PROBER_BURST	  32
 /* A 65,507-byte UDP payload at the smallest MTU allowed (576). */
@@ -42,9 +43,10 @@ struct probe_reply {
 /* What a payload-level engine needs to know (shared with the kernel backend).
  */
 struct probe_payload_ctx {
-	unsigned size;	   /* payload bytes (-l) */
-	uint16_t ssid;	   /* STAMP Session-Sender Identifier */
-	uint64_t near_seq; /* for widening 32-bit wire sequence numbers */
+	unsigned size;		 /* payload bytes (-l) */
+	uint16_t ssid;		 /* STAMP Session-Sender Identifier */
+	uint64_t near_seq;	 /* for widening 32-bit wire sequence numbers */
+	struct stamp_auth *auth; /* STAMP authenticated mode, else NULL */
 };
 
 struct probe_proto {
@@ -58,7 +60,8 @@ struct probe_proto {
 	 * UDP protocols: build the payload of probe seq (t1_unix_ns goes into
 	 * it if the protocol carries a send time); returns its length or
 	 * -errno. Match: 1 when the payload answers one of our probes
-	 * (fills r), 0 when not.
+	 * (fills r), 0 when not, -EBADMSG when it is an answer on our flow
+	 * whose authentication failed (STAMP with a key).
 	 */
 	int (*payload_build)(const struct probe_payload_ctx *c, uint8_t *p,
 			     size_t cap, uint64_t seq, uint64_t t1_unix_ns);
@@ -117,6 +120,9 @@ struct prober_conf {
 	size_t max_samples; /* per worker */
 	uint16_t icmp_id;
 	uint32_t tcp_isn_base; /* tcp-syn: ISN = base ^ seq */
+	/* STAMP authenticated mode (RFC 8762 §4.4) when auth_key_len > 0 */
+	const uint8_t *auth_key;
+	size_t auth_key_len;
 };
 
 /* Counters: single writer (the worker), read relaxed by the reporter. */
@@ -147,6 +153,7 @@ struct prober_stats {
 	/* Measured probes that timed out after the next one was due: each
 	 * stretched the interval (-i) to the timeout. */
 	uint64_t interval_stretched;
+	uint64_t auth_failed; /* answers whose HMAC did not verify */
 };
 
 struct prober_worker {
@@ -174,7 +181,8 @@ struct prober_worker {
 	/* Largest L3 packet sent whole: the queue's MTU capped at what one
 	 * of its mbufs holds after the L2 header. */
 	uint16_t mtu;
-	bool done; /* set when the worker returns */
+	bool done;		 /* set when the worker returns */
+	struct stamp_auth *auth; /* HMAC context when conf has a key */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "prober.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 /* Is f a UDP answer to w's flow (addresses and ports the other way)? */
 static bool
@@ -28,6 +29,7 @@ payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 	c->size = w->conf->size;
 	c->ssid = (uint16_t)(w->index + 1);
 	c->near_seq = w->max_seq_seen + 1;
+	c->auth = w->auth;
 }
 
 static int
@@ -80,6 +82,8 @@ stamp_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
 	o.timestamp = stamp_ts_from_ns(t1_unix_ns, o.error_estimate);
 	o.ssid = c->ssid;
 	o.len = c->size;
+	if (c->auth != NULL)
+		return stamp_auth_sender_build(c->auth, p, cap, &o);
 	return stamp_sender_build(p, cap, &o);
 }
 
@@ -89,9 +93,17 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 {
 	struct stamp_reflector s;
 
-	/* A reply shorter than the base packet has no T2/T3 to read. */
-	if (len < STAMP_BASE_LEN || stamp_reflector_parse(p, len, &s) != 0)
+	/* With a key every answer on our flow must verify before any field
+	 * of it is believed (RFC 8762 §4.4). */
+	if (c->auth != NULL) {
+		if (stamp_auth_verify(c->auth, p, len) != 0 ||
+		    stamp_auth_reflector_parse(p, len, &s) != 0)
+			return -EBADMSG;
+	} else if (len < STAMP_BASE_LEN ||
+		   stamp_reflector_parse(p, len, &s) != 0) {
+		/* A reply shorter than the base packet has no T2/T3. */
 		return 0;
+	}
 	r->seq = codec_widen_seq32(s.sender_seq, c->near_seq);
 	r->has_remote_ts = true;
 	r->t2_ns = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);

@@ -11,6 +11,8 @@
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
+#include "stamp_auth.h"
 
 static const char *const counter_names[RC__COUNT] = {
 	[RC_RX] = "rx",
@@ -44,6 +46,7 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_DROP_ACL] = "dropped.acl",
 	[RC_DROP_RATE] = "dropped.rate_limited",
 	[RC_SESSION_EXPIRED] = "sessions_expired",
+	[RC_DROP_AUTH] = "dropped.auth",
 };
 
 const char *
@@ -124,6 +127,15 @@ reflector_worker_init(struct reflector_worker *w,
 			return -ENOMEM;
 		}
 	}
+	if (conf->auth_key_len != 0) {
+		w->auth = stamp_auth_create(conf->auth_key, conf->auth_key_len);
+		if (w->auth == NULL) {
+			int err = errno;
+
+			reflector_worker_fini(w);
+			return -err;
+		}
+	}
 	for (unsigned i = 0; i < conf->n_reasm; i++) {
 		w->reasm[i] = codec_reasm_create();
 		if (w->reasm[i] == NULL) {
@@ -141,6 +153,8 @@ reflector_worker_fini(struct reflector_worker *w)
 	w->sessions = NULL;
 	lru_destroy(w->rate);
 	w->rate = NULL;
+	stamp_auth_destroy(w->auth);
+	w->auth = NULL;
 	for (unsigned i = 0; i < REFLECTOR_MAX_REASM; i++) {
 		codec_reasm_destroy(w->reasm[i]);
 		w->reasm[i] = NULL;
@@ -426,9 +440,17 @@ st16(uint8_t *p, uint16_t v)
  * TLV's kilobytes twice.
  */
 static uint32_t
-stamp_mod_sum(const uint8_t *p, size_t len)
+stamp_mod_sum(const struct reflector_worker *w, const uint8_t *p, size_t len)
 {
 	size_t base = len < STAMP_BASE_LEN ? len : STAMP_BASE_LEN;
+
+	/* Authenticated: the 112-byte base packet is all that changes (no
+	 * TLVs in this mode). */
+	if (w->auth != NULL)
+		return codec_csum_partial(
+			p,
+			len < STAMP_AUTH_BASE_LEN ? len : STAMP_AUTH_BASE_LEN,
+			0);
 	size_t off = STAMP_BASE_LEN, done = base;
 	uint32_t sum = codec_csum_partial(p, base, 0);
 
@@ -522,11 +544,21 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		struct stamp_sender s;
 		struct stamp_reflect_opts o;
 		uint32_t old_sum;
+		int rc;
 
+		/* With a key, only a request whose HMAC verifies is answered
+		 * (and makes a stateful session). */
+		if (w->auth != NULL &&
+		    (stamp_auth_verify(w->auth, pl, f->payload_len) != 0 ||
+		     stamp_auth_sender_parse(pl, f->payload_len, &s) != 0)) {
+			count(w, RC_DROP_AUTH, 1);
+			return ANSWER_NONE;
+		}
 		/* RFC 5357 §4.1.2: the smallest unauthenticated test packet
 		 * is seq, timestamp and error estimate, 14 bytes. */
-		if (f->payload_len < 14 ||
-		    stamp_sender_parse(pl, f->payload_len, &s) != 0) {
+		if (w->auth == NULL &&
+		    (f->payload_len < 14 ||
+		     stamp_sender_parse(pl, f->payload_len, &s) != 0)) {
 			count(w, RC_DROP_PROBE, 1);
 			return ANSWER_NONE;
 		}
@@ -539,13 +571,17 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		o.error_estimate = c->error_estimate;
 		o.sender_ttl = f->ttl;
 		o.rx_tos = f->tos;
-		old_sum = stamp_mod_sum(pl, f->payload_len);
-		if (stamp_reflect(pl, f->payload_len, &o) < 0) {
+		old_sum = stamp_mod_sum(w, pl, f->payload_len);
+		rc = w->auth != NULL
+			     ? stamp_auth_reflect(pl, f->payload_len, &o)
+			     : stamp_reflect(pl, f->payload_len, &o);
+		if (rc < 0) {
 			count(w, RC_DROP_PROBE, 1);
 			return ANSWER_NONE;
 		}
 		codec_turn_around(buf, f, &c->mac, 255);
-		csum_update(buf, f, old_sum, stamp_mod_sum(pl, f->payload_len));
+		csum_update(buf, f, old_sum,
+			    stamp_mod_sum(w, pl, f->payload_len));
 		count(w, RC_STAMP, 1);
 		return ANSWER_STAMP;
 	}
@@ -723,17 +759,35 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 	codec_reasm_reset(w->reasm[i]);
 }
 
-/* T3 into a STAMP answer (or its first fragment), its UDP sum updated. */
+/*
+ * T3 into a STAMP answer (or its first fragment), its UDP sum updated.
+ * Authenticated: T3, then the HMAC over the answer (it covers T3), both in
+ * the first 112 payload bytes, which the first fragment always holds.
+ */
 static void
-stamp_t3(struct pending_stamp *p, uint64_t t3_wire)
+stamp_t3(const struct reflector_worker *w, struct pending_stamp *p,
+	 uint64_t t3_wire)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(p->m, uint8_t *);
 	uint8_t *pl = buf + p->payload_off;
 	uint8_t *cs = buf + p->l4_off + UDP_CSUM_OFF;
-	/* T3 is payload bytes 4-11: even offsets from the UDP header. */
-	uint32_t old_sum = codec_csum_partial(pl + 4, 8, 0);
 	uint16_t hc = ld16(cs);
+	uint32_t old_sum;
 
+	if (w->auth != NULL) {
+		size_t have = p->m->data_len - p->payload_off;
+
+		old_sum = codec_csum_partial(pl, STAMP_AUTH_BASE_LEN, 0);
+		(void)stamp_auth_reflector_stamp(w->auth, pl, have, t3_wire);
+		if (hc != 0)
+			st16(cs, codec_csum_adjust(
+					 hc, old_sum,
+					 codec_csum_partial(
+						 pl, STAMP_AUTH_BASE_LEN, 0)));
+		return;
+	}
+	/* T3 is payload bytes 4-11: even offsets from the UDP header. */
+	old_sum = codec_csum_partial(pl + 4, 8, 0);
 	stamp_reflector_stamp(pl, 12, t3_wire);
 	if (hc != 0)
 		st16(cs, codec_csum_adjust(hc, old_sum,
@@ -812,7 +866,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		t3 = q->ops->clock_start(q);
 		t3_wire = wire_ts(c, t3);
 		for (unsigned i = 0; i < o.n_stamp; i++) {
-			stamp_t3(&o.stamps[i], t3_wire);
+			stamp_t3(w, &o.stamps[i], t3_wire);
 			stamped[i] = o.stamps[i].m;
 		}
 		tx_all(w, stamped, o.n_stamp);

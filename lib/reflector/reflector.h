@@ -19,6 +19,7 @@
 #include "timing.h"
 
 struct rte_mbuf;
+struct stamp_auth;
 
 #define REFLECTOR_BURST 32
 
@@ -58,6 +59,7 @@ enum reflector_counter {
 	RC_DROP_ACL,	   /* source outside every --allow prefix */
 	RC_DROP_RATE,	   /* over the --rate-limit of its source address */
 	RC_SESSION_EXPIRED, /* stateful: sessions aged out or evicted (LRU) */
+	RC_DROP_AUTH, /* STAMP with a key: too short or HMAC does not verify */
 	RC__COUNT
 };
 
@@ -100,6 +102,10 @@ struct reflector_conf {
 	uint32_t rate_limit_pps; /* per source address; 0 = no limit */
 	uint32_t session_idle_s; /* stateful: a session ends after this idle
 				    time; 0 = never */
+	/* STAMP authenticated mode (RFC 8762 §4.4) when auth_key_len > 0:
+	 * only authenticated requests that verify are answered. */
+	const uint8_t *auth_key;
+	size_t auth_key_len;
 };
 
 /*
@@ -132,11 +138,13 @@ struct reflector_worker {
 	uint64_t rate_interval;	 /* cycles per request at the limit */
 	uint64_t rate_tolerance; /* cycles of burst */
 	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
+	struct stamp_auth *auth; /* HMAC context when conf has a key */
 };
 
 /*
- * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL. The
- * tables' hashes get a random seed (getrandom, else the TSC).
+ * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL (also a
+ * bad key length), -EIO (libcrypto). The tables' hashes get a random seed
+ * (getrandom, else the TSC).
  */
 int reflector_worker_init(struct reflector_worker *w,
 			  const struct reflector_conf *conf,

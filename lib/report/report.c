@@ -30,6 +30,7 @@ const char *const report_ignored_name[REPORT_IGN__COUNT] = {
 	[REPORT_IGN_NOT_IP] = "not_ip",
 	[REPORT_IGN_ARP] = "arp",
 	[REPORT_IGN_UNREACHABLE] = "unreachable",
+	[REPORT_IGN_AUTH] = "auth",
 };
 
 /* What to do about the biggest reason, for the text report. */
@@ -50,6 +51,8 @@ static const char *const ignored_hint[REPORT_IGN__COUNT] = {
 	[REPORT_IGN_NOT_IP] = "non-IP traffic on the link (LLDP, ...)",
 	[REPORT_IGN_ARP] = "ARP traffic for other addresses",
 	[REPORT_IGN_UNREACHABLE] = "ICMP destination unreachable: see above",
+	[REPORT_IGN_AUTH] = "answers whose HMAC does not verify: the two "
+			    "--auth-key files differ, or the peer has none",
 };
 
 const char *const report_unreach_name[REPORT_UNREACH__COUNT] = {
@@ -601,6 +604,11 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			fmt_count(r->interval_stretched).s);
 	text_unreachable(out, r);
 	text_ignored(out, r);
+	if (r->authenticated)
+		fprintf(out,
+			"  Authenticated (HMAC-SHA-256): %" PRIu64
+			" answers failed verification\n",
+			r->auth_failed);
 	if (r->reasm_failed != 0)
 		fprintf(out,
 			"  Fragmented answers not reassembled = %" PRIu64 "\n",
@@ -899,6 +907,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(root, "interval_ns", r->interval_ns, &err);
 	jset_u64(root, "timeout_ns", r->timeout_ns, &err);
 	jset_str(root, "summary", summary, &err);
+	jset_bool(root, "authenticated", r->authenticated, &err);
 
 	probes = json_object_new_object();
 	jset_u64(probes, "sent", r->sent, &err);
@@ -911,6 +920,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "late", r->late, &err);
 	jset_u64(probes, "resets", r->resets, &err);
 	jset_u64(probes, "reassembly_failed", r->reasm_failed, &err);
+	jset_u64(probes, "auth_failed", r->auth_failed, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset_u64(probes, "interval_stretched", r->interval_stretched, &err);
 	{

@@ -101,6 +101,8 @@ enum report_ignored {
 	REPORT_IGN_ARP,		/* ARP not asking for our address */
 	REPORT_IGN_UNREACHABLE, /* ICMP destination unreachable quoting a
 				   probe (also in unreachable[]) */
+	REPORT_IGN_AUTH,	/* STAMP answer on our flow whose HMAC does not
+				   verify (also in auth_failed) */
 	REPORT_IGN__COUNT
 };
 
@@ -163,6 +165,8 @@ struct report_probe {
 	const struct report_meta *meta; /* NULL: not shown */
 	uint64_t ignored[REPORT_IGN__COUNT];	     /* sums to rx_ignored */
 	uint64_t unreachable[REPORT_UNREACH__COUNT]; /* ICMP errors by code */
+	bool authenticated;   /* STAMP authenticated mode (--auth-key) */
+	uint64_t auth_failed; /* answers whose HMAC did not verify */
 
 	const struct histogram *rtt;
 	/* NULL when the proto has no T2/T3 (likewise turnaround) */

@@ -87,10 +87,11 @@ expect 4 "link of port 0 .* is down" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" \
 	-- --addr 198.18.0.1/24 -n 5 -q 198.18.0.2
 
 # 5. A dead peer: net_null (no-rx) swallows every probe. With --peer-mac nothing
-# comes back at all, so the line names the MAC. The run goes on to its end.
+# comes back at all, so the line names the MAC. The run goes on to its end
+# (-t bounds the whole run: 3 s of warm-up, then about 10 probes lost).
 rc=0
 timeout 60 "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev net_null0,no-rx=1 -- \
-	--addr 198.18.0.1/24 --peer-mac 02:00:00:00:00:02 -w 15 -t 0.5 --timeout 200ms \
+	--addr 198.18.0.1/24 --peer-mac 02:00:00:00:00:02 -w 15 -t 5 --timeout 200ms \
 	--json "$WORK/dead.json" 198.18.0.2 >"$WORK/dead.out" 2>"$WORK/dead.err" || rc=$?
 [ "$rc" -eq 5 ] || { cat "$WORK/dead.err" >&2; fail "dead peer: exit $rc, expected 5 (all lost)"; }
 grep -E '^latprobe probe: no answer from 198\.18\.0\.2:862 .*wrong --peer-mac' "$WORK/dead.err" ||

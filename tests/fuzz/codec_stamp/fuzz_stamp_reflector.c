@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <assert.h>
+#include <errno.h>
 #include <stdint.h>
 
 #include "stamp.h"
+#include "stamp_auth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -13,6 +15,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct stamp_error_estimate ee;
 	struct stamp_tlv t;
 	size_t off;
+
+	static struct stamp_auth *a;
+	int rc;
+
+	/* Authenticated answers, as a keyed prober checks them. */
+	if (a == NULL)
+		a = stamp_auth_create((const uint8_t *)"fuzz", 4);
+	assert(a != NULL);
+	rc = stamp_auth_verify(a, data, size);
+	assert(rc == -EINVAL || rc == -EBADMSG || rc == 0);
+	rc = stamp_auth_reflector_parse(data, size, &r);
+	assert(rc == (size < STAMP_AUTH_BASE_LEN ? -EINVAL : 0));
+	if (rc == 0)
+		(void)stamp_ts_to_ns(r.timestamp, r.error_estimate);
 
 	if (stamp_reflector_parse(data, size, &r) < 0)
 		return 0;

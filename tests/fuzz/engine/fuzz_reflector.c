@@ -49,6 +49,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     in.ip_version == 4 && in.ip_proto == CODEC_IPPROTO_UDP &&
 		     !in.is_fragment && in.payload_off != 0 &&
 		     codec_l4_csum_ok(data, &in);
+	/* STAMP authenticated mode too (seed stamp_auth.bin: key "fuzz") */
+	c.auth_key = (const uint8_t *)"fuzz";
+	c.auth_key_len = size & 2 ? 4 : 0;
 	if (reflector_worker_init(&w, &c, io_fake_queue(f, 1)) != 0 ||
 	    io_fake_inject(f, 1, data, size) != 0)
 		goto out;

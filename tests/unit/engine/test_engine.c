@@ -27,6 +27,7 @@
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "stamp_auth.h"
 
 #define PROBER_IP 0xc6120001u /* 198.18.0.1 */
 #define REFL_IP	  0xc6120002u /* 198.18.0.2 */
@@ -1862,6 +1863,211 @@ test_ports_off(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/* STAMP authenticated mode (RFC 8762 §4.4) ------------------------------ */
+
+static const uint8_t auth_key[] = "engine test key";
+static const uint8_t auth_other_key[] = "not the same key";
+
+/* The reflector again, this time with a key (NULL: none). */
+static void
+reflector_with_key(struct wire *w, const uint8_t *key, size_t len)
+{
+	reflector_worker_fini(&w->rw);
+	w->rc.auth_key = key;
+	w->rc.auth_key_len = len;
+	assert_int_equal(
+		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
+		0);
+	io_fake_set_peer(w->f, 0, reflector_hook, &w->rw);
+}
+
+static void
+prober_with_key(struct wire *w, const uint8_t *key, size_t len)
+{
+	w->pc.auth_key = key;
+	w->pc.auth_key_len = len;
+	w->pc.size = STAMP_AUTH_BASE_LEN;
+}
+
+static void
+test_stamp_auth_end_to_end(void **state)
+{
+	struct wire *w = *state;
+
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	prober_with_key(w, auth_key, sizeof(auth_key) - 1);
+	assert_int_equal(prober_run(w), 0);
+	check_clean_run(w, 100, 5);
+	assert_int_equal(rc(w, RC_STAMP), 105);
+	assert_int_equal(rc(w, RC_DROP_AUTH), 0);
+	assert_int_equal(w->pw.st.auth_failed, 0);
+	/* T2/T3 read from the authenticated layout */
+	assert_int_equal(w->pw.turnaround.total, 100);
+	assert_int_equal(w->pw.network_rtt.sum + w->pw.turnaround.sum,
+			 w->pw.rtt.sum);
+}
+
+/* Wrong key: the reflector answers nothing; every probe is lost. */
+static void
+test_stamp_auth_wrong_key(void **state)
+{
+	struct wire *w = *state;
+
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	prober_with_key(w, auth_other_key, sizeof(auth_other_key) - 1);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(w->pw.st.received, 0);
+	assert_int_equal(w->pw.st.lost, 100);
+	assert_int_equal(rc(w, RC_DROP_AUTH), 105);
+	assert_int_equal(rc(w, RC_STAMP), 0);
+	assert_int_equal(rc(w, RC_TX), 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* A keyed reflector drops unauthenticated (44-byte) requests too. */
+static void
+test_stamp_auth_reflector_drops_plain(void **state)
+{
+	struct wire *w = *state;
+
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(w->pw.st.received, 0);
+	assert_int_equal(rc(w, RC_DROP_AUTH), 105);
+	assert_int_equal(rc(w, RC_DROP_PROBE), 0);
+}
+
+/* A reflector without the key answers in the unauthenticated layout: the
+ * prober counts every answer as auth_failed and records none. */
+static void
+test_stamp_auth_prober_rejects_plain(void **state)
+{
+	struct wire *w = *state;
+
+	prober_with_key(w, auth_key, sizeof(auth_key) - 1);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(rc(w, RC_STAMP), 105);
+	assert_int_equal(w->pw.st.auth_failed, 105);
+	assert_int_equal(w->pw.st.received, 0);
+	assert_int_equal(w->pw.st.lost, 100);
+	assert_int_equal(w->pw.rtt.total, 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* Stateful with a key: only verified requests make sessions. */
+static void
+test_stamp_auth_stateful(void **state)
+{
+	struct wire *w = *state;
+
+	w->rc.stateful = true;
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	prober_with_key(w, auth_other_key, sizeof(auth_other_key) - 1);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(w->rw.n_sessions, 0);
+	assert_int_equal(rc(w, RC_DROP_AUTH), 105);
+}
+
+/* 8 KiB authenticated probes as fragments: the reassembled request is
+ * verified, the answer sealed after T3 and fragmented again. Against a
+ * reflector without the key every reassembled answer fails verification. */
+static void
+test_stamp_auth_fragmented(void **state)
+{
+	struct wire *w = *state;
+	const uint64_t n = 10, warm = 2;
+
+	w->rc.n_reasm = 4;
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	prober_with_key(w, auth_key, sizeof(auth_key) - 1);
+	w->pc.size = 8192;
+	w->pc.count = n;
+	w->pc.warmup = warm;
+	assert_int_equal(prober_run(w), 0);
+	assert_true(w->pw.fragmented);
+	assert_int_equal(w->pw.st.received, n);
+	assert_int_equal(w->pw.st.auth_failed, 0);
+	assert_int_equal(w->pw.turnaround.total, n);
+	assert_int_equal(rc(w, RC_REASSEMBLED), n + warm);
+	assert_int_equal(rc(w, RC_STAMP), n + warm);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+
+	/* A reflector without the key answers unauthenticated. */
+	prober_worker_fini(&w->pw);
+	w->prober_ready = false;
+	reflector_with_key(w, NULL, 0);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(rc(w, RC_STAMP), n + warm);
+	assert_int_equal(w->pw.st.auth_failed, n + warm);
+	assert_int_equal(w->pw.st.received, 0);
+	assert_int_equal(w->pw.st.reasm_failed, 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* The fuzz seed stamp_auth.bin (built by Python: hmac over the RFC 8762
+ * layout, key "fuzz") is answered by a reflector with that key, and the
+ * answer verifies; with another key it is dropped. */
+static void
+test_stamp_auth_seed(void **state)
+{
+	struct wire *w = *state;
+	uint8_t frame[2048], answer[2048];
+	struct stamp_auth *a = stamp_auth_create((const uint8_t *)"fuzz", 4);
+	struct stamp_reflector r;
+	struct codec_frame f;
+	size_t len, rlen;
+	FILE *fp;
+
+	assert_non_null(a);
+	fp = fopen(ENGINE_CORPUS_DIR "/stamp_auth.bin", "rb");
+	assert_non_null(fp);
+	len = fread(frame, 1, sizeof(frame), fp);
+	fclose(fp);
+	reflector_with_key(w, (const uint8_t *)"fuzz", 4);
+	inject(w, 1, frame, len);
+	assert_int_equal(reflector_poll(&w->rw), 1);
+	assert_int_equal(rc(w, RC_STAMP), 1);
+	rlen = take_one(w, 0, answer, sizeof(answer));
+	assert_int_equal(rlen, len);
+	assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
+	assert_true(codec_l4_csum_ok(answer, &f));
+	assert_int_equal(f.payload_len, STAMP_AUTH_BASE_LEN);
+	assert_int_equal(
+		stamp_auth_verify(a, answer + f.payload_off, f.payload_len), 0);
+	assert_int_equal(stamp_auth_reflector_parse(answer + f.payload_off,
+						    f.payload_len, &r),
+			 0);
+	assert_int_equal(r.sender_seq, 1);
+	assert_int_equal(r.ssid, 1);
+
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	inject(w, 1, frame, len);
+	assert_int_equal(reflector_poll(&w->rw), 1);
+	assert_int_equal(rc(w, RC_DROP_AUTH), 1);
+	assert_int_equal(drain(w, 0), 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	stamp_auth_destroy(a);
+}
+
+static void
+test_stamp_auth_bad_key_len(void **state)
+{
+	struct wire *w = *state;
+	uint8_t big[STAMP_AUTH_KEY_MAX + 1] = {0};
+
+	reflector_worker_fini(&w->rw);
+	w->rc.auth_key = big;
+	w->rc.auth_key_len = sizeof(big);
+	assert_int_equal(
+		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
+		-EINVAL);
+	w->pc.auth_key = big;
+	w->pc.auth_key_len = sizeof(big);
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		-EINVAL);
+}
+
 int
 main(void)
 {
@@ -1908,6 +2114,14 @@ main(void)
 		T(test_arp_answer),
 		T(test_ports_off),
 		T(test_fuzz_seeds_answered),
+		T(test_stamp_auth_end_to_end),
+		T(test_stamp_auth_wrong_key),
+		T(test_stamp_auth_reflector_drops_plain),
+		T(test_stamp_auth_prober_rejects_plain),
+		T(test_stamp_auth_stateful),
+		T(test_stamp_auth_bad_key_len),
+		T(test_stamp_auth_fragmented),
+		T(test_stamp_auth_seed),
 #undef T
 	};
 
