@@ -85,6 +85,7 @@ ip netns exec "$LP_NS_PROBE" ping -c 40 -i 0.005 -W 1 "${LP_ADDR_REFL%/*}" >"$WO
 t1=$(date +%s%N)
 sleep 0.3
 stop_reflector
+$PY -c 'import json,sys; c=json.load(open(sys.argv[1]))["counters"]; print("garbage: rate run: " + ", ".join(f"{k}={v}" for k, v in sorted(c.items()) if v))' "$WORK/rate.json"
 ans=$(json_get "$WORK/rate.json" counters/answered.icmp_echo)
 lim=$(json_get "$WORK/rate.json" counters/dropped.rate_limited)
 most=$((16 + (t1 - t0) / 1000000000 + 1))
