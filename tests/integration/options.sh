@@ -10,7 +10,9 @@
 #   - the reflector's text report lists only the counters that moved, its
 #     JSON every counter;
 #   - STAMP authenticated mode on the kernel backend (127.0.0.1): the right
-#     key answered, a wrong key and no key dropped as dropped.auth.
+#     key answered, a wrong key and no key dropped as dropped.auth;
+#   - kernel backend: a closed port reported as such (probes.unreachable), a
+#     source port in use named with --sport as the way out.
 . "$(dirname "$0")/lib.sh"
 lp_trap_cleanup
 cleanup_work
@@ -66,7 +68,7 @@ usage_err "--promisc needs the dpdk backend" "$LATPROBE" "${krefl[@]}" --promisc
 LP_BG_LOG=$WORK/krefl.log lp_bg_ns - "$LATPROBE" "${krefl[@]}" -q --json "$WORK/krefl.json"
 pid=$LP_LAST_PID
 lp_wait_for "$WORK/krefl.log" '^latprobe reflect: ' 20 || { cat "$WORK/krefl.log" >&2; fail "kernel reflector did not start"; }
-expect 0 "Received = 50," "$LATPROBE" probe --backend kernel -n 50 -w 0 "127.0.0.1:$kport"
+expect 0 "Received = 50," "$LATPROBE" probe --backend kernel --sport "$((kport + 4))" -n 50 -w 0 "127.0.0.1:$kport"
 kill -INT "$pid"
 wait "$pid" || fail "kernel reflector exited $?"
 awk '/^Reflector on /{on=1; next} on && /^[^ ]/{exit} on' "$WORK/krefl.log" >"$WORK/counters.txt"
@@ -97,24 +99,44 @@ grep -q '(authenticated)$' "$WORK/auth.log" || fail "keyed kernel reflector: sta
 grep -q '^latprobe reflect: 127\.0\.0\.1/32 on backend 0 (kernel, UDP sockets), ' "$WORK/auth.log" ||
 	{ cat "$WORK/auth.log" >&2; fail "kernel reflector's start line"; }
 expect 0 "Authenticated \(HMAC-SHA-256\): 0 answers failed verification" \
-	"$LATPROBE" probe --backend kernel -n 100 -w 0 --auth-key "$WORK/good.key" \
+	"$LATPROBE" probe --backend kernel --sport "$((kport + 4))" -n 100 -w 0 --auth-key "$WORK/good.key" \
 	--json "$WORK/kgood.json" "127.0.0.1:$kport"
 [ "$(json_get "$WORK/kgood.json" probes/received)" -eq 100 ] || fail "right key: not 100 answers"
-expect 5 "" "$LATPROBE" probe --backend kernel -n 20 -w 0 --timeout 20ms \
+expect 5 "" "$LATPROBE" probe --backend kernel --sport "$((kport + 4))" -n 20 -w 0 --timeout 20ms \
 	--auth-key "$WORK/wrong.key" --json "$WORK/kwrong.json" "127.0.0.1:$kport"
 [ "$(json_get "$WORK/kwrong.json" probes/received)" -eq 0 ] || fail "wrong key answered"
-expect 5 "" "$LATPROBE" probe --backend kernel -n 20 -w 0 --timeout 20ms "127.0.0.1:$kport"
+expect 5 "" "$LATPROBE" probe --backend kernel --sport "$((kport + 4))" -n 20 -w 0 --timeout 20ms "127.0.0.1:$kport"
 kill -INT "$pid"
 wait "$pid" || fail "keyed kernel reflector exited $?"
 [ "$(json_get "$WORK/auth.json" counters/answered.stamp)" -eq 100 ] || fail "keyed reflector: answered.stamp not 100"
 [ "$(json_get "$WORK/auth.json" counters/dropped.auth)" -eq 40 ] ||
 	fail "keyed reflector: dropped.auth is $(json_get "$WORK/auth.json" counters/dropped.auth), expected 40"
 
+# 4. Kernel backend: a closed port is reported as closed (ICMP port
+# unreachable, probes.unreachable), not as plain loss; a source port in use
+# is named with the way out.
+closed=$((kport + 1))
+expect 5 "127\.0\.0\.1:$closed answered ICMP port unreachable: nothing listens there \(5 times\)" \
+	"$LATPROBE" probe --backend kernel --sport "$((kport + 2))" -n 5 -w 0 --timeout 50ms \
+	--json "$WORK/closed.json" "127.0.0.1:$closed"
+[ "$(json_get "$WORK/closed.json" probes/unreachable)" -eq 5 ] || fail "closed port: probes.unreachable is not 5"
+$PY -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+time.sleep(10)' "$((kport + 3))" &
+holder=$!
+LP_BG_PIDS+=("$holder")
+sleep 0.5
+expect 4 "^latprobe: error: kernel UDP socket 127\.0\.0\.1:$((kport + 3)) -> 127\.0\.0\.1:$closed: Address already in use \(the source port is in use: --sport N picks another\)$" \
+	"$LATPROBE" probe --backend kernel --addr 127.0.0.1 --sport "$((kport + 3))" -n 5 "127.0.0.1:$closed"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+
 [ "$(id -u)" -eq 0 ] || lp_skip "the rest needs root (DPDK)"
 hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)
 [ "${hp:-0}" -ge 64 ] || lp_skip "the rest needs hugepages"
 
-# 4. reflect --json to a path that cannot be written: exit 2, and the port
+# 5. reflect --json to a path that cannot be written: exit 2, and the port
 # (a net_pcap writing its tx to a file) never opened.
 printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00' >"$WORK/empty.pcap"
 usage_err "--json /nonexistent-dir/x: cannot write it" "$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" \
@@ -122,7 +144,7 @@ usage_err "--json /nonexistent-dir/x: cannot write it" "$LATPROBE" reflect -l 0 
 	-- --addr 198.18.0.2/24 -t 1 -q --json /nonexistent-dir/x
 [ ! -e "$WORK/rtx.pcap" ] || fail "reflect --json unwritable: the port was opened"
 
-# 5. Start lines: the prober's source first, the DPDK reflector's MAC.
+# 6. Start lines: the prober's source first, the DPDK reflector's MAC.
 expect 0 "^latprobe probe: 198\.18\.0\.1 -> 198\.18\.0\.2:862 " \
 	"$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
 	--loopback -n 20 -q 198.18.0.2
