@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Issues 9 and 16 on a real PMD (af_xdp on the testbed's veth pair):
 #   1. the DPDK reflector's start line gives the port's MAC (the veth's);
+#      the port is promiscuous with --promisc only;
 #   2. VLAN: a tagged ARP request and echo request (scapy, from the other
 #      veth) get answers with the same tag through the PMD;
 #   3. probe --vlan against the DPDK reflector: all 500 answered, every
@@ -53,6 +54,8 @@ start_reflector "$LP_NS_REFL" $(eal "$LP_IF_REFL" 0) -- --addr "$LP_ADDR_REFL" \
 	--json "$WORK/refl.json" -q
 grep -q "^latprobe reflect: $LP_ADDR_REFL on port 0 (net_af_xdp0, net_af_xdp, MAC $refl_mac)" "$WORK/refl.log" ||
 	{ cat "$WORK/refl.log" >&2; fail "the reflector's start line does not give its MAC $refl_mac"; }
+promisc() { ip -n "$LP_NS_REFL" -o link show dev "$LP_IF_REFL" | grep -c PROMISC || true; }
+[ "$(promisc)" -eq 0 ] || fail "the port is promiscuous without --promisc"
 # This kernel may have no 802.1Q support: scapy sends the tagged ARP request
 # and echo request from the probe side's veth and takes the answers there.
 if ! /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
@@ -88,7 +91,8 @@ cat "$WORK/vlan-arp.txt"
 # prober's pcap carries the tag, and every probe is answered.
 # shellcheck disable=SC2046
 start_reflector "$LP_NS_REFL" $(eal "$LP_IF_REFL" 0) -- --addr "$LP_ADDR_REFL" \
-	--json "$WORK/refl2.json" -q
+	--json "$WORK/refl2.json" -q --promisc
+[ "$(promisc)" -eq 1 ] || fail "--promisc: the port is not promiscuous"
 dprobe 0 vlan --vlan $vid -n 500 -w 10 --pcap "$WORK/vlan.pcapng" "$refl_ip"
 stop_reflector
 [ "$(json_get "$WORK/vlan.json" probes/received)" -eq 500 ] || fail "probe --vlan: not 500 answers"
