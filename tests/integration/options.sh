@@ -7,6 +7,7 @@
 #   - reflect --json to a path that cannot be written: exit 2 before EAL
 #     opens the port (a net_pcap port whose tx file must not appear);
 #   - the prober's start line says SRC -> DST:PORT, a DPDK reflector's its MAC;
+#   - the probe report's metadata, summary line and tables (default and -h N);
 #   - the reflector's text report lists only the counters that moved, its
 #     JSON every counter;
 #   - STAMP authenticated mode on the kernel backend (127.0.0.1): the right
@@ -151,4 +152,57 @@ expect 0 "^latprobe probe: 198\.18\.0\.1 -> 198\.18\.0\.2:862 " \
 expect 0 "^latprobe reflect: 198\.18\.0\.2/24 on port 0 \(net_null0, net_null, MAC ([0-9a-f]{2}:){5}[0-9a-f]{2}\)" \
 	"$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" --vdev net_null0,no-rx=1 \
 	-- --addr 198.18.0.2/24 -t 0.5 -q
+
+# 7. The report: when/where/what and the summary line (text and JSON); the
+# default table is log-spaced around the bulk with a cumulative % column
+# (at most ~20 rows, counts adding up), -h N keeps N equal-width rows with it.
+ringp=(probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback -n 2000 -q)
+expect 0 "" "$LATPROBE" "${ringp[@]}" --json "$WORK/auto.json" 198.18.0.2
+cp "$WORK/out" "$WORK/auto.txt"
+expect 0 "" "$LATPROBE" "${ringp[@]}" -h 5 --json "$WORK/lin.json" 198.18.0.2
+cp "$WORK/out" "$WORK/lin.txt"
+$PY - "$WORK/auto.txt" "$WORK/auto.json" "$WORK/lin.txt" "$WORK/lin.json" <<'PY' || fail "report layout"
+import json, re, sys
+
+def table(path):
+    rows, on = [], False
+    for line in open(path):
+        if re.match(r"^ +Latency +Count +Cum %$", line):
+            on = True
+            continue
+        if on:
+            m = re.match(r"^ +(\S+) +(\d+) +(\d+\.\d\d)$", line)
+            if not m:
+                break
+            rows.append((m[1], int(m[2]), float(m[3])))
+    assert rows, f"{path}: no 'Latency Count Cum %' table"
+    n, cum = sum(r[1] for r in rows), 0
+    assert n == 2000, f"{path}: the table counts {n}, not 2000"
+    for _, c, pct in rows:
+        cum += c
+        assert abs(pct - 100.0 * cum / n) < 0.01, f"{path}: Cum % {pct} is not {100.0 * cum / n:.2f}"
+    return rows
+
+def meta(txt, js):
+    text = open(txt).read()
+    d = json.load(open(js))
+    assert re.search(r"^Measured \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ on \S+, 198\.18\.0\.1 -> "
+                     r"198\.18\.0\.2:862 via net_ring0 \(net_ring\)$", text, re.M), f"{txt}: no 'Measured' line"
+    assert re.search(r"^Command: latprobe probe --profile ring .* 198\.18\.0\.2$", text, re.M), f"{txt}: no 'Command' line"
+    last = text.rstrip("\n").split("\n")[-1]
+    assert re.match(r"^summary: 198\.18\.0\.2:862 stamp 44B  min \S+ p50 \S+ p99 \S+ p99\.9 \S+ max \S+  "
+                    r"loss 0\.00% \(0/2000\)$", last), f"{txt}: last line {last!r}"
+    assert d["summary"] == last, "JSON summary is not the text's last line"
+    for k in ("start_utc", "host", "source", "interface", "command"):
+        assert d.get(k), f"{js}: no {k}"
+    return d
+
+a, l = table(sys.argv[1]), table(sys.argv[3])
+da, dl = meta(sys.argv[1], sys.argv[2]), meta(sys.argv[3], sys.argv[4])
+assert len(a) <= 24, f"default table: {len(a)} rows"
+assert da["buckets_layout"] == "auto", da["buckets_layout"]
+assert len(l) == 5 and dl["buckets_layout"] == "linear", (len(l), dl["buckets_layout"])
+assert [b["cum_pct"] for b in dl["buckets"]][-1] == 100.0
+print(f"report: default table {len(a)} rows, -h 5 {len(l)} rows, metadata and summary line")
+PY
 echo "$LP_PROG: ok"
