@@ -10,8 +10,9 @@
 #   4. -t bounds the run with its warm-up: tcp-syn -i 10ms -t 3 -w 200 to a
 #      closed port of the kernel (RST answers) ends in about 3 s (before,
 #      the 2 s of warm-up came on top);
+#      A closed UDP port of the kernel: its ICMP port unreachable reported.
 #   5. an interval stretched by timeouts is reported (tcp-syn to an address
-#      nobody owns, -w 0).
+#      nobody owns, -w 0), and the empty series as '-'.
 # The veths carry VLAN tags in the frame (rxvlan/txvlan off), as a NIC
 # without VLAN offload would. (The test kernel may lack 802.1Q interfaces:
 # no kernel VLAN peer here.)
@@ -117,6 +118,13 @@ echo "$LP_PROG: tcp-syn -i 10ms -t 3 -w 200: ${ELAPSED_MS} ms from start to exit
 [ "$(json_get "$WORK/tbound.json" probes/warmup)" -eq 200 ] || fail "-t 3: warm-up not complete"
 grep -q 'RST answers' "$WORK/tbound.txt" || fail "closed port: no 'RST answers'"
 
+# The kernel has no STAMP listener: its ICMP port unreachable quoting each
+# probe is counted (probes.unreachable) and named, not taken as plain loss.
+dprobe 5 unreach -n 5 -w 0 --timeout 100ms -i 100ms "$refl_ip"
+grep -q "^  $refl_ip:862 answered ICMP port unreachable: nothing listens there (5 times)" "$WORK/unreach.txt" ||
+	{ cat "$WORK/unreach.txt" >&2; fail "DPDK prober: ICMP port unreachable not reported"; }
+[ "$(json_get "$WORK/unreach.json" probes/unreachable)" -eq 5 ] || fail "DPDK prober: probes.unreachable is not 5"
+
 # 5. Timeouts stretch -i: an address the kernel does not own (it drops the
 # SYNs), with the reflector side's MAC so that no ARP is needed.
 other=${refl_ip%.*}.$((${refl_ip##*.} + 1))
@@ -125,5 +133,7 @@ cat "$WORK/stretch.txt"
 grep -qE '^  Interval 10\.000ms stretched to .* by [0-9,]+ timeouts' "$WORK/stretch.txt" ||
 	fail "timeouts stretched the interval: the report does not say so"
 [ "$(json_get "$WORK/stretch.json" probes/interval_stretched)" -ge 5 ] || fail "probes.interval_stretched below 5"
+grep -q '^  Minimum = -, Maximum = -, Average = -, Stddev = -$' "$WORK/stretch.txt" ||
+	fail "no answer: the empty series is not shown as '-'"
 [ "$ELAPSED_MS" -lt 3500 ] || fail "-t 2 ran ${ELAPSED_MS} ms"
 echo "$LP_PROG: ok"
