@@ -739,10 +739,18 @@ probe_setup_kernel(struct app_run *r)
 				     o->target, o->dport, &x->conf.flow.src_mac,
 				     &so);
 	if (x->sock == NULL) {
-		app_err("kernel UDP socket %s:%u -> target: %s",
-			o->have_addr ? "--addr" : "*", o->sport,
-			strerror(errno));
-		return errno == EINVAL ? EXIT_USAGE : EXIT_SETUP;
+		int err = errno;
+		char src[16] = "*", dst[16];
+
+		if (o->have_addr)
+			cli_format_ipv4(o->addr, src);
+		cli_format_ipv4(o->target, dst);
+		app_err("kernel UDP socket %s:%u -> %s:%u: %s%s", src, o->sport,
+			dst, o->dport, strerror(err),
+			err == EADDRINUSE ? " (the source port is in use: "
+					    "--sport N picks another)"
+					  : "");
+		return err == EINVAL ? EXIT_USAGE : EXIT_SETUP;
 	}
 	conf_common(r);
 	/* The engine matches answers against the socket's real address. */

@@ -540,15 +540,19 @@ static void
 reflect_start_line(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
-	char mac[18];
+	char mac[18], with_mac[24] = "";
 
-	codec_mac_format(&x->conf.mac, mac);
+	/* The kernel backend's MAC is an internal placeholder: not shown. */
+	if (x->sock == NULL) {
+		codec_mac_format(&x->conf.mac, mac);
+		snprintf(with_mac, sizeof(with_mac), ", MAC %s", mac);
+	}
 	fprintf(stderr,
-		"latprobe reflect: %s on %s %u (%s, %s, MAC %s), %u lcore(s); "
+		"latprobe reflect: %s on %s %u (%s, %s%s), %u lcore(s); "
 		"stamp %u sockperf %u echo %u%s%s\n",
 		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
 		x->sock ? "kernel" : r->port.name,
-		x->sock ? "UDP sockets" : r->port.driver, mac,
+		x->sock ? "UDP sockets" : r->port.driver, with_mac,
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
 		x->o.auth_key_len != 0 ? " (authenticated)" : "");

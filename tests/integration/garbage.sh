@@ -49,6 +49,14 @@ for key, want in expect.items():
 if c.get("reassembled", 0) != 0:
     print("garbage: a lone fragment was 'reassembled'")
     bad = 1
+# Nothing but the answers left: no frame went back to a spoofed source.
+answers = sum(v for k, v in c.items() if k.startswith("answered."))
+if c.get("tx") != answers:
+    print(f"garbage: tx {c.get('tx')} is not the {answers} answers")
+    bad = 1
+if c.get("answered.stamp", 0) != 0:
+    print("garbage: a STAMP request from a martian, low or loop port was answered")
+    bad = 1
 if c.get("answered.arp", 0) < 1:
     print("garbage: ping's ARP request was not answered")
     bad = 1

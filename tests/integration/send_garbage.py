@@ -53,17 +53,33 @@ def main():
         "sockperf_no_reply": [eth / IP(src=sip, dst=dip) /
                               UDP(sport=40000, dport=11111) /
                               Raw(sockperf_no_pong)],
-        # Loop protection: scapy's default source port 53, and chargen's.
-        "dropped.low_port": [eth / IP(src=sip, dst=dip) / UDP(dport=7) /
-                             Raw(b"l" * 16)],
+        # Loop protection: chargen's port and the other answering ports as
+        # source (scapy's default source port 53 is under dropped.low_port).
         "dropped.loop_port": [eth / IP(src=sip, dst=dip) / UDP(sport=19, dport=7) /
-                              Raw(b"c" * 16)],
+                              Raw(b"c" * 16)] +
+                             [eth / IP(src=sip, dst=dip) / UDP(sport=p, dport=862) /
+                              Raw(b"\x00" * 44) for p in (862, 11111, 13, 17, 37)],
         # Martian sources (spoofed on the wire, answered to nobody).
         "dropped.bad_source": [eth / IP(src="127.0.0.1", dst=dip) /
                                UDP(sport=40000, dport=7) / Raw(b"m" * 16),
                                eth / IP(src=dip, dst=dip) / ICMP(id=7, seq=1),
                                eth / IP(src="255.255.255.255", dst=dip) /
-                               UDP(sport=40000, dport=862) / Raw(b"\x00" * 44)],
+                               UDP(sport=40000, dport=862) / Raw(b"\x00" * 44)] +
+                              # the subnet broadcast of the reflector's /24,
+                              # 0/8, multicast, class E, a group source MAC
+                              [eth / IP(src=a, dst=dip) / UDP(sport=40000, dport=862) /
+                               Raw(b"\x00" * 44)
+                               for a in (str(ipaddress.ip_network(dip + "/24",
+                                                                  strict=False).broadcast_address),
+                                         "0.0.0.1", "224.0.0.1", "240.0.0.1")] +
+                              [Ether(dst=dmac, src="01:00:5e:00:00:01") /
+                               IP(src=sip, dst=dip) / UDP(sport=40000, dport=862) /
+                               Raw(b"\x00" * 44)],
+        # A low source port to the STAMP port (not a loop port).
+        "dropped.low_port": [eth / IP(src=sip, dst=dip) / UDP(dport=7) /
+                             Raw(b"l" * 16),
+                             eth / IP(src=sip, dst=dip) / UDP(sport=1023, dport=862) /
+                             Raw(b"\x00" * 44)],
         "dropped.arp_other": [eth / ARP(op=2, psrc=sip, pdst=dip)],
         # A lone first fragment: taken into reassembly, never completed.
         "fragments": [eth / IP(src=sip, dst=dip, flags="MF") /
