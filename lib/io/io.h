@@ -7,7 +7,9 @@
  * rte_eth_tx_burst() and rte_rdtsc() are static inline, so neither linker
  * --wrap nor symbol interposition can replace them in tests; the engines
  * reach them through this table instead. Implementations: DPDK ethdev
- * (lib/port), an in-memory fake for tests (io_fake.c).
+ * (lib/port), kernel sockets (lib/sockio), the loopback reflector
+ * (lib/reflector/loopback.c), an in-memory fake for tests
+ * (tests/support/io_fake.c).
  *
  * Packets are rte_mbufs; the engines only use the inline accessors
  * (rte_pktmbuf_mtod, data_len, pkt_len) and allocate/free through the

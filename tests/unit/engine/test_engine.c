@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Prober and reflector engines end to end over the in-memory fake wire
- * (lib/io/io_fake.c): side 0 is the prober's queue, side 1 the reflector's.
- * A peer hook on side 0 polls the reflector after every probe, so each probe
- * is answered synchronously; the fake clock advances one tick per read, so
- * timeouts fire without real time passing. No EAL: the mbufs are hand-made.
+ * (tests/support/io_fake.c): side 0 is the prober's queue, side 1 the
+ * reflector's. A peer hook on side 0 polls the reflector after every probe, so
+ * each probe is answered synchronously; the fake clock advances one tick per
+ * read, so timeouts fire without real time passing. No EAL: the mbufs are
+ * hand-made.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,12 +23,12 @@
 #include <rte_mbuf.h>
 
 #include "codec.h"
-#include "io_fake.h"
 #include "prober.h"
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
 #include "stamp_auth.h"
+#include "test_wire.h"
 
 #define PROBER_IP 0xc6120001u /* 198.18.0.1 */
 #define REFL_IP	  0xc6120002u /* 198.18.0.2 */
@@ -144,23 +145,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* Free whatever waits on the rx ring of side; returns how many frames. */
-static unsigned
-drain(struct wire *w, unsigned side)
-{
-	struct io_queue *q = io_fake_queue(w->f, side);
-	struct rte_mbuf *pkts[32];
-	unsigned total = 0;
-	uint16_t n;
-
-	while ((n = io_rx(q, pkts, 32)) > 0) {
-		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
-		total += n;
-	}
-	return total;
-}
-
 static void
 prober_start(struct wire *w)
 {
@@ -217,27 +201,8 @@ reflector_drops(const struct wire *w)
 static struct codec_flow
 flow_to_reflector(uint16_t sport, uint16_t dport)
 {
-	struct codec_flow fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = prober_mac;
-	fl.dst_mac = refl_mac;
-	fl.ip_version = 4;
-	fl.src4 = PROBER_IP;
-	fl.dst4 = REFL_IP;
-	fl.sport = sport;
-	fl.dport = dport;
-	return fl;
-}
-
-static size_t
-build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
-	  const uint8_t *payload, size_t plen)
-{
-	int len = codec_build_udp(buf, cap, fl, 1, payload, plen);
-
-	assert_true(len > 0);
-	return (size_t)len;
+	return tw_flow4(&prober_mac, &refl_mac, PROBER_IP, REFL_IP, sport,
+			dport);
 }
 
 static size_t
@@ -245,16 +210,9 @@ build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 	    uint16_t ssid)
 {
 	uint8_t pl[STAMP_BASE_LEN];
-	struct stamp_sender_opts o;
 
-	memset(&o, 0, sizeof(o));
-	o.seq = seq;
-	o.timestamp = stamp_ntp_from_ns(ANCHOR_NS);
-	o.error_estimate = 1;
-	o.ssid = ssid;
-	o.len = sizeof(pl);
-	assert_int_equal(stamp_sender_build(pl, sizeof(pl), &o), sizeof(pl));
-	return build_udp(buf, cap, fl, pl, sizeof(pl));
+	tw_stamp_payload(pl, sizeof(pl), seq, ssid, ANCHOR_NS);
+	return tw_build_udp(buf, cap, fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -266,7 +224,7 @@ build_sockperf(uint8_t *buf, size_t cap, uint16_t flags)
 
 	memset(pl, 0, sizeof(pl));
 	assert_int_equal(sockperf_build(pl, sizeof(pl), &h), SOCKPERF_HDR_LEN);
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -290,28 +248,6 @@ build_arp(uint8_t *buf, size_t cap, uint16_t op, const struct codec_mac *tha,
 
 	assert_true(len > 0);
 	return (size_t)len;
-}
-
-static void
-inject(struct wire *w, unsigned side, const uint8_t *frame, size_t len)
-{
-	assert_int_equal(io_fake_inject(w->f, side, frame, len), 0);
-}
-
-/* Take the single frame waiting on side's rx ring into buf. */
-static size_t
-take_one(struct wire *w, unsigned side, uint8_t *buf, size_t cap)
-{
-	struct io_queue *q = io_fake_queue(w->f, side);
-	struct rte_mbuf *m;
-	size_t len;
-
-	assert_int_equal(io_rx(q, &m, 1), 1);
-	len = m->data_len;
-	assert_true(len <= cap);
-	memcpy(buf, rte_pktmbuf_mtod(m, const uint8_t *), len);
-	q->ops->free(q, m);
-	return len;
 }
 
 /* End to end --------------------------------------------------------------- */
@@ -706,7 +642,8 @@ test_unsent_seq_ignored(void **state)
 	fl.dst4 = PROBER_IP;
 	memset(pl, 0, sizeof(pl));
 	pl[7] = 200; /* seq 200 */
-	inject(w, 0, frame, build_udp(frame, sizeof(frame), &fl, pl, 16));
+	tw_inject(w->f, 0, frame,
+		  tw_build_udp(frame, sizeof(frame), &fl, pl, 16));
 	assert_int_equal(prober_run(w), 0);
 	assert_int_equal(w->pw.st.rx_ignored, 1);
 	assert_int_equal(w->pw.st.received, 10);
@@ -780,7 +717,7 @@ test_paced_stale_answer_ignored(void **state)
 	memset(&s, 0, sizeof(s));
 	s.f = w->f;
 	s.frame = frame;
-	s.len = build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+	s.len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 	q = *io_fake_queue(w->f, 0);
 	ops = *q.ops;
 	s.rx_burst = ops.rx_burst;
@@ -833,7 +770,7 @@ test_stamp_seq_widen_across_wrap(void **state)
 	fl.dst_mac = prober_mac;
 	fl.src4 = REFL_IP;
 	fl.dst4 = PROBER_IP;
-	len = build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+	len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 
 	/* Far from the wrap: plain. */
@@ -902,7 +839,7 @@ test_stop_in_flight(void **state)
 	assert_int_equal(w->pw.st.sent + w->pw.st.warmup, 0);
 	assert_int_equal(w->pw.st.lost, 0);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
-	assert_int_equal(drain(w, 1), 1);
+	assert_int_equal(tw_drain(w->f, 1), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -930,7 +867,7 @@ test_duration_includes_warmup(void **state)
 	assert_int_equal(w->pw.st.sent, 0);
 	/* A few clock reads past the deadline at most. */
 	assert_true(io_fake_now(w->f) - t0 <= dur + 1000);
-	assert_int_equal(drain(w, 0) + drain(w, 1), 0);
+	assert_int_equal(tw_drain(w->f, 0) + tw_drain(w->f, 1), 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -1007,7 +944,7 @@ test_prober_answers_arp(void **state)
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
 			      &refl_mac, REFL_IP, NULL, PROBER_IP);
 	assert_true(len > 0);
-	inject(w, 0, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	w->pc.count = 3;
 	w->pc.warmup = 0;
 	/* The reflector (peer of side 0) takes the ARP answer as well. */
@@ -1086,7 +1023,7 @@ test_arp_nobody(void **state)
 					    PROBER_IP, REFL_IP, 500, &w->clock,
 					    &out, &no_stop),
 			 -EHOSTUNREACH);
-	assert_int_equal(drain(w, 1), io_fake_tx_count(w->f, 0));
+	assert_int_equal(tw_drain(w->f, 1), io_fake_tx_count(w->f, 0));
 	assert_true(io_fake_tx_count(w->f, 0) >= 2);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
@@ -1114,7 +1051,7 @@ test_arp_stop(void **state)
 					    &out, &stop),
 			 -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
-	assert_int_equal(drain(w, 1), 1);
+	assert_int_equal(tw_drain(w->f, 1), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -1134,7 +1071,7 @@ test_arp_resolve_answers_requests(void **state)
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
 			      &other_mac, OTHER_IP, NULL, PROBER_IP);
 	assert_true(len > 0);
-	inject(w, 0, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
 					    PROBER_IP, REFL_IP, 300, &w->clock,
 					    &out, &no_stop),
@@ -1210,7 +1147,7 @@ bf_truncated_ipv4(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	build_udp(buf, cap, &fl, pl, sizeof(pl));
+	tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 	return CODEC_ETH_HLEN + 16;
 }
 
@@ -1221,7 +1158,7 @@ bf_ipv4_cut_payload(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl)) - 10;
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl)) - 10;
 }
 
 static size_t
@@ -1229,7 +1166,7 @@ bf_bad_ip_csum(uint8_t *buf, size_t cap)
 {
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
-	size_t len = build_udp(buf, cap, &fl, pl, sizeof(pl));
+	size_t len = tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 
 	buf[CODEC_ETH_HLEN + 10] ^= 0x5a;
 	return len;
@@ -1241,7 +1178,7 @@ bf_closed_port(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 9999);
 	uint8_t pl[32] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1251,7 +1188,7 @@ bf_wrong_ip(uint8_t *buf, size_t cap)
 	uint8_t pl[32] = {0};
 
 	fl.dst4 = OTHER_IP;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1261,7 +1198,7 @@ bf_wrong_mac(uint8_t *buf, size_t cap)
 	uint8_t pl[32] = {0};
 
 	fl.dst_mac = other_mac;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1275,7 +1212,7 @@ bf_ipv6(uint8_t *buf, size_t cap)
 	fl.src6[15] = 1;
 	fl.dst6[0] = 0xfd;
 	fl.dst6[15] = 2;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1309,7 +1246,7 @@ bf_fragment(uint8_t *buf, size_t cap)
 {
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
-	size_t len = build_udp(buf, cap, &fl, pl, sizeof(pl));
+	size_t len = tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 	struct codec_frame f;
 
 	/* MF set, DF cleared; header checksum fixed up. */
@@ -1347,7 +1284,7 @@ bf_stamp_short(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, STAMP_PORT);
 	static const uint8_t pl[3] = {0, 0, 1};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1362,7 +1299,7 @@ bf_sockperf_short(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, SOCKPERF_PORT);
 	static const uint8_t pl[10] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1382,7 +1319,7 @@ bf_from_echo_port(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(7, 7);
 	uint8_t pl[32] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 /* STAMP from another reflector's port 862. */
@@ -1392,7 +1329,7 @@ bf_stamp_from_stamp_port(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(STAMP_PORT, STAMP_PORT);
 	uint8_t pl[STAMP_BASE_LEN] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 /* A broadcast source MAC: an answer would go to everyone. */
@@ -1403,7 +1340,7 @@ bf_broadcast_source(uint8_t *buf, size_t cap)
 	uint8_t pl[32] = {0};
 
 	memset(fl.src_mac.b, 0xff, sizeof(fl.src_mac.b));
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 /* A multicast source IP (224.0.0.1). */
@@ -1414,7 +1351,7 @@ bf_multicast_source_ip(uint8_t *buf, size_t cap)
 	uint8_t pl[32] = {0};
 
 	fl.src4 = 0xe0000001u;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static const struct bad_frame bad_frames[] = {
@@ -1460,7 +1397,7 @@ test_reflector_drops(void **state)
 
 		for (unsigned c = 0; c < RC__COUNT; c++)
 			before[c] = rc(w, c);
-		inject(w, 1, frame, len);
+		tw_inject(w->f, 1, frame, len);
 		assert_int_equal(reflector_poll(&w->rw), 1);
 		for (unsigned c = 0; c < RC__COUNT; c++) {
 			uint64_t want = before[c];
@@ -1478,7 +1415,8 @@ test_reflector_drops(void **state)
 	}
 	/* All at once, in one burst: the same totals, still nothing sent. */
 	for (size_t i = 0; i < n; i++)
-		inject(w, 1, frame, bad_frames[i].build(frame, sizeof(frame)));
+		tw_inject(w->f, 1, frame,
+			  bad_frames[i].build(frame, sizeof(frame)));
 	assert_int_equal(reflector_poll(&w->rw), n);
 	assert_int_equal(rc(w, RC_RX), 2 * n);
 	assert_int_equal(reflector_drops(w), 2 * n);
@@ -1494,20 +1432,20 @@ test_reflector_udp_csum(void **state)
 	struct wire *w = *state;
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t frame[128], pl[32] = {0};
-	size_t len = build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+	size_t len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 
 	frame[len - 1] ^= 0xff;
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	reflector_poll(&w->rw);
 	assert_int_equal(rc(w, RC_ECHO), 1);
-	assert_int_equal(drain(w, 0), 1);
+	assert_int_equal(tw_drain(w->f, 0), 1);
 
 	w->rc.verify_l4_csum = true;
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	reflector_poll(&w->rw);
 	assert_int_equal(rc(w, RC_DROP_L4_CSUM), 1);
 	assert_int_equal(rc(w, RC_ECHO), 1);
-	assert_int_equal(drain(w, 0), 0);
+	assert_int_equal(tw_drain(w->f, 0), 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -1558,11 +1496,11 @@ test_reflector_tx_full(void **state)
 	q.ops = &ops;
 	reflector_worker_fini(&w->rw);
 	assert_int_equal(reflector_worker_init(&w->rw, &w->rc, &q), 0);
-	inject(w, 1, frame,
-	       build_icmp(frame, sizeof(frame), CODEC_ICMP_ECHO_REQUEST));
-	inject(w, 1, frame,
-	       build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			 REFL_IP));
+	tw_inject(w->f, 1, frame,
+		  build_icmp(frame, sizeof(frame), CODEC_ICMP_ECHO_REQUEST));
+	tw_inject(w->f, 1, frame,
+		  build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
+			    REFL_IP));
 	assert_int_equal(reflector_poll(&w->rw), 2);
 	assert_int_equal(rc(w, RC_ICMP), 1);
 	assert_int_equal(rc(w, RC_ARP), 1);
@@ -1599,9 +1537,9 @@ test_stamp_answer(void **state)
 
 	io_fake_advance(w->f, 123456789);
 	len = build_stamp(frame, sizeof(frame), &fl, 77, 5);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, len); /* symmetric size, RFC 8762 §4.3 */
 	parse_answer(frame, rlen, &f);
 	assert_int_equal(f.sport, STAMP_PORT);
@@ -1637,9 +1575,9 @@ stamp_seq_exchange(struct wire *w, const uint32_t *want_refl_seq)
 	uint16_t n;
 
 	for (unsigned i = 0; i < 5; i++)
-		inject(w, 1, frame,
-		       build_stamp(frame, sizeof(frame), i % 2 ? &b : &a,
-				   sender_seq[i], 1));
+		tw_inject(w->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), i % 2 ? &b : &a,
+				      sender_seq[i], 1));
 	assert_int_equal(reflector_poll(&w->rw), 5);
 	n = io_rx(q, pkts, 8);
 	assert_int_equal(n, 5);
@@ -1703,11 +1641,11 @@ test_stamp_stateful_full(void **state)
 		struct codec_flow fl =
 			flow_to_reflector((uint16_t)(1024 + i), STAMP_PORT);
 
-		inject(w, 1, frame,
-		       build_stamp(frame, sizeof(frame), &fl, 9, 1));
+		tw_inject(w->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), &fl, 9, 1));
 		if (i % 32 == 31 || i == n - 1) {
 			reflector_poll(&w->rw);
-			drain(w, 0);
+			tw_drain(w->f, 0);
 		}
 	}
 	assert_int_equal(rc(w, RC_STAMP), n);
@@ -1726,9 +1664,9 @@ test_icmp_answer(void **state)
 	size_t len, rlen;
 
 	len = build_icmp(req, sizeof(req), CODEC_ICMP_ECHO_REQUEST);
-	inject(w, 1, req, len);
+	tw_inject(w->f, 1, req, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, len);
 	parse_answer(frame, rlen, &f);
 	assert_int_equal(codec_parse_frame(req, len, &fq), 0);
@@ -1751,9 +1689,9 @@ test_sockperf_answer(void **state)
 
 	len = build_sockperf(frame, sizeof(frame),
 			     SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, len);
 	parse_answer(frame, rlen, &f);
 	assert_int_equal(f.sport, SOCKPERF_PORT);
@@ -1772,11 +1710,11 @@ test_arp_answer(void **state)
 	struct codec_frame f;
 	size_t rlen;
 
-	inject(w, 1, frame,
-	       build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			 REFL_IP));
+	tw_inject(w->f, 1, frame,
+		  build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
+			    REFL_IP));
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, 42);
 	assert_int_equal(codec_parse_frame(frame, rlen, &f), 0);
 	assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
@@ -1824,12 +1762,12 @@ test_fuzz_seeds_answered(void **state)
 			fail_msg("%s: cannot open", path);
 		len = fread(frame, 1, sizeof(frame), fp);
 		fclose(fp);
-		inject(w, 1, frame, len);
+		tw_inject(w->f, 1, frame, len);
 		assert_int_equal(reflector_poll(&w->rw), 1);
 		if (rc(w, seeds[i].counter) != before + 1)
 			fail_msg("%s: not answered as %s", seeds[i].file,
 				 reflector_counter_name(seeds[i].counter));
-		rlen = take_one(w, 0, answer, sizeof(answer));
+		rlen = tw_take_one(w->f, 0, answer, sizeof(answer));
 		assert_int_equal(rlen, seeds[i].counter == RC_ARP ? 42 : len);
 		assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
 		assert_memory_equal(&f.src, &refl_mac, 6);
@@ -1853,10 +1791,10 @@ test_ports_off(void **state)
 
 	w->rc.stamp_port = 0;
 	w->rc.sockperf_port = 0;
-	inject(w, 1, frame, build_stamp(frame, sizeof(frame), &fl, 1, 1));
-	inject(w, 1, frame,
-	       build_sockperf(frame, sizeof(frame),
-			      SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST));
+	tw_inject(w->f, 1, frame, build_stamp(frame, sizeof(frame), &fl, 1, 1));
+	tw_inject(w->f, 1, frame,
+		  build_sockperf(frame, sizeof(frame),
+				 SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST));
 	assert_int_equal(reflector_poll(&w->rw), 2);
 	assert_int_equal(rc(w, RC_DROP_PORT), 2);
 	assert_int_equal(rc(w, RC_TX), 0);
@@ -2024,10 +1962,10 @@ test_stamp_auth_seed(void **state)
 	len = fread(frame, 1, sizeof(frame), fp);
 	fclose(fp);
 	reflector_with_key(w, (const uint8_t *)"fuzz", 4);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
 	assert_int_equal(rc(w, RC_STAMP), 1);
-	rlen = take_one(w, 0, answer, sizeof(answer));
+	rlen = tw_take_one(w->f, 0, answer, sizeof(answer));
 	assert_int_equal(rlen, len);
 	assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
 	assert_true(codec_l4_csum_ok(answer, &f));
@@ -2041,10 +1979,10 @@ test_stamp_auth_seed(void **state)
 	assert_int_equal(r.ssid, 1);
 
 	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
 	assert_int_equal(rc(w, RC_DROP_AUTH), 1);
-	assert_int_equal(drain(w, 0), 0);
+	assert_int_equal(tw_drain(w->f, 0), 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 	stamp_auth_destroy(a);
 }

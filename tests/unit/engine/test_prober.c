@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The prober against hostile peers and failures, on the in-memory fake wire
- * (lib/io/io_fake.c): side 0 is the prober, side 1 the reflector or a
+ * (tests/support/io_fake.c): side 0 is the prober, side 1 the reflector or a
  * hand-written peer. Frames that answer nothing are classified
  * (probes.ignored.*), ICMP destination unreachable quoting a probe ends it,
  * IPv4 IDs differ per worker, answers older than the duplicate window are
@@ -24,10 +24,10 @@
 #include <rte_mbuf.h>
 
 #include "codec.h"
-#include "io_fake.h"
 #include "prober.h"
 #include "reflector.h"
 #include "stamp.h"
+#include "test_wire.h"
 
 #define PROBER_IP 0xc6120001u /* 198.18.0.1 */
 #define REFL_IP	  0xc6120002u /* 198.18.0.2 */
@@ -274,23 +274,6 @@ prober_run(struct wire *w, unsigned index)
 	return prober_go(w);
 }
 
-/* Free whatever waits on the rx ring of side; returns how many frames. */
-static unsigned
-drain(struct wire *w, unsigned side)
-{
-	struct io_queue *q = io_fake_queue(w->f, side);
-	struct rte_mbuf *pkts[32];
-	unsigned total = 0;
-	uint16_t n;
-
-	while ((n = io_rx(q, pkts, 32)) > 0) {
-		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
-		total += n;
-	}
-	return total;
-}
-
 static uint64_t
 sum_ignored(const struct prober_stats *st)
 {
@@ -305,17 +288,8 @@ sum_ignored(const struct prober_stats *st)
 static struct codec_flow
 flow_to_prober(void)
 {
-	struct codec_flow fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.ip_version = 4;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
-	fl.sport = STAMP_PORT;
-	fl.dport = SPORT;
-	return fl;
+	return tw_flow4(&refl_mac, &prober_mac, REFL_IP, PROBER_IP, STAMP_PORT,
+			SPORT);
 }
 
 /* A STAMP answer for wire seq with plen payload bytes (>= 44: reflected;
@@ -341,12 +315,6 @@ build_answer(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	return (size_t)len;
 }
 
-static void
-inject(struct wire *w, const uint8_t *frame, size_t len)
-{
-	assert_int_equal(io_fake_inject(w->f, 0, frame, len), 0);
-}
-
 /* 1. Ignored frames, by reason ------------------------------------------- */
 
 static void
@@ -363,35 +331,40 @@ test_ignored_reasons(void **state)
 	/* An answer to probe 0 with a broken UDP checksum: not the answer. */
 	len = build_answer(frame, sizeof(frame), &fl, 0, STAMP_BASE_LEN);
 	frame[len - 1] ^= 0x5a;
-	inject(w, frame, len);
+	tw_inject(w->f, 0, frame, len);
 	/* Our flow, 20 bytes of STAMP: too short to carry T2/T3. */
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 20));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 20));
 	/* From another host; to another port; with a VLAN tag. */
 	fl.src4 = OTHER_IP;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl = flow_to_prober();
 	fl.dport = SPORT + 1;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl = flow_to_prober();
 	fl.vlan = true;
 	fl.vlan_tci = 7;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	/* An answer to a probe never sent. */
 	fl = flow_to_prober();
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 1000, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 1000, 44));
 	/* LLDP: not IP. */
 	memset(frame, 0, 60);
 	frame[12] = 0x88;
 	frame[13] = 0xcc;
-	inject(w, frame, 60);
+	tw_inject(w->f, 0, frame, 60);
 	/* ARP asking for someone else. */
 	l = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, &refl_mac,
 			    REFL_IP, NULL, OTHER_IP);
 	assert_true(l > 0);
-	inject(w, frame, (size_t)l);
+	tw_inject(w->f, 0, frame, (size_t)l);
 	/* A frame cut inside its IPv4 header. */
 	len = build_answer(frame, sizeof(frame), &fl, 0, 44);
-	inject(w, frame, 20);
+	tw_inject(w->f, 0, frame, 20);
 
 	w->pc.count = 3;
 	assert_int_equal(prober_go(w), 0);
@@ -506,18 +479,18 @@ test_icmp_unreachable_not_ours(void **state)
 	len = codec_build_icmp_error(frame, sizeof(frame), &fl, 3, 3,
 				     quoted + CODEC_ETH_HLEN, 28);
 	assert_true(len > 0);
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	/* Ours, but the ICMP checksum is wrong. */
 	probe.sport = SPORT;
 	qlen = codec_build_udp(quoted, sizeof(quoted), &probe, 0, NULL, 0);
 	len = codec_build_icmp_error(frame, sizeof(frame), &fl, 3, 3,
 				     quoted + CODEC_ETH_HLEN, 28);
 	frame[len - 1] ^= 1;
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	/* Ours, the quote cut to 12 bytes. */
 	len = codec_build_icmp_error(frame, sizeof(frame), &fl, 3, 3,
 				     quoted + CODEC_ETH_HLEN, 12);
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 
 	w->pc.count = 2;
 	assert_int_equal(prober_run(w, 0), 0);
@@ -684,7 +657,7 @@ sink_hook(void *arg)
 {
 	struct wire *w = arg;
 
-	drain(w, 1);
+	tw_drain(w->f, 1);
 }
 
 static void
@@ -755,10 +728,12 @@ test_vlan_probes(void **state)
 	w->pc.flow.vlan = true;
 	w->pc.flow.vlan_tci = 100;
 	prober_start(w, 0);
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl.vlan = true;
 	fl.vlan_tci = 101;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	w->pc.count = 5;
 	assert_int_equal(prober_go(w), 0);
 	assert_int_equal(w->n_tagged, 5);
@@ -790,7 +765,7 @@ test_vlan_arp(void **state)
 	/* An untagged answer waits: not ours, so nobody answers in time. */
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REPLY, &refl_mac,
 			      REFL_IP, &prober_mac, PROBER_IP);
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	assert_int_equal(prober_arp_resolve_vlan(q0, &prober_mac, PROBER_IP,
 						 100, REFL_IP, 300, &w->clock,
 						 &out, &no_stop),
@@ -805,18 +780,18 @@ test_vlan_arp(void **state)
 	assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
 	assert_int_equal(f.arp_tpa, REFL_IP);
 	q1->ops->free(q1, m);
-	drain(w, 1);
+	tw_drain(w->f, 1);
 
 	/* The tagged answer resolves. */
 	len = codec_vlan_insert(frame, (size_t)len, sizeof(frame), 100);
 	assert_true(len > 0);
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	assert_int_equal(prober_arp_resolve_vlan(q0, &prober_mac, PROBER_IP,
 						 100, REFL_IP, 300, &w->clock,
 						 &out, &no_stop),
 			 0);
 	assert_memory_equal(&out, &refl_mac, sizeof(out));
-	drain(w, 1);
+	tw_drain(w->f, 1);
 
 	/* A tagged request for us gets a tagged reply. */
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,

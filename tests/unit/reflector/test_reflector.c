@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reflector under hostile or unlucky peers, over the in-memory fake wire
- * (lib/io/io_fake.c): side 1 is the reflector's queue, side 0 the peer's.
- * Frames are injected on side 1 and the answers read back on side 0. A tx
- * hook keeps a copy of every frame as it was when tx_burst took it, so a
+ * (tests/support/io_fake.c): side 1 is the reflector's queue, side 0 the
+ * peer's. Frames are injected on side 1 and the answers read back on side 0. A
+ * tx hook keeps a copy of every frame as it was when tx_burst took it, so a
  * write into an mbuf after tx shows as a difference. No EAL.
  */
 #include <errno.h>
@@ -22,13 +22,13 @@
 
 #include "codec.h"
 #include "frag.h"
-#include "io_fake.h"
 #include "loopback.h"
 #include "lru.h"
 #include "prober.h"
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "test_wire.h"
 
 #define PEER_IP	  0xc6120001u /* 198.18.0.1 */
 #define REFL_IP	  0xc6120002u /* 198.18.0.2 */
@@ -151,85 +151,20 @@ rc(const struct fx *x, enum reflector_counter c)
 	return reflector_counter_read(&x->rw, c);
 }
 
-static unsigned
-drain(struct fx *x)
-{
-	struct io_queue *q = io_fake_queue(x->f, 0);
-	struct rte_mbuf *pkts[32];
-	unsigned total = 0;
-	uint16_t n;
-
-	while ((n = io_rx(q, pkts, 32)) > 0) {
-		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
-		total += n;
-	}
-	return total;
-}
-
 /* Take the single frame waiting for the peer into buf. */
 static size_t
 take_one(struct fx *x, uint8_t *buf, size_t cap)
 {
-	struct io_queue *q = io_fake_queue(x->f, 0);
-	struct rte_mbuf *m;
-	size_t len;
+	size_t len = tw_take_one(x->f, 0, buf, cap);
 
-	assert_int_equal(io_rx(q, &m, 1), 1);
-	len = m->data_len;
-	assert_true(len <= cap);
-	memcpy(buf, rte_pktmbuf_mtod(m, const uint8_t *), len);
-	q->ops->free(q, m);
-	assert_int_equal(io_rx(q, &m, 1), 0);
+	assert_int_equal(tw_drain(x->f, 0), 0);
 	return len;
-}
-
-static void
-inject(struct fx *x, const uint8_t *frame, size_t len)
-{
-	assert_int_equal(io_fake_inject(x->f, 1, frame, len), 0);
 }
 
 static struct codec_flow
 flow(uint32_t src, uint16_t sport, uint16_t dport)
 {
-	struct codec_flow fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = peer_mac;
-	fl.dst_mac = refl_mac;
-	fl.ip_version = 4;
-	fl.src4 = src;
-	fl.dst4 = REFL_IP;
-	fl.sport = sport;
-	fl.dport = dport;
-	return fl;
-}
-
-static size_t
-build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
-	  const uint8_t *pl, size_t plen)
-{
-	int len = codec_build_udp(buf, cap, fl, 1, pl, plen);
-
-	assert_true(len > 0);
-	return (size_t)len;
-}
-
-/* A STAMP Session-Sender packet of len bytes (>= 44: Extra Padding). */
-static size_t
-stamp_payload(uint8_t *pl, size_t len, uint32_t seq, uint16_t ssid)
-{
-	struct stamp_sender_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.seq = seq;
-	o.timestamp = stamp_ntp_from_ns(ANCHOR_NS);
-	o.error_estimate = 1;
-	o.ssid = ssid;
-	o.len = len;
-	assert_int_equal(stamp_sender_build(pl, len, &o), (int)len);
-	return len;
+	return tw_flow4(&peer_mac, &refl_mac, src, REFL_IP, sport, dport);
 }
 
 static size_t
@@ -238,8 +173,9 @@ build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 {
 	uint8_t pl[STAMP_BASE_LEN];
 
-	return build_udp(buf, cap, fl, pl,
-			 stamp_payload(pl, sizeof(pl), seq, ssid));
+	return tw_build_udp(
+		buf, cap, fl, pl,
+		tw_stamp_payload(pl, sizeof(pl), seq, ssid, ANCHOR_NS));
 }
 
 static size_t
@@ -263,7 +199,7 @@ expect_counter(struct fx *x, const uint8_t *frame, size_t len,
 
 	for (unsigned c = 0; c < RC__COUNT; c++)
 		before[c] = rc(x, c);
-	inject(x, frame, len);
+	tw_inject(x->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&x->rw), 1);
 	for (unsigned c = 0; c < RC__COUNT; c++) {
 		uint64_t w = before[c] + (c == RC_RX || c == want);
@@ -277,7 +213,7 @@ expect_counter(struct fx *x, const uint8_t *frame, size_t len,
 				 (unsigned long long)rc(x, c),
 				 (unsigned long long)w);
 	}
-	assert_int_equal(drain(x), want < RC_DROP_MALFORMED ? 1 : 0);
+	assert_int_equal(tw_drain(x->f, 0), want < RC_DROP_MALFORMED ? 1 : 0);
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
 }
 
@@ -355,7 +291,7 @@ test_big_burst_answers_finished(void **state)
 		int len;
 
 		if (d == 3)
-			stamp_payload(pl, sizeof(pl), 4242, 3);
+			tw_stamp_payload(pl, sizeof(pl), 4242, 3, ANCHOR_NS);
 		else
 			memset(pl, 0x40 + (int)d, sizeof(pl));
 		len = codec_build_udp(big, sizeof(big), &fl,
@@ -364,7 +300,7 @@ test_big_burst_answers_finished(void **state)
 		nf[d] = fragment(big, (size_t)len, frags[d], flen[d], 48);
 		/* Everything but the last fragment, in earlier bursts. */
 		for (unsigned i = 0; i + 1 < nf[d]; i++) {
-			inject(x, frags[d][i], flen[d][i]);
+			tw_inject(x->f, 1, frags[d][i], flen[d][i]);
 			reflector_poll(&x->rw);
 		}
 	}
@@ -377,10 +313,11 @@ test_big_burst_answers_finished(void **state)
 		if (i >= 14 && i < 18) {
 			unsigned d = i - 14;
 
-			inject(x, frags[d][nf[d] - 1], flen[d][nf[d] - 1]);
+			tw_inject(x->f, 1, frags[d][nf[d] - 1],
+				  flen[d][nf[d] - 1]);
 		} else {
-			inject(x, frame,
-			       build_stamp(frame, sizeof(frame), &fl, i, 1));
+			tw_inject(x->f, 1, frame,
+				  build_stamp(frame, sizeof(frame), &fl, i, 1));
 		}
 	}
 	assert_int_equal(reflector_poll(&x->rw), 32);
@@ -451,7 +388,7 @@ build_sockperf(uint8_t *buf, size_t cap, const struct codec_flow *fl)
 
 	memset(pl, 0x11, sizeof(pl));
 	assert_int_equal(sockperf_build(pl, sizeof(pl), &h), SOCKPERF_HDR_LEN);
-	return build_udp(buf, cap, fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -469,7 +406,7 @@ build_stamp_tlvs(uint8_t *buf, size_t cap, const struct codec_flow *fl)
 	o.cos_dscp = 46;
 	o.len = 121; /* odd: the last checksum word is half padding */
 	assert_int_equal(stamp_sender_build(pl, sizeof(pl), &o), 121);
-	return build_udp(buf, cap, fl, pl, o.len);
+	return tw_build_udp(buf, cap, fl, pl, o.len);
 }
 
 /*
@@ -509,9 +446,9 @@ test_bad_udp_sum_stays_bad(void **state)
 				len = build_stamp_tlvs(frame, sizeof(frame),
 						       &fl);
 			else
-				len = build_udp(frame, sizeof(frame), &fl,
-						(const uint8_t *)"hello, echo",
-						11);
+				len = tw_build_udp(
+					frame, sizeof(frame), &fl,
+					(const uint8_t *)"hello, echo", 11);
 			assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 			if (mode == 1)
 				frame[len - 1] ^= 0x04; /* in the payload */
@@ -519,7 +456,7 @@ test_bad_udp_sum_stays_bad(void **state)
 				memset(frame + f.l4_off + 6, 0, 2);
 			expect_counter(x, frame, len, kinds[k].counter,
 				       kinds[k].what);
-			inject(x, frame, len);
+			tw_inject(x->f, 1, frame, len);
 			reflector_poll(&x->rw);
 			alen = take_one(x, ans, sizeof(ans));
 			assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
@@ -540,8 +477,8 @@ test_bad_udp_sum_stays_bad(void **state)
 	{
 		struct codec_flow fl = flow(PEER_IP, 40000, 7);
 		uint8_t frame[128];
-		size_t len = build_udp(frame, sizeof(frame), &fl,
-				       (const uint8_t *)"hello, echo", 11);
+		size_t len = tw_build_udp(frame, sizeof(frame), &fl,
+					  (const uint8_t *)"hello, echo", 11);
 
 		frame[len - 1] ^= 0x04;
 		x->rc.verify_l4_csum = true;
@@ -564,7 +501,7 @@ test_icmp_sum_updated(void **state)
 	struct codec_frame f;
 	size_t len = build_icmp(frame, sizeof(frame), PEER_IP), alen;
 
-	inject(x, frame, len);
+	tw_inject(x->f, 1, frame, len);
 	reflector_poll(&x->rw);
 	alen = take_one(x, ans, sizeof(ans));
 	assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
@@ -582,14 +519,15 @@ test_stamp_shorter_than_14(void **state)
 	struct codec_flow fl = flow(PEER_IP, 40000, STAMP_PORT);
 	uint8_t pl[STAMP_BASE_LEN], frame[256];
 
-	stamp_payload(pl, sizeof(pl), 7, 1);
+	tw_stamp_payload(pl, sizeof(pl), 7, 1, ANCHOR_NS);
 	for (size_t plen = 0; plen <= 14; plen++) {
 		char what[32];
 
 		snprintf(what, sizeof(what), "STAMP of %zu bytes", plen);
-		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &fl, pl, plen),
-			       plen < 14 ? RC_DROP_PROBE : RC_STAMP, what);
+		expect_counter(
+			x, frame,
+			tw_build_udp(frame, sizeof(frame), &fl, pl, plen),
+			plen < 14 ? RC_DROP_PROBE : RC_STAMP, what);
 	}
 	/* sockperf: a header of 13 bytes is no header. */
 	{
@@ -599,8 +537,8 @@ test_stamp_shorter_than_14(void **state)
 
 		assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &sf,
-					 frame + f.payload_off, 13),
+			       tw_build_udp(frame, sizeof(frame), &sf,
+					    frame + f.payload_off, 13),
 			       RC_DROP_PROBE, "sockperf of 13 bytes");
 	}
 }
@@ -659,10 +597,10 @@ test_loop_and_martians(void **state)
 		size_t len =
 			cases[i].icmp
 				? build_icmp(frame, sizeof(frame), cases[i].src)
-				: build_udp(frame, sizeof(frame), &fl,
-					    (const uint8_t *)"0123456789"
-							     "abcdef",
-					    16);
+				: tw_build_udp(frame, sizeof(frame), &fl,
+					       (const uint8_t *)"0123456789"
+								"abcdef",
+					       16);
 
 		expect_counter(x, frame, len, cases[i].counter, cases[i].what);
 	}
@@ -673,12 +611,12 @@ test_loop_and_martians(void **state)
 		struct codec_flow echo = flow(PEER_IP, 7, 7);
 
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &fl,
-					 (const uint8_t *)"x", 1),
+			       tw_build_udp(frame, sizeof(frame), &fl,
+					    (const uint8_t *)"x", 1),
 			       RC_ECHO, "sport 1023, allowed");
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &echo,
-					 (const uint8_t *)"x", 1),
+			       tw_build_udp(frame, sizeof(frame), &echo,
+					    (const uint8_t *)"x", 1),
 			       RC_DROP_LOOP_PORT, "sport 7, low ports allowed");
 	}
 }
@@ -694,10 +632,10 @@ test_loopback_address_answers_local(void **state)
 	x->rc.addr = 0x7f000001u;
 	x->rc.prefix_len = 8;
 	fl.dst4 = 0x7f000001u;
-	expect_counter(
-		x, frame,
-		build_udp(frame, sizeof(frame), &fl, (const uint8_t *)"x", 1),
-		RC_ECHO, "127.0.0.1 to itself");
+	expect_counter(x, frame,
+		       tw_build_udp(frame, sizeof(frame), &fl,
+				    (const uint8_t *)"x", 1),
+		       RC_ECHO, "127.0.0.1 to itself");
 }
 
 /* Item: --allow
@@ -725,17 +663,18 @@ test_allow_list(void **state)
 		static const uint8_t pl[4] = "abcd";
 
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &in, pl, 4),
+			       tw_build_udp(frame, sizeof(frame), &in, pl, 4),
 			       RC_ECHO, "198.18.0.1 in 198.18.0.0/30");
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &ten, pl, 4),
+			       tw_build_udp(frame, sizeof(frame), &ten, pl, 4),
 			       RC_ECHO, "10.18.0.5 in the 19th entry");
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &out, pl, 4),
+			       tw_build_udp(frame, sizeof(frame), &out, pl, 4),
 			       RC_DROP_ACL, "198.18.0.9 outside");
-		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &ten_out, pl, 4),
-			       RC_DROP_ACL, "10.19.0.5 outside");
+		expect_counter(
+			x, frame,
+			tw_build_udp(frame, sizeof(frame), &ten_out, pl, 4),
+			RC_DROP_ACL, "10.19.0.5 outside");
 		expect_counter(x, frame,
 			       build_icmp(frame, sizeof(frame), 0xc6120009u),
 			       RC_DROP_ACL, "ICMP from 198.18.0.9");
@@ -783,9 +722,10 @@ test_rate_limit(void **state)
 	refl_restart(x);
 	/* 40 requests at once from one source: the burst goes through. */
 	for (unsigned i = 0; i < 40; i++) {
-		inject(x, frame, build_icmp(frame, sizeof(frame), PEER_IP));
+		tw_inject(x->f, 1, frame,
+			  build_icmp(frame, sizeof(frame), PEER_IP));
 		reflector_poll(&x->rw);
-		answered += drain(x);
+		answered += tw_drain(x->f, 0);
 	}
 	assert_int_equal(answered, burst);
 	assert_int_equal(rc(x, RC_DROP_RATE), 40 - burst);
@@ -804,11 +744,11 @@ test_rate_limit(void **state)
 	for (unsigned i = 0; i < 40; i++) {
 		struct codec_flow fl = flow(PEER_IP, 40000, 7);
 
-		inject(x, frame,
-		       build_udp(frame, sizeof(frame), &fl,
-				 (const uint8_t *)"x", 1));
+		tw_inject(x->f, 1, frame,
+			  tw_build_udp(frame, sizeof(frame), &fl,
+				       (const uint8_t *)"x", 1));
 		reflector_poll(&x->rw);
-		answered += drain(x);
+		answered += tw_drain(x->f, 0);
 	}
 	assert_int_equal(answered, burst);
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
@@ -825,16 +765,17 @@ test_rate_limit_table_bounded(void **state)
 	refl_restart(x);
 	/* PEER_IP uses its whole burst (16). */
 	for (unsigned i = 0; i < 17; i++) {
-		inject(x, frame, build_icmp(frame, sizeof(frame), PEER_IP));
+		tw_inject(x->f, 1, frame,
+			  build_icmp(frame, sizeof(frame), PEER_IP));
 		reflector_poll(&x->rw);
 	}
 	assert_int_equal(rc(x, RC_DROP_RATE), 1);
 	for (unsigned i = 0; i < 5000; i++) {
-		inject(x, frame,
-		       build_icmp(frame, sizeof(frame), 0xc6130000u + i));
+		tw_inject(x->f, 1, frame,
+			  build_icmp(frame, sizeof(frame), 0xc6130000u + i));
 		if (i % 32 == 31 || i == 4999)
 			reflector_poll(&x->rw);
-		drain(x);
+		tw_drain(x->f, 0);
 	}
 	assert_int_equal(rc(x, RC_ICMP), 16 + 5000);
 	assert_int_equal(lru_count(x->rw.rate), REFLECTOR_RATE_SOURCES);
@@ -867,7 +808,8 @@ one_stamp(struct fx *x, uint32_t src, uint16_t sport, uint32_t sender_seq)
 	struct codec_flow fl = flow(src, sport, STAMP_PORT);
 	uint8_t frame[256];
 
-	inject(x, frame, build_stamp(frame, sizeof(frame), &fl, sender_seq, 1));
+	tw_inject(x->f, 1, frame,
+		  build_stamp(frame, sizeof(frame), &fl, sender_seq, 1));
 	assert_int_equal(reflector_poll(&x->rw), 1);
 	return stamp_answer_seq(x);
 }
@@ -892,7 +834,8 @@ test_sessions_100k(void **state)
 			flow(0xc6130000u + (i >> 12),
 			     (uint16_t)(1024 + (i & 4095)), STAMP_PORT);
 
-		inject(x, frame, build_stamp(frame, sizeof(frame), &fl, 9, 1));
+		tw_inject(x->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), &fl, 9, 1));
 		if (i % 32 == 31 || i == n - 1) {
 			struct rte_mbuf *m[32];
 			uint16_t got;
@@ -1037,8 +980,8 @@ test_vlan_kept(void **state)
 			assert_int_equal(codec_parse_frame(frame, len, &a), 0);
 			assert_true(a.has_vlan);
 		} else if (k == 1) {
-			len = build_udp(frame, sizeof(frame), &fl,
-					(const uint8_t *)"vlan", 4);
+			len = tw_build_udp(frame, sizeof(frame), &fl,
+					   (const uint8_t *)"vlan", 4);
 		} else if (k == 2) {
 			len = build_stamp(frame, sizeof(frame), &fl, 1, 1);
 		} else {
@@ -1050,7 +993,7 @@ test_vlan_kept(void **state)
 			assert_true(l > 0);
 			len = (size_t)l;
 		}
-		inject(x, frame, len);
+		tw_inject(x->f, 1, frame, len);
 		assert_int_equal(reflector_poll(&x->rw), 1);
 		alen = take_one(x, ans, sizeof(ans));
 		assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
@@ -1163,13 +1106,15 @@ test_loopback_io(void **state)
 	/* A frame not for the reflector goes up to the prober as it is. */
 	other.dst4 = PEER_IP;
 	other.dst_mac = peer_mac;
-	assert_int_equal(io_fake_inject(x->f, 0, frame,
-					build_udp(frame, sizeof(frame), &other,
-						  (const uint8_t *)"up", 2)),
-			 0);
+	assert_int_equal(
+		io_fake_inject(x->f, 0, frame,
+			       tw_build_udp(frame, sizeof(frame), &other,
+					    (const uint8_t *)"up", 2)),
+		0);
 	assert_int_equal(io_rx(&lo->q, m, 4), 1);
-	assert_int_equal(m[0]->data_len, build_udp(frame, sizeof(frame), &other,
-						   (const uint8_t *)"up", 2));
+	assert_int_equal(m[0]->data_len,
+			 tw_build_udp(frame, sizeof(frame), &other,
+				      (const uint8_t *)"up", 2));
 	assert_memory_equal(rte_pktmbuf_mtod(m[0], const uint8_t *), frame,
 			    m[0]->data_len);
 	lo->q.ops->free(&lo->q, m[0]);

@@ -33,6 +33,7 @@
 #include "sockperf.h"
 #include "stamp.h"
 #include "timing.h"
+#include "test_wire.h"
 
 #define LO		 0x7f000001u /* 127.0.0.1 */
 #define SPIN_NS		 2000000000ull
@@ -42,6 +43,7 @@
 
 static const struct codec_mac mac_p = {{0x02, 0, 0, 0, 0, 0x01}};
 static const struct codec_mac mac_r = {{0x02, 0, 0, 0, 0, 0x02}};
+static const struct codec_mac no_mac; /* the kernel fills the MACs */
 
 static uint64_t
 now_ns(void)
@@ -163,14 +165,7 @@ test_frames_both_ways(void **state)
 	pq = sockio_queue(p);
 	assert_string_equal(pq->ops->name, "kernel");
 
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = mac_p;
-	fl.dst_mac = mac_r;
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = pport;
-	fl.dport = rport[0];
+	fl = tw_flow4(&mac_p, &mac_r, LO, LO, pport, rport[0]);
 	fl.ttl = 37;
 	fl.tos = 0xb8; /* DSCP EF */
 	m = make_udp(pq, &fl, 100, 3);
@@ -254,12 +249,7 @@ test_sizes(void **state)
 	pq = sockio_queue(p);
 	assert_int_equal(pq->mtu, 65535 - CODEC_ETH_HLEN);
 
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport;
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0), rport);
 	m = make_udp(pq, &fl, 1001, 9);
 	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
 	m = make_udp(pq, &fl, 1000, 11);
@@ -340,12 +330,7 @@ test_backlog(void **state)
 	assert_non_null(p);
 	rq = sockio_queue(r);
 	pq = sockio_queue(p);
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport;
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0), rport);
 	for (unsigned i = 0; i < 40; i++) {
 		struct rte_mbuf *x = make_udp(pq, &fl, 16, (uint8_t)i);
 
@@ -391,12 +376,7 @@ test_tx_unroutable(void **state)
 	p = sockio_open_prober(LO, 0, LO, rport, &mac_p, NULL);
 	assert_non_null(p);
 	pq = sockio_queue(p);
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport;
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0), rport);
 
 	/* ARP */
 	m[0] = pq->ops->alloc(pq);
@@ -512,12 +492,8 @@ test_blocking(void **state)
 	assert_int_equal(rq->ops->rx_burst(rq, &m, 1), 0);
 	assert_int_equal(pq->ops->rx_burst(pq, &m, 1), 0);
 
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport[2];
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0),
+		      rport[2]);
 	m = make_udp(pq, &fl, 20, 1);
 	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
 	m = rx_one(rq);
