@@ -589,15 +589,57 @@ write_probe_json(const void *arg, FILE *f)
 	return report_probe_json(arg, f);
 }
 
+/* The prober's counters under the report's names (JSON keys). */
+static const enum report_ignored ignored_to_report[PROBER_IGN__COUNT] = {
+	[PROBER_IGN_CHECKSUM] = REPORT_IGN_CHECKSUM,
+	[PROBER_IGN_TOO_SHORT] = REPORT_IGN_TOO_SHORT,
+	[PROBER_IGN_OTHER_FLOW] = REPORT_IGN_OTHER_FLOW,
+	[PROBER_IGN_NEVER_SENT] = REPORT_IGN_NEVER_SENT,
+	[PROBER_IGN_LATE] = REPORT_IGN_LATE,
+	[PROBER_IGN_DUPLICATE] = REPORT_IGN_DUPLICATE,
+	[PROBER_IGN_NOT_IP] = REPORT_IGN_NOT_IP,
+	[PROBER_IGN_ARP] = REPORT_IGN_ARP,
+	[PROBER_IGN_UNREACHABLE] = REPORT_IGN_UNREACHABLE,
+	[PROBER_IGN_AUTH] = REPORT_IGN_AUTH,
+};
+_Static_assert((int)PROBER_IGN__COUNT == (int)REPORT_IGN__COUNT,
+	       "every prober ignored reason has a report name");
+
+static const enum report_unreach unreach_to_report[PROBER_UNREACH__COUNT] = {
+	[PROBER_UNREACH_NET] = REPORT_UNREACH_NET,
+	[PROBER_UNREACH_HOST] = REPORT_UNREACH_HOST,
+	[PROBER_UNREACH_PORT] = REPORT_UNREACH_PORT,
+	[PROBER_UNREACH_ADMIN] = REPORT_UNREACH_ADMIN,
+	[PROBER_UNREACH_OTHER] = REPORT_UNREACH_OTHER,
+};
+_Static_assert((int)PROBER_UNREACH__COUNT == (int)REPORT_UNREACH__COUNT,
+	       "every unreachable class has a report name");
+
 static int
 write_samples(const void *arg, FILE *f)
 {
 	const struct probe_run *r = arg;
+	struct report_sample chunk[256];
 	int ret = report_samples_header(f);
 
-	for (unsigned i = 0; ret == 0 && i < r->n_workers; i++)
-		ret = report_samples_write(f, r->w[i].samples,
-					   r->w[i].n_samples);
+	for (unsigned i = 0; ret == 0 && i < r->n_workers; i++) {
+		const struct prober_worker *w = &r->w[i];
+
+		for (size_t k = 0; ret == 0 && k < w->n_samples;) {
+			size_t n = 0;
+
+			for (; n < RTE_DIM(chunk) && k < w->n_samples; n++, k++)
+				chunk[n] = (struct report_sample){
+					.seq = w->samples[k].seq,
+					.lcore = w->samples[k].lcore,
+					.t1_ns = w->samples[k].t1_ns,
+					.rtt_ns = w->samples[k].rtt_ns,
+					.network_rtt_ns =
+						w->samples[k].network_rtt_ns,
+				};
+			ret = report_samples_write(f, chunk, n);
+		}
+	}
 	return ret;
 }
 
@@ -888,10 +930,11 @@ probe_report(struct app_run *r, double duration_s,
 		rep.duplicated += w->st.duplicated;
 		rep.reordered += w->st.reordered;
 		rep.timeouts += w->st.lost - w->st.lost_unreachable;
-		for (unsigned k = 0; k < REPORT_IGN__COUNT; k++)
-			rep.ignored[k] += w->st.ignored[k];
-		for (unsigned k = 0; k < REPORT_UNREACH__COUNT; k++)
-			rep.unreachable[k] += w->st.unreachable[k];
+		for (unsigned k = 0; k < PROBER_IGN__COUNT; k++)
+			rep.ignored[ignored_to_report[k]] += w->st.ignored[k];
+		for (unsigned k = 0; k < PROBER_UNREACH__COUNT; k++)
+			rep.unreachable[unreach_to_report[k]] +=
+				w->st.unreachable[k];
 		rep.rx_ignored += w->st.rx_ignored;
 		rep.warmup += w->st.warmup;
 		rep.late += w->st.late;

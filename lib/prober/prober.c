@@ -8,6 +8,29 @@
 #include "prober.h"
 #include "stamp_auth.h"
 
+enum prober_unreach
+prober_unreach_of_code(uint8_t code)
+{
+	switch (code) {
+	case 0:
+	case 6:
+	case 11:
+		return PROBER_UNREACH_NET;
+	case 1:
+	case 7:
+	case 12:
+		return PROBER_UNREACH_HOST;
+	case 3:
+		return PROBER_UNREACH_PORT;
+	case 9:
+	case 10:
+	case 13:
+		return PROBER_UNREACH_ADMIN;
+	default:
+		return PROBER_UNREACH_OTHER;
+	}
+}
+
 static const struct probe_proto *const protos[] = {
 	&probe_proto_stamp, &probe_proto_sockperf, &probe_proto_udp_echo,
 	&probe_proto_icmp,  &probe_proto_tcp_syn,
@@ -277,7 +300,7 @@ seen_test_and_set(struct prober_worker *w, uint64_t seq)
 }
 
 static void
-ignore(struct prober_worker *w, enum report_ignored why)
+ignore(struct prober_worker *w, enum prober_ignored why)
 {
 	STAT_ADD(w, ignored[why], 1);
 	STAT_ADD(w, rx_ignored, 1);
@@ -288,11 +311,11 @@ keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
 	    int64_t net)
 {
 	const struct prober_conf *c = w->conf;
-	struct report_sample *s;
+	struct prober_sample *s;
 
 	if (w->n_samples == w->cap_samples) {
 		size_t cap = w->cap_samples * 2;
-		struct report_sample *n;
+		struct prober_sample *n;
 
 		if (cap > c->max_samples || cap < w->cap_samples)
 			cap = c->max_samples;
@@ -329,7 +352,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	int64_t net_sample = -1;
 
 	if (r->seq >= next) {
-		ignore(w, REPORT_IGN_NEVER_SENT);
+		ignore(w, PROBER_IGN_NEVER_SENT);
 		return false;
 	}
 	switch (seen_test_and_set(w, r->seq)) {
@@ -337,11 +360,11 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		break;
 	case SEEN_AGAIN:
 		STAT_ADD(w, duplicated, 1);
-		ignore(w, REPORT_IGN_DUPLICATE);
+		ignore(w, PROBER_IGN_DUPLICATE);
 		return false;
 	case SEEN_TOO_OLD:
 		STAT_ADD(w, late, 1);
-		ignore(w, REPORT_IGN_LATE);
+		ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
 	if (w->any_seen && r->seq < w->max_seq_seen)
@@ -351,7 +374,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	w->any_seen = true;
 	if (r->seq != seq) {
 		STAT_ADD(w, late, 1); /* its probe was already given up */
-		ignore(w, REPORT_IGN_LATE);
+		ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
 	STAT_ADD(w, answered, 1);
@@ -433,15 +456,15 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 	struct codec_icmp_quote qt;
 
 	if (codec_parse_icmp_quote(buf, f, &qt) != 0) {
-		ignore(w, REPORT_IGN_TOO_SHORT);
+		ignore(w, PROBER_IGN_TOO_SHORT);
 		return RX_NONE;
 	}
 	if (!quotes_our_probe(w, &qt)) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	STAT_ADD(w, unreachable[report_unreach_of_code(f->icmp_code)], 1);
-	ignore(w, REPORT_IGN_UNREACHABLE);
+	STAT_ADD(w, unreachable[prober_unreach_of_code(f->icmp_code)], 1);
+	ignore(w, PROBER_IGN_UNREACHABLE);
 	if (seq != UINT64_MAX && qt.ip_id == prober_ip_id(w->index, seq))
 		return RX_UNREACHABLE;
 	return RX_NONE;
@@ -459,7 +482,7 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	int rc;
 
 	if (f->payload_off != 0 && !codec_l4_csum_ok(buf, f)) {
-		ignore(w, REPORT_IGN_CHECKSUM);
+		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	memset(&r, 0, sizeof(r));
@@ -468,15 +491,15 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 		/* Ours, but its HMAC does not verify: not an answer, so its
 		 * probe stays in flight (and is lost). */
 		STAT_ADD(w, auth_failed, 1);
-		ignore(w, REPORT_IGN_AUTH);
+		ignore(w, PROBER_IGN_AUTH);
 		return RX_NONE;
 	}
 	if (rc != 1) {
 		if (on_our_flow(w, f) &&
 		    (f->payload_off == 0 || f->payload_len < p->min_size))
-			ignore(w, REPORT_IGN_TOO_SHORT);
+			ignore(w, PROBER_IGN_TOO_SHORT);
 		else
-			ignore(w, REPORT_IGN_OTHER_FLOW);
+			ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	got = take_reply(w, &r, seq, next, t1, t4, measured);
@@ -501,7 +524,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 	int rc;
 
 	if (w->reasm == NULL || f->src4 != w->flow.dst4) {
-		ignore(w, REPORT_IGN_OTHER_FLOW); /* not from our peer */
+		ignore(w, PROBER_IGN_OTHER_FLOW); /* not from our peer */
 		return RX_NONE;
 	}
 	rc = codec_reasm_add(w->reasm, buf, f, t4, &whole, &whole_len);
@@ -517,7 +540,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 		got = take_frame(w, whole, &whole_f, t4, seq, next, t1,
 				 measured);
 	else
-		ignore(w, REPORT_IGN_TOO_SHORT);
+		ignore(w, PROBER_IGN_TOO_SHORT);
 	codec_reasm_reset(w->reasm);
 	return got;
 }
@@ -533,31 +556,31 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 
 	/* A frame in several segments is none of our answers' shape. */
 	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0) {
-		ignore(w, REPORT_IGN_TOO_SHORT);
+		ignore(w, PROBER_IGN_TOO_SHORT);
 		return RX_NONE;
 	}
 	if (f.ethertype != CODEC_ETHERTYPE_ARP &&
 	    f.ethertype != CODEC_ETHERTYPE_IPV4 &&
 	    f.ethertype != CODEC_ETHERTYPE_IPV6) {
-		ignore(w, REPORT_IGN_NOT_IP);
+		ignore(w, PROBER_IGN_NOT_IP);
 		return RX_NONE;
 	}
 	if (!on_vlan(&f, vlan)) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (f.ethertype == CODEC_ETHERTYPE_ARP) {
 		if (!prober_answer_arp_vlan(w->q, &f, &w->flow.src_mac,
 					    w->flow.src4, vlan))
-			ignore(w, REPORT_IGN_ARP);
+			ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
 	if (f.ip_version != 4 || f.dst4 != w->flow.src4) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (!codec_ipv4_csum_ok(buf, &f)) {
-		ignore(w, REPORT_IGN_CHECKSUM);
+		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	if (f.is_fragment)
@@ -565,13 +588,13 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	if (f.ip_proto == CODEC_IPPROTO_ICMP &&
 	    f.icmp_type == CODEC_ICMP_DEST_UNREACH) {
 		if (!codec_l4_csum_ok(buf, &f)) {
-			ignore(w, REPORT_IGN_CHECKSUM);
+			ignore(w, PROBER_IGN_CHECKSUM);
 			return RX_NONE;
 		}
 		return take_unreachable(w, buf, &f, seq);
 	}
 	if (f.src4 != w->flow.dst4) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	return take_frame(w, buf, &f, t4, seq, next, t1, measured);

@@ -606,7 +606,7 @@ late_answers(struct wire *w, bool overtaken)
 	assert_int_equal(w->pw.st.duplicated, 0);
 	/* Late answers are ignored answers too (probes.ignored.late). */
 	assert_int_equal(w->pw.st.rx_ignored, held);
-	assert_int_equal(w->pw.st.ignored[REPORT_IGN_LATE], held);
+	assert_int_equal(w->pw.st.ignored[PROBER_IGN_LATE], held);
 	assert_int_equal(w->pw.rtt.total, n - held);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }

@@ -279,7 +279,7 @@ sum_ignored(const struct prober_stats *st)
 {
 	uint64_t s = 0;
 
-	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		s += st->ignored[i];
 	return s;
 }
@@ -371,13 +371,13 @@ test_ignored_reasons(void **state)
 	assert_int_equal(st->sent, 3);
 	assert_int_equal(st->received, 3);
 	assert_int_equal(st->duplicated, 0);
-	assert_int_equal(st->ignored[REPORT_IGN_CHECKSUM], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_TOO_SHORT], 2);
-	assert_int_equal(st->ignored[REPORT_IGN_OTHER_FLOW], 3);
-	assert_int_equal(st->ignored[REPORT_IGN_NEVER_SENT], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_NOT_IP], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_ARP], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_LATE], 0);
+	assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_TOO_SHORT], 2);
+	assert_int_equal(st->ignored[PROBER_IGN_OTHER_FLOW], 3);
+	assert_int_equal(st->ignored[PROBER_IGN_NEVER_SENT], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_NOT_IP], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_ARP], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_LATE], 0);
 	assert_int_equal(st->rx_ignored, 9);
 	assert_int_equal(sum_ignored(st), st->rx_ignored);
 	assert_int_equal(st->answered, 3);
@@ -432,9 +432,9 @@ test_icmp_port_unreachable(void **state)
 	assert_int_equal(st->received, 0);
 	assert_int_equal(st->lost, 10);
 	assert_int_equal(st->lost_unreachable, 10);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 12);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_HOST], 0);
-	assert_int_equal(st->ignored[REPORT_IGN_UNREACHABLE], 12);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_PORT], 12);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_HOST], 0);
+	assert_int_equal(st->ignored[PROBER_IGN_UNREACHABLE], 12);
 	assert_int_equal(sum_ignored(st), st->rx_ignored);
 	assert_int_equal(st->answered, 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
@@ -456,8 +456,8 @@ test_icmp_host_unreachable_tcp(void **state)
 	w->pc.timeout_cycles = 1000000000ull;
 	assert_int_equal(prober_run(w, 0), 0);
 	assert_int_equal(st->lost, 4);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_HOST], 4);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 0);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_HOST], 4);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_PORT], 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -495,10 +495,10 @@ test_icmp_unreachable_not_ours(void **state)
 	w->pc.count = 2;
 	assert_int_equal(prober_run(w, 0), 0);
 	assert_int_equal(st->received, 2);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 0);
-	assert_int_equal(st->ignored[REPORT_IGN_OTHER_FLOW], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_CHECKSUM], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_TOO_SHORT], 1);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_PORT], 0);
+	assert_int_equal(st->ignored[PROBER_IGN_OTHER_FLOW], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_TOO_SHORT], 1);
 	assert_int_equal(st->rx_ignored, 3);
 }
 
@@ -645,7 +645,7 @@ test_older_than_window_is_late(void **state)
 	assert_int_equal(st->received, n);
 	assert_int_equal(st->duplicated, 0);
 	assert_int_equal(st->late, 1);
-	assert_int_equal(st->ignored[REPORT_IGN_LATE], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_LATE], 1);
 	assert_int_equal(st->rx_ignored, 1);
 }
 
@@ -739,7 +739,7 @@ test_vlan_probes(void **state)
 	assert_int_equal(w->n_tagged, 5);
 	assert_int_equal(w->n_untagged, 0);
 	assert_int_equal(st->received, 5);
-	assert_int_equal(st->ignored[REPORT_IGN_OTHER_FLOW], 2);
+	assert_int_equal(st->ignored[PROBER_IGN_OTHER_FLOW], 2);
 	assert_int_equal(st->rx_ignored, 2);
 	assert_int_equal(st->duplicated, 0);
 }
@@ -812,6 +812,29 @@ test_vlan_arp(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/* ICMP destination-unreachable codes by class (RFC 792, RFC 1812). */
+static void
+test_unreach_of_code(void **state)
+{
+	static const uint8_t net[] = {0, 6, 11}, host[] = {1, 7, 12},
+			     admin[] = {9, 10, 13}, other[] = {2, 4, 5, 8, 14};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(net); i++)
+		assert_int_equal(prober_unreach_of_code(net[i]),
+				 PROBER_UNREACH_NET);
+	for (size_t i = 0; i < sizeof(host); i++)
+		assert_int_equal(prober_unreach_of_code(host[i]),
+				 PROBER_UNREACH_HOST);
+	assert_int_equal(prober_unreach_of_code(3), PROBER_UNREACH_PORT);
+	for (size_t i = 0; i < sizeof(admin); i++)
+		assert_int_equal(prober_unreach_of_code(admin[i]),
+				 PROBER_UNREACH_ADMIN);
+	for (size_t i = 0; i < sizeof(other); i++)
+		assert_int_equal(prober_unreach_of_code(other[i]),
+				 PROBER_UNREACH_OTHER);
+}
+
 int
 main(void)
 {
@@ -830,6 +853,7 @@ main(void)
 		T(test_init_alloc_failure_frees),
 		T(test_vlan_probes),
 		T(test_vlan_arp),
+		cmocka_unit_test(test_unreach_of_code),
 	};
 
 	return cmocka_run_group_tests_name("prober", tests, NULL, NULL);

@@ -801,10 +801,10 @@ test_closed_port_unreachable(void **state)
 	assert_int_equal(w->st.lost, 20);
 	assert_int_equal(w->st.answered, 0);
 	/* Loopback does not rate-limit ICMP: one per probe, warm-up too. */
-	assert_int_equal(w->st.unreachable[REPORT_UNREACH_PORT], 30);
-	assert_int_equal(w->st.unreachable[REPORT_UNREACH_HOST], 0);
-	assert_int_equal(w->st.ignored[REPORT_IGN_UNREACHABLE], 30);
-	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+	assert_int_equal(w->st.unreachable[PROBER_UNREACH_PORT], 30);
+	assert_int_equal(w->st.unreachable[PROBER_UNREACH_HOST], 0);
+	assert_int_equal(w->st.ignored[PROBER_IGN_UNREACHABLE], 30);
+	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		sum += w->st.ignored[i];
 	assert_int_equal(sum, w->st.rx_ignored);
 	sockio_stats_get(s, &ss);
