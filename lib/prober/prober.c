@@ -45,7 +45,7 @@ probe_proto_find(const char *name)
 	return NULL;
 }
 
-#define STAT_ADD(w, field, n) HISTOGRAM_RELAXED_ADD(&(w)->st.field, (n))
+#define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
 
 /* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
 static size_t
@@ -62,13 +62,13 @@ l2_len(const struct codec_flow *fl)
 static size_t
 mbuf_l3_room(struct io_queue *q, const struct codec_flow *fl)
 {
-	struct rte_mbuf *m = q->ops->alloc(q);
+	struct rte_mbuf *m = io_alloc(q);
 	size_t room;
 
 	if (m == NULL)
 		return 0;
 	room = rte_pktmbuf_tailroom(m);
-	q->ops->free(q, m);
+	io_free(q, m);
 	return room > l2_len(fl) ? room - l2_len(fl) : 0;
 }
 
@@ -151,10 +151,8 @@ arp_frame(struct rte_mbuf *m, uint16_t op, const struct codec_mac *sha,
 
 	if (len > 0 && vlan != 0)
 		len = codec_vlan_insert(buf, (size_t)len, cap, vlan);
-	if (len > 0) {
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
-	}
+	if (len > 0)
+		io_mbuf_set_len(m, (uint16_t)len);
 	return len;
 }
 
@@ -179,12 +177,12 @@ prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip ||
 	    !on_vlan(f, vlan))
 		return false;
-	m = q->ops->alloc(q);
+	m = io_alloc(q);
 	if (m == NULL)
 		return false;
 	if (arp_frame(m, CODEC_ARP_REPLY, my_mac, my_ip, &f->arp_sha,
 		      f->arp_spa, vlan) < 0) {
-		q->ops->free(q, m);
+		io_free(q, m);
 		return false;
 	}
 	return io_tx_all(q, &m, 1) == 1;
@@ -214,14 +212,14 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 			struct codec_mac *out, const atomic_bool *stop)
 {
 	static const struct codec_mac zero;
-	uint64_t start = q->ops->clock(q);
+	uint64_t start = io_clock(q);
 	uint64_t every = tsc_from_ns(clock, 200 * 1000000ull);
 	uint64_t limit = tsc_from_ns(clock, (uint64_t)timeout_ms * 1000000ull);
 	uint64_t next = start;
 
 	for (;;) {
 		struct rte_mbuf *pkts[PROBER_BURST];
-		uint64_t now = q->ops->clock(q);
+		uint64_t now = io_clock(q);
 		uint16_t n;
 
 		if (atomic_load_explicit(stop, memory_order_relaxed))
@@ -229,14 +227,14 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 		if (now - start > limit)
 			return -EHOSTUNREACH;
 		if (now >= next) {
-			struct rte_mbuf *m = q->ops->alloc(q);
+			struct rte_mbuf *m = io_alloc(q);
 
 			if (m != NULL) {
 				if (arp_frame(m, CODEC_ARP_REQUEST, my_mac,
 					      my_ip, &zero, ip, vlan) > 0)
 					io_tx_all(q, &m, 1);
 				else
-					q->ops->free(q, m);
+					io_free(q, m);
 			}
 			next = now + every;
 		}
@@ -260,10 +258,10 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 							       my_ip, vlan);
 				}
 			}
-			q->ops->free(q, pkts[i]);
+			io_free(q, pkts[i]);
 			if (found) {
 				for (uint16_t j = i + 1; j < n; j++)
-					q->ops->free(q, pkts[j]);
+					io_free(q, pkts[j]);
 				return 0;
 			}
 		}
@@ -616,7 +614,7 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	if (n == 0)
 		return RX_NONE;
 	/* T4 right after the burst that brought the answer. */
-	t4 = q->ops->clock_end(q);
+	t4 = io_clock_end(q);
 	for (uint16_t i = 0; i < n; i++) {
 		enum rx_outcome o;
 
@@ -627,7 +625,7 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 		/* An answer wins over an ICMP error in the same burst. */
 		if (o == RX_ANSWERED || (o == RX_UNREACHABLE && got == RX_NONE))
 			got = o;
-		q->ops->free(q, pkts[i]);
+		io_free(q, pkts[i]);
 	}
 	return got;
 }
@@ -663,18 +661,17 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 	int len, n = 0;
 
 	if (!w->fragmented) {
-		tx[0] = q->ops->alloc(q);
+		tx[0] = io_alloc(q);
 		if (tx[0] == NULL)
 			return -ENOBUFS;
 		len = p->build(w, rte_pktmbuf_mtod(tx[0], uint8_t *),
 			       rte_pktmbuf_tailroom(tx[0]), seq, t1_unix_ns);
 		if (len < 0) {
-			q->ops->free(q, tx[0]);
+			io_free(q, tx[0]);
 			return len;
 		}
 		set_ip_id(w, rte_pktmbuf_mtod(tx[0], uint8_t *), seq);
-		tx[0]->data_len = (uint16_t)len;
-		tx[0]->pkt_len = (uint32_t)len;
+		io_mbuf_set_len(tx[0], (uint16_t)len);
 		return 1;
 	}
 	len = p->build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
@@ -690,7 +687,7 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			len = -EMSGSIZE;
 			goto fail;
 		}
-		m = q->ops->alloc(q);
+		m = io_alloc(q);
 		if (m == NULL) {
 			len = -ENOBUFS;
 			goto fail;
@@ -699,17 +696,16 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 					  rte_pktmbuf_mtod(m, uint8_t *),
 					  rte_pktmbuf_tailroom(m));
 		if (len < 0) {
-			q->ops->free(q, m);
+			io_free(q, m);
 			goto fail;
 		}
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
+		io_mbuf_set_len(m, (uint16_t)len);
 		tx[n++] = m;
 	} while (off != 0);
 	return n;
 fail:
 	while (n > 0)
-		q->ops->free(q, tx[--n]);
+		io_free(q, tx[--n]);
 	return len;
 }
 
@@ -721,7 +717,7 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 	uint64_t seq = 0, next_send = 0, deadline = 0;
 	int ret = 0;
 
-	w->t_start = q->ops->clock(q);
+	w->t_start = io_clock(q);
 	w->t_run = w->t_start;
 	/* -t bounds the whole run, warm-up included. */
 	if (c->duration_cycles != 0)
@@ -738,19 +734,19 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 		if (measured && c->count != 0 && seq - c->warmup >= c->count)
 			break;
 		if (measured && seq == c->warmup)
-			w->t_start = q->ops->clock(q);
-		if (deadline != 0 && q->ops->clock(q) >= deadline)
+			w->t_start = io_clock(q);
+		if (deadline != 0 && io_clock(q) >= deadline)
 			break;
 		/* Pacing: keep draining (late answers, ARP) while we wait. */
 		while (c->interval_cycles != 0 &&
 		       !atomic_load_explicit(stop, memory_order_relaxed) &&
-		       q->ops->clock(q) < next_send &&
-		       (deadline == 0 || q->ops->clock(q) < deadline))
+		       io_clock(q) < next_send &&
+		       (deadline == 0 || io_clock(q) < deadline))
 			poll_replies(w, UINT64_MAX, seq, 0, false);
-		if (deadline != 0 && q->ops->clock(q) >= deadline)
+		if (deadline != 0 && io_clock(q) >= deadline)
 			break;
 
-		now = q->ops->clock(q);
+		now = io_clock(q);
 		n_tx = build_probe(
 			w, tx, seq,
 			tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
@@ -761,10 +757,10 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 		if (c->capture.fn != NULL) {
 			for (int i = 0; i < n_tx; i++)
 				c->capture.fn(c->capture.arg, w->index, tx[i],
-					      q->ops->clock(q), true);
+					      io_clock(q), true);
 		}
 
-		t1 = q->ops->clock_start(q);
+		t1 = io_clock_start(q);
 		if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
 			/* A probe missing a fragment is no probe. */
 			STAT_ADD(w, tx_fail, 1);
@@ -780,7 +776,7 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 				got = true;
 				break;
 			}
-			now = q->ops->clock(q);
+			now = io_clock(q);
 			if (o == RX_UNREACHABLE) {
 				unreachable = true;
 				break; /* nobody will answer it: lost */

@@ -20,6 +20,7 @@
 #include "histogram.h"
 #include "io.h"
 #include "timing.h"
+#include "util.h"
 
 struct rte_mbuf;
 struct stamp_auth;
@@ -233,7 +234,7 @@ int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
 static inline uint64_t
 prober_stat_read(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return util_relaxed_read(p);
 }
 
 /*

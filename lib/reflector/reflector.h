@@ -17,6 +17,7 @@
 #include "histogram.h"
 #include "io.h"
 #include "timing.h"
+#include "util.h"
 
 struct rte_mbuf;
 struct stamp_auth;
@@ -170,7 +171,7 @@ static inline uint64_t
 reflector_counter_read(const struct reflector_worker *w,
 		       enum reflector_counter c)
 {
-	return __atomic_load_n(&w->counters[c], __ATOMIC_RELAXED);
+	return util_relaxed_read(&w->counters[c]);
 }
 
 #endif /* LATPROBE_REFLECTOR_H */

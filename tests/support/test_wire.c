@@ -71,7 +71,7 @@ tw_drain(struct io_fake *f, unsigned side)
 
 	while ((n = io_rx(q, pkts, 32)) > 0) {
 		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
+			io_free(q, pkts[i]);
 		total += n;
 	}
 	return total;
@@ -88,6 +88,6 @@ tw_take_one(struct io_fake *f, unsigned side, uint8_t *buf, size_t cap)
 	len = m->data_len;
 	assert_true(len <= cap);
 	memcpy(buf, rte_pktmbuf_mtod(m, const uint8_t *), len);
-	q->ops->free(q, m);
+	io_free(q, m);
 	return len;
 }

@@ -83,7 +83,7 @@ out:
 		if (n == 0)
 			break;
 		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, m[i]);
+			io_free(q, m[i]);
 	}
 	if (io_fake_mbufs_in_use(f) != 0)
 		abort();

@@ -136,7 +136,7 @@ teardown(void **state)
 	struct wire *w = *state;
 
 	if (w->dq.held != NULL)
-		w->dq.inner->ops->free(w->dq.inner, w->dq.held);
+		io_free(w->dq.inner, w->dq.held);
 	if (w->prober_ready)
 		prober_worker_fini(&w->pw);
 	reflector_worker_fini(&w->rw);
@@ -540,19 +540,19 @@ dq_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 static struct rte_mbuf *
 dq_alloc(struct io_queue *q)
 {
-	return dq_of(q)->inner->ops->alloc(dq_of(q)->inner);
+	return io_alloc(dq_of(q)->inner);
 }
 
 static void
 dq_free(struct io_queue *q, struct rte_mbuf *m)
 {
-	dq_of(q)->inner->ops->free(dq_of(q)->inner, m);
+	io_free(dq_of(q)->inner, m);
 }
 
 static uint64_t
 dq_clock(struct io_queue *q)
 {
-	return dq_of(q)->inner->ops->clock(dq_of(q)->inner);
+	return io_clock(dq_of(q)->inner);
 }
 
 /* Put the delaying queue between the reflector and its side of the wire. */
@@ -1101,7 +1101,7 @@ test_arp_resolve_answers_requests(void **state)
 				requests++;
 				assert_int_equal(f.arp_tpa, REFL_IP);
 			}
-			q->ops->free(q, pkts[i]);
+			io_free(q, pkts[i]);
 		}
 		assert_int_equal(replies, 1);
 		assert_true(requests >= 1);
@@ -1593,7 +1593,7 @@ stamp_seq_exchange(struct wire *w, const uint32_t *want_refl_seq)
 				 0);
 		assert_int_equal(s.sender_seq, sender_seq[i]);
 		assert_int_equal(s.seq, want_refl_seq[i]);
-		q->ops->free(q, pkts[i]);
+		io_free(q, pkts[i]);
 	}
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }

@@ -408,7 +408,7 @@ unreachable_hook(void *arg)
 		assert_true(len > 0);
 		assert_int_equal(io_fake_inject(w->f, 0, frame, (size_t)len),
 				 0);
-		q->ops->free(q, m);
+		io_free(q, m);
 	}
 }
 
@@ -565,7 +565,7 @@ test_icmp_id_per_worker(void **state)
 					  m->data_len, &f),
 			0);
 		id[i] = f.icmp_id;
-		q->ops->free(q, m);
+		io_free(q, m);
 	}
 	assert_int_not_equal(id[0], id[1]);
 }
@@ -779,7 +779,7 @@ test_vlan_arp(void **state)
 	assert_int_equal(f.vlan_tci & 0xfff, 100);
 	assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
 	assert_int_equal(f.arp_tpa, REFL_IP);
-	q1->ops->free(q1, m);
+	io_free(q1, m);
 	tw_drain(w->f, 1);
 
 	/* The tagged answer resolves. */
@@ -808,7 +808,7 @@ test_vlan_arp(void **state)
 	assert_true(f.has_vlan);
 	assert_int_equal(f.vlan_tci, 100);
 	assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
-	q1->ops->free(q1, m);
+	io_free(q1, m);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 

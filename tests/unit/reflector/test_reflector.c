@@ -77,14 +77,14 @@ snap_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 		s->len = pkts[i]->data_len;
 		cur->n_snaps++;
 	}
-	return inner->ops->tx_burst(inner, pkts, n);
+	return io_tx(inner, pkts, n);
 }
 
 static uint16_t
 flag_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct io_queue *inner = io_fake_queue(cur->f, 1);
-	uint16_t got = inner->ops->rx_burst(inner, pkts, n);
+	uint16_t got = io_rx(inner, pkts, n);
 
 	for (uint16_t i = 0; i < got; i++)
 		pkts[i]->ol_flags = cur->rx_ol_flags;
@@ -366,7 +366,7 @@ test_big_burst_answers_finished(void **state)
 			if (memcmp(rte_pktmbuf_mtod(m, const uint8_t *),
 				   x->snaps[i].b, m->data_len) != 0)
 				fail_msg("frame %u was written after tx", i);
-			q->ops->free(q, m);
+			io_free(q, m);
 			i++;
 		}
 		assert_int_equal(i, x->n_snaps);
@@ -859,7 +859,7 @@ test_sessions_100k(void **state)
 					fail_msg("session %u answered with "
 						 "seq %u",
 						 i, s.seq);
-				pq->ops->free(pq, m[k]);
+				io_free(pq, m[k]);
 			}
 		}
 	}
@@ -1117,7 +1117,7 @@ test_loopback_io(void **state)
 				      (const uint8_t *)"up", 2));
 	assert_memory_equal(rte_pktmbuf_mtod(m[0], const uint8_t *), frame,
 			    m[0]->data_len);
-	lo->q.ops->free(&lo->q, m[0]);
+	io_free(&lo->q, m[0]);
 	/* An ARP request for the reflector's address is answered below. */
 	{
 		int len =
@@ -1131,7 +1131,7 @@ test_loopback_io(void **state)
 		assert_int_equal(io_rx(&lo->q, m, 4), 0);
 		assert_int_equal(reflector_counter_read(&lo->refl, RC_ARP), 1);
 		assert_int_equal(io_rx(&lo->q, m, 4), 1);
-		lo->q.ops->free(&lo->q, m[0]);
+		io_free(&lo->q, m[0]);
 	}
 	io_fake_set_peer(x->f, 0, NULL, NULL);
 	loopback_io_fini(lo);
