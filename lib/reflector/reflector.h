@@ -39,7 +39,8 @@ enum reflector_counter {
 	RC_DROP_ARP_OTHER,   /* ARP that asks for no answer */
 	RC_DROP_IP_CSUM,     /* bad IPv4 header checksum */
 	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum */
-	RC_DROP_FRAGMENT,    /* IPv4 fragment (no reassembly yet) */
+	RC_DROP_FRAGMENT,    /* IPv4 fragment with reassembly off (n_reasm 0:
+				the kernel backend, which reassembles) */
 	RC_DROP_PROTO,	     /* IP protocol we do not answer (TCP, ...) */
 	RC_DROP_ICMP_OTHER,  /* ICMP that is not an echo request */
 	RC_DROP_PORT,	     /* UDP to a port with nothing behind it */

@@ -1140,6 +1140,35 @@ test_loopback_io(void **state)
 	free(pw);
 }
 
+/* Every reflector counter is documented in docs/usage.md under its name,
+ * in backquotes (the JSON key and the text report's label). */
+static void
+test_counters_documented(void **state)
+{
+	FILE *f = fopen(USAGE_MD, "r");
+	char *doc;
+	long n;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	doc = calloc(1, (size_t)n + 1);
+	assert_non_null(doc);
+	assert_int_equal(fread(doc, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	for (unsigned c = 0; c < RC__COUNT; c++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "`%s`", reflector_counter_name(c));
+		if (strstr(doc, want) == NULL)
+			fail_msg("counter %s is not in docs/usage.md", want);
+	}
+	free(doc);
+}
+
 int
 main(void)
 {
@@ -1160,6 +1189,7 @@ main(void)
 		T(test_loopback_io),
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_conf_default),
+		cmocka_unit_test(test_counters_documented),
 #undef T
 	};
 
