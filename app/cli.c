@@ -44,7 +44,7 @@ cli_parse_size(const char *s, uint64_t *out)
 	if (*end == 'k' || *end == 'K')
 		mult = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
-		mult = 1024 * 1024, end++;
+		mult = 1024ull * 1024, end++;
 	if (*end == 'b' || *end == 'B')
 		end++;
 	if (*end != '\0' || v > UINT32_MAX)

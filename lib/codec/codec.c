@@ -831,7 +831,7 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 int
 codec_vlan_insert(uint8_t *buf, size_t len, size_t cap, uint16_t tci)
 {
-	const size_t macs = 2 * CODEC_ETH_ALEN;
+	const size_t macs = (size_t)2 * CODEC_ETH_ALEN;
 
 	if (buf == NULL || len < CODEC_ETH_HLEN)
 		return -EINVAL;

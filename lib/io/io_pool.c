@@ -17,7 +17,7 @@ io_pool_init(struct io_pool *p, unsigned n, uint16_t buf_len, uint16_t headroom)
 	/* struct rte_mbuf is cache-line aligned; calloc would not honour it. */
 	p->mbufs = aligned_alloc(64, n * sizeof(*p->mbufs));
 	p->bufs = calloc(n, stride);
-	p->free_list = calloc(n, sizeof(*p->free_list));
+	p->free_list = calloc(n, sizeof(struct rte_mbuf *));
 	if (p->mbufs == NULL || p->bufs == NULL || p->free_list == NULL)
 		return -ENOMEM;
 	memset(p->mbufs, 0, n * sizeof(*p->mbufs));
