@@ -38,6 +38,20 @@ void app_signals_install(void);
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void app_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Options probe and reflect share: each parses arg into *out, or prints
+ * "<opt> wants <what>, not '<arg>'" and returns -1.
+ */
+int app_opt_bad(const char *opt, const char *want, const char *arg);
+int app_opt_port_id(const char *arg, uint16_t *out);
+int app_opt_calibrate(const char *arg, uint64_t *ns);
+int app_opt_backend(const char *arg, bool *kernel);
+int app_opt_busy_poll(const char *arg, int *us);
+/* --auth-key FILE into key (STAMP_AUTH_KEY_MAX bytes); -1 after the error */
+int app_opt_auth_key(const char *arg, uint8_t *key, size_t *len);
+/* getopt's unknown or incomplete option: the error line, then -1. */
+int app_opt_unknown(const char *cmd, const char *arg);
+
 struct app_clock {
 	struct tsc_clock clock;
 	struct tsc_calibration cal;

@@ -177,13 +177,6 @@ probe_usage(FILE *f)
 /* clang-format on */
 
 static int
-bad(const char *opt, const char *want, const char *arg)
-{
-	app_err("%s wants %s, not '%s'", opt, want, arg);
-	return -1;
-}
-
-static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
 	static const struct option opts[] = {
@@ -228,44 +221,50 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		switch (c) {
 		case 'a':
 			if (cli_parse_ipv4_prefix(optarg, &o->addr, &o->prefix))
-				return bad("--addr", "A.B.C.D/LEN", optarg);
+				return app_opt_bad("--addr", "A.B.C.D/LEN",
+						   optarg);
 			o->have_addr = true;
 			break;
 		case 'p':
 			o->proto = probe_proto_find(optarg);
 			if (o->proto == NULL)
-				return bad("--proto",
-					   "stamp, sockperf, udp-echo, icmp or "
-					   "tcp-syn",
-					   optarg);
+				return app_opt_bad(
+					"--proto",
+					"stamp, sockperf, udp-echo, icmp or "
+					"tcp-syn",
+					optarg);
 			break;
 		case 'n':
 			if (cli_parse_u64(optarg, 1, UINT64_MAX / 2, &o->count))
-				return bad("-n", "a count >= 1", optarg);
+				return app_opt_bad("-n", "a count >= 1",
+						   optarg);
 			have_n = true;
 			break;
 		case 't':
 			if (cli_parse_duration_ns(optarg, &o->duration_ns) ||
 			    o->duration_ns == 0)
-				return bad("-t", "a duration (10, 1.5s, 500ms)",
-					   optarg);
+				return app_opt_bad(
+					"-t", "a duration (10, 1.5s, 500ms)",
+					optarg);
 			break;
 		case 'l':
 			/* 0 parses: the protocol's minimum is said below. */
 			if (cli_parse_size(optarg, &o->size))
-				return bad("-l", "a size in bytes (64, 1k)",
-					   optarg);
+				return app_opt_bad("-l",
+						   "a size in bytes (64, 1k)",
+						   optarg);
 			have_l = true;
 			break;
 		case 'w':
 			if (cli_parse_u64(optarg, 0, 100000000, &o->warmup))
-				return bad("-w", "a probe count", optarg);
+				return app_opt_bad("-w", "a probe count",
+						   optarg);
 			break;
 		case 'i':
 			if (cli_parse_duration_ns(optarg, &o->interval_ns))
-				return bad("-i",
-					   "an interval (0, 0.001, 100us)",
-					   optarg);
+				return app_opt_bad(
+					"-i", "an interval (0, 0.001, 100us)",
+					optarg);
 			break;
 		case 'h':
 			r = histogram_parse_spec(optarg, &o->n_buckets,
@@ -284,32 +283,31 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			if (cli_parse_duration_ns(optarg, &o->timeout_ns) ||
 			    o->timeout_ns < 1000 ||
 			    o->timeout_ns > 60000000000ull)
-				return bad("--timeout", "a duration 1us..60s",
-					   optarg);
+				return app_opt_bad("--timeout",
+						   "a duration 1us..60s",
+						   optarg);
 			break;
 		case 'M':
 			if (codec_mac_parse(optarg, &o->peer_mac))
-				return bad("--peer-mac", "aa:bb:cc:dd:ee:ff",
-					   optarg);
+				return app_opt_bad("--peer-mac",
+						   "aa:bb:cc:dd:ee:ff", optarg);
 			o->have_peer_mac = true;
 			break;
 		case 'A':
 			if (cli_parse_duration_ns(optarg, &o->arp_timeout_ns) ||
 			    o->arp_timeout_ns > 60000000000ull)
-				return bad("--arp-timeout", "a duration <= 60s",
-					   optarg);
+				return app_opt_bad("--arp-timeout",
+						   "a duration <= 60s", optarg);
 			break;
 		case 's':
 			if (cli_parse_u64(optarg, 1, 65535 - 64, &v))
-				return bad("--sport", "a port 1..65471",
-					   optarg);
+				return app_opt_bad("--sport", "a port 1..65471",
+						   optarg);
 			o->sport = (uint16_t)v;
 			break;
 		case 'P':
-			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1, &v))
-				return bad("--port-id", "a port number",
-					   optarg);
-			o->port_id = (uint16_t)v;
+			if (app_opt_port_id(optarg, &o->port_id) != 0)
+				return -1;
 			break;
 		case 'j':
 			o->json = optarg;
@@ -321,32 +319,24 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->pcap = optarg;
 			break;
 		case 'C':
-			if (cli_parse_duration_ns(optarg, &o->calib_ns) ||
-			    o->calib_ns < 10000000ull)
-				return bad("--calibrate", "at least 10ms",
-					   optarg);
+			if (app_opt_calibrate(optarg, &o->calib_ns) != 0)
+				return -1;
 			break;
 		case 'B':
-			if (strcmp(optarg, "dpdk") == 0)
-				break;
-			if (strcmp(optarg, "kernel") == 0) {
-				o->kernel = true;
-				break;
-			}
-			return bad("--backend", "dpdk or kernel", optarg);
+			if (app_opt_backend(optarg, &o->kernel) != 0)
+				return -1;
+			break;
 		case 'Y':
-			if (cli_parse_u64(optarg, 0, 1000000, &v))
-				return bad("--busy-poll-us", "microseconds",
-					   optarg);
-			o->busy_poll_us = (int)v;
+			if (app_opt_busy_poll(optarg, &o->busy_poll_us) != 0)
+				return -1;
 			break;
 		case 'R':
 			o->promisc = true;
 			break;
 		case 'V':
 			if (cli_parse_u64(optarg, 1, 4094, &v))
-				return bad("--vlan", "a VLAN ID 1..4094",
-					   optarg);
+				return app_opt_bad("--vlan",
+						   "a VLAN ID 1..4094", optarg);
 			o->vlan = (uint16_t)v;
 			break;
 		case 'q':
@@ -356,22 +346,15 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->loopback = true;
 			break;
 		case 'K':
-			r = stamp_auth_key_load(optarg, o->auth_key,
-						&o->auth_key_len);
-			if (r != 0) {
-				app_err("--auth-key %s: %s", optarg,
-					stamp_auth_key_error(r));
+			if (app_opt_auth_key(optarg, o->auth_key,
+					     &o->auth_key_len) != 0)
 				return -1;
-			}
 			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			app_err("unknown or incomplete option '%s' (try "
-				"'latprobe probe --help')",
-				argv[optind - 1]);
-			return -1;
+			return app_opt_unknown("probe", argv[optind - 1]);
 		}
 	}
 	if (o->duration_ns != 0 && !have_n)
@@ -418,7 +401,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->target_str = argv[optind];
 	if (cli_parse_target(argv[optind], &o->target, &o->dport,
 			     &o->have_port))
-		return bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
+		return app_opt_bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
 	if (!o->have_port)
 		o->dport = o->proto->default_port;
 	if (o->kernel) {

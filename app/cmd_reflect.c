@@ -165,7 +165,7 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 	};
 	uint64_t v;
 	struct reflector_conf d;
-	int c, r;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	reflector_conf_default(&d);
@@ -217,48 +217,26 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			}
 			break;
 		case 'P':
-			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1,
-					  &v)) {
-				app_err("--port-id wants a port number, not "
-					"'%s'",
-					optarg);
+			if (app_opt_port_id(optarg, &o->port_id) != 0)
 				return -1;
-			}
-			o->port_id = (uint16_t)v;
 			break;
 		case 'j':
 			o->json = optarg;
 			break;
 		case 'C':
-			if (cli_parse_duration_ns(optarg, &o->calib_ns) != 0 ||
-			    o->calib_ns < 10000000ull) {
-				app_err("--calibrate wants at least 10ms, not "
-					"'%s'",
-					optarg);
+			if (app_opt_calibrate(optarg, &o->calib_ns) != 0)
 				return -1;
-			}
 			break;
 		case 'q':
 			o->quiet = true;
 			break;
 		case 'B':
-			if (strcmp(optarg, "kernel") == 0)
-				o->kernel = true;
-			else if (strcmp(optarg, "dpdk") != 0) {
-				app_err("--backend wants dpdk or kernel, not "
-					"'%s'",
-					optarg);
+			if (app_opt_backend(optarg, &o->kernel) != 0)
 				return -1;
-			}
 			break;
 		case 'Y':
-			if (cli_parse_u64(optarg, 0, 1000000, &v)) {
-				app_err("--busy-poll-us wants microseconds, "
-					"not '%s'",
-					optarg);
+			if (app_opt_busy_poll(optarg, &o->busy_poll_us) != 0)
 				return -1;
-			}
-			o->busy_poll_us = (int)v;
 			break;
 		case 'p':
 			o->promisc = true;
@@ -308,22 +286,15 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 				(uint32_t)((v + 999999999ull) / 1000000000ull);
 			break;
 		case 'K':
-			r = stamp_auth_key_load(optarg, o->auth_key,
-						&o->auth_key_len);
-			if (r != 0) {
-				app_err("--auth-key %s: %s", optarg,
-					stamp_auth_key_error(r));
+			if (app_opt_auth_key(optarg, o->auth_key,
+					     &o->auth_key_len) != 0)
 				return -1;
-			}
 			break;
 		case 'H':
 			reflect_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			app_err("unknown or incomplete option '%s' (try "
-				"'latprobe reflect --help')",
-				argv[optind - 1]);
-			return -1;
+			return app_opt_unknown("reflect", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {

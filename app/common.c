@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "port.h"
 #include "preflight.h"
+#include "stamp_auth.h"
 
 atomic_bool force_quit;
 
@@ -40,16 +41,22 @@ app_signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static void
+app_vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "latprobe: %s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void
 app_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("latprobe: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	app_vmsg("error", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void
@@ -57,11 +64,9 @@ app_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("latprobe: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	app_vmsg("warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int
@@ -353,4 +358,71 @@ app_tick_fini(struct app_tick *t)
 {
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
+}
+
+int
+app_opt_bad(const char *opt, const char *want, const char *arg)
+{
+	app_err("%s wants %s, not '%s'", opt, want, arg);
+	return -1;
+}
+
+int
+app_opt_port_id(const char *arg, uint16_t *out)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) != 0)
+		return app_opt_bad("--port-id", "a port number", arg);
+	*out = (uint16_t)v;
+	return 0;
+}
+
+int
+app_opt_calibrate(const char *arg, uint64_t *ns)
+{
+	if (cli_parse_duration_ns(arg, ns) != 0 || *ns < 10000000ull)
+		return app_opt_bad("--calibrate", "at least 10ms", arg);
+	return 0;
+}
+
+int
+app_opt_backend(const char *arg, bool *kernel)
+{
+	if (strcmp(arg, "kernel") == 0)
+		*kernel = true;
+	else if (strcmp(arg, "dpdk") != 0)
+		return app_opt_bad("--backend", "dpdk or kernel", arg);
+	return 0;
+}
+
+int
+app_opt_busy_poll(const char *arg, int *us)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(arg, 0, 1000000, &v) != 0)
+		return app_opt_bad("--busy-poll-us", "microseconds", arg);
+	*us = (int)v;
+	return 0;
+}
+
+int
+app_opt_auth_key(const char *arg, uint8_t *key, size_t *len)
+{
+	int r = stamp_auth_key_load(arg, key, len);
+
+	if (r != 0) {
+		app_err("--auth-key %s: %s", arg, stamp_auth_key_error(r));
+		return -1;
+	}
+	return 0;
+}
+
+int
+app_opt_unknown(const char *cmd, const char *arg)
+{
+	app_err("unknown or incomplete option '%s' (try 'latprobe %s --help')",
+		arg, cmd);
+	return -1;
 }
