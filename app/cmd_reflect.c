@@ -25,25 +25,14 @@
 #include "stamp_auth.h"
 
 struct reflect_opts {
-	uint32_t addr;
-	unsigned prefix;
-	bool have_addr;
+	struct app_common_opts co;
 	uint16_t stamp_port, sockperf_port, echo_port;
-	bool stateful, verify_l4, quiet;
-	uint64_t duration_ns;
-	uint16_t port_id;
-	const char *json;
-	uint64_t calib_ns;
-	bool kernel;
-	bool promisc;
-	int busy_poll_us;
+	bool stateful, verify_l4;
 	bool allow_low_sport;
 	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
 	unsigned n_allow;
 	uint32_t rate_limit;
 	uint32_t session_idle_s;
-	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
-	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 static void
@@ -141,52 +130,35 @@ static int
 reflect_parse(int argc, char **argv, struct reflect_opts *o)
 {
 	static const struct option opts[] = {
-		{"addr", required_argument, NULL, 'a'},
+		APP_COMMON_LONGOPTS,
 		{"udp-port", required_argument, NULL, 'U'},
 		{"sockperf-port", required_argument, NULL, 'S'},
 		{"echo-port", required_argument, NULL, 'E'},
 		{"stateful", no_argument, NULL, 's'},
 		{"verify-l4-csum", no_argument, NULL, 'V'},
 		{"duration", required_argument, NULL, 't'},
-		{"port-id", required_argument, NULL, 'P'},
-		{"json", required_argument, NULL, 'j'},
-		{"calibrate", required_argument, NULL, 'C'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"backend", required_argument, NULL, 'B'},
-		{"busy-poll-us", required_argument, NULL, 'Y'},
-		{"promisc", no_argument, NULL, 'p'},
 		{"allow", required_argument, NULL, 'A'},
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
-		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	struct reflector_conf d;
-	int c;
+	int c, r;
 
 	memset(o, 0, sizeof(*o));
+	app_common_opts_init(&o->co);
 	reflector_conf_default(&d);
 	o->stamp_port = d.stamp_port;
 	o->sockperf_port = d.sockperf_port;
 	o->echo_port = d.echo_port;
-	o->calib_ns = 250000000ull;
 	o->session_idle_s = 300;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:q", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a':
-			if (cli_parse_ipv4_prefix(optarg, &o->addr,
-						  &o->prefix) != 0) {
-				app_err("--addr wants A.B.C.D/LEN, not '%s'",
-					optarg);
-				return -1;
-			}
-			o->have_addr = true;
-			break;
 		case 'U':
 			if (parse_port("--udp-port", optarg, &o->stamp_port))
 				return -1;
@@ -205,41 +177,6 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			break;
 		case 'V':
 			o->verify_l4 = true;
-			break;
-		case 't':
-			if (cli_parse_duration_ns(optarg, &o->duration_ns) !=
-				    0 ||
-			    o->duration_ns == 0) {
-				app_err("-t wants a duration such as 30, 1.5s "
-					"or 500ms, not '%s'",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'P':
-			if (app_opt_port_id(optarg, &o->port_id) != 0)
-				return -1;
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-		case 'C':
-			if (app_opt_calibrate(optarg, &o->calib_ns) != 0)
-				return -1;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'B':
-			if (app_opt_backend(optarg, &o->kernel) != 0)
-				return -1;
-			break;
-		case 'Y':
-			if (app_opt_busy_poll(optarg, &o->busy_poll_us) != 0)
-				return -1;
-			break;
-		case 'p':
-			o->promisc = true;
 			break;
 		case 'A': {
 			uint32_t a, mask;
@@ -285,27 +222,28 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->session_idle_s =
 				(uint32_t)((v + 999999999ull) / 1000000000ull);
 			break;
-		case 'K':
-			if (app_opt_auth_key(optarg, o->auth_key,
-					     &o->auth_key_len) != 0)
-				return -1;
-			break;
 		case 'H':
 			reflect_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			return app_opt_unknown("reflect", argv[optind - 1]);
+			r = app_common_opt(c, optarg, &o->co);
+			if (r < 0)
+				return -1;
+			if (r == 0)
+				return app_opt_unknown("reflect",
+						       argv[optind - 1]);
+			break;
 		}
 	}
 	if (optind < argc) {
 		app_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (o->kernel && o->promisc) {
+	if (o->co.kernel && o->co.promisc) {
 		app_err("--promisc needs the dpdk backend");
 		return -1;
 	}
-	if (!o->have_addr) {
+	if (!o->co.have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (the address to answer "
 			"for)");
 		return -1;
@@ -385,8 +323,8 @@ conf_common(struct app_run *r)
 	char abuf[16];
 
 	reflector_conf_default(c);
-	c->addr = o->addr;
-	c->prefix_len = (uint8_t)o->prefix;
+	c->addr = o->co.addr;
+	c->prefix_len = (uint8_t)o->co.prefix;
 	c->stamp_port = o->stamp_port;
 	c->sockperf_port = o->sockperf_port;
 	c->echo_port = o->echo_port;
@@ -399,10 +337,10 @@ conf_common(struct app_run *r)
 	c->n_allow = o->n_allow;
 	c->rate_limit_pps = o->rate_limit;
 	c->session_idle_s = o->session_idle_s;
-	c->auth_key = o->auth_key;
-	c->auth_key_len = o->auth_key_len;
-	cli_format_ipv4(o->addr, abuf);
-	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->prefix);
+	c->auth_key = o->co.auth_key;
+	c->auth_key_len = o->co.auth_key_len;
+	cli_format_ipv4(o->co.addr, abuf);
+	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->co.prefix);
 }
 
 static int
@@ -412,13 +350,13 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 
 	if (reflect_parse(argc, argv, &x->o) != 0)
 		return -1;
-	r->opt.kernel = x->o.kernel;
-	r->opt.quiet = x->o.quiet;
-	r->opt.promisc = x->o.promisc;
+	r->opt.kernel = x->o.co.kernel;
+	r->opt.quiet = x->o.co.quiet;
+	r->opt.promisc = x->o.co.promisc;
 	r->opt.link_required = false; /* a reflector waits for its peers */
-	r->opt.port_id = x->o.port_id;
-	r->opt.calib_ns = x->o.calib_ns;
-	r->opt.deadline_ns = x->o.duration_ns;
+	r->opt.port_id = x->o.co.port_id;
+	r->opt.calib_ns = x->o.co.calib_ns;
+	r->opt.deadline_ns = x->o.co.duration_ns;
 	return 0;
 }
 
@@ -427,7 +365,7 @@ reflect_open_outputs(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
 
-	return app_out_open(&x->json, "--json", x->o.json);
+	return app_out_open(&x->json, "--json", x->o.co.json);
 }
 
 static int
@@ -453,15 +391,15 @@ reflect_setup_kernel(struct app_run *r)
 	struct sockio_opts so;
 
 	sockio_opts_default(&so);
-	so.so_busy_poll_us = o->busy_poll_us;
-	x->sock = sockio_open_reflector(o->addr, ports, 3, &mac, &so);
+	so.so_busy_poll_us = o->co.busy_poll_us;
+	x->sock = sockio_open_reflector(o->co.addr, ports, 3, &mac, &so);
 	if (x->sock == NULL && errno == EADDRINUSE) {
 		char who[128], ip[16];
 
-		cli_format_ipv4(o->addr, ip);
+		cli_format_ipv4(o->co.addr, ip);
 		for (unsigned k = 0; k < 3; k++)
 			if (ports[k] != 0 &&
-			    preflight_udp_holder(o->addr, ports[k], who,
+			    preflight_udp_holder(o->co.addr, ports[k], who,
 						 sizeof(who))) {
 				app_err("UDP port %u on %s is already in use%s "
 					"(another reflector?): stop it, or "
@@ -517,12 +455,12 @@ reflect_start_line(struct app_run *r)
 	fprintf(stderr,
 		"latprobe reflect: %s on %s %u (%s, %s, MAC %s), %u lcore(s); "
 		"stamp %u sockperf %u echo %u%s%s\n",
-		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
+		x->addr_str, x->sock ? "backend" : "port", x->o.co.port_id,
 		x->sock ? "kernel" : r->port.name,
 		x->sock ? "UDP sockets" : r->port.driver, mac,
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
-		x->o.auth_key_len != 0 ? " (authenticated)" : "");
+		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
 }
 
 static int
@@ -553,8 +491,8 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.backend = x->sock ? "kernel" : "dpdk";
 	rep.addr = x->addr_str;
 	rep.duration_s = duration_s;
-	rep.interrupted = o->duration_ns == 0 ||
-			  duration_s * 1e9 < (double)o->duration_ns;
+	rep.interrupted = o->co.duration_ns == 0 ||
+			  duration_s * 1e9 < (double)o->co.duration_ns;
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
@@ -572,10 +510,10 @@ reflect_report(struct app_run *r, double duration_s,
 	}
 	app_clock_report(&r->clk, &rep.tsc);
 	/* With --json -, stdout carries the JSON alone. */
-	if (report_reflect_text(&rep,
-				o->json != NULL && strcmp(o->json, "-") == 0
-					? stderr
-					: stdout) != 0)
+	if (report_reflect_text(
+		    &rep, o->co.json != NULL && strcmp(o->co.json, "-") == 0
+				  ? stderr
+				  : stdout) != 0)
 		ret = EXIT_RUNTIME;
 	if (app_stdout_flush() != EXIT_OK)
 		ret = EXIT_RUNTIME;
