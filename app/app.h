@@ -86,16 +86,16 @@ enum {
 void app_common_opts_init(struct app_common_opts *co);
 
 /*
- * getopt_long's code c with its argument: 1 when it was a shared option
- * (parsed into co), 0 when it is not one, -1 after printing the one-line
- * error of a bad value.
+ * What a command's getopt_long loop does not parse itself: a shared option
+ * (code c, argument arg) into co and 0; else -1 after the one-line error of
+ * a bad value, or of an unknown or incomplete option (argv_opt, as given;
+ * "try 'latprobe <cmd> --help'").
  */
-int app_common_opt(int c, const char *arg, struct app_common_opts *co);
+int app_common_opt(int c, const char *arg, struct app_common_opts *co,
+		   const char *cmd, const char *argv_opt);
 
 /* "<opt> wants <what>, not '<arg>'"; returns -1. */
 int app_opt_bad(const char *opt, const char *want, const char *arg);
-/* getopt's unknown or incomplete option: the error line, then -1. */
-int app_opt_unknown(const char *cmd, const char *arg);
 
 struct app_clock {
 	struct tsc_clock clock;

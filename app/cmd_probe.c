@@ -294,12 +294,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			probe_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			r = app_common_opt(c, optarg, &o->co);
-			if (r < 0)
+			if (app_common_opt(c, optarg, &o->co, "probe",
+					   argv[optind - 1]) != 0)
 				return -1;
-			if (r == 0)
-				return app_opt_unknown("probe",
-						       argv[optind - 1]);
 			break;
 		}
 	}

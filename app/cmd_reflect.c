@@ -146,7 +146,7 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 	};
 	uint64_t v;
 	struct reflector_conf d;
-	int c, r;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	app_common_opts_init(&o->co);
@@ -226,12 +226,9 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			reflect_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			r = app_common_opt(c, optarg, &o->co);
-			if (r < 0)
+			if (app_common_opt(c, optarg, &o->co, "reflect",
+					   argv[optind - 1]) != 0)
 				return -1;
-			if (r == 0)
-				return app_opt_unknown("reflect",
-						       argv[optind - 1]);
 			break;
 		}
 	}

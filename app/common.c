@@ -375,7 +375,8 @@ app_common_opts_init(struct app_common_opts *co)
 }
 
 int
-app_common_opt(int c, const char *arg, struct app_common_opts *co)
+app_common_opt(int c, const char *arg, struct app_common_opts *co,
+	       const char *cmd, const char *argv_opt)
 {
 	uint64_t v;
 	int r;
@@ -385,44 +386,44 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co)
 		if (cli_parse_ipv4_prefix(arg, &co->addr, &co->prefix) != 0)
 			return app_opt_bad("--addr", "A.B.C.D/LEN", arg);
 		co->have_addr = true;
-		return 1;
+		return 0;
 	case APP_OPT_DURATION:
 		if (cli_parse_duration_ns(arg, &co->duration_ns) != 0 ||
 		    co->duration_ns == 0)
 			return app_opt_bad("-t", "a duration (10, 1.5s, 500ms)",
 					   arg);
-		return 1;
+		return 0;
 	case APP_OPT_PORT_ID:
 		if (cli_parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) != 0)
 			return app_opt_bad("--port-id", "a port number", arg);
 		co->port_id = (uint16_t)v;
-		return 1;
+		return 0;
 	case APP_OPT_JSON:
 		co->json = arg;
-		return 1;
+		return 0;
 	case APP_OPT_CALIBRATE:
 		if (cli_parse_duration_ns(arg, &co->calib_ns) != 0 ||
 		    co->calib_ns < 10000000ull)
 			return app_opt_bad("--calibrate", "at least 10ms", arg);
-		return 1;
+		return 0;
 	case APP_OPT_QUIET:
 		co->quiet = true;
-		return 1;
+		return 0;
 	case APP_OPT_BACKEND:
 		if (strcmp(arg, "kernel") == 0)
 			co->kernel = true;
 		else if (strcmp(arg, "dpdk") != 0)
 			return app_opt_bad("--backend", "dpdk or kernel", arg);
-		return 1;
+		return 0;
 	case APP_OPT_BUSY_POLL:
 		if (cli_parse_u64(arg, 0, 1000000, &v) != 0)
 			return app_opt_bad("--busy-poll-us", "microseconds",
 					   arg);
 		co->busy_poll_us = (int)v;
-		return 1;
+		return 0;
 	case APP_OPT_PROMISC:
 		co->promisc = true;
-		return 1;
+		return 0;
 	case APP_OPT_AUTH_KEY:
 		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len);
 		if (r != 0) {
@@ -430,16 +431,11 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co)
 				stamp_auth_key_error(r));
 			return -1;
 		}
-		return 1;
-	default:
 		return 0;
+	default:
+		app_err("unknown or incomplete option '%s' (try 'latprobe %s "
+			"--help')",
+			argv_opt, cmd);
+		return -1;
 	}
-}
-
-int
-app_opt_unknown(const char *cmd, const char *arg)
-{
-	app_err("unknown or incomplete option '%s' (try 'latprobe %s --help')",
-		arg, cmd);
-	return -1;
 }
