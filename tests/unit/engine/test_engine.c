@@ -305,43 +305,39 @@ test_stamp_end_to_end(void **state)
 	}
 }
 
+/* 100 probes (5 warm-up) of protocol p answered as counter c, without
+ * remote timestamps. */
 static void
-test_sockperf_end_to_end(void **state)
+check_proto_end_to_end(struct wire *w, const struct probe_proto *p,
+		       unsigned size, enum reflector_counter c)
 {
-	struct wire *w = *state;
-
-	use_proto(w, &probe_proto_sockperf, 64);
+	use_proto(w, p, size);
 	assert_int_equal(prober_run(w), 0);
 	check_clean_run(w, 100, 5);
-	assert_int_equal(rc(w, RC_SOCKPERF), 105);
-	assert_int_equal(rc(w, RC_SOCKPERF_NOREPLY), 0);
-	/* No remote timestamps in sockperf answers. */
+	assert_int_equal(rc(w, c), 105);
 	assert_int_equal(w->pw.turnaround.total, 0);
 	assert_int_equal(w->pw.network_rtt.total, 0);
 }
 
 static void
-test_udp_echo_end_to_end(void **state)
+test_sockperf_end_to_end(void **state)
 {
 	struct wire *w = *state;
 
-	use_proto(w, &probe_proto_udp_echo, 32);
-	assert_int_equal(prober_run(w), 0);
-	check_clean_run(w, 100, 5);
-	assert_int_equal(rc(w, RC_ECHO), 105);
-	assert_int_equal(w->pw.network_rtt.total, 0);
+	check_proto_end_to_end(w, &probe_proto_sockperf, 64, RC_SOCKPERF);
+	assert_int_equal(rc(w, RC_SOCKPERF_NOREPLY), 0);
+}
+
+static void
+test_udp_echo_end_to_end(void **state)
+{
+	check_proto_end_to_end(*state, &probe_proto_udp_echo, 32, RC_ECHO);
 }
 
 static void
 test_icmp_end_to_end(void **state)
 {
-	struct wire *w = *state;
-
-	use_proto(w, &probe_proto_icmp, 56);
-	assert_int_equal(prober_run(w), 0);
-	check_clean_run(w, 100, 5);
-	assert_int_equal(rc(w, RC_ICMP), 105);
-	assert_int_equal(w->pw.network_rtt.total, 0);
+	check_proto_end_to_end(*state, &probe_proto_icmp, 56, RC_ICMP);
 }
 
 /* The echo payload carries the probe's size through the reflector as is. */
