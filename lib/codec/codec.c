@@ -926,8 +926,8 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 
 /* ---- MAC text ---- */
 
-static int
-hexval(char c)
+int
+codec_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -948,8 +948,8 @@ codec_mac_parse(const char *s, struct codec_mac *mac)
 	if (s == NULL || mac == NULL)
 		return -EINVAL;
 	for (i = 0; i < CODEC_ETH_ALEN; i++) {
-		int hi = hexval(s[0]);
-		int lo = hi < 0 ? -1 : hexval(s[1]);
+		int hi = codec_hex_digit(s[0]);
+		int lo = hi < 0 ? -1 : codec_hex_digit(s[1]);
 
 		if (lo < 0)
 			return -EINVAL;

@@ -268,6 +268,9 @@ int codec_vlan_insert(uint8_t *buf, size_t len, size_t cap, uint16_t tci);
  */
 uint64_t codec_widen_seq32(uint32_t s, uint64_t near);
 
+/* The value of hex digit c (either case), or -1. */
+int codec_hex_digit(char c);
+
 /* "aa:bb:cc:dd:ee:ff" <-> struct; parse also takes upper case and '-' as
  * separator, returns 0 or -EINVAL; format writes lower case + NUL. */
 int codec_mac_parse(const char *s, struct codec_mac *mac);
