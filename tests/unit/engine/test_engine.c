@@ -891,42 +891,38 @@ test_duration_cuts_timeout(void **state)
 }
 
 /*
- * -i shorter than --timeout: every lost probe delays the next one to its
- * timeout, and is counted in interval_stretched; answered probes and lost
- * ones whose timeout ends before the next start are not.
+ * 40 probes -i interval --timeout 20000 cycles, every 4th answer lost;
+ * returns interval_stretched. -i shorter than --timeout: every lost probe
+ * delays the next one to its timeout, and is counted in interval_stretched;
+ * answered probes and lost ones whose timeout ends before the next start
+ * are not.
  */
-static void
-test_interval_stretched(void **state)
+static uint64_t
+paced_with_loss(struct wire *w, uint64_t interval)
 {
-	struct wire *w = *state;
 	const uint64_t n = 40, every = 4;
 
 	io_fake_set_drop_every(w->f, 1, every);
 	w->pc.count = n;
 	w->pc.warmup = 0;
-	w->pc.interval_cycles = 5000;
+	w->pc.interval_cycles = interval;
 	w->pc.timeout_cycles = 20000;
 	assert_int_equal(prober_run(w), 0);
 	assert_int_equal(w->pw.st.lost, n / every);
-	assert_int_equal(w->pw.st.interval_stretched, n / every);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	return w->pw.st.interval_stretched;
+}
+
+static void
+test_interval_stretched(void **state)
+{
+	assert_int_equal(paced_with_loss(*state, 5000), 10);
 }
 
 static void
 test_interval_not_stretched(void **state)
 {
-	struct wire *w = *state;
-	const uint64_t n = 40, every = 4;
-
-	io_fake_set_drop_every(w->f, 1, every);
-	w->pc.count = n;
-	w->pc.warmup = 0;
-	w->pc.interval_cycles = 50000;
-	w->pc.timeout_cycles = 20000;
-	assert_int_equal(prober_run(w), 0);
-	assert_int_equal(w->pw.st.lost, n / every);
-	assert_int_equal(w->pw.st.interval_stretched, 0);
-	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	assert_int_equal(paced_with_loss(*state, 50000), 0);
 }
 
 /* The prober answers ARP for its own address while it probes. */
