@@ -172,6 +172,7 @@ prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 		       uint16_t vlan)
 {
 	struct rte_mbuf *m;
+	int len;
 
 	if (f->ethertype != CODEC_ETHERTYPE_ARP ||
 	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip ||
@@ -180,11 +181,13 @@ prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 	m = io_alloc(q);
 	if (m == NULL)
 		return false;
-	if (arp_frame(m, CODEC_ARP_REPLY, my_mac, my_ip, &f->arp_sha,
-		      f->arp_spa, vlan) < 0) {
+	len = codec_build_arp_reply(rte_pktmbuf_mtod(m, uint8_t *),
+				    rte_pktmbuf_tailroom(m), f, my_mac);
+	if (len < 0) {
 		io_free(q, m);
 		return false;
 	}
+	io_mbuf_set_len(m, (uint16_t)len);
 	return io_tx_all(q, &m, 1) == 1;
 }
 

@@ -832,10 +832,12 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			} else if ((f.src.b[0] & 1) != 0) {
 				count(w, RC_DROP_SOURCE, 1);
 			} else {
-				/* In place: the answer keeps a VLAN tag. */
-				codec_turn_around(buf, &f, &c->mac, 0);
-				io_mbuf_set_len(m, (uint16_t)(f.l3_off +
-							      CODEC_ARP_LEN));
+				/* In place, over the request it answers (the
+				 * parser checked it holds a whole ARP). */
+				int alen = codec_build_arp_reply(
+					buf, m->data_len, &f, &c->mac);
+
+				io_mbuf_set_len(m, (uint16_t)alen);
 				count(w, RC_ARP, 1);
 				a = ANSWER_DONE;
 			}
