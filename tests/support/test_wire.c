@@ -12,6 +12,10 @@
 #include "stamp.h"
 #include "test_wire.h"
 
+const struct codec_mac tw_prober_mac = {{0x02, 0, 0, 0, 0, 0x01}};
+const struct codec_mac tw_refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+const struct codec_mac tw_other_mac = {{0x02, 0, 0, 0, 0, 0x03}};
+
 struct codec_flow
 tw_flow4(const struct codec_mac *src_mac, const struct codec_mac *dst_mac,
 	 uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport)

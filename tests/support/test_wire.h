@@ -15,6 +15,18 @@
 #include "codec.h"
 #include "io_fake.h"
 
+/* The cast on the fake wire (RFC 2544 addresses): side 0's prober (the
+ * reflector tests' peer), side 1's reflector, and a third party. */
+#define TW_PROBER_IP 0xc6120001u /* 198.18.0.1 */
+#define TW_REFL_IP   0xc6120002u /* 198.18.0.2 */
+#define TW_OTHER_IP  0xc6120003u /* 198.18.0.3 */
+extern const struct codec_mac tw_prober_mac, tw_refl_mac, tw_other_mac;
+
+/* The clock: a 2 GHz TSC anchored at 2023-11-14T22:13:20Z (any plausible
+ * wall clock for the NTP timestamps). */
+#define TW_TSC_HZ    2000000000ull
+#define TW_ANCHOR_NS 1700000000000000000ull
+
 /* An IPv4 flow from src to dst (TTL, TOS and VLAN zero). */
 struct codec_flow tw_flow4(const struct codec_mac *src_mac,
 			   const struct codec_mac *dst_mac, uint32_t src,

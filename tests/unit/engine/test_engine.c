@@ -30,17 +30,7 @@
 #include "stamp_auth.h"
 #include "test_wire.h"
 
-#define PROBER_IP 0xc6120001u /* 198.18.0.1 */
-#define REFL_IP	  0xc6120002u /* 198.18.0.2 */
-#define OTHER_IP  0xc6120003u /* 198.18.0.3 */
-#define TSC_HZ	  2000000000ull
-#define N_MBUFS	  256
-/* 2023-11-14T22:13:20Z: any plausible wall clock for the NTP timestamps. */
-#define ANCHOR_NS 1700000000000000000ull
-
-static const struct codec_mac prober_mac = {{0x02, 0, 0, 0, 0, 0x01}};
-static const struct codec_mac refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
-static const struct codec_mac other_mac = {{0x02, 0, 0, 0, 0, 0x03}};
+#define N_MBUFS 256
 
 /*
  * A queue in front of the reflector's side of the wire that holds back every
@@ -91,27 +81,27 @@ setup(void **state)
 		return -1;
 	memset(w, 0, sizeof(*w));
 	w->f = io_fake_create(N_MBUFS, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TSC_HZ) != 0)
+	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
 		goto fail;
 
-	w->rc.addr = REFL_IP;
-	w->rc.mac = refl_mac;
+	w->rc.addr = TW_REFL_IP;
+	w->rc.mac = tw_refl_mac;
 	w->rc.stamp_port = STAMP_PORT;
 	w->rc.sockperf_port = SOCKPERF_PORT;
 	w->rc.echo_port = 7;
 	w->rc.clock = w->clock;
 	w->rc.anchor.tsc = 0;
-	w->rc.anchor.realtime_ns = ANCHOR_NS;
+	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
 	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
 		goto fail;
 	io_fake_set_peer(w->f, 0, reflector_hook, &w->rw);
 
 	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow.src_mac = prober_mac;
-	w->pc.flow.dst_mac = refl_mac;
+	w->pc.flow.src_mac = tw_prober_mac;
+	w->pc.flow.dst_mac = tw_refl_mac;
 	w->pc.flow.ip_version = 4;
-	w->pc.flow.src4 = PROBER_IP;
-	w->pc.flow.dst4 = REFL_IP;
+	w->pc.flow.src4 = TW_PROBER_IP;
+	w->pc.flow.dst4 = TW_REFL_IP;
 	w->pc.flow.sport = 40000;
 	w->pc.flow.dport = STAMP_PORT;
 	w->pc.size = STAMP_BASE_LEN;
@@ -201,8 +191,8 @@ reflector_drops(const struct wire *w)
 static struct codec_flow
 flow_to_reflector(uint16_t sport, uint16_t dport)
 {
-	return tw_flow4(&prober_mac, &refl_mac, PROBER_IP, REFL_IP, sport,
-			dport);
+	return tw_flow4(&tw_prober_mac, &tw_refl_mac, TW_PROBER_IP, TW_REFL_IP,
+			sport, dport);
 }
 
 static size_t
@@ -211,7 +201,7 @@ build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 {
 	uint8_t pl[STAMP_BASE_LEN];
 
-	tw_stamp_payload(pl, sizeof(pl), seq, ssid, ANCHOR_NS);
+	tw_stamp_payload(pl, sizeof(pl), seq, ssid, TW_ANCHOR_NS);
 	return tw_build_udp(buf, cap, fl, pl, sizeof(pl));
 }
 
@@ -243,8 +233,8 @@ static size_t
 build_arp(uint8_t *buf, size_t cap, uint16_t op, const struct codec_mac *tha,
 	  uint32_t tpa)
 {
-	int len =
-		codec_build_arp(buf, cap, op, &prober_mac, PROBER_IP, tha, tpa);
+	int len = codec_build_arp(buf, cap, op, &tw_prober_mac, TW_PROBER_IP,
+				  tha, tpa);
 
 	assert_true(len > 0);
 	return (size_t)len;
@@ -365,11 +355,11 @@ test_fragmented_probes(void **state)
 {
 	struct wire *w = *state;
 	struct codec_flow other = {
-		.src_mac = other_mac,
-		.dst_mac = prober_mac,
+		.src_mac = tw_other_mac,
+		.dst_mac = tw_prober_mac,
 		.ip_version = 4,
-		.src4 = OTHER_IP,
-		.dst4 = PROBER_IP,
+		.src4 = TW_OTHER_IP,
+		.dst4 = TW_PROBER_IP,
 		.sport = STAMP_PORT,
 		.dport = 40000,
 	};
@@ -632,10 +622,10 @@ test_unsent_seq_ignored(void **state)
 	w->pc.warmup = 0;
 	/* Turned around: from the reflector's echo port to our flow. */
 	fl = flow_to_reflector(7, 40000);
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
+	fl.src_mac = tw_refl_mac;
+	fl.dst_mac = tw_prober_mac;
+	fl.src4 = TW_REFL_IP;
+	fl.dst4 = TW_PROBER_IP;
 	memset(pl, 0, sizeof(pl));
 	pl[7] = 200; /* seq 200 */
 	tw_inject(w->f, 0, frame,
@@ -702,10 +692,10 @@ test_paced_stale_answer_ignored(void **state)
 	w->pc.warmup = 0;
 	w->pc.interval_cycles = 5000;
 	fl = flow_to_reflector(7, 40000);
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
+	fl.src_mac = tw_refl_mac;
+	fl.dst_mac = tw_prober_mac;
+	fl.src4 = TW_REFL_IP;
+	fl.dst4 = TW_PROBER_IP;
 	memset(pl, 0, sizeof(pl));
 	pl[6] = 0x13;
 	pl[7] = 0x88; /* seq 5000: never sent in a run of 10 */
@@ -762,10 +752,10 @@ test_stamp_seq_widen_across_wrap(void **state)
 	memset(&ro, 0, sizeof(ro));
 	assert_int_equal(stamp_reflect(pl, sizeof(pl), &ro), sizeof(pl));
 	fl = flow_to_reflector(STAMP_PORT, w->pw.flow.sport);
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
+	fl.src_mac = tw_refl_mac;
+	fl.dst_mac = tw_prober_mac;
+	fl.src4 = TW_REFL_IP;
+	fl.dst4 = TW_PROBER_IP;
 	len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 
@@ -934,7 +924,7 @@ test_prober_answers_arp(void **state)
 	int len;
 
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-			      &refl_mac, REFL_IP, NULL, PROBER_IP);
+			      &tw_refl_mac, TW_REFL_IP, NULL, TW_PROBER_IP);
 	assert_true(len > 0);
 	tw_inject(w->f, 0, frame, (size_t)len);
 	w->pc.count = 3;
@@ -955,7 +945,7 @@ static void
 fast_clock(struct wire *w)
 {
 	/* 1 ms per clock read at 2 GHz: a 1 s ARP timeout in ~1000 reads. */
-	io_fake_set_tick(w->f, TSC_HZ / 1000);
+	io_fake_set_tick(w->f, TW_TSC_HZ / 1000);
 }
 
 static void
@@ -967,11 +957,12 @@ test_arp_resolve(void **state)
 
 	fast_clock(w);
 	memset(&out, 0, sizeof(out));
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 1000, &w->clock,
-					    &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 1000, &w->clock, &out,
+					    &no_stop),
 			 0);
-	assert_memory_equal(&out, &refl_mac, sizeof(out));
+	assert_memory_equal(&out, &tw_refl_mac, sizeof(out));
 	assert_int_equal(rc(w, RC_ARP), 1);
 	assert_int_equal(rc(w, RC_TX), 1);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
@@ -989,11 +980,12 @@ test_arp_unreachable(void **state)
 	fast_clock(w);
 	t0 = io_fake_now(w->f);
 	/* The reflector is there but has another address. */
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, OTHER_IP, 1000,
-					    &w->clock, &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_OTHER_IP, 1000, &w->clock, &out,
+					    &no_stop),
 			 -EHOSTUNREACH);
-	assert_true(io_fake_now(w->f) - t0 >= TSC_HZ);
+	assert_true(io_fake_now(w->f) - t0 >= TW_TSC_HZ);
 	/* A request every 200 ms over 1 s. */
 	sent = io_fake_tx_count(w->f, 0);
 	assert_true(sent >= 5 && sent <= 6);
@@ -1011,9 +1003,10 @@ test_arp_nobody(void **state)
 
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 500, &w->clock,
-					    &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 500, &w->clock, &out,
+					    &no_stop),
 			 -EHOSTUNREACH);
 	assert_int_equal(tw_drain(w->f, 1), io_fake_tx_count(w->f, 0));
 	assert_true(io_fake_tx_count(w->f, 0) >= 2);
@@ -1029,18 +1022,20 @@ test_arp_stop(void **state)
 
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 1000, &w->clock,
-					    &out, &stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 1000, &w->clock, &out,
+					    &stop),
 			 -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 0);
 
 	/* Set while waiting: after the first request. */
 	atomic_store_explicit(&stop, false, memory_order_relaxed);
 	io_fake_set_peer(w->f, 0, stop_hook, (void *)&stop);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 1000, &w->clock,
-					    &out, &stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 1000, &w->clock, &out,
+					    &stop),
 			 -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
 	assert_int_equal(tw_drain(w->f, 1), 1);
@@ -1061,14 +1056,15 @@ test_arp_resolve_answers_requests(void **state)
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-			      &other_mac, OTHER_IP, NULL, PROBER_IP);
+			      &tw_other_mac, TW_OTHER_IP, NULL, TW_PROBER_IP);
 	assert_true(len > 0);
 	tw_inject(w->f, 0, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 300, &w->clock,
-					    &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 300, &w->clock, &out,
+					    &no_stop),
 			 -EHOSTUNREACH);
-	/* Our request(s), and one reply to other_mac. */
+	/* Our request(s), and one reply to tw_other_mac. */
 	{
 		struct io_queue *q = io_fake_queue(w->f, 1);
 		struct rte_mbuf *pkts[32];
@@ -1085,13 +1081,14 @@ test_arp_resolve_answers_requests(void **state)
 			assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
 			if (f.arp_op == CODEC_ARP_REPLY) {
 				replies++;
-				assert_memory_equal(&f.dst, &other_mac, 6);
-				assert_memory_equal(&f.arp_sha, &prober_mac, 6);
-				assert_int_equal(f.arp_spa, PROBER_IP);
-				assert_int_equal(f.arp_tpa, OTHER_IP);
+				assert_memory_equal(&f.dst, &tw_other_mac, 6);
+				assert_memory_equal(&f.arp_sha, &tw_prober_mac,
+						    6);
+				assert_int_equal(f.arp_spa, TW_PROBER_IP);
+				assert_int_equal(f.arp_tpa, TW_OTHER_IP);
 			} else {
 				requests++;
-				assert_int_equal(f.arp_tpa, REFL_IP);
+				assert_int_equal(f.arp_tpa, TW_REFL_IP);
 			}
 			io_free(q, pkts[i]);
 		}
@@ -1126,7 +1123,7 @@ bf_random(uint8_t *buf, size_t cap)
 		x = x * 1103515245u + 12345u;
 		buf[i] = (uint8_t)(x >> 16);
 	}
-	memcpy(buf, &refl_mac, 6);
+	memcpy(buf, &tw_refl_mac, 6);
 	buf[12] = 0x08;
 	buf[13] = 0x00;
 	buf[14] = 0x43;
@@ -1179,7 +1176,7 @@ bf_wrong_ip(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	fl.dst4 = OTHER_IP;
+	fl.dst4 = TW_OTHER_IP;
 	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
@@ -1189,7 +1186,7 @@ bf_wrong_mac(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	fl.dst_mac = other_mac;
+	fl.dst_mac = tw_other_mac;
 	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
@@ -1252,21 +1249,21 @@ bf_fragment(uint8_t *buf, size_t cap)
 static size_t
 bf_arp_reply(uint8_t *buf, size_t cap)
 {
-	return build_arp(buf, cap, CODEC_ARP_REPLY, &refl_mac, REFL_IP);
+	return build_arp(buf, cap, CODEC_ARP_REPLY, &tw_refl_mac, TW_REFL_IP);
 }
 
 static size_t
 bf_arp_other_ip(uint8_t *buf, size_t cap)
 {
-	return build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, OTHER_IP);
+	return build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, TW_OTHER_IP);
 }
 
 static size_t
 bf_arp_other_mac(uint8_t *buf, size_t cap)
 {
-	size_t len = build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, REFL_IP);
+	size_t len = build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, TW_REFL_IP);
 
-	memcpy(buf, &other_mac, 6); /* unicast to someone else */
+	memcpy(buf, &tw_other_mac, 6); /* unicast to someone else */
 	return len;
 }
 
@@ -1448,7 +1445,7 @@ test_reflector_arp_no_mbuf(void **state)
 	struct wire *w = *state;
 	uint8_t frame[64];
 	size_t len = build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			       REFL_IP);
+			       TW_REFL_IP);
 	struct io_fake *small = io_fake_create(1, 1500);
 	struct reflector_worker *rw = &w->rw;
 
@@ -1492,7 +1489,7 @@ test_reflector_tx_full(void **state)
 		  build_icmp(frame, sizeof(frame), CODEC_ICMP_ECHO_REQUEST));
 	tw_inject(w->f, 1, frame,
 		  build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			    REFL_IP));
+			    TW_REFL_IP));
 	assert_int_equal(reflector_poll(&w->rw), 2);
 	assert_int_equal(rc(w, RC_ICMP), 1);
 	assert_int_equal(rc(w, RC_ARP), 1);
@@ -1508,10 +1505,10 @@ parse_answer(const uint8_t *buf, size_t len, struct codec_frame *f)
 {
 	assert_int_equal(codec_parse_frame(buf, len, f), 0);
 	assert_int_equal(f->ethertype, CODEC_ETHERTYPE_IPV4);
-	assert_memory_equal(&f->dst, &prober_mac, 6);
-	assert_memory_equal(&f->src, &refl_mac, 6);
-	assert_int_equal(f->src4, REFL_IP);
-	assert_int_equal(f->dst4, PROBER_IP);
+	assert_memory_equal(&f->dst, &tw_prober_mac, 6);
+	assert_memory_equal(&f->src, &tw_refl_mac, 6);
+	assert_int_equal(f->src4, TW_REFL_IP);
+	assert_int_equal(f->dst4, TW_PROBER_IP);
 	assert_true(codec_ipv4_csum_ok(buf, f));
 	assert_true(codec_l4_csum_ok(buf, f));
 }
@@ -1544,11 +1541,11 @@ test_stamp_answer(void **state)
 	assert_int_equal(s.sender_seq, 77);
 	assert_int_equal(s.ssid, 5);
 	assert_int_equal(s.sender_ttl, 64);
-	assert_int_equal(s.sender_timestamp, stamp_ntp_from_ns(ANCHOR_NS));
+	assert_int_equal(s.sender_timestamp, stamp_ntp_from_ns(TW_ANCHOR_NS));
 	t2 = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
 	t3 = stamp_ts_to_ns(s.timestamp, s.error_estimate);
 	/* T2 after the clock moved on; T3 not before T2. */
-	assert_true(t2 > ANCHOR_NS + 123456789 / 2 - 1);
+	assert_true(t2 > TW_ANCHOR_NS + 123456789 / 2 - 1);
 	assert_true(t3 >= t2);
 	assert_true(t3 - t2 <= w->rw.turnaround.max + 1);
 	assert_int_equal(w->rw.turnaround.total, 1);
@@ -1704,17 +1701,17 @@ test_arp_answer(void **state)
 
 	tw_inject(w->f, 1, frame,
 		  build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			    REFL_IP));
+			    TW_REFL_IP));
 	assert_int_equal(reflector_poll(&w->rw), 1);
 	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, 42);
 	assert_int_equal(codec_parse_frame(frame, rlen, &f), 0);
 	assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
-	assert_memory_equal(&f.dst, &prober_mac, 6);
-	assert_memory_equal(&f.arp_sha, &refl_mac, 6);
-	assert_memory_equal(&f.arp_tha, &prober_mac, 6);
-	assert_int_equal(f.arp_spa, REFL_IP);
-	assert_int_equal(f.arp_tpa, PROBER_IP);
+	assert_memory_equal(&f.dst, &tw_prober_mac, 6);
+	assert_memory_equal(&f.arp_sha, &tw_refl_mac, 6);
+	assert_memory_equal(&f.arp_tha, &tw_prober_mac, 6);
+	assert_int_equal(f.arp_spa, TW_REFL_IP);
+	assert_int_equal(f.arp_tpa, TW_PROBER_IP);
 	assert_int_equal(rc(w, RC_ARP), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
@@ -1762,9 +1759,9 @@ test_fuzz_seeds_answered(void **state)
 		rlen = tw_take_one(w->f, 0, answer, sizeof(answer));
 		assert_int_equal(rlen, seeds[i].counter == RC_ARP ? 42 : len);
 		assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
-		assert_memory_equal(&f.src, &refl_mac, 6);
+		assert_memory_equal(&f.src, &tw_refl_mac, 6);
 		if (f.ethertype == CODEC_ETHERTYPE_IPV4) {
-			assert_int_equal(f.src4, REFL_IP);
+			assert_int_equal(f.src4, TW_REFL_IP);
 			assert_true(codec_ipv4_csum_ok(answer, &f));
 			assert_true(codec_l4_csum_ok(answer, &f));
 		}

@@ -29,16 +29,8 @@
 #include "stamp.h"
 #include "test_wire.h"
 
-#define PROBER_IP 0xc6120001u /* 198.18.0.1 */
-#define REFL_IP	  0xc6120002u /* 198.18.0.2 */
-#define OTHER_IP  0xc6120003u /* 198.18.0.3 */
-#define TSC_HZ	  2000000000ull
-#define N_MBUFS	  256
-#define SPORT	  40000
-#define ANCHOR_NS 1700000000000000000ull
-
-static const struct codec_mac prober_mac = {{0x02, 0, 0, 0, 0, 0x01}};
-static const struct codec_mac refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+#define N_MBUFS 256
+#define SPORT	40000
 
 /* malloc/calloc wrappers: fail the n-th call once armed, and keep the
  * pointers they handed out so a test can see what was not freed. */
@@ -181,16 +173,16 @@ setup_mtu(void **state, uint16_t mtu)
 		return -1;
 	memset(w, 0, sizeof(*w));
 	w->f = io_fake_create(N_MBUFS, mtu);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TSC_HZ) != 0) {
+	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0) {
 		io_fake_destroy(w->f);
 		free(w);
 		return -1;
 	}
-	w->rc.addr = REFL_IP;
-	w->rc.mac = refl_mac;
+	w->rc.addr = TW_REFL_IP;
+	w->rc.mac = tw_refl_mac;
 	w->rc.stamp_port = STAMP_PORT;
 	w->rc.clock = w->clock;
-	w->rc.anchor.realtime_ns = ANCHOR_NS;
+	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
 	w->rc.n_reasm = 4;
 	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) !=
 	    0) {
@@ -202,11 +194,11 @@ setup_mtu(void **state, uint16_t mtu)
 	io_fake_set_peer(w->f, 0, reflector_hook, w);
 
 	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow.src_mac = prober_mac;
-	w->pc.flow.dst_mac = refl_mac;
+	w->pc.flow.src_mac = tw_prober_mac;
+	w->pc.flow.dst_mac = tw_refl_mac;
 	w->pc.flow.ip_version = 4;
-	w->pc.flow.src4 = PROBER_IP;
-	w->pc.flow.dst4 = REFL_IP;
+	w->pc.flow.src4 = TW_PROBER_IP;
+	w->pc.flow.dst4 = TW_REFL_IP;
 	w->pc.flow.sport = SPORT;
 	w->pc.flow.dport = STAMP_PORT;
 	w->pc.size = STAMP_BASE_LEN;
@@ -288,8 +280,8 @@ sum_ignored(const struct prober_stats *st)
 static struct codec_flow
 flow_to_prober(void)
 {
-	return tw_flow4(&refl_mac, &prober_mac, REFL_IP, PROBER_IP, STAMP_PORT,
-			SPORT);
+	return tw_flow4(&tw_refl_mac, &tw_prober_mac, TW_REFL_IP, TW_PROBER_IP,
+			STAMP_PORT, SPORT);
 }
 
 /* A STAMP answer for wire seq with plen payload bytes (>= 44: reflected;
@@ -336,7 +328,7 @@ test_ignored_reasons(void **state)
 	tw_inject(w->f, 0, frame,
 		  build_answer(frame, sizeof(frame), &fl, 0, 20));
 	/* From another host; to another port; with a VLAN tag. */
-	fl.src4 = OTHER_IP;
+	fl.src4 = TW_OTHER_IP;
 	tw_inject(w->f, 0, frame,
 		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl = flow_to_prober();
@@ -358,8 +350,8 @@ test_ignored_reasons(void **state)
 	frame[13] = 0xcc;
 	tw_inject(w->f, 0, frame, 60);
 	/* ARP asking for someone else. */
-	l = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, &refl_mac,
-			    REFL_IP, NULL, OTHER_IP);
+	l = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
+			    &tw_refl_mac, TW_REFL_IP, NULL, TW_OTHER_IP);
 	assert_true(l > 0);
 	tw_inject(w->f, 0, frame, (size_t)l);
 	/* A frame cut inside its IPv4 header. */
@@ -761,14 +753,15 @@ test_vlan_arp(void **state)
 	int len;
 
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	io_fake_set_tick(w->f, TSC_HZ / 1000);
+	io_fake_set_tick(w->f, TW_TSC_HZ / 1000);
 	/* An untagged answer waits: not ours, so nobody answers in time. */
-	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REPLY, &refl_mac,
-			      REFL_IP, &prober_mac, PROBER_IP);
+	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REPLY,
+			      &tw_refl_mac, TW_REFL_IP, &tw_prober_mac,
+			      TW_PROBER_IP);
 	tw_inject(w->f, 0, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve_vlan(q0, &prober_mac, PROBER_IP,
-						 100, REFL_IP, 300, &w->clock,
-						 &out, &no_stop),
+	assert_int_equal(prober_arp_resolve_vlan(
+				 q0, &tw_prober_mac, TW_PROBER_IP, 100,
+				 TW_REFL_IP, 300, &w->clock, &out, &no_stop),
 			 -EHOSTUNREACH);
 	/* Its requests were tagged. */
 	assert_int_equal(io_rx(q1, &m, 1), 1);
@@ -778,7 +771,7 @@ test_vlan_arp(void **state)
 	assert_true(f.has_vlan);
 	assert_int_equal(f.vlan_tci & 0xfff, 100);
 	assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
-	assert_int_equal(f.arp_tpa, REFL_IP);
+	assert_int_equal(f.arp_tpa, TW_REFL_IP);
 	io_free(q1, m);
 	tw_drain(w->f, 1);
 
@@ -786,21 +779,22 @@ test_vlan_arp(void **state)
 	len = codec_vlan_insert(frame, (size_t)len, sizeof(frame), 100);
 	assert_true(len > 0);
 	tw_inject(w->f, 0, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve_vlan(q0, &prober_mac, PROBER_IP,
-						 100, REFL_IP, 300, &w->clock,
-						 &out, &no_stop),
+	assert_int_equal(prober_arp_resolve_vlan(
+				 q0, &tw_prober_mac, TW_PROBER_IP, 100,
+				 TW_REFL_IP, 300, &w->clock, &out, &no_stop),
 			 0);
-	assert_memory_equal(&out, &refl_mac, sizeof(out));
+	assert_memory_equal(&out, &tw_refl_mac, sizeof(out));
 	tw_drain(w->f, 1);
 
 	/* A tagged request for us gets a tagged reply. */
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-			      &refl_mac, REFL_IP, NULL, PROBER_IP);
+			      &tw_refl_mac, TW_REFL_IP, NULL, TW_PROBER_IP);
 	len = codec_vlan_insert(frame, (size_t)len, sizeof(frame), 100);
 	assert_int_equal(codec_parse_frame(frame, (size_t)len, &f), 0);
-	assert_true(
-		prober_answer_arp_vlan(q0, &f, &prober_mac, PROBER_IP, 100));
-	assert_false(prober_answer_arp_vlan(q0, &f, &prober_mac, PROBER_IP, 0));
+	assert_true(prober_answer_arp_vlan(q0, &f, &tw_prober_mac, TW_PROBER_IP,
+					   100));
+	assert_false(prober_answer_arp_vlan(q0, &f, &tw_prober_mac,
+					    TW_PROBER_IP, 0));
 	assert_int_equal(io_rx(q1, &m, 1), 1);
 	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
 					   m->data_len, &f),

@@ -30,15 +30,7 @@
 #include "stamp.h"
 #include "test_wire.h"
 
-#define PEER_IP	  0xc6120001u /* 198.18.0.1 */
-#define REFL_IP	  0xc6120002u /* 198.18.0.2 */
-#define OTHER_IP  0xc6120003u /* 198.18.0.3 */
-#define TSC_HZ	  2000000000ull
-#define N_MBUFS	  1024
-#define ANCHOR_NS 1700000000000000000ull
-
-static const struct codec_mac peer_mac = {{0x02, 0, 0, 0, 0, 0x01}};
-static const struct codec_mac refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+#define N_MBUFS 1024
 
 /* Copies of the frames the reflector handed to tx, as they were then. */
 #define SNAP_MAX 1024
@@ -118,11 +110,11 @@ setup(void **state)
 	x->ops.rx_burst = flag_rx;
 	x->q.ops = &x->ops;
 	reflector_conf_default(&x->rc);
-	x->rc.addr = REFL_IP;
+	x->rc.addr = TW_REFL_IP;
 	x->rc.prefix_len = 24;
-	x->rc.mac = refl_mac;
-	x->rc.anchor.realtime_ns = ANCHOR_NS;
-	if (tsc_clock_init(&x->rc.clock, TSC_HZ) != 0)
+	x->rc.mac = tw_refl_mac;
+	x->rc.anchor.realtime_ns = TW_ANCHOR_NS;
+	if (tsc_clock_init(&x->rc.clock, TW_TSC_HZ) != 0)
 		return -1;
 	cur = x;
 	if (reflector_worker_init(&x->rw, &x->rc, &x->q) != 0)
@@ -164,7 +156,8 @@ take_one(struct fx *x, uint8_t *buf, size_t cap)
 static struct codec_flow
 flow(uint32_t src, uint16_t sport, uint16_t dport)
 {
-	return tw_flow4(&peer_mac, &refl_mac, src, REFL_IP, sport, dport);
+	return tw_flow4(&tw_prober_mac, &tw_refl_mac, src, TW_REFL_IP, sport,
+			dport);
 }
 
 static size_t
@@ -175,7 +168,7 @@ build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 
 	return tw_build_udp(
 		buf, cap, fl, pl,
-		tw_stamp_payload(pl, sizeof(pl), seq, ssid, ANCHOR_NS));
+		tw_stamp_payload(pl, sizeof(pl), seq, ssid, TW_ANCHOR_NS));
 }
 
 static size_t
@@ -286,12 +279,12 @@ test_big_burst_answers_finished(void **state)
 	x->rc.n_reasm = 4;
 	refl_restart(x);
 	for (unsigned d = 0; d < 4; d++) {
-		struct codec_flow fl =
-			flow(PEER_IP, (uint16_t)(40000 + d), d == 3 ? 862 : 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, (uint16_t)(40000 + d),
+					    d == 3 ? 862 : 7);
 		int len;
 
 		if (d == 3)
-			tw_stamp_payload(pl, sizeof(pl), 4242, 3, ANCHOR_NS);
+			tw_stamp_payload(pl, sizeof(pl), 4242, 3, TW_ANCHOR_NS);
 		else
 			memset(pl, 0x40 + (int)d, sizeof(pl));
 		len = codec_build_udp(big, sizeof(big), &fl,
@@ -308,7 +301,7 @@ test_big_burst_answers_finished(void **state)
 	x->n_snaps = 0;
 	for (unsigned i = 0; i < 32; i++) {
 		struct codec_flow fl =
-			flow(PEER_IP, (uint16_t)(30000 + i), 862);
+			flow(TW_PROBER_IP, (uint16_t)(30000 + i), 862);
 
 		if (i >= 14 && i < 18) {
 			unsigned d = i - 14;
@@ -399,7 +392,7 @@ build_stamp_tlvs(uint8_t *buf, size_t cap, const struct codec_flow *fl)
 
 	memset(&o, 0, sizeof(o));
 	o.seq = 5;
-	o.timestamp = stamp_ntp_from_ns(ANCHOR_NS);
+	o.timestamp = stamp_ntp_from_ns(TW_ANCHOR_NS);
 	o.error_estimate = 1;
 	o.tlv_timestamp_info = true;
 	o.tlv_class_of_service = true;
@@ -431,7 +424,7 @@ test_bad_udp_sum_stays_bad(void **state)
 	for (unsigned k = 0; k < 4; k++) {
 		for (unsigned mode = 0; mode < 3; mode++) {
 			struct codec_flow fl =
-				flow(PEER_IP, 40000, kinds[k].dport);
+				flow(TW_PROBER_IP, 40000, kinds[k].dport);
 			uint8_t frame[512], ans[512];
 			struct codec_frame f;
 			size_t len, alen;
@@ -475,7 +468,7 @@ test_bad_udp_sum_stays_bad(void **state)
 	}
 	/* The same corrupted echo with the check on: dropped and counted. */
 	{
-		struct codec_flow fl = flow(PEER_IP, 40000, 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
 		uint8_t frame[128];
 		size_t len = tw_build_udp(frame, sizeof(frame), &fl,
 					  (const uint8_t *)"hello, echo", 11);
@@ -499,7 +492,7 @@ test_icmp_sum_updated(void **state)
 	struct fx *x = *state;
 	uint8_t frame[128], ans[128];
 	struct codec_frame f;
-	size_t len = build_icmp(frame, sizeof(frame), PEER_IP), alen;
+	size_t len = build_icmp(frame, sizeof(frame), TW_PROBER_IP), alen;
 
 	tw_inject(x->f, 1, frame, len);
 	reflector_poll(&x->rw);
@@ -516,10 +509,10 @@ static void
 test_stamp_shorter_than_14(void **state)
 {
 	struct fx *x = *state;
-	struct codec_flow fl = flow(PEER_IP, 40000, STAMP_PORT);
+	struct codec_flow fl = flow(TW_PROBER_IP, 40000, STAMP_PORT);
 	uint8_t pl[STAMP_BASE_LEN], frame[256];
 
-	tw_stamp_payload(pl, sizeof(pl), 7, 1, ANCHOR_NS);
+	tw_stamp_payload(pl, sizeof(pl), 7, 1, TW_ANCHOR_NS);
 	for (size_t plen = 0; plen <= 14; plen++) {
 		char what[32];
 
@@ -531,7 +524,7 @@ test_stamp_shorter_than_14(void **state)
 	}
 	/* sockperf: a header of 13 bytes is no header. */
 	{
-		struct codec_flow sf = flow(PEER_IP, 40000, SOCKPERF_PORT);
+		struct codec_flow sf = flow(TW_PROBER_IP, 40000, SOCKPERF_PORT);
 		size_t len = build_sockperf(frame, sizeof(frame), &sf);
 		struct codec_frame f;
 
@@ -557,17 +550,19 @@ test_loop_and_martians(void **state)
 		bool icmp;
 		enum reflector_counter counter;
 	} cases[] = {
-		{"sport 1023", PEER_IP, 1023, 7, false, RC_DROP_LOW_PORT},
-		{"sport 1", PEER_IP, 1, STAMP_PORT, false, RC_DROP_LOW_PORT},
-		{"sport 1024", PEER_IP, 1024, 7, false, RC_ECHO},
-		{"sport 862, STAMP off here", PEER_IP, 862, 7, false,
+		{"sport 1023", TW_PROBER_IP, 1023, 7, false, RC_DROP_LOW_PORT},
+		{"sport 1", TW_PROBER_IP, 1, STAMP_PORT, false,
+		 RC_DROP_LOW_PORT},
+		{"sport 1024", TW_PROBER_IP, 1024, 7, false, RC_ECHO},
+		{"sport 862, STAMP off here", TW_PROBER_IP, 862, 7, false,
 		 RC_DROP_LOOP_PORT},
-		{"sport 11111, sockperf off here", PEER_IP, 11111, 7, false,
+		{"sport 11111, sockperf off here", TW_PROBER_IP, 11111, 7,
+		 false, RC_DROP_LOOP_PORT},
+		{"sport 19 (chargen)", TW_PROBER_IP, 19, 7, false,
 		 RC_DROP_LOOP_PORT},
-		{"sport 19 (chargen)", PEER_IP, 19, 7, false,
+		{"sport 37 (time)", TW_PROBER_IP, 37, 7, false,
 		 RC_DROP_LOOP_PORT},
-		{"sport 37 (time)", PEER_IP, 37, 7, false, RC_DROP_LOOP_PORT},
-		{"from ourselves", REFL_IP, 40000, 7, false, RC_DROP_SOURCE},
+		{"from ourselves", TW_REFL_IP, 40000, 7, false, RC_DROP_SOURCE},
 		{"from the subnet broadcast", 0xc61200ffu, 40000, 7, false,
 		 RC_DROP_SOURCE},
 		{"from 0.1.2.3", 0x00010203u, 40000, 7, false, RC_DROP_SOURCE},
@@ -583,8 +578,8 @@ test_loop_and_martians(void **state)
 		 RC_DROP_SOURCE},
 		{"ICMP from the subnet broadcast", 0xc61200ffu, 0, 0, true,
 		 RC_DROP_SOURCE},
-		{"ICMP from ourselves", REFL_IP, 0, 0, true, RC_DROP_SOURCE},
-		{"ICMP from a peer", PEER_IP, 0, 0, true, RC_ICMP},
+		{"ICMP from ourselves", TW_REFL_IP, 0, 0, true, RC_DROP_SOURCE},
+		{"ICMP from a peer", TW_PROBER_IP, 0, 0, true, RC_ICMP},
 	};
 	uint8_t frame[256];
 
@@ -607,8 +602,8 @@ test_loop_and_martians(void **state)
 	/* --allow-low-sport opens ports below 1024, not the loop ports. */
 	x->rc.allow_low_sport = true;
 	{
-		struct codec_flow fl = flow(PEER_IP, 1023, 7);
-		struct codec_flow echo = flow(PEER_IP, 7, 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, 1023, 7);
+		struct codec_flow echo = flow(TW_PROBER_IP, 7, 7);
 
 		expect_counter(x, frame,
 			       tw_build_udp(frame, sizeof(frame), &fl,
@@ -656,7 +651,7 @@ test_allow_list(void **state)
 	x->rc.allow[19].mask = 0xfffffffcu;
 	x->rc.n_allow = 20;
 	{
-		struct codec_flow in = flow(PEER_IP, 40000, 7);
+		struct codec_flow in = flow(TW_PROBER_IP, 40000, 7);
 		struct codec_flow out = flow(0xc6120009u, 40000, 7);
 		struct codec_flow ten = flow(0x0a120005u, 40000, 7);
 		struct codec_flow ten_out = flow(0x0a130005u, 40000, 7);
@@ -696,9 +691,9 @@ test_allow_list(void **state)
 	}
 	/* ARP from outside the list is still answered. */
 	{
-		int len =
-			codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-					&peer_mac, 0xc6120009u, NULL, REFL_IP);
+		int len = codec_build_arp(frame, sizeof(frame),
+					  CODEC_ARP_REQUEST, &tw_prober_mac,
+					  0xc6120009u, NULL, TW_REFL_IP);
 
 		assert_true(len > 0);
 		expect_counter(x, frame, (size_t)len, RC_ARP, "ARP, outside");
@@ -723,26 +718,26 @@ test_rate_limit(void **state)
 	/* 40 requests at once from one source: the burst goes through. */
 	for (unsigned i = 0; i < 40; i++) {
 		tw_inject(x->f, 1, frame,
-			  build_icmp(frame, sizeof(frame), PEER_IP));
+			  build_icmp(frame, sizeof(frame), TW_PROBER_IP));
 		reflector_poll(&x->rw);
 		answered += tw_drain(x->f, 0);
 	}
 	assert_int_equal(answered, burst);
 	assert_int_equal(rc(x, RC_DROP_RATE), 40 - burst);
 	/* Another source has its own bucket. */
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), OTHER_IP),
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_OTHER_IP),
 		       RC_ICMP, "another source");
 	/* 10 ms later: one more request (100/s) for the first source. */
-	io_fake_advance(x->f, TSC_HZ / 100);
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), PEER_IP),
+	io_fake_advance(x->f, TW_TSC_HZ / 100);
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_PROBER_IP),
 		       RC_ICMP, "after 10 ms");
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), PEER_IP),
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_PROBER_IP),
 		       RC_DROP_RATE, "right after");
 	/* A second later the whole burst is back. */
-	io_fake_advance(x->f, TSC_HZ);
+	io_fake_advance(x->f, TW_TSC_HZ);
 	answered = 0;
 	for (unsigned i = 0; i < 40; i++) {
-		struct codec_flow fl = flow(PEER_IP, 40000, 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
 
 		tw_inject(x->f, 1, frame,
 			  tw_build_udp(frame, sizeof(frame), &fl,
@@ -763,10 +758,10 @@ test_rate_limit_table_bounded(void **state)
 
 	x->rc.rate_limit_pps = 1;
 	refl_restart(x);
-	/* PEER_IP uses its whole burst (16). */
+	/* TW_PROBER_IP uses its whole burst (16). */
 	for (unsigned i = 0; i < 17; i++) {
 		tw_inject(x->f, 1, frame,
-			  build_icmp(frame, sizeof(frame), PEER_IP));
+			  build_icmp(frame, sizeof(frame), TW_PROBER_IP));
 		reflector_poll(&x->rw);
 	}
 	assert_int_equal(rc(x, RC_DROP_RATE), 1);
@@ -779,8 +774,8 @@ test_rate_limit_table_bounded(void **state)
 	}
 	assert_int_equal(rc(x, RC_ICMP), 16 + 5000);
 	assert_int_equal(lru_count(x->rw.rate), REFLECTOR_RATE_SOURCES);
-	/* PEER_IP was evicted: it starts again with a full bucket. */
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), PEER_IP),
+	/* TW_PROBER_IP was evicted: it starts again with a full bucket. */
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_PROBER_IP),
 		       RC_ICMP, "evicted source");
 }
 
@@ -867,8 +862,8 @@ test_sessions_100k(void **state)
 	assert_int_equal(x->rw.n_sessions, REFLECTOR_SESSIONS);
 	assert_int_equal(rc(x, RC_STATEFUL_FULL), n - REFLECTOR_SESSIONS);
 	/* A new one, then the newest old one goes on counting. */
-	assert_int_equal(one_stamp(x, PEER_IP, 50000, 9), 0);
-	assert_int_equal(one_stamp(x, PEER_IP, 50000, 10), 1);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 50000, 9), 0);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 50000, 10), 1);
 	assert_int_equal(one_stamp(x, 0xc6130000u + ((n - 1) >> 12),
 				   (uint16_t)(1024 + ((n - 1) & 4095)), 10),
 			 1);
@@ -886,17 +881,17 @@ test_session_ages_out(void **state)
 	x->rc.stateful = true;
 	x->rc.session_idle_s = 300;
 	refl_restart(x);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 1), 0);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 2), 1);
-	io_fake_advance(x->f, 299 * TSC_HZ);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 3), 2);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 1), 0);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 2), 1);
+	io_fake_advance(x->f, 299 * TW_TSC_HZ);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 3), 2);
 	assert_int_equal(rc(x, RC_SESSION_EXPIRED), 0);
-	io_fake_advance(x->f, 301 * TSC_HZ);
-	assert_int_equal(one_stamp(x, OTHER_IP, 40000, 1), 0);
+	io_fake_advance(x->f, 301 * TW_TSC_HZ);
+	assert_int_equal(one_stamp(x, TW_OTHER_IP, 40000, 1), 0);
 	/* The idle one went when the other came in (aged out). */
 	assert_int_equal(rc(x, RC_SESSION_EXPIRED), 1);
 	assert_int_equal(x->rw.n_sessions, 1);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 4), 0);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 4), 0);
 	assert_int_equal(rc(x, RC_STATEFUL_FULL), 0);
 }
 
@@ -957,7 +952,8 @@ test_vlan_kept(void **state)
 	uint8_t frame[256], ans[256];
 
 	for (unsigned k = 0; k < 4; k++) {
-		struct codec_flow fl = flow(PEER_IP, 40000, k == 1 ? 7 : 862);
+		struct codec_flow fl =
+			flow(TW_PROBER_IP, 40000, k == 1 ? 7 : 862);
 		struct codec_frame f;
 		size_t len, alen;
 
@@ -965,9 +961,9 @@ test_vlan_kept(void **state)
 		fl.vlan_tci = (uint16_t)(0x2000 | (100 + k));
 		if (k == 0) {
 			struct codec_frame a;
-			int l = codec_build_arp(frame + 4, sizeof(frame) - 4,
-						CODEC_ARP_REQUEST, &peer_mac,
-						PEER_IP, NULL, REFL_IP);
+			int l = codec_build_arp(
+				frame + 4, sizeof(frame) - 4, CODEC_ARP_REQUEST,
+				&tw_prober_mac, TW_PROBER_IP, NULL, TW_REFL_IP);
 
 			/* codec_build_arp makes no tag: put one in. */
 			assert_true(l > 0);
@@ -1000,14 +996,14 @@ test_vlan_kept(void **state)
 		if (!f.has_vlan || f.vlan_tci != fl.vlan_tci)
 			fail_msg("answer %u lost its VLAN tag %04x", k,
 				 fl.vlan_tci);
-		assert_memory_equal(&f.dst, &peer_mac, 6);
-		assert_memory_equal(&f.src, &refl_mac, 6);
+		assert_memory_equal(&f.dst, &tw_prober_mac, 6);
+		assert_memory_equal(&f.src, &tw_refl_mac, 6);
 		if (k == 0) {
 			assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
-			assert_int_equal(f.arp_spa, REFL_IP);
-			assert_int_equal(f.arp_tpa, PEER_IP);
-			assert_memory_equal(&f.arp_tha, &peer_mac, 6);
-			assert_memory_equal(&f.arp_sha, &refl_mac, 6);
+			assert_int_equal(f.arp_spa, TW_REFL_IP);
+			assert_int_equal(f.arp_tpa, TW_PROBER_IP);
+			assert_memory_equal(&f.arp_tha, &tw_prober_mac, 6);
+			assert_memory_equal(&f.arp_sha, &tw_refl_mac, 6);
 			assert_int_equal(alen, 46);
 		} else {
 			assert_true(codec_l4_csum_ok(ans, &f));
@@ -1067,25 +1063,25 @@ test_loopback_io(void **state)
 	struct reflector_conf rc;
 	struct rte_mbuf *m[4];
 	uint8_t frame[256];
-	struct codec_flow other = flow(OTHER_IP, 40000, 40001);
+	struct codec_flow other = flow(TW_OTHER_IP, 40000, 40001);
 
 	assert_non_null(lo);
 	assert_non_null(pw);
 	io_fake_set_peer(x->f, 0, mirror_hook, x->f);
 	reflector_conf_default(&rc);
-	rc.addr = REFL_IP;
-	rc.mac = peer_mac; /* one port: the prober's MAC */
+	rc.addr = TW_REFL_IP;
+	rc.mac = tw_prober_mac; /* one port: the prober's MAC */
 	rc.clock = x->rc.clock;
 	rc.anchor = x->rc.anchor;
 	assert_int_equal(loopback_io_init(lo, io_fake_queue(x->f, 0), &rc), 0);
 
 	memset(&pc, 0, sizeof(pc));
 	pc.proto = &probe_proto_stamp;
-	pc.flow.src_mac = peer_mac;
-	pc.flow.dst_mac = peer_mac;
+	pc.flow.src_mac = tw_prober_mac;
+	pc.flow.dst_mac = tw_prober_mac;
 	pc.flow.ip_version = 4;
-	pc.flow.src4 = PEER_IP;
-	pc.flow.dst4 = REFL_IP;
+	pc.flow.src4 = TW_PROBER_IP;
+	pc.flow.dst4 = TW_REFL_IP;
 	pc.flow.sport = 40000;
 	pc.flow.dport = STAMP_PORT;
 	pc.size = STAMP_BASE_LEN;
@@ -1104,8 +1100,8 @@ test_loopback_io(void **state)
 	prober_worker_fini(pw);
 
 	/* A frame not for the reflector goes up to the prober as it is. */
-	other.dst4 = PEER_IP;
-	other.dst_mac = peer_mac;
+	other.dst4 = TW_PROBER_IP;
+	other.dst_mac = tw_prober_mac;
 	assert_int_equal(
 		io_fake_inject(x->f, 0, frame,
 			       tw_build_udp(frame, sizeof(frame), &other,
@@ -1120,9 +1116,9 @@ test_loopback_io(void **state)
 	io_free(&lo->q, m[0]);
 	/* An ARP request for the reflector's address is answered below. */
 	{
-		int len =
-			codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-					&refl_mac, OTHER_IP, NULL, REFL_IP);
+		int len = codec_build_arp(frame, sizeof(frame),
+					  CODEC_ARP_REQUEST, &tw_refl_mac,
+					  TW_OTHER_IP, NULL, TW_REFL_IP);
 
 		assert_true(len > 0);
 		assert_int_equal(io_fake_inject(x->f, 0, frame, (size_t)len),
