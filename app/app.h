@@ -11,6 +11,7 @@
 
 #include "exit.h"
 #include "report.h"
+#include "stamp_auth.h"
 #include "timing.h"
 
 /*
@@ -37,6 +38,64 @@ void app_signals_install(void);
 /* "latprobe: <msg>" on stderr. */
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void app_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The options probe and reflect share: same names, same meaning. */
+struct app_common_opts {
+	uint32_t addr; /* --addr A.B.C.D/LEN */
+	unsigned prefix;
+	bool have_addr;
+	uint64_t duration_ns; /* -t; 0 = no limit */
+	uint16_t port_id;
+	const char *json;
+	uint64_t calib_ns;
+	bool quiet, kernel, promisc;
+	int busy_poll_us;
+	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
+	size_t auth_key_len;		      /* 0: unauthenticated */
+};
+
+/* getopt_long codes of the shared options (long-only ones above 0xff). */
+enum {
+	APP_OPT_ADDR = 'a',
+	APP_OPT_DURATION = 't',
+	APP_OPT_PORT_ID = 'P',
+	APP_OPT_JSON = 'j',
+	APP_OPT_CALIBRATE = 'C',
+	APP_OPT_QUIET = 'q',
+	APP_OPT_BACKEND = 'B',
+	APP_OPT_BUSY_POLL = 'Y',
+	APP_OPT_AUTH_KEY = 'K',
+	APP_OPT_PROMISC = 0x100,
+};
+
+/* Their struct option rows (the reflector adds --duration for -t). */
+#define APP_COMMON_LONGOPTS                                                    \
+	{"addr", required_argument, NULL, APP_OPT_ADDR},                       \
+		{"port-id", required_argument, NULL, APP_OPT_PORT_ID},         \
+		{"json", required_argument, NULL, APP_OPT_JSON},               \
+		{"calibrate", required_argument, NULL, APP_OPT_CALIBRATE},     \
+		{"quiet", no_argument, NULL, APP_OPT_QUIET},                   \
+		{"backend", required_argument, NULL, APP_OPT_BACKEND},         \
+		{"busy-poll-us", required_argument, NULL, APP_OPT_BUSY_POLL},  \
+		{"promisc", no_argument, NULL, APP_OPT_PROMISC},               \
+	{                                                                      \
+		"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY          \
+	}
+
+/* Defaults of the shared options. */
+void app_common_opts_init(struct app_common_opts *co);
+
+/*
+ * What a command's getopt_long loop does not parse itself: a shared option
+ * (code c, argument arg) into co and 0; else -1 after the one-line error of
+ * a bad value, or of an unknown or incomplete option (argv_opt, as given;
+ * "try 'latprobe <cmd> --help'").
+ */
+int app_common_opt(int c, const char *arg, struct app_common_opts *co,
+		   const char *cmd, const char *argv_opt);
+
+/* "<opt> wants <what>, not '<arg>'"; returns -1. */
+int app_opt_bad(const char *opt, const char *want, const char *arg);
 
 struct app_clock {
 	struct tsc_clock clock;

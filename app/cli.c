@@ -44,7 +44,7 @@ cli_parse_size(const char *s, uint64_t *out)
 	if (*end == 'k' || *end == 'K')
 		mult = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
-		mult = 1024 * 1024, end++;
+		mult = 1024ull * 1024, end++;
 	if (*end == 'b' || *end == 'B')
 		end++;
 	if (*end != '\0' || v > UINT32_MAX)
@@ -140,25 +140,21 @@ cli_format_ipv4(uint32_t addr, char *out)
 		 (addr >> 8) & 0xff, addr & 0xff);
 }
 
-/* Where --profile NAME looks, in order. */
-static FILE *
-open_profile(const char *name, char *path, size_t cap)
-{
-	char exe[PATH_MAX];
-	const char *env = getenv("LATPROBE_PROFILE_DIR");
-	ssize_t n;
-	FILE *f;
+#define PROFILE_DIRS 5
 
-	if (strchr(name, '/') != NULL) {
-		snprintf(path, cap, "%s", name);
-		return fopen(path, "r");
-	}
-	if (env != NULL) {
-		snprintf(path, cap, "%s/%s", env, name);
-		f = fopen(path, "r");
-		if (f != NULL)
-			return f;
-	}
+/* Where --profile NAME looks, in order: $LATPROBE_PROFILE_DIR, the source
+ * tree around build/app/latprobe, the tree this binary was built from, the
+ * install, Debian's place. Returns how many of dirs it filled. */
+static unsigned
+profile_dirs(char dirs[PROFILE_DIRS][PATH_MAX + 32])
+{
+	const char *env = getenv("LATPROBE_PROFILE_DIR");
+	char exe[PATH_MAX];
+	unsigned k = 0;
+	ssize_t n;
+
+	if (env != NULL)
+		snprintf(dirs[k++], PATH_MAX + 32, "%s", env);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
@@ -167,23 +163,33 @@ open_profile(const char *name, char *path, size_t cap)
 		slash = strrchr(exe, '/');
 		if (slash != NULL)
 			*slash = '\0';
-		/* build/app/latprobe inside the source tree. */
-		snprintf(path, cap, "%s/../../dpdk-config/%s", exe, name);
-		f = fopen(path, "r");
-		if (f != NULL)
-			return f;
+		snprintf(dirs[k++], PATH_MAX + 32, "%s/../../dpdk-config", exe);
 	}
-	/* The source tree this binary was built from, then the install. */
-	snprintf(path, cap, "%s/%s", LATPROBE_PROFILE_DIR, name);
-	f = fopen(path, "r");
-	if (f != NULL)
-		return f;
-	snprintf(path, cap, "%s/%s", LATPROBE_DATADIR, name);
-	f = fopen(path, "r");
-	if (f != NULL)
-		return f;
-	snprintf(path, cap, "/usr/share/latprobe/dpdk-config/%s", name);
-	return fopen(path, "r");
+	snprintf(dirs[k++], PATH_MAX + 32, "%s", LATPROBE_PROFILE_DIR);
+	snprintf(dirs[k++], PATH_MAX + 32, "%s", LATPROBE_DATADIR);
+	snprintf(dirs[k++], PATH_MAX + 32, "/usr/share/latprobe/dpdk-config");
+	return k;
+}
+
+/* Open --profile NAME: a path as it is, else the first profile_dirs() hit;
+ * path is what was tried last. */
+static FILE *
+open_profile(const char *name, char *path, size_t cap)
+{
+	char dirs[PROFILE_DIRS][PATH_MAX + 32];
+	unsigned n;
+	FILE *f = NULL;
+
+	if (strchr(name, '/') != NULL) {
+		snprintf(path, cap, "%s", name);
+		return fopen(path, "r");
+	}
+	n = profile_dirs(dirs);
+	for (unsigned k = 0; f == NULL && k < n; k++) {
+		snprintf(path, cap, "%s/%s", dirs[k], name);
+		f = fopen(path, "r");
+	}
+	return f;
 }
 
 /* Profile names found in dir, sorted, appended to out as " a, b," (no
@@ -214,27 +220,12 @@ list_profiles_in(const char *dir, char *out, size_t cap)
 static void
 list_profiles(char *out, size_t cap)
 {
-	char exe[PATH_MAX], dir[PATH_MAX + 32];
-	const char *env = getenv("LATPROBE_PROFILE_DIR");
-	ssize_t n;
+	char dirs[PROFILE_DIRS][PATH_MAX + 32];
+	unsigned n = profile_dirs(dirs);
 
 	out[0] = '\0';
-	if (env != NULL)
-		list_profiles_in(env, out, cap);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash != NULL)
-			*slash = '\0';
-		snprintf(dir, sizeof(dir), "%s/../../dpdk-config", exe);
-		list_profiles_in(dir, out, cap);
-	}
-	list_profiles_in(LATPROBE_PROFILE_DIR, out, cap);
-	list_profiles_in(LATPROBE_DATADIR, out, cap);
-	list_profiles_in("/usr/share/latprobe/dpdk-config", out, cap);
+	for (unsigned k = 0; k < n; k++)
+		list_profiles_in(dirs[k], out, cap);
 }
 
 static int

@@ -29,33 +29,24 @@
 #include "stamp_auth.h"
 
 struct probe_opts {
-	uint32_t addr, target;
-	unsigned prefix;
-	bool have_addr, have_target, have_port, have_peer_mac;
+	struct app_common_opts co;
+	uint32_t target;
+	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
 	struct codec_mac peer_mac;
 	const struct probe_proto *proto;
 	uint64_t count; /* 0 = until -t */
-	uint64_t duration_ns;
 	uint64_t size;
 	uint64_t warmup;
 	uint64_t interval_ns;
 	uint64_t timeout_ns;
 	uint64_t arp_timeout_ns;
-	uint64_t calib_ns;
 	unsigned n_buckets;
 	uint64_t edges_ns[CLI_MAX_EDGES];
 	unsigned n_edges;
-	uint16_t port_id;
-	const char *json, *samples, *pcap, *target_str;
-	bool quiet;
+	const char *samples, *pcap, *target_str;
 	bool loopback;
-	bool kernel;
-	int busy_poll_us;
 	uint16_t vlan; /* 0 = untagged */
-	bool promisc;
-	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
-	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -177,34 +168,19 @@ probe_usage(FILE *f)
 /* clang-format on */
 
 static int
-bad(const char *opt, const char *want, const char *arg)
-{
-	app_err("%s wants %s, not '%s'", opt, want, arg);
-	return -1;
-}
-
-static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
 	static const struct option opts[] = {
-		{"addr", required_argument, NULL, 'a'},
+		APP_COMMON_LONGOPTS,
 		{"proto", required_argument, NULL, 'p'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"peer-mac", required_argument, NULL, 'M'},
 		{"arp-timeout", required_argument, NULL, 'A'},
 		{"sport", required_argument, NULL, 's'},
-		{"port-id", required_argument, NULL, 'P'},
-		{"json", required_argument, NULL, 'j'},
 		{"samples", required_argument, NULL, 'S'},
 		{"pcap", required_argument, NULL, 'W'},
-		{"calibrate", required_argument, NULL, 'C'},
-		{"backend", required_argument, NULL, 'B'},
-		{"busy-poll-us", required_argument, NULL, 'Y'},
 		{"vlan", required_argument, NULL, 'V'},
-		{"promisc", no_argument, NULL, 'R'},
-		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
-		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -213,12 +189,12 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	int c, r;
 
 	memset(o, 0, sizeof(*o));
+	app_common_opts_init(&o->co);
 	o->proto = &probe_proto_stamp;
 	o->count = 10000;
 	o->warmup = 100;
 	o->timeout_ns = 200000000ull;
 	o->arp_timeout_ns = 3000000000ull;
-	o->calib_ns = 250000000ull;
 	o->sport = 40000;
 	o->n_buckets = 0; /* no -h: the report's default table */
 	optind = 1;
@@ -226,46 +202,39 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
 	       -1) {
 		switch (c) {
-		case 'a':
-			if (cli_parse_ipv4_prefix(optarg, &o->addr, &o->prefix))
-				return bad("--addr", "A.B.C.D/LEN", optarg);
-			o->have_addr = true;
-			break;
 		case 'p':
 			o->proto = probe_proto_find(optarg);
 			if (o->proto == NULL)
-				return bad("--proto",
-					   "stamp, sockperf, udp-echo, icmp or "
-					   "tcp-syn",
-					   optarg);
+				return app_opt_bad(
+					"--proto",
+					"stamp, sockperf, udp-echo, icmp or "
+					"tcp-syn",
+					optarg);
 			break;
 		case 'n':
 			if (cli_parse_u64(optarg, 1, UINT64_MAX / 2, &o->count))
-				return bad("-n", "a count >= 1", optarg);
+				return app_opt_bad("-n", "a count >= 1",
+						   optarg);
 			have_n = true;
-			break;
-		case 't':
-			if (cli_parse_duration_ns(optarg, &o->duration_ns) ||
-			    o->duration_ns == 0)
-				return bad("-t", "a duration (10, 1.5s, 500ms)",
-					   optarg);
 			break;
 		case 'l':
 			/* 0 parses: the protocol's minimum is said below. */
 			if (cli_parse_size(optarg, &o->size))
-				return bad("-l", "a size in bytes (64, 1k)",
-					   optarg);
+				return app_opt_bad("-l",
+						   "a size in bytes (64, 1k)",
+						   optarg);
 			have_l = true;
 			break;
 		case 'w':
 			if (cli_parse_u64(optarg, 0, 100000000, &o->warmup))
-				return bad("-w", "a probe count", optarg);
+				return app_opt_bad("-w", "a probe count",
+						   optarg);
 			break;
 		case 'i':
 			if (cli_parse_duration_ns(optarg, &o->interval_ns))
-				return bad("-i",
-					   "an interval (0, 0.001, 100us)",
-					   optarg);
+				return app_opt_bad(
+					"-i", "an interval (0, 0.001, 100us)",
+					optarg);
 			break;
 		case 'h':
 			r = histogram_parse_spec(optarg, &o->n_buckets,
@@ -284,35 +253,27 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			if (cli_parse_duration_ns(optarg, &o->timeout_ns) ||
 			    o->timeout_ns < 1000 ||
 			    o->timeout_ns > 60000000000ull)
-				return bad("--timeout", "a duration 1us..60s",
-					   optarg);
+				return app_opt_bad("--timeout",
+						   "a duration 1us..60s",
+						   optarg);
 			break;
 		case 'M':
 			if (codec_mac_parse(optarg, &o->peer_mac))
-				return bad("--peer-mac", "aa:bb:cc:dd:ee:ff",
-					   optarg);
+				return app_opt_bad("--peer-mac",
+						   "aa:bb:cc:dd:ee:ff", optarg);
 			o->have_peer_mac = true;
 			break;
 		case 'A':
 			if (cli_parse_duration_ns(optarg, &o->arp_timeout_ns) ||
 			    o->arp_timeout_ns > 60000000000ull)
-				return bad("--arp-timeout", "a duration <= 60s",
-					   optarg);
+				return app_opt_bad("--arp-timeout",
+						   "a duration <= 60s", optarg);
 			break;
 		case 's':
 			if (cli_parse_u64(optarg, 1, 65535 - 64, &v))
-				return bad("--sport", "a port 1..65471",
-					   optarg);
+				return app_opt_bad("--sport", "a port 1..65471",
+						   optarg);
 			o->sport = (uint16_t)v;
-			break;
-		case 'P':
-			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1, &v))
-				return bad("--port-id", "a port number",
-					   optarg);
-			o->port_id = (uint16_t)v;
-			break;
-		case 'j':
-			o->json = optarg;
 			break;
 		case 'S':
 			o->samples = optarg;
@@ -320,74 +281,39 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'W':
 			o->pcap = optarg;
 			break;
-		case 'C':
-			if (cli_parse_duration_ns(optarg, &o->calib_ns) ||
-			    o->calib_ns < 10000000ull)
-				return bad("--calibrate", "at least 10ms",
-					   optarg);
-			break;
-		case 'B':
-			if (strcmp(optarg, "dpdk") == 0)
-				break;
-			if (strcmp(optarg, "kernel") == 0) {
-				o->kernel = true;
-				break;
-			}
-			return bad("--backend", "dpdk or kernel", optarg);
-		case 'Y':
-			if (cli_parse_u64(optarg, 0, 1000000, &v))
-				return bad("--busy-poll-us", "microseconds",
-					   optarg);
-			o->busy_poll_us = (int)v;
-			break;
-		case 'R':
-			o->promisc = true;
-			break;
 		case 'V':
 			if (cli_parse_u64(optarg, 1, 4094, &v))
-				return bad("--vlan", "a VLAN ID 1..4094",
-					   optarg);
+				return app_opt_bad("--vlan",
+						   "a VLAN ID 1..4094", optarg);
 			o->vlan = (uint16_t)v;
-			break;
-		case 'q':
-			o->quiet = true;
 			break;
 		case 'L':
 			o->loopback = true;
-			break;
-		case 'K':
-			r = stamp_auth_key_load(optarg, o->auth_key,
-						&o->auth_key_len);
-			if (r != 0) {
-				app_err("--auth-key %s: %s", optarg,
-					stamp_auth_key_error(r));
-				return -1;
-			}
 			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			app_err("unknown or incomplete option '%s' (try "
-				"'latprobe probe --help')",
-				argv[optind - 1]);
-			return -1;
+			if (app_common_opt(c, optarg, &o->co, "probe",
+					   argv[optind - 1]) != 0)
+				return -1;
+			break;
 		}
 	}
-	if (o->duration_ns != 0 && !have_n)
+	if (o->co.duration_ns != 0 && !have_n)
 		o->count = 0;
 	if (have_l && o->proto == &probe_proto_tcp_syn) {
 		app_err("-l does not apply to tcp-syn (a SYN carries no data)");
 		return -1;
 	}
-	if (o->auth_key_len != 0 && o->proto != &probe_proto_stamp) {
+	if (o->co.auth_key_len != 0 && o->proto != &probe_proto_stamp) {
 		app_err("--auth-key applies to --proto stamp only");
 		return -1;
 	}
 	if (!have_l)
-		o->size = o->auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
-					       : o->proto->min_size;
-	if (o->auth_key_len != 0 && o->size < STAMP_AUTH_BASE_LEN) {
+		o->size = o->co.auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
+						  : o->proto->min_size;
+	if (o->co.auth_key_len != 0 && o->size < STAMP_AUTH_BASE_LEN) {
 		app_err("-l %llu is too small for authenticated STAMP (at "
 			"least %u bytes)",
 			(unsigned long long)o->size, STAMP_AUTH_BASE_LEN);
@@ -418,10 +344,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->target_str = argv[optind];
 	if (cli_parse_target(argv[optind], &o->target, &o->dport,
 			     &o->have_port))
-		return bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
+		return app_opt_bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
 	if (!o->have_port)
 		o->dport = o->proto->default_port;
-	if (o->kernel) {
+	if (o->co.kernel) {
 		if (!o->proto->udp) {
 			app_err("--backend kernel runs stamp, sockperf and "
 				"udp-echo, not %s",
@@ -429,12 +355,12 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			return -1;
 		}
 		if (o->pcap != NULL || o->loopback || o->have_peer_mac ||
-		    o->vlan != 0 || o->promisc) {
+		    o->vlan != 0 || o->co.promisc) {
 			app_err("--pcap, --loopback, --peer-mac, --vlan and "
 				"--promisc need the dpdk backend");
 			return -1;
 		}
-	} else if (!o->have_addr) {
+	} else if (!o->co.have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (our address on the "
 			"port)");
 		return -1;
@@ -589,15 +515,57 @@ write_probe_json(const void *arg, FILE *f)
 	return report_probe_json(arg, f);
 }
 
+/* The prober's counters under the report's names (JSON keys). */
+static const enum report_ignored ignored_to_report[PROBER_IGN__COUNT] = {
+	[PROBER_IGN_CHECKSUM] = REPORT_IGN_CHECKSUM,
+	[PROBER_IGN_TOO_SHORT] = REPORT_IGN_TOO_SHORT,
+	[PROBER_IGN_OTHER_FLOW] = REPORT_IGN_OTHER_FLOW,
+	[PROBER_IGN_NEVER_SENT] = REPORT_IGN_NEVER_SENT,
+	[PROBER_IGN_LATE] = REPORT_IGN_LATE,
+	[PROBER_IGN_DUPLICATE] = REPORT_IGN_DUPLICATE,
+	[PROBER_IGN_NOT_IP] = REPORT_IGN_NOT_IP,
+	[PROBER_IGN_ARP] = REPORT_IGN_ARP,
+	[PROBER_IGN_UNREACHABLE] = REPORT_IGN_UNREACHABLE,
+	[PROBER_IGN_AUTH] = REPORT_IGN_AUTH,
+};
+_Static_assert((int)PROBER_IGN__COUNT == (int)REPORT_IGN__COUNT,
+	       "every prober ignored reason has a report name");
+
+static const enum report_unreach unreach_to_report[PROBER_UNREACH__COUNT] = {
+	[PROBER_UNREACH_NET] = REPORT_UNREACH_NET,
+	[PROBER_UNREACH_HOST] = REPORT_UNREACH_HOST,
+	[PROBER_UNREACH_PORT] = REPORT_UNREACH_PORT,
+	[PROBER_UNREACH_ADMIN] = REPORT_UNREACH_ADMIN,
+	[PROBER_UNREACH_OTHER] = REPORT_UNREACH_OTHER,
+};
+_Static_assert((int)PROBER_UNREACH__COUNT == (int)REPORT_UNREACH__COUNT,
+	       "every unreachable class has a report name");
+
 static int
 write_samples(const void *arg, FILE *f)
 {
 	const struct probe_run *r = arg;
+	struct report_sample chunk[256];
 	int ret = report_samples_header(f);
 
-	for (unsigned i = 0; ret == 0 && i < r->n_workers; i++)
-		ret = report_samples_write(f, r->w[i].samples,
-					   r->w[i].n_samples);
+	for (unsigned i = 0; ret == 0 && i < r->n_workers; i++) {
+		const struct prober_worker *w = &r->w[i];
+
+		for (size_t k = 0; ret == 0 && k < w->n_samples;) {
+			size_t n = 0;
+
+			for (; n < RTE_DIM(chunk) && k < w->n_samples; n++, k++)
+				chunk[n] = (struct report_sample){
+					.seq = w->samples[k].seq,
+					.lcore = w->samples[k].lcore,
+					.t1_ns = w->samples[k].t1_ns,
+					.rtt_ns = w->samples[k].rtt_ns,
+					.network_rtt_ns =
+						w->samples[k].network_rtt_ns,
+				};
+			ret = report_samples_write(f, chunk, n);
+		}
+	}
 	return ret;
 }
 
@@ -610,7 +578,7 @@ conf_common(struct app_run *r)
 
 	c->proto = o->proto;
 	c->flow.ip_version = 4;
-	c->flow.src4 = o->addr;
+	c->flow.src4 = o->co.addr;
 	c->flow.dst4 = o->target;
 	c->flow.sport = o->sport;
 	c->flow.dport = o->dport;
@@ -623,15 +591,15 @@ conf_common(struct app_run *r)
 	c->anchor = r->clk.anchor;
 	c->interval_cycles = tsc_from_ns(&r->clk.clock, o->interval_ns);
 	c->timeout_cycles = tsc_from_ns(&r->clk.clock, o->timeout_ns);
-	c->duration_cycles = tsc_from_ns(&r->clk.clock, o->duration_ns);
+	c->duration_cycles = tsc_from_ns(&r->clk.clock, o->co.duration_ns);
 	c->keep_samples = o->samples != NULL;
 	/* 16 M samples (640 MiB) per run at most; past that they are counted.
 	 */
 	c->max_samples = 16u * 1024 * 1024 / r->n_workers;
 	c->icmp_id = (uint16_t)(getpid() & 0xff00);
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
-	c->auth_key = o->auth_key;
-	c->auth_key_len = o->auth_key_len;
+	c->auth_key = o->co.auth_key;
+	c->auth_key_len = o->co.auth_key_len;
 	cli_format_ipv4(o->target, x->ip);
 }
 
@@ -643,12 +611,12 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	x->pcap_fd = -1;
 	if (probe_parse(argc, argv, &x->o) != 0)
 		return -1;
-	r->opt.kernel = x->o.kernel;
-	r->opt.quiet = x->o.quiet;
-	r->opt.promisc = x->o.promisc;
+	r->opt.kernel = x->o.co.kernel;
+	r->opt.quiet = x->o.co.quiet;
+	r->opt.promisc = x->o.co.promisc;
 	r->opt.link_required = true;
-	r->opt.port_id = x->o.port_id;
-	r->opt.calib_ns = x->o.calib_ns;
+	r->opt.port_id = x->o.co.port_id;
+	r->opt.calib_ns = x->o.co.calib_ns;
 	return 0;
 }
 
@@ -658,7 +626,7 @@ probe_open_outputs(struct app_run *r)
 	struct probe_ctx *x = r->ctx;
 	int ret;
 
-	ret = app_out_open(&x->json, "--json", x->o.json);
+	ret = app_out_open(&x->json, "--json", x->o.co.json);
 	if (ret == EXIT_OK)
 		ret = app_out_open(&x->samples, "--samples", x->o.samples);
 	if (ret == EXIT_OK && x->o.pcap != NULL) {
@@ -693,9 +661,10 @@ probe_setup_dpdk(struct app_run *r)
 		x->peer = o->peer_mac;
 	} else {
 		ret = prober_arp_resolve_vlan(
-			&r->port.q[0], &x->conf.flow.src_mac, o->addr, o->vlan,
-			o->target, (unsigned)(o->arp_timeout_ns / 1000000),
-			&r->clk.clock, &x->peer, &force_quit);
+			&r->port.q[0], &x->conf.flow.src_mac, o->co.addr,
+			o->vlan, o->target,
+			(unsigned)(o->arp_timeout_ns / 1000000), &r->clk.clock,
+			&x->peer, &force_quit);
 		/* -EINTR: stopped before any probe; the workers see the flag
 		 * at once and the report says so. */
 		if (ret == -EINTR)
@@ -712,7 +681,7 @@ probe_setup_dpdk(struct app_run *r)
 	}
 	x->conf.flow.dst_mac = x->peer;
 	if (x->pcap_fd >= 0) {
-		x->cap = capture_open(x->pcap_fd, o->pcap, o->port_id,
+		x->cap = capture_open(x->pcap_fd, o->pcap, o->co.port_id,
 				      r->n_workers, err, sizeof(err));
 		x->pcap_fd = -1; /* capture_open owns it now */
 		if (x->cap == NULL) {
@@ -734,16 +703,16 @@ probe_setup_kernel(struct app_run *r)
 	struct sockio_opts so;
 
 	sockio_opts_default(&so);
-	so.so_busy_poll_us = o->busy_poll_us;
-	x->sock = sockio_open_prober(o->have_addr ? o->addr : 0, o->sport,
+	so.so_busy_poll_us = o->co.busy_poll_us;
+	x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0, o->sport,
 				     o->target, o->dport, &x->conf.flow.src_mac,
 				     &so);
 	if (x->sock == NULL) {
 		int err = errno;
 		char src[16] = "*", dst[16];
 
-		if (o->have_addr)
-			cli_format_ipv4(o->addr, src);
+		if (o->co.have_addr)
+			cli_format_ipv4(o->co.addr, src);
 		cli_format_ipv4(o->target, dst);
 		app_err("kernel UDP socket %s:%u -> %s:%u: %s%s", src, o->sport,
 			dst, o->dport, strerror(err),
@@ -783,8 +752,8 @@ probe_init_workers(struct app_run *r)
 			/* RSS must bring each lcore's answers to its queue. */
 			uint16_t sport;
 			int ret = port_pick_sport(&r->port, (uint16_t)i,
-						  o->addr, o->target, o->dport,
-						  o->sport, &sport);
+						  o->co.addr, o->target,
+						  o->dport, o->sport, &sport);
 
 			if (ret == 0 && !o->proto->udp &&
 			    o->proto != &probe_proto_tcp_syn && nw > 1 &&
@@ -827,8 +796,8 @@ probe_init_workers(struct app_run *r)
 				rc.echo_port = o->dport;
 			rc.clock = r->clk.clock;
 			rc.anchor = r->clk.anchor;
-			rc.auth_key = o->auth_key;
-			rc.auth_key_len = o->auth_key_len;
+			rc.auth_key = o->co.auth_key;
+			rc.auth_key_len = o->co.auth_key_len;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
 				app_err("out of memory");
 				return EXIT_RUNTIME;
@@ -896,10 +865,11 @@ probe_report(struct app_run *r, double duration_s,
 		rep.duplicated += w->st.duplicated;
 		rep.reordered += w->st.reordered;
 		rep.timeouts += w->st.lost - w->st.lost_unreachable;
-		for (unsigned k = 0; k < REPORT_IGN__COUNT; k++)
-			rep.ignored[k] += w->st.ignored[k];
-		for (unsigned k = 0; k < REPORT_UNREACH__COUNT; k++)
-			rep.unreachable[k] += w->st.unreachable[k];
+		for (unsigned k = 0; k < PROBER_IGN__COUNT; k++)
+			rep.ignored[ignored_to_report[k]] += w->st.ignored[k];
+		for (unsigned k = 0; k < PROBER_UNREACH__COUNT; k++)
+			rep.unreachable[unreach_to_report[k]] +=
+				w->st.unreachable[k];
 		rep.rx_ignored += w->st.rx_ignored;
 		rep.warmup += w->st.warmup;
 		rep.late += w->st.late;
@@ -916,11 +886,11 @@ probe_report(struct app_run *r, double duration_s,
 				 w->lcore,
 				 (unsigned long long)w->samples_dropped);
 	}
-	if (rep.sent == 0 && rep.warmup != 0 && o->duration_ns != 0 &&
+	if (rep.sent == 0 && rep.warmup != 0 && o->co.duration_ns != 0 &&
 	    !r->interrupted)
 		app_warn("-t %.3gs ended during the warm-up (%llu probes of "
 			 "-w %llu): nothing measured",
-			 (double)o->duration_ns / 1e9,
+			 (double)o->co.duration_ns / 1e9,
 			 (unsigned long long)rep.warmup,
 			 (unsigned long long)o->warmup);
 	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
@@ -932,7 +902,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;
 	rep.interrupted = r->interrupted;
-	rep.authenticated = o->auth_key_len != 0;
+	rep.authenticated = o->co.auth_key_len != 0;
 	rep.rtt = rtt;
 	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
 	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
@@ -958,9 +928,10 @@ probe_report(struct app_run *r, double duration_s,
 	app_clock_report(&r->clk, &rep.tsc);
 
 	/* With --json -, stdout carries the JSON alone. */
-	if (report_probe_text(&rep, o->json != NULL && strcmp(o->json, "-") == 0
-					    ? stderr
-					    : stdout) != 0)
+	if (report_probe_text(&rep,
+			      o->co.json != NULL && strcmp(o->co.json, "-") == 0
+				      ? stderr
+				      : stdout) != 0)
 		ret = EXIT_RUNTIME;
 	if (app_stdout_flush() != EXIT_OK)
 		ret = EXIT_RUNTIME;

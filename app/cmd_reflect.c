@@ -25,25 +25,14 @@
 #include "stamp_auth.h"
 
 struct reflect_opts {
-	uint32_t addr;
-	unsigned prefix;
-	bool have_addr;
+	struct app_common_opts co;
 	uint16_t stamp_port, sockperf_port, echo_port;
-	bool stateful, verify_l4, quiet;
-	uint64_t duration_ns;
-	uint16_t port_id;
-	const char *json;
-	uint64_t calib_ns;
-	bool kernel;
-	bool promisc;
-	int busy_poll_us;
+	bool stateful, verify_l4;
 	bool allow_low_sport;
 	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
 	unsigned n_allow;
 	uint32_t rate_limit;
 	uint32_t session_idle_s;
-	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
-	size_t auth_key_len;		      /* 0: unauthenticated */
 };
 
 static void
@@ -141,52 +130,35 @@ static int
 reflect_parse(int argc, char **argv, struct reflect_opts *o)
 {
 	static const struct option opts[] = {
-		{"addr", required_argument, NULL, 'a'},
+		APP_COMMON_LONGOPTS,
 		{"udp-port", required_argument, NULL, 'U'},
 		{"sockperf-port", required_argument, NULL, 'S'},
 		{"echo-port", required_argument, NULL, 'E'},
 		{"stateful", no_argument, NULL, 's'},
 		{"verify-l4-csum", no_argument, NULL, 'V'},
 		{"duration", required_argument, NULL, 't'},
-		{"port-id", required_argument, NULL, 'P'},
-		{"json", required_argument, NULL, 'j'},
-		{"calibrate", required_argument, NULL, 'C'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"backend", required_argument, NULL, 'B'},
-		{"busy-poll-us", required_argument, NULL, 'Y'},
-		{"promisc", no_argument, NULL, 'p'},
 		{"allow", required_argument, NULL, 'A'},
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
-		{"auth-key", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	struct reflector_conf d;
-	int c, r;
+	int c;
 
 	memset(o, 0, sizeof(*o));
+	app_common_opts_init(&o->co);
 	reflector_conf_default(&d);
 	o->stamp_port = d.stamp_port;
 	o->sockperf_port = d.sockperf_port;
 	o->echo_port = d.echo_port;
-	o->calib_ns = 250000000ull;
 	o->session_idle_s = 300;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:q", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a':
-			if (cli_parse_ipv4_prefix(optarg, &o->addr,
-						  &o->prefix) != 0) {
-				app_err("--addr wants A.B.C.D/LEN, not '%s'",
-					optarg);
-				return -1;
-			}
-			o->have_addr = true;
-			break;
 		case 'U':
 			if (parse_port("--udp-port", optarg, &o->stamp_port))
 				return -1;
@@ -205,63 +177,6 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			break;
 		case 'V':
 			o->verify_l4 = true;
-			break;
-		case 't':
-			if (cli_parse_duration_ns(optarg, &o->duration_ns) !=
-				    0 ||
-			    o->duration_ns == 0) {
-				app_err("-t wants a duration such as 30, 1.5s "
-					"or 500ms, not '%s'",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'P':
-			if (cli_parse_u64(optarg, 0, RTE_MAX_ETHPORTS - 1,
-					  &v)) {
-				app_err("--port-id wants a port number, not "
-					"'%s'",
-					optarg);
-				return -1;
-			}
-			o->port_id = (uint16_t)v;
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-		case 'C':
-			if (cli_parse_duration_ns(optarg, &o->calib_ns) != 0 ||
-			    o->calib_ns < 10000000ull) {
-				app_err("--calibrate wants at least 10ms, not "
-					"'%s'",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'B':
-			if (strcmp(optarg, "kernel") == 0)
-				o->kernel = true;
-			else if (strcmp(optarg, "dpdk") != 0) {
-				app_err("--backend wants dpdk or kernel, not "
-					"'%s'",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'Y':
-			if (cli_parse_u64(optarg, 0, 1000000, &v)) {
-				app_err("--busy-poll-us wants microseconds, "
-					"not '%s'",
-					optarg);
-				return -1;
-			}
-			o->busy_poll_us = (int)v;
-			break;
-		case 'p':
-			o->promisc = true;
 			break;
 		case 'A': {
 			uint32_t a, mask;
@@ -307,34 +222,25 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->session_idle_s =
 				(uint32_t)((v + 999999999ull) / 1000000000ull);
 			break;
-		case 'K':
-			r = stamp_auth_key_load(optarg, o->auth_key,
-						&o->auth_key_len);
-			if (r != 0) {
-				app_err("--auth-key %s: %s", optarg,
-					stamp_auth_key_error(r));
-				return -1;
-			}
-			break;
 		case 'H':
 			reflect_usage(stdout);
 			exit(EXIT_OK);
 		default:
-			app_err("unknown or incomplete option '%s' (try "
-				"'latprobe reflect --help')",
-				argv[optind - 1]);
-			return -1;
+			if (app_common_opt(c, optarg, &o->co, "reflect",
+					   argv[optind - 1]) != 0)
+				return -1;
+			break;
 		}
 	}
 	if (optind < argc) {
 		app_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (o->kernel && o->promisc) {
+	if (o->co.kernel && o->co.promisc) {
 		app_err("--promisc needs the dpdk backend");
 		return -1;
 	}
-	if (!o->have_addr) {
+	if (!o->co.have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (the address to answer "
 			"for)");
 		return -1;
@@ -414,8 +320,8 @@ conf_common(struct app_run *r)
 	char abuf[16];
 
 	reflector_conf_default(c);
-	c->addr = o->addr;
-	c->prefix_len = (uint8_t)o->prefix;
+	c->addr = o->co.addr;
+	c->prefix_len = (uint8_t)o->co.prefix;
 	c->stamp_port = o->stamp_port;
 	c->sockperf_port = o->sockperf_port;
 	c->echo_port = o->echo_port;
@@ -428,10 +334,10 @@ conf_common(struct app_run *r)
 	c->n_allow = o->n_allow;
 	c->rate_limit_pps = o->rate_limit;
 	c->session_idle_s = o->session_idle_s;
-	c->auth_key = o->auth_key;
-	c->auth_key_len = o->auth_key_len;
-	cli_format_ipv4(o->addr, abuf);
-	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->prefix);
+	c->auth_key = o->co.auth_key;
+	c->auth_key_len = o->co.auth_key_len;
+	cli_format_ipv4(o->co.addr, abuf);
+	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->co.prefix);
 }
 
 static int
@@ -441,13 +347,13 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 
 	if (reflect_parse(argc, argv, &x->o) != 0)
 		return -1;
-	r->opt.kernel = x->o.kernel;
-	r->opt.quiet = x->o.quiet;
-	r->opt.promisc = x->o.promisc;
+	r->opt.kernel = x->o.co.kernel;
+	r->opt.quiet = x->o.co.quiet;
+	r->opt.promisc = x->o.co.promisc;
 	r->opt.link_required = false; /* a reflector waits for its peers */
-	r->opt.port_id = x->o.port_id;
-	r->opt.calib_ns = x->o.calib_ns;
-	r->opt.deadline_ns = x->o.duration_ns;
+	r->opt.port_id = x->o.co.port_id;
+	r->opt.calib_ns = x->o.co.calib_ns;
+	r->opt.deadline_ns = x->o.co.duration_ns;
 	return 0;
 }
 
@@ -456,7 +362,7 @@ reflect_open_outputs(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
 
-	return app_out_open(&x->json, "--json", x->o.json);
+	return app_out_open(&x->json, "--json", x->o.co.json);
 }
 
 static int
@@ -482,15 +388,15 @@ reflect_setup_kernel(struct app_run *r)
 	struct sockio_opts so;
 
 	sockio_opts_default(&so);
-	so.so_busy_poll_us = o->busy_poll_us;
-	x->sock = sockio_open_reflector(o->addr, ports, 3, &mac, &so);
+	so.so_busy_poll_us = o->co.busy_poll_us;
+	x->sock = sockio_open_reflector(o->co.addr, ports, 3, &mac, &so);
 	if (x->sock == NULL && errno == EADDRINUSE) {
 		char who[128], ip[16];
 
-		cli_format_ipv4(o->addr, ip);
+		cli_format_ipv4(o->co.addr, ip);
 		for (unsigned k = 0; k < 3; k++)
 			if (ports[k] != 0 &&
-			    preflight_udp_holder(o->addr, ports[k], who,
+			    preflight_udp_holder(o->co.addr, ports[k], who,
 						 sizeof(who))) {
 				app_err("UDP port %u on %s is already in use%s "
 					"(another reflector?): stop it, or "
@@ -550,12 +456,12 @@ reflect_start_line(struct app_run *r)
 	fprintf(stderr,
 		"latprobe reflect: %s on %s %u (%s, %s%s), %u lcore(s); "
 		"stamp %u sockperf %u echo %u%s%s\n",
-		x->addr_str, x->sock ? "backend" : "port", x->o.port_id,
+		x->addr_str, x->sock ? "backend" : "port", x->o.co.port_id,
 		x->sock ? "kernel" : r->port.name,
 		x->sock ? "UDP sockets" : r->port.driver, with_mac,
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
-		x->o.auth_key_len != 0 ? " (authenticated)" : "");
+		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
 }
 
 static int
@@ -586,8 +492,8 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.backend = x->sock ? "kernel" : "dpdk";
 	rep.addr = x->addr_str;
 	rep.duration_s = duration_s;
-	rep.interrupted = o->duration_ns == 0 ||
-			  duration_s * 1e9 < (double)o->duration_ns;
+	rep.interrupted = o->co.duration_ns == 0 ||
+			  duration_s * 1e9 < (double)o->co.duration_ns;
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
@@ -605,10 +511,10 @@ reflect_report(struct app_run *r, double duration_s,
 	}
 	app_clock_report(&r->clk, &rep.tsc);
 	/* With --json -, stdout carries the JSON alone. */
-	if (report_reflect_text(&rep,
-				o->json != NULL && strcmp(o->json, "-") == 0
-					? stderr
-					: stdout) != 0)
+	if (report_reflect_text(
+		    &rep, o->co.json != NULL && strcmp(o->co.json, "-") == 0
+				  ? stderr
+				  : stdout) != 0)
 		ret = EXIT_RUNTIME;
 	if (app_stdout_flush() != EXIT_OK)
 		ret = EXIT_RUNTIME;

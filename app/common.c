@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "port.h"
 #include "preflight.h"
+#include "stamp_auth.h"
 
 atomic_bool force_quit;
 
@@ -40,16 +41,22 @@ app_signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static void
+app_vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "latprobe: %s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void
 app_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("latprobe: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	app_vmsg("error", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void
@@ -57,11 +64,9 @@ app_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("latprobe: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	app_vmsg("warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int
@@ -353,4 +358,84 @@ app_tick_fini(struct app_tick *t)
 {
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
+}
+
+int
+app_opt_bad(const char *opt, const char *want, const char *arg)
+{
+	app_err("%s wants %s, not '%s'", opt, want, arg);
+	return -1;
+}
+
+void
+app_common_opts_init(struct app_common_opts *co)
+{
+	memset(co, 0, sizeof(*co));
+	co->calib_ns = 250000000ull;
+}
+
+int
+app_common_opt(int c, const char *arg, struct app_common_opts *co,
+	       const char *cmd, const char *argv_opt)
+{
+	uint64_t v;
+	int r;
+
+	switch (c) {
+	case APP_OPT_ADDR:
+		if (cli_parse_ipv4_prefix(arg, &co->addr, &co->prefix) != 0)
+			return app_opt_bad("--addr", "A.B.C.D/LEN", arg);
+		co->have_addr = true;
+		return 0;
+	case APP_OPT_DURATION:
+		if (cli_parse_duration_ns(arg, &co->duration_ns) != 0 ||
+		    co->duration_ns == 0)
+			return app_opt_bad("-t", "a duration (10, 1.5s, 500ms)",
+					   arg);
+		return 0;
+	case APP_OPT_PORT_ID:
+		if (cli_parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) != 0)
+			return app_opt_bad("--port-id", "a port number", arg);
+		co->port_id = (uint16_t)v;
+		return 0;
+	case APP_OPT_JSON:
+		co->json = arg;
+		return 0;
+	case APP_OPT_CALIBRATE:
+		if (cli_parse_duration_ns(arg, &co->calib_ns) != 0 ||
+		    co->calib_ns < 10000000ull)
+			return app_opt_bad("--calibrate", "at least 10ms", arg);
+		return 0;
+	case APP_OPT_QUIET:
+		co->quiet = true;
+		return 0;
+	case APP_OPT_BACKEND:
+		if (strcmp(arg, "kernel") == 0)
+			co->kernel = true;
+		else if (strcmp(arg, "dpdk") != 0)
+			return app_opt_bad("--backend", "dpdk or kernel", arg);
+		return 0;
+	case APP_OPT_BUSY_POLL:
+		if (cli_parse_u64(arg, 0, 1000000, &v) != 0)
+			return app_opt_bad("--busy-poll-us", "microseconds",
+					   arg);
+		co->busy_poll_us = (int)v;
+		return 0;
+	case APP_OPT_PROMISC:
+		co->promisc = true;
+		return 0;
+	case APP_OPT_AUTH_KEY:
+		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len);
+		if (r != 0) {
+			app_err("--auth-key %s: %s", arg,
+				stamp_auth_key_error(r));
+			return -1;
+		}
+		return 0;
+	default:
+		app_err("unknown or incomplete option '%s' (try 'latprobe %s "
+			"--help')",
+			argv_opt, cmd);
+		return -1;
+	}
 }

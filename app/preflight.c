@@ -56,9 +56,71 @@ is_driver(const char *dev, const char *name)
 	return *dev == ',' || *dev == '\0';
 }
 
-/* " by pid N (COMM)" of the first process with an fd whose link is target. */
+/* Does process pid have an fd whose link is target (a const char *)? */
+static bool
+has_fd_link(const char *pid, const void *target)
+{
+	char path[600], link[128];
+	struct dirent *f;
+	bool found = false;
+	DIR *fds;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	fds = opendir(path);
+	if (fds == NULL)
+		return false;
+	while (!found && (f = readdir(fds)) != NULL) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, f->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		found = strcmp(link, target) == 0;
+	}
+	closedir(fds);
+	return found;
+}
+
+/* Does process pid hold the BPF program *(const unsigned *)prog_id open? */
+static bool
+has_bpf_prog(const char *pid, const void *prog_id)
+{
+	char path[600], line[128], want[32];
+	struct dirent *f;
+	bool found = false;
+	DIR *fds;
+
+	snprintf(want, sizeof(want), "prog_id:\t%u\n",
+		 *(const unsigned *)prog_id);
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo", pid);
+	fds = opendir(path);
+	if (fds == NULL)
+		return false;
+	while (!found && (f = readdir(fds)) != NULL) {
+		FILE *fi;
+
+		if (f->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid,
+			 f->d_name);
+		fi = fopen(path, "r");
+		if (fi == NULL)
+			continue;
+		while (!found && fgets(line, sizeof(line), fi) != NULL)
+			found = strcmp(line, want) == 0;
+		fclose(fi);
+	}
+	closedir(fds);
+	return found;
+}
+
+/* " by pid N (COMM)" of the first process for which holds() is true; ""
+ * when none is. */
 static void
-holder_of_fd_link(const char *target, char *out, size_t len)
+holder_find(bool (*holds)(const char *pid, const void *arg), const void *arg,
+	    char *out, size_t len)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *p;
@@ -67,107 +129,36 @@ holder_of_fd_link(const char *target, char *out, size_t len)
 	if (proc == NULL)
 		return;
 	while (out[0] == '\0' && (p = readdir(proc)) != NULL) {
-		char path[600], link[128];
-		DIR *fds;
-		struct dirent *f;
+		char path[300], comm[64] = "?";
+		FILE *c;
 
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+		if (p->d_name[0] < '1' || p->d_name[0] > '9' ||
+		    !holds(p->d_name, arg))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		fds = opendir(path);
-		if (fds == NULL)
-			continue;
-		while ((f = readdir(fds)) != NULL) {
-			ssize_t n;
-
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
-				 p->d_name, f->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			if (strcmp(link, target) == 0)
-				break;
+		snprintf(path, sizeof(path), "/proc/%s/comm", p->d_name);
+		c = fopen(path, "r");
+		if (c != NULL) {
+			if (fgets(comm, sizeof(comm), c) != NULL)
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(c);
 		}
-		closedir(fds);
-		if (f != NULL) {
-			char comm[64] = "?";
-			FILE *c;
-
-			snprintf(path, sizeof(path), "/proc/%s/comm",
-				 p->d_name);
-			c = fopen(path, "r");
-			if (c != NULL) {
-				if (fgets(comm, sizeof(comm), c) != NULL)
-					comm[strcspn(comm, "\n")] = '\0';
-				fclose(c);
-			}
-			snprintf(out, len, " by pid %.16s (%.32s)", p->d_name,
-				 comm);
-		}
+		snprintf(out, len, " by pid %.16s (%.32s)", p->d_name, comm);
 	}
 	closedir(proc);
+}
+
+/* " by pid N (COMM)" of the first process with an fd whose link is target. */
+static void
+holder_of_fd_link(const char *target, char *out, size_t len)
+{
+	holder_find(has_fd_link, target, out, len);
 }
 
 /* " by pid N (COMM)" of a process holding the BPF program prog_id open. */
 static void
 holder_of_prog(unsigned prog_id, char *out, size_t len)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *p;
-	char want[32];
-
-	out[0] = '\0';
-	if (proc == NULL)
-		return;
-	snprintf(want, sizeof(want), "prog_id:\t%u\n", prog_id);
-	while (out[0] == '\0' && (p = readdir(proc)) != NULL) {
-		char path[600], line[128];
-		DIR *fds;
-		struct dirent *f;
-		bool found = false;
-
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
-		fds = opendir(path);
-		if (fds == NULL)
-			continue;
-		while (!found && (f = readdir(fds)) != NULL) {
-			FILE *fi;
-
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
-				 p->d_name, f->d_name);
-			fi = fopen(path, "r");
-			if (fi == NULL)
-				continue;
-			while (fgets(line, sizeof(line), fi) != NULL)
-				if (strcmp(line, want) == 0) {
-					found = true;
-					break;
-				}
-			fclose(fi);
-		}
-		closedir(fds);
-		if (found) {
-			char comm[64] = "?";
-			FILE *c;
-
-			snprintf(path, sizeof(path), "/proc/%s/comm",
-				 p->d_name);
-			c = fopen(path, "r");
-			if (c != NULL) {
-				if (fgets(comm, sizeof(comm), c) != NULL)
-					comm[strcspn(comm, "\n")] = '\0';
-				fclose(c);
-			}
-			snprintf(out, len, " by pid %.16s (%.32s)", p->d_name,
-				 comm);
-		}
-	}
-	closedir(proc);
+	holder_find(has_bpf_prog, &prog_id, out, len);
 }
 
 /* Does the named network namespace (/run/netns/NAME) have iface? */

@@ -59,11 +59,11 @@ side_loop(struct side *s)
 			app_quit_set();
 			break;
 		}
-		if (el >= next_watch) {
+		if (cmd->watch != NULL && el >= next_watch) {
 			next_watch = cmd->watch(r, el) ? next_watch + 0.25
 						       : HUGE_VAL;
 		}
-		if (el >= next_tick) {
+		if (ticking && el >= next_tick) {
 			cmd->tick(r, next_tick);
 			while (next_tick <= el)
 				next_tick += 1.0;

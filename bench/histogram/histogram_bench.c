@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "histogram.h"
+#include "util.h"
 
 #define N_VALUES      (1u << 16) /* 512 KiB of values: L2-resident, as a burst */
 #define RECORD_PASSES 64	 /* 4 Mi records per measurement */
@@ -42,22 +43,6 @@ cycles(void)
 #endif
 }
 
-static uint64_t
-rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double
-rng_unit(uint64_t *s)
-{
-	return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
-
 /* Round trips between two VMs: median 25 µs, long right tail. */
 static void
 gen_values(uint64_t *v, size_t n)
@@ -66,8 +51,8 @@ gen_values(uint64_t *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		double z = sqrt(-2.0 * log(rng_unit(&seed))) *
-			   cos(2.0 * M_PI * rng_unit(&seed));
+		double z = sqrt(-2.0 * log(util_rng_unit(&seed))) *
+			   cos(2.0 * M_PI * util_rng_unit(&seed));
 		double x = 25000.0 * exp(0.5 * z);
 
 		v[i] = x < 1.0 ? 1 : (uint64_t)x;

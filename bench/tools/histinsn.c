@@ -24,27 +24,12 @@
 #include <stdlib.h>
 
 #include "histogram.h"
+#include "util.h"
 
 #define DEFAULT_N 1000000u
 #define MAX_N	  100000000u
 
 static volatile uint64_t sink;
-
-static uint64_t
-rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double
-rng_unit(uint64_t *s)
-{
-	return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
 
 __attribute__((noinline)) void record_loop(struct histogram *h,
 					   const uint64_t *v, size_t n);
@@ -95,8 +80,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		double z = sqrt(-2.0 * log(rng_unit(&seed))) *
-			   cos(2.0 * M_PI * rng_unit(&seed));
+		double z = sqrt(-2.0 * log(util_rng_unit(&seed))) *
+			   cos(2.0 * M_PI * util_rng_unit(&seed));
 		double x = 25000.0 * exp(0.5 * z);
 
 		v[i] = x < 1.0 ? 1 : (uint64_t)x;

@@ -701,34 +701,15 @@ codec_build_tcp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	return (int)(f.l4_off + thlen);
 }
 
-int
-codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
-		const struct codec_mac *sha, uint32_t spa,
-		const struct codec_mac *tha, uint32_t tpa)
+/* ARP after an Ethernet header (tagged when vlan); the frame's length. */
+static int
+put_arp(uint8_t *buf, const struct codec_mac *eth_dst, bool vlan, uint16_t tci,
+	uint16_t op, const struct codec_mac *sha, uint32_t spa,
+	const struct codec_mac *tha, uint32_t tpa)
 {
-	static const struct codec_mac bcast = {
-		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
-	static const struct codec_mac zero;
-	const struct codec_mac *eth_dst, *arp_tha;
-	uint8_t *arp;
+	size_t off = put_eth(buf, eth_dst, sha, vlan, tci, CODEC_ETHERTYPE_ARP);
+	uint8_t *arp = buf + off;
 
-	if (buf == NULL || sha == NULL)
-		return -EINVAL;
-	if (op == CODEC_ARP_REQUEST) {
-		eth_dst = &bcast;
-		arp_tha = &zero;
-	} else if (op == CODEC_ARP_REPLY) {
-		if (tha == NULL)
-			return -EINVAL;
-		eth_dst = tha;
-		arp_tha = tha;
-	} else {
-		return -EINVAL;
-	}
-	if (cap < CODEC_ETH_HLEN + CODEC_ARP_LEN)
-		return -EMSGSIZE;
-	put_eth(buf, eth_dst, sha, false, 0, CODEC_ETHERTYPE_ARP);
-	arp = buf + CODEC_ETH_HLEN;
 	st16(arp + OFF(rte_arp_hdr, arp_hardware), RTE_ARP_HRD_ETHER);
 	st16(arp + OFF(rte_arp_hdr, arp_protocol), CODEC_ETHERTYPE_IPV4);
 	arp[OFF(rte_arp_hdr, arp_hlen)] = CODEC_ETH_ALEN;
@@ -737,10 +718,53 @@ codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
 	memcpy(arp + OFF(rte_arp_hdr, arp_data.arp_sha), sha->b,
 	       CODEC_ETH_ALEN);
 	st32(arp + OFF(rte_arp_hdr, arp_data.arp_sip), spa);
-	memcpy(arp + OFF(rte_arp_hdr, arp_data.arp_tha), arp_tha->b,
+	memcpy(arp + OFF(rte_arp_hdr, arp_data.arp_tha), tha->b,
 	       CODEC_ETH_ALEN);
 	st32(arp + OFF(rte_arp_hdr, arp_data.arp_tip), tpa);
-	return CODEC_ETH_HLEN + CODEC_ARP_LEN;
+	return (int)(off + CODEC_ARP_LEN);
+}
+
+int
+codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
+		const struct codec_mac *sha, uint32_t spa,
+		const struct codec_mac *tha, uint32_t tpa)
+{
+	static const struct codec_mac bcast = {
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+	static const struct codec_mac zero;
+
+	if (buf == NULL || sha == NULL)
+		return -EINVAL;
+	if (op == CODEC_ARP_REQUEST) {
+		if (cap < CODEC_ETH_HLEN + CODEC_ARP_LEN)
+			return -EMSGSIZE;
+		return put_arp(buf, &bcast, false, 0, op, sha, spa, &zero, tpa);
+	}
+	if (op != CODEC_ARP_REPLY || tha == NULL)
+		return -EINVAL;
+	if (cap < CODEC_ETH_HLEN + CODEC_ARP_LEN)
+		return -EMSGSIZE;
+	return put_arp(buf, tha, false, 0, op, sha, spa, tha, tpa);
+}
+
+int
+codec_build_arp_reply(uint8_t *buf, size_t cap, const struct codec_frame *req,
+		      const struct codec_mac *my_mac)
+{
+	size_t len;
+
+	if (buf == NULL || req == NULL || my_mac == NULL ||
+	    req->ethertype != CODEC_ETHERTYPE_ARP)
+		return -EINVAL;
+	len = CODEC_ETH_HLEN + (req->has_vlan ? CODEC_VLAN_HLEN : 0) +
+	      CODEC_ARP_LEN;
+	if (cap < len)
+		return -EMSGSIZE;
+	/* RFC 826 "Packet Reception": our MAC as sender, the asked-for
+	 * address as ours, back to whoever asked, on the request's VLAN. */
+	return put_arp(buf, &req->src, req->has_vlan, req->vlan_tci,
+		       CODEC_ARP_REPLY, my_mac, req->arp_tpa, &req->arp_sha,
+		       req->arp_spa);
 }
 
 int
@@ -831,7 +855,7 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 int
 codec_vlan_insert(uint8_t *buf, size_t len, size_t cap, uint16_t tci)
 {
-	const size_t macs = 2 * CODEC_ETH_ALEN;
+	const size_t macs = (size_t)2 * CODEC_ETH_ALEN;
 
 	if (buf == NULL || len < CODEC_ETH_HLEN)
 		return -EINVAL;
@@ -876,20 +900,13 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 {
 	uint8_t *l3 = buf + f->l3_off;
 
-	memcpy(buf + OFF(rte_ether_hdr, dst_addr), f->src.b, CODEC_ETH_ALEN);
-	memcpy(buf + OFF(rte_ether_hdr, src_addr), my_mac->b, CODEC_ETH_ALEN);
-
 	if (f->ethertype == CODEC_ETHERTYPE_ARP && f->arp_op != 0) {
-		/* RFC 826 "Packet Reception": answer with our MAC as sender. */
-		st16(l3 + OFF(rte_arp_hdr, arp_opcode), CODEC_ARP_REPLY);
-		memcpy(l3 + OFF(rte_arp_hdr, arp_data.arp_tha), f->arp_sha.b,
-		       CODEC_ETH_ALEN);
-		memcpy(l3 + OFF(rte_arp_hdr, arp_data.arp_sha), my_mac->b,
-		       CODEC_ETH_ALEN);
-		st32(l3 + OFF(rte_arp_hdr, arp_data.arp_tip), f->arp_spa);
-		st32(l3 + OFF(rte_arp_hdr, arp_data.arp_sip), f->arp_tpa);
+		codec_build_arp_reply(buf, f->l3_off + CODEC_ARP_LEN, f,
+				      my_mac);
 		return;
 	}
+	memcpy(buf + OFF(rte_ether_hdr, dst_addr), f->src.b, CODEC_ETH_ALEN);
+	memcpy(buf + OFF(rte_ether_hdr, src_addr), my_mac->b, CODEC_ETH_ALEN);
 	if (f->ip_version == 4) {
 		uint8_t *ttlp = l3 + OFF(rte_ipv4_hdr, time_to_live);
 		uint8_t *csp = l3 + OFF(rte_ipv4_hdr, hdr_checksum);
@@ -926,8 +943,8 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 
 /* ---- MAC text ---- */
 
-static int
-hexval(char c)
+int
+codec_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -948,8 +965,8 @@ codec_mac_parse(const char *s, struct codec_mac *mac)
 	if (s == NULL || mac == NULL)
 		return -EINVAL;
 	for (i = 0; i < CODEC_ETH_ALEN; i++) {
-		int hi = hexval(s[0]);
-		int lo = hi < 0 ? -1 : hexval(s[1]);
+		int hi = codec_hex_digit(s[0]);
+		int lo = hi < 0 ? -1 : codec_hex_digit(s[1]);
 
 		if (lo < 0)
 			return -EINVAL;

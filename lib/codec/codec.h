@@ -206,6 +206,17 @@ int codec_build_arp(uint8_t *buf, size_t cap, uint16_t op,
 		    const struct codec_mac *tha, uint32_t tpa);
 
 /*
+ * The ARP reply to a parsed request req (RFC 826): to req's Ethernet source,
+ * with req's VLAN tag if it had one, sender = my_mac and the address req
+ * asked for. buf may hold req itself (everything comes from req). The
+ * frame's length, -EINVAL or -EMSGSIZE. The prober and the reflector both
+ * answer with it (the caller checks the target address is its own).
+ */
+int codec_build_arp_reply(uint8_t *buf, size_t cap,
+			  const struct codec_frame *req,
+			  const struct codec_mac *my_mac);
+
+/*
  * Turn a parsed IPv4/IPv6 frame around in place for a reply: Ethernet
  * destination = old source, Ethernet source = my_mac, IP addresses swapped,
  * UDP/TCP ports swapped, TTL/hop limit = ttl. The IPv4 header checksum
@@ -267,6 +278,9 @@ int codec_vlan_insert(uint8_t *buf, size_t len, size_t cap, uint16_t tci);
  * and one just above widens up when near is just below.
  */
 uint64_t codec_widen_seq32(uint32_t s, uint64_t near);
+
+/* The value of hex digit c (either case), or -1. */
+int codec_hex_digit(char c);
 
 /* "aa:bb:cc:dd:ee:ff" <-> struct; parse also takes upper case and '-' as
  * separator, returns 0 or -EINVAL; format writes lower case + NUL. */

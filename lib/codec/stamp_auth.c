@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "codec.h"
 #include "stamp_auth.h"
 
 /* Session-Sender, RFC 8762 Figure 4 (+ RFC 8972 SSID) */
@@ -116,18 +117,6 @@ stamp_auth_destroy(struct stamp_auth *a)
 	free(a);
 }
 
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool
 is_space(char c)
 {
@@ -152,8 +141,8 @@ stamp_auth_key_parse(const char *text, size_t len,
 	if (n % 2 != 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hex_digit(text[b + 2 * i]);
-		int lo = hex_digit(text[b + 2 * i + 1]);
+		int hi = codec_hex_digit(text[b + 2 * i]);
+		int lo = codec_hex_digit(text[b + 2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
 			OPENSSL_cleanse(key, STAMP_AUTH_KEY_MAX);

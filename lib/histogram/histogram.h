@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 #define HISTOGRAM_SUB_BITS   8 /* 2^8 = 256 sub-buckets: 2 significant digits */
 #define HISTOGRAM_HALF_SUB   (1u << (HISTOGRAM_SUB_BITS - 1))
 #define HISTOGRAM_LOWEST_NS  1ull
@@ -77,10 +79,6 @@ histogram_index(uint64_t v)
 uint64_t histogram_index_lowest(unsigned idx);
 uint64_t histogram_index_highest(unsigned idx);
 
-#define HISTOGRAM_RELAXED_ADD(p, n)                                            \
-	__atomic_store_n((p), __atomic_load_n((p), __ATOMIC_RELAXED) + (n),    \
-			 __ATOMIC_RELAXED)
-
 /*
  * Record one value in ns. Returns false (and counts it in underflow or
  * overflow) when it is outside [1 ns, 10 s]; never clamps silently.
@@ -91,14 +89,14 @@ histogram_record(struct histogram *h, uint64_t v)
 {
 	if (v < HISTOGRAM_LOWEST_NS || v > HISTOGRAM_HIGHEST_NS) {
 		if (v < HISTOGRAM_LOWEST_NS)
-			HISTOGRAM_RELAXED_ADD(&h->underflow, 1);
+			util_relaxed_add(&h->underflow, 1);
 		else
-			HISTOGRAM_RELAXED_ADD(&h->overflow, 1);
+			util_relaxed_add(&h->overflow, 1);
 		return false;
 	}
-	HISTOGRAM_RELAXED_ADD(&h->counts[histogram_index(v)], 1);
-	HISTOGRAM_RELAXED_ADD(&h->total, 1);
-	HISTOGRAM_RELAXED_ADD(&h->sum, v);
+	util_relaxed_add(&h->counts[histogram_index(v)], 1);
+	util_relaxed_add(&h->total, 1);
+	util_relaxed_add(&h->sum, v);
 	{
 		double sq;
 

@@ -7,6 +7,6 @@ io_tx_all(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t sent = io_tx(q, pkts, n);
 
 	for (uint16_t i = sent; i < n; i++)
-		q->ops->free(q, pkts[i]);
+		io_free(q, pkts[i]);
 	return sent;
 }

@@ -7,7 +7,9 @@
  * rte_eth_tx_burst() and rte_rdtsc() are static inline, so neither linker
  * --wrap nor symbol interposition can replace them in tests; the engines
  * reach them through this table instead. Implementations: DPDK ethdev
- * (lib/port), an in-memory fake for tests (io_fake.c).
+ * (lib/port), kernel sockets (lib/sockio), the loopback reflector
+ * (lib/reflector/loopback.c), an in-memory fake for tests
+ * (tests/support/io_fake.c).
  *
  * Packets are rte_mbufs; the engines only use the inline accessors
  * (rte_pktmbuf_mtod, data_len, pkt_len) and allocate/free through the
@@ -16,7 +18,8 @@
 
 #include <stdint.h>
 
-struct rte_mbuf;
+#include <rte_mbuf_core.h>
+
 struct io_queue;
 
 struct io_ops {
@@ -57,6 +60,47 @@ static inline uint16_t
 io_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	return q->ops->tx_burst(q, pkts, n);
+}
+
+/* A reset single-segment mbuf from q's pool, or NULL when it is empty. */
+static inline struct rte_mbuf *
+io_alloc(struct io_queue *q)
+{
+	return q->ops->alloc(q);
+}
+
+static inline void
+io_free(struct io_queue *q, struct rte_mbuf *m)
+{
+	q->ops->free(q, m);
+}
+
+/* Ordered clock reads around the measured section (T1, T4), in cycles. */
+static inline uint64_t
+io_clock_start(struct io_queue *q)
+{
+	return q->ops->clock_start(q);
+}
+
+static inline uint64_t
+io_clock_end(struct io_queue *q)
+{
+	return q->ops->clock_end(q);
+}
+
+/* Unordered read for loop bookkeeping (timeouts, pacing). */
+static inline uint64_t
+io_clock(struct io_queue *q)
+{
+	return q->ops->clock(q);
+}
+
+/* The length of a single-segment frame: data_len and pkt_len together. */
+static inline void
+io_mbuf_set_len(struct rte_mbuf *m, uint16_t len)
+{
+	m->data_len = len;
+	m->pkt_len = len;
 }
 
 /* tx that frees what the queue did not take; returns how many were sent. */

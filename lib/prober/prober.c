@@ -8,6 +8,29 @@
 #include "prober.h"
 #include "stamp_auth.h"
 
+enum prober_unreach
+prober_unreach_of_code(uint8_t code)
+{
+	switch (code) {
+	case 0:
+	case 6:
+	case 11:
+		return PROBER_UNREACH_NET;
+	case 1:
+	case 7:
+	case 12:
+		return PROBER_UNREACH_HOST;
+	case 3:
+		return PROBER_UNREACH_PORT;
+	case 9:
+	case 10:
+	case 13:
+		return PROBER_UNREACH_ADMIN;
+	default:
+		return PROBER_UNREACH_OTHER;
+	}
+}
+
 static const struct probe_proto *const protos[] = {
 	&probe_proto_stamp, &probe_proto_sockperf, &probe_proto_udp_echo,
 	&probe_proto_icmp,  &probe_proto_tcp_syn,
@@ -22,7 +45,7 @@ probe_proto_find(const char *name)
 	return NULL;
 }
 
-#define STAT_ADD(w, field, n) HISTOGRAM_RELAXED_ADD(&(w)->st.field, (n))
+#define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
 
 /* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
 static size_t
@@ -39,13 +62,13 @@ l2_len(const struct codec_flow *fl)
 static size_t
 mbuf_l3_room(struct io_queue *q, const struct codec_flow *fl)
 {
-	struct rte_mbuf *m = q->ops->alloc(q);
+	struct rte_mbuf *m = io_alloc(q);
 	size_t room;
 
 	if (m == NULL)
 		return 0;
 	room = rte_pktmbuf_tailroom(m);
-	q->ops->free(q, m);
+	io_free(q, m);
 	return room > l2_len(fl) ? room - l2_len(fl) : 0;
 }
 
@@ -128,10 +151,8 @@ arp_frame(struct rte_mbuf *m, uint16_t op, const struct codec_mac *sha,
 
 	if (len > 0 && vlan != 0)
 		len = codec_vlan_insert(buf, (size_t)len, cap, vlan);
-	if (len > 0) {
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
-	}
+	if (len > 0)
+		io_mbuf_set_len(m, (uint16_t)len);
 	return len;
 }
 
@@ -151,19 +172,22 @@ prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 		       uint16_t vlan)
 {
 	struct rte_mbuf *m;
+	int len;
 
 	if (f->ethertype != CODEC_ETHERTYPE_ARP ||
 	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip ||
 	    !on_vlan(f, vlan))
 		return false;
-	m = q->ops->alloc(q);
+	m = io_alloc(q);
 	if (m == NULL)
 		return false;
-	if (arp_frame(m, CODEC_ARP_REPLY, my_mac, my_ip, &f->arp_sha,
-		      f->arp_spa, vlan) < 0) {
-		q->ops->free(q, m);
+	len = codec_build_arp_reply(rte_pktmbuf_mtod(m, uint8_t *),
+				    rte_pktmbuf_tailroom(m), f, my_mac);
+	if (len < 0) {
+		io_free(q, m);
 		return false;
 	}
+	io_mbuf_set_len(m, (uint16_t)len);
 	return io_tx_all(q, &m, 1) == 1;
 }
 
@@ -191,14 +215,14 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 			struct codec_mac *out, const atomic_bool *stop)
 {
 	static const struct codec_mac zero;
-	uint64_t start = q->ops->clock(q);
+	uint64_t start = io_clock(q);
 	uint64_t every = tsc_from_ns(clock, 200 * 1000000ull);
 	uint64_t limit = tsc_from_ns(clock, (uint64_t)timeout_ms * 1000000ull);
 	uint64_t next = start;
 
 	for (;;) {
 		struct rte_mbuf *pkts[PROBER_BURST];
-		uint64_t now = q->ops->clock(q);
+		uint64_t now = io_clock(q);
 		uint16_t n;
 
 		if (atomic_load_explicit(stop, memory_order_relaxed))
@@ -206,14 +230,14 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 		if (now - start > limit)
 			return -EHOSTUNREACH;
 		if (now >= next) {
-			struct rte_mbuf *m = q->ops->alloc(q);
+			struct rte_mbuf *m = io_alloc(q);
 
 			if (m != NULL) {
 				if (arp_frame(m, CODEC_ARP_REQUEST, my_mac,
 					      my_ip, &zero, ip, vlan) > 0)
 					io_tx_all(q, &m, 1);
 				else
-					q->ops->free(q, m);
+					io_free(q, m);
 			}
 			next = now + every;
 		}
@@ -237,10 +261,10 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 							       my_ip, vlan);
 				}
 			}
-			q->ops->free(q, pkts[i]);
+			io_free(q, pkts[i]);
 			if (found) {
 				for (uint16_t j = i + 1; j < n; j++)
-					q->ops->free(q, pkts[j]);
+					io_free(q, pkts[j]);
 				return 0;
 			}
 		}
@@ -277,7 +301,7 @@ seen_test_and_set(struct prober_worker *w, uint64_t seq)
 }
 
 static void
-ignore(struct prober_worker *w, enum report_ignored why)
+ignore(struct prober_worker *w, enum prober_ignored why)
 {
 	STAT_ADD(w, ignored[why], 1);
 	STAT_ADD(w, rx_ignored, 1);
@@ -288,11 +312,11 @@ keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
 	    int64_t net)
 {
 	const struct prober_conf *c = w->conf;
-	struct report_sample *s;
+	struct prober_sample *s;
 
 	if (w->n_samples == w->cap_samples) {
 		size_t cap = w->cap_samples * 2;
-		struct report_sample *n;
+		struct prober_sample *n;
 
 		if (cap > c->max_samples || cap < w->cap_samples)
 			cap = c->max_samples;
@@ -329,7 +353,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	int64_t net_sample = -1;
 
 	if (r->seq >= next) {
-		ignore(w, REPORT_IGN_NEVER_SENT);
+		ignore(w, PROBER_IGN_NEVER_SENT);
 		return false;
 	}
 	switch (seen_test_and_set(w, r->seq)) {
@@ -337,11 +361,11 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		break;
 	case SEEN_AGAIN:
 		STAT_ADD(w, duplicated, 1);
-		ignore(w, REPORT_IGN_DUPLICATE);
+		ignore(w, PROBER_IGN_DUPLICATE);
 		return false;
 	case SEEN_TOO_OLD:
 		STAT_ADD(w, late, 1);
-		ignore(w, REPORT_IGN_LATE);
+		ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
 	if (w->any_seen && r->seq < w->max_seq_seen)
@@ -351,7 +375,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	w->any_seen = true;
 	if (r->seq != seq) {
 		STAT_ADD(w, late, 1); /* its probe was already given up */
-		ignore(w, REPORT_IGN_LATE);
+		ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
 	STAT_ADD(w, answered, 1);
@@ -433,15 +457,15 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 	struct codec_icmp_quote qt;
 
 	if (codec_parse_icmp_quote(buf, f, &qt) != 0) {
-		ignore(w, REPORT_IGN_TOO_SHORT);
+		ignore(w, PROBER_IGN_TOO_SHORT);
 		return RX_NONE;
 	}
 	if (!quotes_our_probe(w, &qt)) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	STAT_ADD(w, unreachable[report_unreach_of_code(f->icmp_code)], 1);
-	ignore(w, REPORT_IGN_UNREACHABLE);
+	STAT_ADD(w, unreachable[prober_unreach_of_code(f->icmp_code)], 1);
+	ignore(w, PROBER_IGN_UNREACHABLE);
 	if (seq != UINT64_MAX && qt.ip_id == prober_ip_id(w->index, seq))
 		return RX_UNREACHABLE;
 	return RX_NONE;
@@ -459,7 +483,7 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	int rc;
 
 	if (f->payload_off != 0 && !codec_l4_csum_ok(buf, f)) {
-		ignore(w, REPORT_IGN_CHECKSUM);
+		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	memset(&r, 0, sizeof(r));
@@ -468,15 +492,15 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 		/* Ours, but its HMAC does not verify: not an answer, so its
 		 * probe stays in flight (and is lost). */
 		STAT_ADD(w, auth_failed, 1);
-		ignore(w, REPORT_IGN_AUTH);
+		ignore(w, PROBER_IGN_AUTH);
 		return RX_NONE;
 	}
 	if (rc != 1) {
 		if (on_our_flow(w, f) &&
 		    (f->payload_off == 0 || f->payload_len < p->min_size))
-			ignore(w, REPORT_IGN_TOO_SHORT);
+			ignore(w, PROBER_IGN_TOO_SHORT);
 		else
-			ignore(w, REPORT_IGN_OTHER_FLOW);
+			ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	got = take_reply(w, &r, seq, next, t1, t4, measured);
@@ -501,7 +525,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 	int rc;
 
 	if (w->reasm == NULL || f->src4 != w->flow.dst4) {
-		ignore(w, REPORT_IGN_OTHER_FLOW); /* not from our peer */
+		ignore(w, PROBER_IGN_OTHER_FLOW); /* not from our peer */
 		return RX_NONE;
 	}
 	rc = codec_reasm_add(w->reasm, buf, f, t4, &whole, &whole_len);
@@ -517,7 +541,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 		got = take_frame(w, whole, &whole_f, t4, seq, next, t1,
 				 measured);
 	else
-		ignore(w, REPORT_IGN_TOO_SHORT);
+		ignore(w, PROBER_IGN_TOO_SHORT);
 	codec_reasm_reset(w->reasm);
 	return got;
 }
@@ -533,31 +557,31 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 
 	/* A frame in several segments is none of our answers' shape. */
 	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0) {
-		ignore(w, REPORT_IGN_TOO_SHORT);
+		ignore(w, PROBER_IGN_TOO_SHORT);
 		return RX_NONE;
 	}
 	if (f.ethertype != CODEC_ETHERTYPE_ARP &&
 	    f.ethertype != CODEC_ETHERTYPE_IPV4 &&
 	    f.ethertype != CODEC_ETHERTYPE_IPV6) {
-		ignore(w, REPORT_IGN_NOT_IP);
+		ignore(w, PROBER_IGN_NOT_IP);
 		return RX_NONE;
 	}
 	if (!on_vlan(&f, vlan)) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (f.ethertype == CODEC_ETHERTYPE_ARP) {
 		if (!prober_answer_arp_vlan(w->q, &f, &w->flow.src_mac,
 					    w->flow.src4, vlan))
-			ignore(w, REPORT_IGN_ARP);
+			ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
 	if (f.ip_version != 4 || f.dst4 != w->flow.src4) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (!codec_ipv4_csum_ok(buf, &f)) {
-		ignore(w, REPORT_IGN_CHECKSUM);
+		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	if (f.is_fragment)
@@ -565,13 +589,13 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	if (f.ip_proto == CODEC_IPPROTO_ICMP &&
 	    f.icmp_type == CODEC_ICMP_DEST_UNREACH) {
 		if (!codec_l4_csum_ok(buf, &f)) {
-			ignore(w, REPORT_IGN_CHECKSUM);
+			ignore(w, PROBER_IGN_CHECKSUM);
 			return RX_NONE;
 		}
 		return take_unreachable(w, buf, &f, seq);
 	}
 	if (f.src4 != w->flow.dst4) {
-		ignore(w, REPORT_IGN_OTHER_FLOW);
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	return take_frame(w, buf, &f, t4, seq, next, t1, measured);
@@ -593,7 +617,7 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	if (n == 0)
 		return RX_NONE;
 	/* T4 right after the burst that brought the answer. */
-	t4 = q->ops->clock_end(q);
+	t4 = io_clock_end(q);
 	for (uint16_t i = 0; i < n; i++) {
 		enum rx_outcome o;
 
@@ -604,7 +628,7 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 		/* An answer wins over an ICMP error in the same burst. */
 		if (o == RX_ANSWERED || (o == RX_UNREACHABLE && got == RX_NONE))
 			got = o;
-		q->ops->free(q, pkts[i]);
+		io_free(q, pkts[i]);
 	}
 	return got;
 }
@@ -640,18 +664,17 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 	int len, n = 0;
 
 	if (!w->fragmented) {
-		tx[0] = q->ops->alloc(q);
+		tx[0] = io_alloc(q);
 		if (tx[0] == NULL)
 			return -ENOBUFS;
 		len = p->build(w, rte_pktmbuf_mtod(tx[0], uint8_t *),
 			       rte_pktmbuf_tailroom(tx[0]), seq, t1_unix_ns);
 		if (len < 0) {
-			q->ops->free(q, tx[0]);
+			io_free(q, tx[0]);
 			return len;
 		}
 		set_ip_id(w, rte_pktmbuf_mtod(tx[0], uint8_t *), seq);
-		tx[0]->data_len = (uint16_t)len;
-		tx[0]->pkt_len = (uint32_t)len;
+		io_mbuf_set_len(tx[0], (uint16_t)len);
 		return 1;
 	}
 	len = p->build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
@@ -667,7 +690,7 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			len = -EMSGSIZE;
 			goto fail;
 		}
-		m = q->ops->alloc(q);
+		m = io_alloc(q);
 		if (m == NULL) {
 			len = -ENOBUFS;
 			goto fail;
@@ -676,17 +699,16 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 					  rte_pktmbuf_mtod(m, uint8_t *),
 					  rte_pktmbuf_tailroom(m));
 		if (len < 0) {
-			q->ops->free(q, m);
+			io_free(q, m);
 			goto fail;
 		}
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
+		io_mbuf_set_len(m, (uint16_t)len);
 		tx[n++] = m;
 	} while (off != 0);
 	return n;
 fail:
 	while (n > 0)
-		q->ops->free(q, tx[--n]);
+		io_free(q, tx[--n]);
 	return len;
 }
 
@@ -698,7 +720,7 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 	uint64_t seq = 0, next_send = 0, deadline = 0;
 	int ret = 0;
 
-	w->t_start = q->ops->clock(q);
+	w->t_start = io_clock(q);
 	w->t_run = w->t_start;
 	/* -t bounds the whole run, warm-up included. */
 	if (c->duration_cycles != 0)
@@ -715,19 +737,19 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 		if (measured && c->count != 0 && seq - c->warmup >= c->count)
 			break;
 		if (measured && seq == c->warmup)
-			w->t_start = q->ops->clock(q);
-		if (deadline != 0 && q->ops->clock(q) >= deadline)
+			w->t_start = io_clock(q);
+		if (deadline != 0 && io_clock(q) >= deadline)
 			break;
 		/* Pacing: keep draining (late answers, ARP) while we wait. */
 		while (c->interval_cycles != 0 &&
 		       !atomic_load_explicit(stop, memory_order_relaxed) &&
-		       q->ops->clock(q) < next_send &&
-		       (deadline == 0 || q->ops->clock(q) < deadline))
+		       io_clock(q) < next_send &&
+		       (deadline == 0 || io_clock(q) < deadline))
 			poll_replies(w, UINT64_MAX, seq, 0, false);
-		if (deadline != 0 && q->ops->clock(q) >= deadline)
+		if (deadline != 0 && io_clock(q) >= deadline)
 			break;
 
-		now = q->ops->clock(q);
+		now = io_clock(q);
 		n_tx = build_probe(
 			w, tx, seq,
 			tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
@@ -738,10 +760,10 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 		if (c->capture.fn != NULL) {
 			for (int i = 0; i < n_tx; i++)
 				c->capture.fn(c->capture.arg, w->index, tx[i],
-					      q->ops->clock(q), true);
+					      io_clock(q), true);
 		}
 
-		t1 = q->ops->clock_start(q);
+		t1 = io_clock_start(q);
 		if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
 			/* A probe missing a fragment is no probe. */
 			STAT_ADD(w, tx_fail, 1);
@@ -757,7 +779,7 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 				got = true;
 				break;
 			}
-			now = q->ops->clock(q);
+			now = io_clock(q);
 			if (o == RX_UNREACHABLE) {
 				unreachable = true;
 				break; /* nobody will answer it: lost */

@@ -6,7 +6,8 @@
  * Closed-loop ping-pong prober: one probe in flight per worker lcore, T1
  * read right before tx, T4 right after the rx burst that brought the answer,
  * both on the same lcore. Probe protocols are engines behind struct
- * probe_proto (one file each, as testpmd's fwd engines).
+ * probe_proto, as testpmd's fwd engines: the UDP ones and ICMP echo in
+ * proto_udp.c, tcp-syn in proto_tcp.c.
  */
 
 #include <stdatomic.h>
@@ -18,8 +19,8 @@
 #include "frag.h"
 #include "histogram.h"
 #include "io.h"
-#include "report.h"
 #include "timing.h"
+#include "util.h"
 
 struct rte_mbuf;
 struct stamp_auth;
@@ -32,21 +33,56 @@ struct stamp_auth;
 
 struct prober_worker;
 
+/*
+ * Why a received frame completed no probe (prober_stats.ignored[]; the
+ * report names them, app/ maps them onto its JSON keys). rx_ignored is
+ * their sum; late and duplicated answers are in here too.
+ */
+enum prober_ignored {
+	PROBER_IGN_CHECKSUM,	/* IPv4 header or L4 checksum wrong */
+	PROBER_IGN_TOO_SHORT,	/* malformed, truncated, or too short for the
+				   protocol's answer */
+	PROBER_IGN_OTHER_FLOW,	/* other addresses, ports, VLAN, protocol */
+	PROBER_IGN_NEVER_SENT,	/* answers a sequence number not sent yet */
+	PROBER_IGN_LATE,	/* its probe was already given up */
+	PROBER_IGN_DUPLICATE,	/* its probe was already answered */
+	PROBER_IGN_NOT_IP,	/* neither IP nor ARP (LLDP, ...) */
+	PROBER_IGN_ARP,		/* ARP not asking for our address */
+	PROBER_IGN_UNREACHABLE, /* ICMP destination unreachable quoting a
+				   probe (also in unreachable[]) */
+	PROBER_IGN_AUTH,	/* STAMP answer on our flow whose HMAC does not
+				   verify (also in auth_failed) */
+	PROBER_IGN__COUNT
+};
+
+/* ICMP destination unreachable by code (RFC 792, RFC 1812 §5.2.7.1). */
+enum prober_unreach {
+	PROBER_UNREACH_NET,   /* codes 0, 6, 11 (kernel: ENETUNREACH) */
+	PROBER_UNREACH_HOST,  /* codes 1, 7, 12 (EHOSTUNREACH) */
+	PROBER_UNREACH_PORT,  /* code 3 (ECONNREFUSED): nothing listens */
+	PROBER_UNREACH_ADMIN, /* codes 9, 10, 13: a filter */
+	PROBER_UNREACH_OTHER, /* protocol, fragmentation needed, ... */
+	PROBER_UNREACH__COUNT
+};
+
+/* The class of an ICMP destination-unreachable code. */
+enum prober_unreach prober_unreach_of_code(uint8_t code);
+
+/* One measured probe, kept when prober_conf.keep_samples (--samples). */
+struct prober_sample {
+	uint64_t seq;
+	uint32_t lcore;
+	uint64_t t1_ns; /* since the run's start */
+	uint64_t rtt_ns;
+	int64_t network_rtt_ns; /* -1 when the proto has none */
+};
+
 /* What an answer told us. */
 struct probe_reply {
 	uint64_t seq;
 	bool has_remote_ts;
 	uint64_t t2_ns, t3_ns; /* reflector's receive/transmit, its clock, ns */
 	bool is_reset;	       /* tcp-syn: the port answered RST */
-};
-
-/* What a payload-level engine needs to know (shared with the kernel backend).
- */
-struct probe_payload_ctx {
-	unsigned size;		 /* payload bytes (-l) */
-	uint16_t ssid;		 /* STAMP Session-Sender Identifier */
-	uint64_t near_seq;	 /* for widening 32-bit wire sequence numbers */
-	struct stamp_auth *auth; /* STAMP authenticated mode, else NULL */
 };
 
 struct probe_proto {
@@ -57,20 +93,8 @@ struct probe_proto {
 	/* Smallest probe payload (-l) the protocol can carry. */
 	unsigned min_size;
 	/*
-	 * UDP protocols: build the payload of probe seq (t1_unix_ns goes into
-	 * it if the protocol carries a send time); returns its length or
-	 * -errno. Match: 1 when the payload answers one of our probes
-	 * (fills r), 0 when not, -EBADMSG when it is an answer on our flow
-	 * whose authentication failed (STAMP with a key).
-	 */
-	int (*payload_build)(const struct probe_payload_ctx *c, uint8_t *p,
-			     size_t cap, uint64_t seq, uint64_t t1_unix_ns);
-	int (*payload_match)(const struct probe_payload_ctx *c,
-			     const uint8_t *p, size_t len,
-			     struct probe_reply *r);
-	/*
-	 * Whole frames (DPDK). For UDP protocols these are the generic UDP
-	 * wrappers around the payload functions.
+	 * Whole frames. UDP protocols (proto_udp.c) are one generic UDP
+	 * wrapper around a payload builder/matcher private to that file.
 	 */
 	int (*build)(struct prober_worker *w, uint8_t *buf, size_t cap,
 		     uint64_t seq, uint64_t t1_unix_ns);
@@ -136,11 +160,11 @@ struct prober_stats {
 				older than the duplicate window */
 	uint64_t rx_ignored; /* frames that completed no probe: the sum of
 				ignored[] */
-	uint64_t ignored[REPORT_IGN__COUNT];
+	uint64_t ignored[PROBER_IGN__COUNT];
 	/* ICMP destination unreachable quoting our probes, by code (each is
-	 * in ignored[REPORT_IGN_UNREACHABLE] too); one that quotes the probe
+	 * in ignored[PROBER_IGN_UNREACHABLE] too); one that quotes the probe
 	 * in flight ends it at once (lost). */
-	uint64_t unreachable[REPORT_UNREACH__COUNT];
+	uint64_t unreachable[PROBER_UNREACH__COUNT];
 	uint64_t lost_unreachable; /* lost probes an ICMP error ended (not
 				      timed out) */
 	/* Probes answered, warm-up included: 0 after warmup + sent probes
@@ -166,7 +190,7 @@ struct prober_worker {
 	struct histogram rtt, network_rtt, turnaround;
 	uint64_t t_start; /* cycles at the first recorded probe */
 	uint64_t t_run;	  /* cycles at the start of the run (warm-up) */
-	struct report_sample *samples;
+	struct prober_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t samples_dropped;
 	uint64_t max_seq_seen;
@@ -210,7 +234,7 @@ int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
 static inline uint64_t
 prober_stat_read(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return util_relaxed_read(p);
 }
 
 /*

@@ -60,18 +60,17 @@ tcp_on_reply(struct prober_worker *w, const uint8_t *buf,
 
 	if (!(f->tcp_flags & CODEC_TCP_SYN) || (f->tcp_flags & CODEC_TCP_RST))
 		return;
-	m = q->ops->alloc(q);
+	m = io_alloc(q);
 	if (m == NULL)
 		return;
 	len = codec_build_tcp(rte_pktmbuf_mtod(m, uint8_t *),
 			      rte_pktmbuf_tailroom(m), &w->flow, f->tcp_ack, 0,
 			      CODEC_TCP_RST, 0, 0);
 	if (len < 0) {
-		q->ops->free(q, m);
+		io_free(q, m);
 		return;
 	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
+	io_mbuf_set_len(m, (uint16_t)len);
 	io_tx_all(q, &m, 1);
 }
 

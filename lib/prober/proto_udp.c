@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Probe engines over UDP: STAMP (RFC 8762), sockperf ping-pong, and UDP
- * echo (RFC 862). Each is a payload builder and matcher (the kernel backend
- * uses those directly); for DPDK the generic udp_frame_* wrappers put
- * Ethernet/IPv4/UDP around them and check the answer's addressing.
+ * echo (RFC 862). Each is a payload builder and matcher, private to this
+ * file; the generic udp_frame_* wrappers put Ethernet/IPv4/UDP around them
+ * and check the answer's addressing (the kernel backend runs the same
+ * frames through its synthetic-frame io table).
  */
 #include <errno.h>
 #include <string.h>
@@ -12,6 +13,27 @@
 #include "sockperf.h"
 #include "stamp.h"
 #include "stamp_auth.h"
+
+/* What a payload builder/matcher needs to know about the worker. */
+struct probe_payload_ctx {
+	unsigned size;		 /* payload bytes (-l) */
+	uint16_t ssid;		 /* STAMP Session-Sender Identifier */
+	uint64_t near_seq;	 /* for widening 32-bit wire sequence numbers */
+	struct stamp_auth *auth; /* STAMP authenticated mode, else NULL */
+};
+
+/*
+ * Build the payload of probe seq (t1_unix_ns goes into it if the protocol
+ * carries a send time); returns its length or -errno. Match: 1 when the
+ * payload answers one of our probes (fills r), 0 when not, -EBADMSG when it
+ * is an answer on our flow whose authentication failed (STAMP with a key).
+ */
+struct udp_payload_ops {
+	int (*build)(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
+		     uint64_t seq, uint64_t t1_unix_ns);
+	int (*match)(const struct probe_payload_ctx *c, const uint8_t *p,
+		     size_t len, struct probe_reply *r);
+};
 
 /* Is f a UDP answer to w's flow (addresses and ports the other way)? */
 static bool
@@ -33,8 +55,8 @@ payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 }
 
 static int
-udp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
-		uint64_t t1_unix_ns)
+udp_frame_build(const struct udp_payload_ops *ops, struct prober_worker *w,
+		uint8_t *buf, size_t cap, uint64_t seq, uint64_t t1_unix_ns)
 {
 	size_t h = codec_udp_header_len(&w->flow);
 	struct probe_payload_ctx c;
@@ -43,8 +65,7 @@ udp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 	if (cap <= h)
 		return -EMSGSIZE;
 	payload_ctx(w, &c);
-	len = w->conf->proto->payload_build(&c, buf + h, cap - h, seq,
-					    t1_unix_ns);
+	len = ops->build(&c, buf + h, cap - h, seq, t1_unix_ns);
 	if (len < 0)
 		return len;
 	return codec_build_udp(buf, cap, &w->flow, (uint16_t)seq, buf + h,
@@ -52,16 +73,16 @@ udp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 }
 
 static int
-udp_frame_match(struct prober_worker *w, const uint8_t *buf,
-		const struct codec_frame *f, struct probe_reply *r)
+udp_frame_match(const struct udp_payload_ops *ops, struct prober_worker *w,
+		const uint8_t *buf, const struct codec_frame *f,
+		struct probe_reply *r)
 {
 	struct probe_payload_ctx c;
 
 	if (!is_our_udp_answer(w, f))
 		return 0;
 	payload_ctx(w, &c);
-	return w->conf->proto->payload_match(&c, buf + f->payload_off,
-					     f->payload_len, r);
+	return ops->match(&c, buf + f->payload_off, f->payload_len, r);
 }
 
 /* STAMP ------------------------------------------------------------------ */
@@ -111,16 +132,33 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+static const struct udp_payload_ops stamp_payload = {
+	.build = stamp_payload_build,
+	.match = stamp_payload_match,
+};
+
+static int
+stamp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
+		  uint64_t seq, uint64_t t1_unix_ns)
+{
+	return udp_frame_build(&stamp_payload, w, buf, cap, seq, t1_unix_ns);
+}
+
+static int
+stamp_frame_match(struct prober_worker *w, const uint8_t *buf,
+		  const struct codec_frame *f, struct probe_reply *r)
+{
+	return udp_frame_match(&stamp_payload, w, buf, f, r);
+}
+
 const struct probe_proto probe_proto_stamp = {
 	.name = "stamp",
 	.default_port = STAMP_PORT,
 	.has_remote_ts = true,
 	.udp = true,
 	.min_size = STAMP_BASE_LEN,
-	.payload_build = stamp_payload_build,
-	.payload_match = stamp_payload_match,
-	.build = udp_frame_build,
-	.match = udp_frame_match,
+	.build = stamp_frame_build,
+	.match = stamp_frame_match,
 };
 
 /* sockperf ---------------------------------------------------------------- */
@@ -157,15 +195,32 @@ sockperf_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+static const struct udp_payload_ops sockperf_payload = {
+	.build = sockperf_payload_build,
+	.match = sockperf_payload_match,
+};
+
+static int
+sockperf_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
+		     uint64_t seq, uint64_t t1_unix_ns)
+{
+	return udp_frame_build(&sockperf_payload, w, buf, cap, seq, t1_unix_ns);
+}
+
+static int
+sockperf_frame_match(struct prober_worker *w, const uint8_t *buf,
+		     const struct codec_frame *f, struct probe_reply *r)
+{
+	return udp_frame_match(&sockperf_payload, w, buf, f, r);
+}
+
 const struct probe_proto probe_proto_sockperf = {
 	.name = "sockperf",
 	.default_port = SOCKPERF_PORT,
 	.udp = true,
 	.min_size = SOCKPERF_HDR_LEN,
-	.payload_build = sockperf_payload_build,
-	.payload_match = sockperf_payload_match,
-	.build = udp_frame_build,
-	.match = udp_frame_match,
+	.build = sockperf_frame_build,
+	.match = sockperf_frame_match,
 };
 
 /* UDP echo: the payload starts with our 64-bit sequence number. ------------ */
@@ -213,15 +268,32 @@ echo_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+static const struct udp_payload_ops echo_payload = {
+	.build = echo_payload_build,
+	.match = echo_payload_match,
+};
+
+static int
+echo_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
+		 uint64_t seq, uint64_t t1_unix_ns)
+{
+	return udp_frame_build(&echo_payload, w, buf, cap, seq, t1_unix_ns);
+}
+
+static int
+echo_frame_match(struct prober_worker *w, const uint8_t *buf,
+		 const struct codec_frame *f, struct probe_reply *r)
+{
+	return udp_frame_match(&echo_payload, w, buf, f, r);
+}
+
 const struct probe_proto probe_proto_udp_echo = {
 	.name = "udp-echo",
 	.default_port = ECHO_PORT,
 	.udp = true,
 	.min_size = ECHO_MIN,
-	.payload_build = echo_payload_build,
-	.payload_match = echo_payload_match,
-	.build = udp_frame_build,
-	.match = udp_frame_match,
+	.build = echo_frame_build,
+	.match = echo_frame_match,
 };
 
 /* ICMP echo: id per worker, payload starts with the 64-bit sequence. ----- */

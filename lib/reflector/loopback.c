@@ -38,7 +38,7 @@ lo_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	got = io_rx(l->lower, pkts, n);
 	if (got == 0)
 		return 0;
-	t2 = l->lower->ops->clock_end(l->lower);
+	t2 = io_clock_end(l->lower);
 	for (uint16_t i = 0; i < got; i++) {
 		if (for_reflector(l, pkts[i]))
 			refl[nr++] = pkts[i];
@@ -61,7 +61,7 @@ lo_alloc(struct io_queue *q)
 {
 	struct io_queue *lower = lo_of(q)->lower;
 
-	return lower->ops->alloc(lower);
+	return io_alloc(lower);
 }
 
 static void
@@ -69,7 +69,7 @@ lo_free(struct io_queue *q, struct rte_mbuf *m)
 {
 	struct io_queue *lower = lo_of(q)->lower;
 
-	lower->ops->free(lower, m);
+	io_free(lower, m);
 }
 
 static uint64_t
@@ -77,7 +77,7 @@ lo_clock_start(struct io_queue *q)
 {
 	struct io_queue *lower = lo_of(q)->lower;
 
-	return lower->ops->clock_start(lower);
+	return io_clock_start(lower);
 }
 
 static uint64_t
@@ -85,7 +85,7 @@ lo_clock_end(struct io_queue *q)
 {
 	struct io_queue *lower = lo_of(q)->lower;
 
-	return lower->ops->clock_end(lower);
+	return io_clock_end(lower);
 }
 
 static uint64_t
@@ -93,7 +93,7 @@ lo_clock(struct io_queue *q)
 {
 	struct io_queue *lower = lo_of(q)->lower;
 
-	return lower->ops->clock(lower);
+	return io_clock(lower);
 }
 
 static const struct io_ops loopback_ops = {

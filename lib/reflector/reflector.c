@@ -60,7 +60,7 @@ reflector_counter_name(enum reflector_counter c)
 static inline void
 count(struct reflector_worker *w, enum reflector_counter c, uint64_t n)
 {
-	HISTOGRAM_RELAXED_ADD(&w->counters[c], n);
+	util_relaxed_add(&w->counters[c], n);
 }
 
 void
@@ -303,7 +303,7 @@ tx_fragments(struct reflector_worker *w, struct burst_out *o,
 	bool first = true;
 
 	do {
-		struct rte_mbuf *m = q->ops->alloc(q);
+		struct rte_mbuf *m = io_alloc(q);
 		int len;
 
 		if (m == NULL) {
@@ -314,12 +314,11 @@ tx_fragments(struct reflector_worker *w, struct burst_out *o,
 					  rte_pktmbuf_mtod(m, uint8_t *),
 					  rte_pktmbuf_tailroom(m));
 		if (len < 0) {
-			q->ops->free(q, m);
+			io_free(q, m);
 			count(w, RC_DROP_TX, 1);
 			return;
 		}
-		m->data_len = (uint16_t)len;
-		m->pkt_len = (uint32_t)len;
+		io_mbuf_set_len(m, (uint16_t)len);
 		/* Fragments carry no IP options: offsets as in the datagram. */
 		if (first && stamp)
 			stamp_add(o, m, f);
@@ -685,7 +684,7 @@ reflector_poll(struct reflector_worker *w)
 	if (n == 0)
 		return 0;
 	/* T2 as early as possible after the frames left the rx ring. */
-	reflector_handle(w, rx, n, q->ops->clock_end(q));
+	reflector_handle(w, rx, n, io_clock_end(q));
 	return n;
 }
 
@@ -833,11 +832,12 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			} else if ((f.src.b[0] & 1) != 0) {
 				count(w, RC_DROP_SOURCE, 1);
 			} else {
-				/* In place: the answer keeps a VLAN tag. */
-				codec_turn_around(buf, &f, &c->mac, 0);
-				m->data_len =
-					(uint16_t)(f.l3_off + CODEC_ARP_LEN);
-				m->pkt_len = m->data_len;
+				/* In place, over the request it answers (the
+				 * parser checked it holds a whole ARP). */
+				int alen = codec_build_arp_reply(
+					buf, m->data_len, &f, &c->mac);
+
+				io_mbuf_set_len(m, (uint16_t)alen);
 				count(w, RC_ARP, 1);
 				a = ANSWER_DONE;
 			}
@@ -855,7 +855,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				m->ol_flags, t2, t2_wire);
 		}
 		if (a == ANSWER_NONE)
-			q->ops->free(q, m);
+			io_free(q, m);
 		else if (a == ANSWER_STAMP)
 			stamp_add(&o, m, &f);
 		else
@@ -863,7 +863,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	}
 	/* T3 after all other work on the answers, just before they leave. */
 	if (o.n_stamp > 0) {
-		t3 = q->ops->clock_start(q);
+		t3 = io_clock_start(q);
 		t3_wire = wire_ts(c, t3);
 		for (unsigned i = 0; i < o.n_stamp; i++) {
 			stamp_t3(w, &o.stamps[i], t3_wire);

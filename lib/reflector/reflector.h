@@ -17,6 +17,7 @@
 #include "histogram.h"
 #include "io.h"
 #include "timing.h"
+#include "util.h"
 
 struct rte_mbuf;
 struct stamp_auth;
@@ -38,7 +39,8 @@ enum reflector_counter {
 	RC_DROP_ARP_OTHER,   /* ARP that asks for no answer */
 	RC_DROP_IP_CSUM,     /* bad IPv4 header checksum */
 	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum */
-	RC_DROP_FRAGMENT,    /* IPv4 fragment (no reassembly yet) */
+	RC_DROP_FRAGMENT,    /* IPv4 fragment with reassembly off (n_reasm 0:
+				the kernel backend, which reassembles) */
 	RC_DROP_PROTO,	     /* IP protocol we do not answer (TCP, ...) */
 	RC_DROP_ICMP_OTHER,  /* ICMP that is not an echo request */
 	RC_DROP_PORT,	     /* UDP to a port with nothing behind it */
@@ -170,7 +172,7 @@ static inline uint64_t
 reflector_counter_read(const struct reflector_worker *w,
 		       enum reflector_counter c)
 {
-	return __atomic_load_n(&w->counters[c], __ATOMIC_RELAXED);
+	return util_relaxed_read(&w->counters[c]);
 }
 
 #endif /* LATPROBE_REFLECTOR_H */

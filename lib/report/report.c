@@ -61,29 +61,6 @@ const char *const report_unreach_name[REPORT_UNREACH__COUNT] = {
 	[REPORT_UNREACH_OTHER] = "other",
 };
 
-enum report_unreach
-report_unreach_of_code(uint8_t code)
-{
-	switch (code) {
-	case 0:
-	case 6:
-	case 11:
-		return REPORT_UNREACH_NET;
-	case 1:
-	case 7:
-	case 12:
-		return REPORT_UNREACH_HOST;
-	case 3:
-		return REPORT_UNREACH_PORT;
-	case 9:
-	case 10:
-	case 13:
-		return REPORT_UNREACH_ADMIN;
-	default:
-		return REPORT_UNREACH_OTHER;
-	}
-}
-
 /* Stands in for a NULL histogram: reports of nothing show zeros. */
 static const struct histogram empty_histogram = {.min = UINT64_MAX};
 

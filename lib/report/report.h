@@ -109,7 +109,8 @@ enum report_ignored {
 extern const char *const report_ignored_name[REPORT_IGN__COUNT];
 
 /* ICMP destination unreachable by code (RFC 792, RFC 1812 §5.2.7.1);
- * JSON probes.unreachable_<name>, names in report_unreach_name[]. */
+ * JSON probes.unreachable_<name>, names in report_unreach_name[]; the
+ * prober classifies the codes (prober_unreach_of_code). */
 enum report_unreach {
 	REPORT_UNREACH_NET,   /* codes 0, 6, 11 (kernel: ENETUNREACH) */
 	REPORT_UNREACH_HOST,  /* codes 1, 7, 12 (EHOSTUNREACH) */
@@ -120,9 +121,6 @@ enum report_unreach {
 };
 
 extern const char *const report_unreach_name[REPORT_UNREACH__COUNT];
-
-/* The class of an ICMP destination-unreachable code. */
-enum report_unreach report_unreach_of_code(uint8_t code);
 
 /* One named counter (reflector drop reasons, port xstats, ...). */
 struct report_counter {

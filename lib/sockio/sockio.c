@@ -13,11 +13,13 @@
 
 #include <rte_mbuf.h>
 
+#include "io_pool.h"
 #include "sockio.h"
+#include "timing.h"
+#include "util.h"
 
 /* Empty reads of the hot socket between two poll()s over all of them. */
 #define SOCKIO_POLL_EVERY 8
-#include "timing.h"
 
 #define SOCKIO_DEFAULT_MBUFS 64
 #define SOCKIO_RX_BATCH	     32
@@ -54,11 +56,8 @@ struct sockio {
 	uint16_t ip_id;
 	struct sockio_stats st;
 
-	struct rte_mbuf *mbufs;
-	uint8_t *bufs;
-	struct rte_mbuf **free_list;
-	unsigned n_free, n_mbufs;
-	uint16_t buf_len;
+	/* No headroom: nothing is ever prepended to these frames. */
+	struct io_pool pool;
 
 	/* recvmmsg scratch, kept here to keep the rx path off the stack */
 	struct mmsghdr msgs[SOCKIO_RX_BATCH];
@@ -69,70 +68,10 @@ struct sockio {
 	_Alignas(struct cmsghdr) uint8_t ctl[SOCKIO_RX_BATCH][SOCKIO_CTL_LEN];
 };
 
-static inline void
-stat_add(uint64_t *p, uint64_t n)
-{
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
-}
-
 static inline struct sockio *
 sockio_of(struct io_queue *q)
 {
 	return q->priv;
-}
-
-/* Buffer pool --------------------------------------------------------------
- */
-
-static struct rte_mbuf *
-pool_get(struct sockio *s)
-{
-	struct rte_mbuf *m;
-
-	if (s->n_free == 0)
-		return NULL;
-	m = s->free_list[--s->n_free];
-	/* No headroom: nothing is ever prepended to these frames. */
-	m->data_off = 0;
-	m->data_len = 0;
-	m->pkt_len = 0;
-	m->nb_segs = 1;
-	m->next = NULL;
-	m->ol_flags = 0;
-	return m;
-}
-
-static void
-pool_put(struct sockio *s, struct rte_mbuf *m)
-{
-	s->free_list[s->n_free++] = m;
-}
-
-static int
-pool_create(struct sockio *s, unsigned n, unsigned max_datagram)
-{
-	size_t stride;
-
-	s->buf_len = (uint16_t)(SOCKIO_HDR_LEN + max_datagram);
-	stride = ((size_t)s->buf_len + 63) & ~(size_t)63;
-	/* struct rte_mbuf is cache-line aligned; calloc would not honour it. */
-	s->mbufs = aligned_alloc(64, n * sizeof(*s->mbufs));
-	s->bufs = malloc(n * stride);
-	s->free_list = calloc(n, sizeof(struct rte_mbuf *));
-	if (s->mbufs == NULL || s->bufs == NULL || s->free_list == NULL)
-		return -ENOMEM;
-	memset(s->mbufs, 0, n * sizeof(*s->mbufs));
-	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *m = &s->mbufs[i];
-
-		m->buf_addr = s->bufs + i * stride;
-		m->buf_len = s->buf_len;
-		s->free_list[i] = m;
-	}
-	s->n_free = n;
-	s->n_mbufs = n;
-	return 0;
 }
 
 /* rx -----------------------------------------------------------------------
@@ -199,12 +138,11 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 	fl.dport = k->local_port;
 	fl.ttl = meta->ttl;
 	fl.tos = meta->tos;
-	len = codec_build_udp(buf, s->buf_len, &fl, s->ip_id++,
+	len = codec_build_udp(buf, s->pool.buf_len, &fl, s->ip_id++,
 			      buf + SOCKIO_HDR_LEN, plen);
 	if (len < 0)
 		return false;
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
+	io_mbuf_set_len(m, (uint16_t)len);
 	return true;
 }
 
@@ -269,7 +207,7 @@ sock_error(struct sockio *s, struct sockio_sock *k, int err)
 		}
 	}
 	k->unreach_code = code;
-	stat_add(&s->st.unreachable, 1);
+	util_relaxed_add(&s->st.unreachable, 1);
 	return true;
 }
 
@@ -287,7 +225,7 @@ synth_unreachable(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **mp)
 
 	if (k->unreach_code < 0 || !k->have_last)
 		return false;
-	m = pool_get(s);
+	m = io_pool_get(&s->pool);
 	if (m == NULL)
 		return false;
 	memset(&fl, 0, sizeof(fl));
@@ -296,17 +234,16 @@ synth_unreachable(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **mp)
 	fl.ip_version = 4;
 	fl.src4 = ntohl(k->peer.sin_addr.s_addr);
 	fl.dst4 = k->local_addr;
-	len = codec_build_icmp_error(rte_pktmbuf_mtod(m, uint8_t *), s->buf_len,
-				     &fl, CODEC_ICMP_DEST_UNREACH,
-				     (uint8_t)k->unreach_code, k->last_hdr,
-				     sizeof(k->last_hdr));
+	len = codec_build_icmp_error(
+		rte_pktmbuf_mtod(m, uint8_t *), s->pool.buf_len, &fl,
+		CODEC_ICMP_DEST_UNREACH, (uint8_t)k->unreach_code, k->last_hdr,
+		sizeof(k->last_hdr));
 	k->unreach_code = -1;
 	if (len < 0) {
-		pool_put(s, m);
+		io_pool_put(&s->pool, m);
 		return false;
 	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
+	io_mbuf_set_len(m, (uint16_t)len);
 	*mp = m;
 	return true;
 }
@@ -321,7 +258,7 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	int r;
 
 	for (i = 0; i < want; i++) {
-		struct rte_mbuf *m = pool_get(s);
+		struct rte_mbuf *m = io_pool_get(&s->pool);
 		struct msghdr *mh = &s->msgs[i].msg_hdr;
 
 		if (m == NULL)
@@ -329,7 +266,7 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 		s->rx_m[i] = m;
 		s->iov[i].iov_base =
 			rte_pktmbuf_mtod(m, uint8_t *) + SOCKIO_HDR_LEN;
-		s->iov[i].iov_len = (size_t)s->buf_len - SOCKIO_HDR_LEN;
+		s->iov[i].iov_len = (size_t)s->pool.buf_len - SOCKIO_HDR_LEN;
 		mh->msg_name = &s->from[i];
 		mh->msg_namelen = sizeof(s->from[i]);
 		mh->msg_iov = &s->iov[i];
@@ -339,7 +276,7 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 		mh->msg_flags = 0;
 	}
 	if (i == 0) {
-		stat_add(&s->st.rx_nombuf, 1);
+		util_relaxed_add(&s->st.rx_nombuf, 1);
 		return 0;
 	}
 	r = recvmmsg(k->fd, s->msgs, i, flags, NULL);
@@ -348,7 +285,7 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 
 		if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR &&
 		    !sock_error(s, k, err))
-			stat_add(&s->st.rx_errors, 1);
+			util_relaxed_add(&s->st.rx_errors, 1);
 	} else {
 		got = (unsigned)r;
 	}
@@ -358,21 +295,21 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 		struct rx_meta meta;
 
 		if (mh->msg_flags & MSG_TRUNC) {
-			stat_add(&s->st.rx_truncated, 1);
-			pool_put(s, m);
+			util_relaxed_add(&s->st.rx_truncated, 1);
+			io_pool_put(&s->pool, m);
 			continue;
 		}
 		read_cmsgs(mh, &meta);
 		if (!synth_frame(s, k, m, &s->from[j], s->msgs[j].msg_len,
 				 &meta)) {
-			stat_add(&s->st.rx_truncated, 1);
-			pool_put(s, m);
+			util_relaxed_add(&s->st.rx_truncated, 1);
+			io_pool_put(&s->pool, m);
 			continue;
 		}
 		pkts[out++] = m;
 	}
 	for (unsigned j = got; j < i; j++)
-		pool_put(s, s->rx_m[j]);
+		io_pool_put(&s->pool, s->rx_m[j]);
 	/*
 	 * recvmmsg() that got a datagram tries for the next one before it
 	 * returns: about 0.5 us more round trip here when nothing follows. So
@@ -384,7 +321,7 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 							      : SOCKIO_RX_BATCH;
 	else
 		k->rx_vlen = 1;
-	stat_add(&s->st.rx_received, out);
+	util_relaxed_add(&s->st.rx_received, out);
 	return out;
 }
 
@@ -498,7 +435,7 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	    f.ethertype != CODEC_ETHERTYPE_IPV4 ||
 	    f.ip_proto != CODEC_IPPROTO_UDP || f.is_fragment ||
 	    f.payload_off == 0 || (k = sock_by_port(s, f.sport)) == NULL) {
-		stat_add(&s->st.tx_unroutable, 1);
+		util_relaxed_add(&s->st.tx_unroutable, 1);
 		return false;
 	}
 	memset(&dst, 0, sizeof(dst));
@@ -544,10 +481,10 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	}
 	if (sendmsg(k->fd, &mh, 0) < 0) {
 		sock_error(s, k, errno);
-		stat_add(&s->st.tx_errors, 1);
+		util_relaxed_add(&s->st.tx_errors, 1);
 		return false;
 	}
-	stat_add(&s->st.tx_sent, 1);
+	util_relaxed_add(&s->st.tx_sent, 1);
 	return true;
 }
 
@@ -558,7 +495,7 @@ sockio_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 
 	for (uint16_t i = 0; i < n; i++) {
 		send_frame(s, pkts[i]);
-		pool_put(s, pkts[i]);
+		io_pool_put(&s->pool, pkts[i]);
 	}
 	return n;
 }
@@ -566,13 +503,13 @@ sockio_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 static struct rte_mbuf *
 sockio_alloc(struct io_queue *q)
 {
-	return pool_get(sockio_of(q));
+	return io_pool_get(&sockio_of(q)->pool);
 }
 
 static void
 sockio_free(struct io_queue *q, struct rte_mbuf *m)
 {
-	pool_put(sockio_of(q), m);
+	io_pool_put(&sockio_of(q)->pool, m);
 }
 
 static uint64_t
@@ -681,7 +618,8 @@ sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (pool_create(s, n_mbufs, max_dgram) != 0) {
+	if (io_pool_init(&s->pool, n_mbufs,
+			 (uint16_t)(SOCKIO_HDR_LEN + max_dgram), 0) != 0) {
 		sockio_close(s);
 		errno = ENOMEM;
 		return NULL;
@@ -840,31 +778,27 @@ sockio_local_addr(const struct sockio *s, unsigned i)
 void
 sockio_stats_get(const struct sockio *s, struct sockio_stats *out)
 {
-	out->tx_sent = __atomic_load_n(&s->st.tx_sent, __ATOMIC_RELAXED);
-	out->tx_unroutable =
-		__atomic_load_n(&s->st.tx_unroutable, __ATOMIC_RELAXED);
-	out->tx_errors = __atomic_load_n(&s->st.tx_errors, __ATOMIC_RELAXED);
-	out->rx_received =
-		__atomic_load_n(&s->st.rx_received, __ATOMIC_RELAXED);
-	out->rx_truncated =
-		__atomic_load_n(&s->st.rx_truncated, __ATOMIC_RELAXED);
-	out->rx_errors = __atomic_load_n(&s->st.rx_errors, __ATOMIC_RELAXED);
-	out->unreachable =
-		__atomic_load_n(&s->st.unreachable, __ATOMIC_RELAXED);
-	out->rx_nombuf = __atomic_load_n(&s->st.rx_nombuf, __ATOMIC_RELAXED);
+	out->tx_sent = util_relaxed_read(&s->st.tx_sent);
+	out->tx_unroutable = util_relaxed_read(&s->st.tx_unroutable);
+	out->tx_errors = util_relaxed_read(&s->st.tx_errors);
+	out->rx_received = util_relaxed_read(&s->st.rx_received);
+	out->rx_truncated = util_relaxed_read(&s->st.rx_truncated);
+	out->rx_errors = util_relaxed_read(&s->st.rx_errors);
+	out->unreachable = util_relaxed_read(&s->st.unreachable);
+	out->rx_nombuf = util_relaxed_read(&s->st.rx_nombuf);
 }
 
 uint64_t
 sockio_tx_dropped(const struct sockio *s)
 {
-	return __atomic_load_n(&s->st.tx_unroutable, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&s->st.tx_errors, __ATOMIC_RELAXED);
+	return util_relaxed_read(&s->st.tx_unroutable) +
+	       util_relaxed_read(&s->st.tx_errors);
 }
 
 unsigned
 sockio_mbufs_in_use(const struct sockio *s)
 {
-	return s->n_mbufs - s->n_free;
+	return io_pool_in_use(&s->pool);
 }
 
 void
@@ -875,8 +809,6 @@ sockio_close(struct sockio *s)
 	for (unsigned i = 0; i < SOCKIO_MAX_SOCKETS; i++)
 		if (s->socks[i].fd >= 0)
 			close(s->socks[i].fd);
-	free(s->mbufs);
-	free(s->bufs);
-	free(s->free_list);
+	io_pool_fini(&s->pool);
 	free(s);
 }

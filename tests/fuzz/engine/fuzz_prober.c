@@ -69,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	if (prober_worker_run(&w, &no_stop) != 0)
 		abort();
-	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		sum += w.st.ignored[i];
 	if (sum != w.st.rx_ignored || w.st.sent != w.st.received + w.st.lost)
 		abort();
@@ -83,7 +83,7 @@ out:
 		if (n == 0)
 			break;
 		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, m[i]);
+			io_free(q, m[i]);
 	}
 	if (io_fake_mbufs_in_use(f) != 0)
 		abort();

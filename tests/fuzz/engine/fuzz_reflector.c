@@ -71,7 +71,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     (a.ip_proto == CODEC_IPPROTO_UDP &&
 		      !codec_l4_csum_ok(b, &a))))
 			abort();
-		q->ops->free(q, out[i]);
+		io_free(q, out[i]);
 	}
 	if (n > 1 || io_fake_mbufs_in_use(f) != 0)
 		abort();

@@ -1148,6 +1148,55 @@ test_vlan_insert(void **state)
 	assert_int_equal(f.arp_tpa, IP_B);
 }
 
+/* The ARP reply both engines send: built from the parsed request, into
+ * another buffer or over the request, equal to turning it around. */
+static void
+test_arp_reply(void **state)
+{
+	static const struct codec_mac asker = {{0x02, 0, 0, 0, 0, 0x0a}};
+	static const struct codec_mac me = {{0x02, 0, 0, 0, 0, 0x0b}};
+	uint8_t req[64], out[64], inplace[64], turned[64];
+	struct codec_frame f, r;
+	int len, rlen;
+
+	(void)state;
+	len = codec_build_arp(req, sizeof(req), CODEC_ARP_REQUEST, &asker,
+			      0xc6120001u, NULL, 0xc6120002u);
+	assert_int_equal(len, CODEC_ETH_HLEN + CODEC_ARP_LEN);
+	/* PCP 3, VLAN 100: the reply keeps the whole tag. */
+	len = codec_vlan_insert(req, (size_t)len, sizeof(req), 0x6064);
+	assert_int_equal(len, CODEC_ETH_HLEN + CODEC_VLAN_HLEN + CODEC_ARP_LEN);
+	assert_int_equal(codec_parse_frame(req, (size_t)len, &f), 0);
+
+	rlen = codec_build_arp_reply(out, sizeof(out), &f, &me);
+	assert_int_equal(rlen, len);
+	assert_int_equal(codec_parse_frame(out, (size_t)rlen, &r), 0);
+	assert_int_equal(r.ethertype, CODEC_ETHERTYPE_ARP);
+	assert_int_equal(r.arp_op, CODEC_ARP_REPLY);
+	assert_memory_equal(r.dst.b, asker.b, CODEC_ETH_ALEN);
+	assert_memory_equal(r.src.b, me.b, CODEC_ETH_ALEN);
+	assert_true(r.has_vlan);
+	assert_int_equal(r.vlan_tci, 0x6064);
+	assert_memory_equal(r.arp_sha.b, me.b, CODEC_ETH_ALEN);
+	assert_int_equal(r.arp_spa, 0xc6120002u);
+	assert_memory_equal(r.arp_tha.b, asker.b, CODEC_ETH_ALEN);
+	assert_int_equal(r.arp_tpa, 0xc6120001u);
+
+	memcpy(inplace, req, (size_t)len);
+	assert_int_equal(codec_build_arp_reply(inplace, (size_t)len, &f, &me),
+			 len);
+	assert_memory_equal(inplace, out, (size_t)len);
+	memcpy(turned, req, (size_t)len);
+	codec_turn_around(turned, &f, &me, 0);
+	assert_memory_equal(turned, out, (size_t)len);
+
+	assert_int_equal(codec_build_arp_reply(out, (size_t)len - 1, &f, &me),
+			 -EMSGSIZE);
+	f.ethertype = CODEC_ETHERTYPE_IPV4;
+	assert_int_equal(codec_build_arp_reply(out, sizeof(out), &f, &me),
+			 -EINVAL);
+}
+
 int
 main(void)
 {
@@ -1174,6 +1223,7 @@ main(void)
 		cmocka_unit_test(test_widen_seq32),
 		cmocka_unit_test(test_icmp_quote),
 		cmocka_unit_test(test_vlan_insert),
+		cmocka_unit_test(test_arp_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Prober and reflector engines end to end over the in-memory fake wire
- * (lib/io/io_fake.c): side 0 is the prober's queue, side 1 the reflector's.
- * A peer hook on side 0 polls the reflector after every probe, so each probe
- * is answered synchronously; the fake clock advances one tick per read, so
- * timeouts fire without real time passing. No EAL: the mbufs are hand-made.
+ * (tests/support/io_fake.c): side 0 is the prober's queue, side 1 the
+ * reflector's. A peer hook on side 0 polls the reflector after every probe, so
+ * each probe is answered synchronously; the fake clock advances one tick per
+ * read, so timeouts fire without real time passing. No EAL: the mbufs are
+ * hand-made.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,24 +23,14 @@
 #include <rte_mbuf.h>
 
 #include "codec.h"
-#include "io_fake.h"
 #include "prober.h"
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
 #include "stamp_auth.h"
+#include "test_wire.h"
 
-#define PROBER_IP 0xc6120001u /* 198.18.0.1 */
-#define REFL_IP	  0xc6120002u /* 198.18.0.2 */
-#define OTHER_IP  0xc6120003u /* 198.18.0.3 */
-#define TSC_HZ	  2000000000ull
-#define N_MBUFS	  256
-/* 2023-11-14T22:13:20Z: any plausible wall clock for the NTP timestamps. */
-#define ANCHOR_NS 1700000000000000000ull
-
-static const struct codec_mac prober_mac = {{0x02, 0, 0, 0, 0, 0x01}};
-static const struct codec_mac refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
-static const struct codec_mac other_mac = {{0x02, 0, 0, 0, 0, 0x03}};
+#define N_MBUFS 256
 
 /*
  * A queue in front of the reflector's side of the wire that holds back every
@@ -90,27 +81,27 @@ setup(void **state)
 		return -1;
 	memset(w, 0, sizeof(*w));
 	w->f = io_fake_create(N_MBUFS, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TSC_HZ) != 0)
+	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
 		goto fail;
 
-	w->rc.addr = REFL_IP;
-	w->rc.mac = refl_mac;
+	w->rc.addr = TW_REFL_IP;
+	w->rc.mac = tw_refl_mac;
 	w->rc.stamp_port = STAMP_PORT;
 	w->rc.sockperf_port = SOCKPERF_PORT;
 	w->rc.echo_port = 7;
 	w->rc.clock = w->clock;
 	w->rc.anchor.tsc = 0;
-	w->rc.anchor.realtime_ns = ANCHOR_NS;
+	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
 	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
 		goto fail;
 	io_fake_set_peer(w->f, 0, reflector_hook, &w->rw);
 
 	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow.src_mac = prober_mac;
-	w->pc.flow.dst_mac = refl_mac;
+	w->pc.flow.src_mac = tw_prober_mac;
+	w->pc.flow.dst_mac = tw_refl_mac;
 	w->pc.flow.ip_version = 4;
-	w->pc.flow.src4 = PROBER_IP;
-	w->pc.flow.dst4 = REFL_IP;
+	w->pc.flow.src4 = TW_PROBER_IP;
+	w->pc.flow.dst4 = TW_REFL_IP;
 	w->pc.flow.sport = 40000;
 	w->pc.flow.dport = STAMP_PORT;
 	w->pc.size = STAMP_BASE_LEN;
@@ -135,30 +126,13 @@ teardown(void **state)
 	struct wire *w = *state;
 
 	if (w->dq.held != NULL)
-		w->dq.inner->ops->free(w->dq.inner, w->dq.held);
+		io_free(w->dq.inner, w->dq.held);
 	if (w->prober_ready)
 		prober_worker_fini(&w->pw);
 	reflector_worker_fini(&w->rw);
 	io_fake_destroy(w->f);
 	free(w);
 	return 0;
-}
-
-/* Free whatever waits on the rx ring of side; returns how many frames. */
-static unsigned
-drain(struct wire *w, unsigned side)
-{
-	struct io_queue *q = io_fake_queue(w->f, side);
-	struct rte_mbuf *pkts[32];
-	unsigned total = 0;
-	uint16_t n;
-
-	while ((n = io_rx(q, pkts, 32)) > 0) {
-		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
-		total += n;
-	}
-	return total;
 }
 
 static void
@@ -217,27 +191,8 @@ reflector_drops(const struct wire *w)
 static struct codec_flow
 flow_to_reflector(uint16_t sport, uint16_t dport)
 {
-	struct codec_flow fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = prober_mac;
-	fl.dst_mac = refl_mac;
-	fl.ip_version = 4;
-	fl.src4 = PROBER_IP;
-	fl.dst4 = REFL_IP;
-	fl.sport = sport;
-	fl.dport = dport;
-	return fl;
-}
-
-static size_t
-build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
-	  const uint8_t *payload, size_t plen)
-{
-	int len = codec_build_udp(buf, cap, fl, 1, payload, plen);
-
-	assert_true(len > 0);
-	return (size_t)len;
+	return tw_flow4(&tw_prober_mac, &tw_refl_mac, TW_PROBER_IP, TW_REFL_IP,
+			sport, dport);
 }
 
 static size_t
@@ -245,16 +200,9 @@ build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 	    uint16_t ssid)
 {
 	uint8_t pl[STAMP_BASE_LEN];
-	struct stamp_sender_opts o;
 
-	memset(&o, 0, sizeof(o));
-	o.seq = seq;
-	o.timestamp = stamp_ntp_from_ns(ANCHOR_NS);
-	o.error_estimate = 1;
-	o.ssid = ssid;
-	o.len = sizeof(pl);
-	assert_int_equal(stamp_sender_build(pl, sizeof(pl), &o), sizeof(pl));
-	return build_udp(buf, cap, fl, pl, sizeof(pl));
+	tw_stamp_payload(pl, sizeof(pl), seq, ssid, TW_ANCHOR_NS);
+	return tw_build_udp(buf, cap, fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -266,7 +214,7 @@ build_sockperf(uint8_t *buf, size_t cap, uint16_t flags)
 
 	memset(pl, 0, sizeof(pl));
 	assert_int_equal(sockperf_build(pl, sizeof(pl), &h), SOCKPERF_HDR_LEN);
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -285,33 +233,11 @@ static size_t
 build_arp(uint8_t *buf, size_t cap, uint16_t op, const struct codec_mac *tha,
 	  uint32_t tpa)
 {
-	int len =
-		codec_build_arp(buf, cap, op, &prober_mac, PROBER_IP, tha, tpa);
+	int len = codec_build_arp(buf, cap, op, &tw_prober_mac, TW_PROBER_IP,
+				  tha, tpa);
 
 	assert_true(len > 0);
 	return (size_t)len;
-}
-
-static void
-inject(struct wire *w, unsigned side, const uint8_t *frame, size_t len)
-{
-	assert_int_equal(io_fake_inject(w->f, side, frame, len), 0);
-}
-
-/* Take the single frame waiting on side's rx ring into buf. */
-static size_t
-take_one(struct wire *w, unsigned side, uint8_t *buf, size_t cap)
-{
-	struct io_queue *q = io_fake_queue(w->f, side);
-	struct rte_mbuf *m;
-	size_t len;
-
-	assert_int_equal(io_rx(q, &m, 1), 1);
-	len = m->data_len;
-	assert_true(len <= cap);
-	memcpy(buf, rte_pktmbuf_mtod(m, const uint8_t *), len);
-	q->ops->free(q, m);
-	return len;
 }
 
 /* End to end --------------------------------------------------------------- */
@@ -369,43 +295,39 @@ test_stamp_end_to_end(void **state)
 	}
 }
 
+/* 100 probes (5 warm-up) of protocol p answered as counter c, without
+ * remote timestamps. */
 static void
-test_sockperf_end_to_end(void **state)
+check_proto_end_to_end(struct wire *w, const struct probe_proto *p,
+		       unsigned size, enum reflector_counter c)
 {
-	struct wire *w = *state;
-
-	use_proto(w, &probe_proto_sockperf, 64);
+	use_proto(w, p, size);
 	assert_int_equal(prober_run(w), 0);
 	check_clean_run(w, 100, 5);
-	assert_int_equal(rc(w, RC_SOCKPERF), 105);
-	assert_int_equal(rc(w, RC_SOCKPERF_NOREPLY), 0);
-	/* No remote timestamps in sockperf answers. */
+	assert_int_equal(rc(w, c), 105);
 	assert_int_equal(w->pw.turnaround.total, 0);
 	assert_int_equal(w->pw.network_rtt.total, 0);
 }
 
 static void
-test_udp_echo_end_to_end(void **state)
+test_sockperf_end_to_end(void **state)
 {
 	struct wire *w = *state;
 
-	use_proto(w, &probe_proto_udp_echo, 32);
-	assert_int_equal(prober_run(w), 0);
-	check_clean_run(w, 100, 5);
-	assert_int_equal(rc(w, RC_ECHO), 105);
-	assert_int_equal(w->pw.network_rtt.total, 0);
+	check_proto_end_to_end(w, &probe_proto_sockperf, 64, RC_SOCKPERF);
+	assert_int_equal(rc(w, RC_SOCKPERF_NOREPLY), 0);
+}
+
+static void
+test_udp_echo_end_to_end(void **state)
+{
+	check_proto_end_to_end(*state, &probe_proto_udp_echo, 32, RC_ECHO);
 }
 
 static void
 test_icmp_end_to_end(void **state)
 {
-	struct wire *w = *state;
-
-	use_proto(w, &probe_proto_icmp, 56);
-	assert_int_equal(prober_run(w), 0);
-	check_clean_run(w, 100, 5);
-	assert_int_equal(rc(w, RC_ICMP), 105);
-	assert_int_equal(w->pw.network_rtt.total, 0);
+	check_proto_end_to_end(*state, &probe_proto_icmp, 56, RC_ICMP);
 }
 
 /* The echo payload carries the probe's size through the reflector as is. */
@@ -433,11 +355,11 @@ test_fragmented_probes(void **state)
 {
 	struct wire *w = *state;
 	struct codec_flow other = {
-		.src_mac = other_mac,
-		.dst_mac = prober_mac,
+		.src_mac = tw_other_mac,
+		.dst_mac = tw_prober_mac,
 		.ip_version = 4,
-		.src4 = OTHER_IP,
-		.dst4 = PROBER_IP,
+		.src4 = TW_OTHER_IP,
+		.dst4 = TW_PROBER_IP,
 		.sport = STAMP_PORT,
 		.dport = 40000,
 	};
@@ -604,19 +526,19 @@ dq_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 static struct rte_mbuf *
 dq_alloc(struct io_queue *q)
 {
-	return dq_of(q)->inner->ops->alloc(dq_of(q)->inner);
+	return io_alloc(dq_of(q)->inner);
 }
 
 static void
 dq_free(struct io_queue *q, struct rte_mbuf *m)
 {
-	dq_of(q)->inner->ops->free(dq_of(q)->inner, m);
+	io_free(dq_of(q)->inner, m);
 }
 
 static uint64_t
 dq_clock(struct io_queue *q)
 {
-	return dq_of(q)->inner->ops->clock(dq_of(q)->inner);
+	return io_clock(dq_of(q)->inner);
 }
 
 /* Put the delaying queue between the reflector and its side of the wire. */
@@ -670,7 +592,7 @@ late_answers(struct wire *w, bool overtaken)
 	assert_int_equal(w->pw.st.duplicated, 0);
 	/* Late answers are ignored answers too (probes.ignored.late). */
 	assert_int_equal(w->pw.st.rx_ignored, held);
-	assert_int_equal(w->pw.st.ignored[REPORT_IGN_LATE], held);
+	assert_int_equal(w->pw.st.ignored[PROBER_IGN_LATE], held);
 	assert_int_equal(w->pw.rtt.total, n - held);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
@@ -700,13 +622,14 @@ test_unsent_seq_ignored(void **state)
 	w->pc.warmup = 0;
 	/* Turned around: from the reflector's echo port to our flow. */
 	fl = flow_to_reflector(7, 40000);
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
+	fl.src_mac = tw_refl_mac;
+	fl.dst_mac = tw_prober_mac;
+	fl.src4 = TW_REFL_IP;
+	fl.dst4 = TW_PROBER_IP;
 	memset(pl, 0, sizeof(pl));
 	pl[7] = 200; /* seq 200 */
-	inject(w, 0, frame, build_udp(frame, sizeof(frame), &fl, pl, 16));
+	tw_inject(w->f, 0, frame,
+		  tw_build_udp(frame, sizeof(frame), &fl, pl, 16));
 	assert_int_equal(prober_run(w), 0);
 	assert_int_equal(w->pw.st.rx_ignored, 1);
 	assert_int_equal(w->pw.st.received, 10);
@@ -769,10 +692,10 @@ test_paced_stale_answer_ignored(void **state)
 	w->pc.warmup = 0;
 	w->pc.interval_cycles = 5000;
 	fl = flow_to_reflector(7, 40000);
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
+	fl.src_mac = tw_refl_mac;
+	fl.dst_mac = tw_prober_mac;
+	fl.src4 = TW_REFL_IP;
+	fl.dst4 = TW_PROBER_IP;
 	memset(pl, 0, sizeof(pl));
 	pl[6] = 0x13;
 	pl[7] = 0x88; /* seq 5000: never sent in a run of 10 */
@@ -780,7 +703,7 @@ test_paced_stale_answer_ignored(void **state)
 	memset(&s, 0, sizeof(s));
 	s.f = w->f;
 	s.frame = frame;
-	s.len = build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+	s.len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 	q = *io_fake_queue(w->f, 0);
 	ops = *q.ops;
 	s.rx_burst = ops.rx_burst;
@@ -829,11 +752,11 @@ test_stamp_seq_widen_across_wrap(void **state)
 	memset(&ro, 0, sizeof(ro));
 	assert_int_equal(stamp_reflect(pl, sizeof(pl), &ro), sizeof(pl));
 	fl = flow_to_reflector(STAMP_PORT, w->pw.flow.sport);
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
-	len = build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+	fl.src_mac = tw_refl_mac;
+	fl.dst_mac = tw_prober_mac;
+	fl.src4 = TW_REFL_IP;
+	fl.dst4 = TW_PROBER_IP;
+	len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 
 	/* Far from the wrap: plain. */
@@ -902,7 +825,7 @@ test_stop_in_flight(void **state)
 	assert_int_equal(w->pw.st.sent + w->pw.st.warmup, 0);
 	assert_int_equal(w->pw.st.lost, 0);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
-	assert_int_equal(drain(w, 1), 1);
+	assert_int_equal(tw_drain(w->f, 1), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -930,7 +853,7 @@ test_duration_includes_warmup(void **state)
 	assert_int_equal(w->pw.st.sent, 0);
 	/* A few clock reads past the deadline at most. */
 	assert_true(io_fake_now(w->f) - t0 <= dur + 1000);
-	assert_int_equal(drain(w, 0) + drain(w, 1), 0);
+	assert_int_equal(tw_drain(w->f, 0) + tw_drain(w->f, 1), 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -958,42 +881,38 @@ test_duration_cuts_timeout(void **state)
 }
 
 /*
- * -i shorter than --timeout: every lost probe delays the next one to its
- * timeout, and is counted in interval_stretched; answered probes and lost
- * ones whose timeout ends before the next start are not.
+ * 40 probes -i interval --timeout 20000 cycles, every 4th answer lost;
+ * returns interval_stretched. -i shorter than --timeout: every lost probe
+ * delays the next one to its timeout, and is counted in interval_stretched;
+ * answered probes and lost ones whose timeout ends before the next start
+ * are not.
  */
-static void
-test_interval_stretched(void **state)
+static uint64_t
+paced_with_loss(struct wire *w, uint64_t interval)
 {
-	struct wire *w = *state;
 	const uint64_t n = 40, every = 4;
 
 	io_fake_set_drop_every(w->f, 1, every);
 	w->pc.count = n;
 	w->pc.warmup = 0;
-	w->pc.interval_cycles = 5000;
+	w->pc.interval_cycles = interval;
 	w->pc.timeout_cycles = 20000;
 	assert_int_equal(prober_run(w), 0);
 	assert_int_equal(w->pw.st.lost, n / every);
-	assert_int_equal(w->pw.st.interval_stretched, n / every);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	return w->pw.st.interval_stretched;
+}
+
+static void
+test_interval_stretched(void **state)
+{
+	assert_int_equal(paced_with_loss(*state, 5000), 10);
 }
 
 static void
 test_interval_not_stretched(void **state)
 {
-	struct wire *w = *state;
-	const uint64_t n = 40, every = 4;
-
-	io_fake_set_drop_every(w->f, 1, every);
-	w->pc.count = n;
-	w->pc.warmup = 0;
-	w->pc.interval_cycles = 50000;
-	w->pc.timeout_cycles = 20000;
-	assert_int_equal(prober_run(w), 0);
-	assert_int_equal(w->pw.st.lost, n / every);
-	assert_int_equal(w->pw.st.interval_stretched, 0);
-	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	assert_int_equal(paced_with_loss(*state, 50000), 0);
 }
 
 /* The prober answers ARP for its own address while it probes. */
@@ -1005,9 +924,9 @@ test_prober_answers_arp(void **state)
 	int len;
 
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-			      &refl_mac, REFL_IP, NULL, PROBER_IP);
+			      &tw_refl_mac, TW_REFL_IP, NULL, TW_PROBER_IP);
 	assert_true(len > 0);
-	inject(w, 0, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	w->pc.count = 3;
 	w->pc.warmup = 0;
 	/* The reflector (peer of side 0) takes the ARP answer as well. */
@@ -1026,7 +945,7 @@ static void
 fast_clock(struct wire *w)
 {
 	/* 1 ms per clock read at 2 GHz: a 1 s ARP timeout in ~1000 reads. */
-	io_fake_set_tick(w->f, TSC_HZ / 1000);
+	io_fake_set_tick(w->f, TW_TSC_HZ / 1000);
 }
 
 static void
@@ -1038,11 +957,12 @@ test_arp_resolve(void **state)
 
 	fast_clock(w);
 	memset(&out, 0, sizeof(out));
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 1000, &w->clock,
-					    &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 1000, &w->clock, &out,
+					    &no_stop),
 			 0);
-	assert_memory_equal(&out, &refl_mac, sizeof(out));
+	assert_memory_equal(&out, &tw_refl_mac, sizeof(out));
 	assert_int_equal(rc(w, RC_ARP), 1);
 	assert_int_equal(rc(w, RC_TX), 1);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
@@ -1060,11 +980,12 @@ test_arp_unreachable(void **state)
 	fast_clock(w);
 	t0 = io_fake_now(w->f);
 	/* The reflector is there but has another address. */
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, OTHER_IP, 1000,
-					    &w->clock, &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_OTHER_IP, 1000, &w->clock, &out,
+					    &no_stop),
 			 -EHOSTUNREACH);
-	assert_true(io_fake_now(w->f) - t0 >= TSC_HZ);
+	assert_true(io_fake_now(w->f) - t0 >= TW_TSC_HZ);
 	/* A request every 200 ms over 1 s. */
 	sent = io_fake_tx_count(w->f, 0);
 	assert_true(sent >= 5 && sent <= 6);
@@ -1082,11 +1003,12 @@ test_arp_nobody(void **state)
 
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 500, &w->clock,
-					    &out, &no_stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 500, &w->clock, &out,
+					    &no_stop),
 			 -EHOSTUNREACH);
-	assert_int_equal(drain(w, 1), io_fake_tx_count(w->f, 0));
+	assert_int_equal(tw_drain(w->f, 1), io_fake_tx_count(w->f, 0));
 	assert_true(io_fake_tx_count(w->f, 0) >= 2);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
@@ -1100,21 +1022,23 @@ test_arp_stop(void **state)
 
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 1000, &w->clock,
-					    &out, &stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 1000, &w->clock, &out,
+					    &stop),
 			 -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 0);
 
 	/* Set while waiting: after the first request. */
 	atomic_store_explicit(&stop, false, memory_order_relaxed);
 	io_fake_set_peer(w->f, 0, stop_hook, (void *)&stop);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 1000, &w->clock,
-					    &out, &stop),
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 1000, &w->clock, &out,
+					    &stop),
 			 -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
-	assert_int_equal(drain(w, 1), 1);
+	assert_int_equal(tw_drain(w->f, 1), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -1132,14 +1056,15 @@ test_arp_resolve_answers_requests(void **state)
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-			      &other_mac, OTHER_IP, NULL, PROBER_IP);
+			      &tw_other_mac, TW_OTHER_IP, NULL, TW_PROBER_IP);
 	assert_true(len > 0);
-	inject(w, 0, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0), &prober_mac,
-					    PROBER_IP, REFL_IP, 300, &w->clock,
-					    &out, &no_stop),
+	tw_inject(w->f, 0, frame, (size_t)len);
+	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
+					    &tw_prober_mac, TW_PROBER_IP,
+					    TW_REFL_IP, 300, &w->clock, &out,
+					    &no_stop),
 			 -EHOSTUNREACH);
-	/* Our request(s), and one reply to other_mac. */
+	/* Our request(s), and one reply to tw_other_mac. */
 	{
 		struct io_queue *q = io_fake_queue(w->f, 1);
 		struct rte_mbuf *pkts[32];
@@ -1156,15 +1081,16 @@ test_arp_resolve_answers_requests(void **state)
 			assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
 			if (f.arp_op == CODEC_ARP_REPLY) {
 				replies++;
-				assert_memory_equal(&f.dst, &other_mac, 6);
-				assert_memory_equal(&f.arp_sha, &prober_mac, 6);
-				assert_int_equal(f.arp_spa, PROBER_IP);
-				assert_int_equal(f.arp_tpa, OTHER_IP);
+				assert_memory_equal(&f.dst, &tw_other_mac, 6);
+				assert_memory_equal(&f.arp_sha, &tw_prober_mac,
+						    6);
+				assert_int_equal(f.arp_spa, TW_PROBER_IP);
+				assert_int_equal(f.arp_tpa, TW_OTHER_IP);
 			} else {
 				requests++;
-				assert_int_equal(f.arp_tpa, REFL_IP);
+				assert_int_equal(f.arp_tpa, TW_REFL_IP);
 			}
-			q->ops->free(q, pkts[i]);
+			io_free(q, pkts[i]);
 		}
 		assert_int_equal(replies, 1);
 		assert_true(requests >= 1);
@@ -1197,7 +1123,7 @@ bf_random(uint8_t *buf, size_t cap)
 		x = x * 1103515245u + 12345u;
 		buf[i] = (uint8_t)(x >> 16);
 	}
-	memcpy(buf, &refl_mac, 6);
+	memcpy(buf, &tw_refl_mac, 6);
 	buf[12] = 0x08;
 	buf[13] = 0x00;
 	buf[14] = 0x43;
@@ -1210,7 +1136,7 @@ bf_truncated_ipv4(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	build_udp(buf, cap, &fl, pl, sizeof(pl));
+	tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 	return CODEC_ETH_HLEN + 16;
 }
 
@@ -1221,7 +1147,7 @@ bf_ipv4_cut_payload(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl)) - 10;
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl)) - 10;
 }
 
 static size_t
@@ -1229,7 +1155,7 @@ bf_bad_ip_csum(uint8_t *buf, size_t cap)
 {
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
-	size_t len = build_udp(buf, cap, &fl, pl, sizeof(pl));
+	size_t len = tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 
 	buf[CODEC_ETH_HLEN + 10] ^= 0x5a;
 	return len;
@@ -1241,7 +1167,7 @@ bf_closed_port(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 9999);
 	uint8_t pl[32] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1250,8 +1176,8 @@ bf_wrong_ip(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	fl.dst4 = OTHER_IP;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	fl.dst4 = TW_OTHER_IP;
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1260,8 +1186,8 @@ bf_wrong_mac(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
 
-	fl.dst_mac = other_mac;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	fl.dst_mac = tw_other_mac;
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1275,7 +1201,7 @@ bf_ipv6(uint8_t *buf, size_t cap)
 	fl.src6[15] = 1;
 	fl.dst6[0] = 0xfd;
 	fl.dst6[15] = 2;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1309,7 +1235,7 @@ bf_fragment(uint8_t *buf, size_t cap)
 {
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t pl[32] = {0};
-	size_t len = build_udp(buf, cap, &fl, pl, sizeof(pl));
+	size_t len = tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 	struct codec_frame f;
 
 	/* MF set, DF cleared; header checksum fixed up. */
@@ -1323,21 +1249,21 @@ bf_fragment(uint8_t *buf, size_t cap)
 static size_t
 bf_arp_reply(uint8_t *buf, size_t cap)
 {
-	return build_arp(buf, cap, CODEC_ARP_REPLY, &refl_mac, REFL_IP);
+	return build_arp(buf, cap, CODEC_ARP_REPLY, &tw_refl_mac, TW_REFL_IP);
 }
 
 static size_t
 bf_arp_other_ip(uint8_t *buf, size_t cap)
 {
-	return build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, OTHER_IP);
+	return build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, TW_OTHER_IP);
 }
 
 static size_t
 bf_arp_other_mac(uint8_t *buf, size_t cap)
 {
-	size_t len = build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, REFL_IP);
+	size_t len = build_arp(buf, cap, CODEC_ARP_REQUEST, NULL, TW_REFL_IP);
 
-	memcpy(buf, &other_mac, 6); /* unicast to someone else */
+	memcpy(buf, &tw_other_mac, 6); /* unicast to someone else */
 	return len;
 }
 
@@ -1347,7 +1273,7 @@ bf_stamp_short(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, STAMP_PORT);
 	static const uint8_t pl[3] = {0, 0, 1};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1362,7 +1288,7 @@ bf_sockperf_short(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(40000, SOCKPERF_PORT);
 	static const uint8_t pl[10] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -1382,7 +1308,7 @@ bf_from_echo_port(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(7, 7);
 	uint8_t pl[32] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 /* STAMP from another reflector's port 862. */
@@ -1392,7 +1318,7 @@ bf_stamp_from_stamp_port(uint8_t *buf, size_t cap)
 	struct codec_flow fl = flow_to_reflector(STAMP_PORT, STAMP_PORT);
 	uint8_t pl[STAMP_BASE_LEN] = {0};
 
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 /* A broadcast source MAC: an answer would go to everyone. */
@@ -1403,7 +1329,7 @@ bf_broadcast_source(uint8_t *buf, size_t cap)
 	uint8_t pl[32] = {0};
 
 	memset(fl.src_mac.b, 0xff, sizeof(fl.src_mac.b));
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 /* A multicast source IP (224.0.0.1). */
@@ -1414,7 +1340,7 @@ bf_multicast_source_ip(uint8_t *buf, size_t cap)
 	uint8_t pl[32] = {0};
 
 	fl.src4 = 0xe0000001u;
-	return build_udp(buf, cap, &fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, &fl, pl, sizeof(pl));
 }
 
 static const struct bad_frame bad_frames[] = {
@@ -1460,7 +1386,7 @@ test_reflector_drops(void **state)
 
 		for (unsigned c = 0; c < RC__COUNT; c++)
 			before[c] = rc(w, c);
-		inject(w, 1, frame, len);
+		tw_inject(w->f, 1, frame, len);
 		assert_int_equal(reflector_poll(&w->rw), 1);
 		for (unsigned c = 0; c < RC__COUNT; c++) {
 			uint64_t want = before[c];
@@ -1478,7 +1404,8 @@ test_reflector_drops(void **state)
 	}
 	/* All at once, in one burst: the same totals, still nothing sent. */
 	for (size_t i = 0; i < n; i++)
-		inject(w, 1, frame, bad_frames[i].build(frame, sizeof(frame)));
+		tw_inject(w->f, 1, frame,
+			  bad_frames[i].build(frame, sizeof(frame)));
 	assert_int_equal(reflector_poll(&w->rw), n);
 	assert_int_equal(rc(w, RC_RX), 2 * n);
 	assert_int_equal(reflector_drops(w), 2 * n);
@@ -1494,20 +1421,20 @@ test_reflector_udp_csum(void **state)
 	struct wire *w = *state;
 	struct codec_flow fl = flow_to_reflector(40000, 7);
 	uint8_t frame[128], pl[32] = {0};
-	size_t len = build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+	size_t len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 
 	frame[len - 1] ^= 0xff;
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	reflector_poll(&w->rw);
 	assert_int_equal(rc(w, RC_ECHO), 1);
-	assert_int_equal(drain(w, 0), 1);
+	assert_int_equal(tw_drain(w->f, 0), 1);
 
 	w->rc.verify_l4_csum = true;
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	reflector_poll(&w->rw);
 	assert_int_equal(rc(w, RC_DROP_L4_CSUM), 1);
 	assert_int_equal(rc(w, RC_ECHO), 1);
-	assert_int_equal(drain(w, 0), 0);
+	assert_int_equal(tw_drain(w->f, 0), 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -1518,7 +1445,7 @@ test_reflector_arp_no_mbuf(void **state)
 	struct wire *w = *state;
 	uint8_t frame[64];
 	size_t len = build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			       REFL_IP);
+			       TW_REFL_IP);
 	struct io_fake *small = io_fake_create(1, 1500);
 	struct reflector_worker *rw = &w->rw;
 
@@ -1558,11 +1485,11 @@ test_reflector_tx_full(void **state)
 	q.ops = &ops;
 	reflector_worker_fini(&w->rw);
 	assert_int_equal(reflector_worker_init(&w->rw, &w->rc, &q), 0);
-	inject(w, 1, frame,
-	       build_icmp(frame, sizeof(frame), CODEC_ICMP_ECHO_REQUEST));
-	inject(w, 1, frame,
-	       build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			 REFL_IP));
+	tw_inject(w->f, 1, frame,
+		  build_icmp(frame, sizeof(frame), CODEC_ICMP_ECHO_REQUEST));
+	tw_inject(w->f, 1, frame,
+		  build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
+			    TW_REFL_IP));
 	assert_int_equal(reflector_poll(&w->rw), 2);
 	assert_int_equal(rc(w, RC_ICMP), 1);
 	assert_int_equal(rc(w, RC_ARP), 1);
@@ -1578,10 +1505,10 @@ parse_answer(const uint8_t *buf, size_t len, struct codec_frame *f)
 {
 	assert_int_equal(codec_parse_frame(buf, len, f), 0);
 	assert_int_equal(f->ethertype, CODEC_ETHERTYPE_IPV4);
-	assert_memory_equal(&f->dst, &prober_mac, 6);
-	assert_memory_equal(&f->src, &refl_mac, 6);
-	assert_int_equal(f->src4, REFL_IP);
-	assert_int_equal(f->dst4, PROBER_IP);
+	assert_memory_equal(&f->dst, &tw_prober_mac, 6);
+	assert_memory_equal(&f->src, &tw_refl_mac, 6);
+	assert_int_equal(f->src4, TW_REFL_IP);
+	assert_int_equal(f->dst4, TW_PROBER_IP);
 	assert_true(codec_ipv4_csum_ok(buf, f));
 	assert_true(codec_l4_csum_ok(buf, f));
 }
@@ -1599,9 +1526,9 @@ test_stamp_answer(void **state)
 
 	io_fake_advance(w->f, 123456789);
 	len = build_stamp(frame, sizeof(frame), &fl, 77, 5);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, len); /* symmetric size, RFC 8762 §4.3 */
 	parse_answer(frame, rlen, &f);
 	assert_int_equal(f.sport, STAMP_PORT);
@@ -1614,11 +1541,11 @@ test_stamp_answer(void **state)
 	assert_int_equal(s.sender_seq, 77);
 	assert_int_equal(s.ssid, 5);
 	assert_int_equal(s.sender_ttl, 64);
-	assert_int_equal(s.sender_timestamp, stamp_ntp_from_ns(ANCHOR_NS));
+	assert_int_equal(s.sender_timestamp, stamp_ntp_from_ns(TW_ANCHOR_NS));
 	t2 = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
 	t3 = stamp_ts_to_ns(s.timestamp, s.error_estimate);
 	/* T2 after the clock moved on; T3 not before T2. */
-	assert_true(t2 > ANCHOR_NS + 123456789 / 2 - 1);
+	assert_true(t2 > TW_ANCHOR_NS + 123456789 / 2 - 1);
 	assert_true(t3 >= t2);
 	assert_true(t3 - t2 <= w->rw.turnaround.max + 1);
 	assert_int_equal(w->rw.turnaround.total, 1);
@@ -1637,9 +1564,9 @@ stamp_seq_exchange(struct wire *w, const uint32_t *want_refl_seq)
 	uint16_t n;
 
 	for (unsigned i = 0; i < 5; i++)
-		inject(w, 1, frame,
-		       build_stamp(frame, sizeof(frame), i % 2 ? &b : &a,
-				   sender_seq[i], 1));
+		tw_inject(w->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), i % 2 ? &b : &a,
+				      sender_seq[i], 1));
 	assert_int_equal(reflector_poll(&w->rw), 5);
 	n = io_rx(q, pkts, 8);
 	assert_int_equal(n, 5);
@@ -1655,7 +1582,7 @@ stamp_seq_exchange(struct wire *w, const uint32_t *want_refl_seq)
 				 0);
 		assert_int_equal(s.sender_seq, sender_seq[i]);
 		assert_int_equal(s.seq, want_refl_seq[i]);
-		q->ops->free(q, pkts[i]);
+		io_free(q, pkts[i]);
 	}
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
@@ -1703,11 +1630,11 @@ test_stamp_stateful_full(void **state)
 		struct codec_flow fl =
 			flow_to_reflector((uint16_t)(1024 + i), STAMP_PORT);
 
-		inject(w, 1, frame,
-		       build_stamp(frame, sizeof(frame), &fl, 9, 1));
+		tw_inject(w->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), &fl, 9, 1));
 		if (i % 32 == 31 || i == n - 1) {
 			reflector_poll(&w->rw);
-			drain(w, 0);
+			tw_drain(w->f, 0);
 		}
 	}
 	assert_int_equal(rc(w, RC_STAMP), n);
@@ -1726,9 +1653,9 @@ test_icmp_answer(void **state)
 	size_t len, rlen;
 
 	len = build_icmp(req, sizeof(req), CODEC_ICMP_ECHO_REQUEST);
-	inject(w, 1, req, len);
+	tw_inject(w->f, 1, req, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, len);
 	parse_answer(frame, rlen, &f);
 	assert_int_equal(codec_parse_frame(req, len, &fq), 0);
@@ -1751,9 +1678,9 @@ test_sockperf_answer(void **state)
 
 	len = build_sockperf(frame, sizeof(frame),
 			     SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, len);
 	parse_answer(frame, rlen, &f);
 	assert_int_equal(f.sport, SOCKPERF_PORT);
@@ -1772,19 +1699,19 @@ test_arp_answer(void **state)
 	struct codec_frame f;
 	size_t rlen;
 
-	inject(w, 1, frame,
-	       build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
-			 REFL_IP));
+	tw_inject(w->f, 1, frame,
+		  build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, NULL,
+			    TW_REFL_IP));
 	assert_int_equal(reflector_poll(&w->rw), 1);
-	rlen = take_one(w, 0, frame, sizeof(frame));
+	rlen = tw_take_one(w->f, 0, frame, sizeof(frame));
 	assert_int_equal(rlen, 42);
 	assert_int_equal(codec_parse_frame(frame, rlen, &f), 0);
 	assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
-	assert_memory_equal(&f.dst, &prober_mac, 6);
-	assert_memory_equal(&f.arp_sha, &refl_mac, 6);
-	assert_memory_equal(&f.arp_tha, &prober_mac, 6);
-	assert_int_equal(f.arp_spa, REFL_IP);
-	assert_int_equal(f.arp_tpa, PROBER_IP);
+	assert_memory_equal(&f.dst, &tw_prober_mac, 6);
+	assert_memory_equal(&f.arp_sha, &tw_refl_mac, 6);
+	assert_memory_equal(&f.arp_tha, &tw_prober_mac, 6);
+	assert_int_equal(f.arp_spa, TW_REFL_IP);
+	assert_int_equal(f.arp_tpa, TW_PROBER_IP);
 	assert_int_equal(rc(w, RC_ARP), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
@@ -1824,17 +1751,17 @@ test_fuzz_seeds_answered(void **state)
 			fail_msg("%s: cannot open", path);
 		len = fread(frame, 1, sizeof(frame), fp);
 		fclose(fp);
-		inject(w, 1, frame, len);
+		tw_inject(w->f, 1, frame, len);
 		assert_int_equal(reflector_poll(&w->rw), 1);
 		if (rc(w, seeds[i].counter) != before + 1)
 			fail_msg("%s: not answered as %s", seeds[i].file,
 				 reflector_counter_name(seeds[i].counter));
-		rlen = take_one(w, 0, answer, sizeof(answer));
+		rlen = tw_take_one(w->f, 0, answer, sizeof(answer));
 		assert_int_equal(rlen, seeds[i].counter == RC_ARP ? 42 : len);
 		assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
-		assert_memory_equal(&f.src, &refl_mac, 6);
+		assert_memory_equal(&f.src, &tw_refl_mac, 6);
 		if (f.ethertype == CODEC_ETHERTYPE_IPV4) {
-			assert_int_equal(f.src4, REFL_IP);
+			assert_int_equal(f.src4, TW_REFL_IP);
 			assert_true(codec_ipv4_csum_ok(answer, &f));
 			assert_true(codec_l4_csum_ok(answer, &f));
 		}
@@ -1853,10 +1780,10 @@ test_ports_off(void **state)
 
 	w->rc.stamp_port = 0;
 	w->rc.sockperf_port = 0;
-	inject(w, 1, frame, build_stamp(frame, sizeof(frame), &fl, 1, 1));
-	inject(w, 1, frame,
-	       build_sockperf(frame, sizeof(frame),
-			      SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST));
+	tw_inject(w->f, 1, frame, build_stamp(frame, sizeof(frame), &fl, 1, 1));
+	tw_inject(w->f, 1, frame,
+		  build_sockperf(frame, sizeof(frame),
+				 SOCKPERF_F_CLIENT | SOCKPERF_F_PONG_REQUEST));
 	assert_int_equal(reflector_poll(&w->rw), 2);
 	assert_int_equal(rc(w, RC_DROP_PORT), 2);
 	assert_int_equal(rc(w, RC_TX), 0);
@@ -2024,10 +1951,10 @@ test_stamp_auth_seed(void **state)
 	len = fread(frame, 1, sizeof(frame), fp);
 	fclose(fp);
 	reflector_with_key(w, (const uint8_t *)"fuzz", 4);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
 	assert_int_equal(rc(w, RC_STAMP), 1);
-	rlen = take_one(w, 0, answer, sizeof(answer));
+	rlen = tw_take_one(w->f, 0, answer, sizeof(answer));
 	assert_int_equal(rlen, len);
 	assert_int_equal(codec_parse_frame(answer, rlen, &f), 0);
 	assert_true(codec_l4_csum_ok(answer, &f));
@@ -2041,10 +1968,10 @@ test_stamp_auth_seed(void **state)
 	assert_int_equal(r.ssid, 1);
 
 	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
-	inject(w, 1, frame, len);
+	tw_inject(w->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&w->rw), 1);
 	assert_int_equal(rc(w, RC_DROP_AUTH), 1);
-	assert_int_equal(drain(w, 0), 0);
+	assert_int_equal(tw_drain(w->f, 0), 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 	stamp_auth_destroy(a);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The prober against hostile peers and failures, on the in-memory fake wire
- * (lib/io/io_fake.c): side 0 is the prober, side 1 the reflector or a
+ * (tests/support/io_fake.c): side 0 is the prober, side 1 the reflector or a
  * hand-written peer. Frames that answer nothing are classified
  * (probes.ignored.*), ICMP destination unreachable quoting a probe ends it,
  * IPv4 IDs differ per worker, answers older than the duplicate window are
@@ -24,21 +24,13 @@
 #include <rte_mbuf.h>
 
 #include "codec.h"
-#include "io_fake.h"
 #include "prober.h"
 #include "reflector.h"
 #include "stamp.h"
+#include "test_wire.h"
 
-#define PROBER_IP 0xc6120001u /* 198.18.0.1 */
-#define REFL_IP	  0xc6120002u /* 198.18.0.2 */
-#define OTHER_IP  0xc6120003u /* 198.18.0.3 */
-#define TSC_HZ	  2000000000ull
-#define N_MBUFS	  256
-#define SPORT	  40000
-#define ANCHOR_NS 1700000000000000000ull
-
-static const struct codec_mac prober_mac = {{0x02, 0, 0, 0, 0, 0x01}};
-static const struct codec_mac refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+#define N_MBUFS 256
+#define SPORT	40000
 
 /* malloc/calloc wrappers: fail the n-th call once armed, and keep the
  * pointers they handed out so a test can see what was not freed. */
@@ -181,16 +173,16 @@ setup_mtu(void **state, uint16_t mtu)
 		return -1;
 	memset(w, 0, sizeof(*w));
 	w->f = io_fake_create(N_MBUFS, mtu);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TSC_HZ) != 0) {
+	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0) {
 		io_fake_destroy(w->f);
 		free(w);
 		return -1;
 	}
-	w->rc.addr = REFL_IP;
-	w->rc.mac = refl_mac;
+	w->rc.addr = TW_REFL_IP;
+	w->rc.mac = tw_refl_mac;
 	w->rc.stamp_port = STAMP_PORT;
 	w->rc.clock = w->clock;
-	w->rc.anchor.realtime_ns = ANCHOR_NS;
+	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
 	w->rc.n_reasm = 4;
 	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) !=
 	    0) {
@@ -202,11 +194,11 @@ setup_mtu(void **state, uint16_t mtu)
 	io_fake_set_peer(w->f, 0, reflector_hook, w);
 
 	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow.src_mac = prober_mac;
-	w->pc.flow.dst_mac = refl_mac;
+	w->pc.flow.src_mac = tw_prober_mac;
+	w->pc.flow.dst_mac = tw_refl_mac;
 	w->pc.flow.ip_version = 4;
-	w->pc.flow.src4 = PROBER_IP;
-	w->pc.flow.dst4 = REFL_IP;
+	w->pc.flow.src4 = TW_PROBER_IP;
+	w->pc.flow.dst4 = TW_REFL_IP;
 	w->pc.flow.sport = SPORT;
 	w->pc.flow.dport = STAMP_PORT;
 	w->pc.size = STAMP_BASE_LEN;
@@ -274,29 +266,12 @@ prober_run(struct wire *w, unsigned index)
 	return prober_go(w);
 }
 
-/* Free whatever waits on the rx ring of side; returns how many frames. */
-static unsigned
-drain(struct wire *w, unsigned side)
-{
-	struct io_queue *q = io_fake_queue(w->f, side);
-	struct rte_mbuf *pkts[32];
-	unsigned total = 0;
-	uint16_t n;
-
-	while ((n = io_rx(q, pkts, 32)) > 0) {
-		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
-		total += n;
-	}
-	return total;
-}
-
 static uint64_t
 sum_ignored(const struct prober_stats *st)
 {
 	uint64_t s = 0;
 
-	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		s += st->ignored[i];
 	return s;
 }
@@ -305,17 +280,8 @@ sum_ignored(const struct prober_stats *st)
 static struct codec_flow
 flow_to_prober(void)
 {
-	struct codec_flow fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = refl_mac;
-	fl.dst_mac = prober_mac;
-	fl.ip_version = 4;
-	fl.src4 = REFL_IP;
-	fl.dst4 = PROBER_IP;
-	fl.sport = STAMP_PORT;
-	fl.dport = SPORT;
-	return fl;
+	return tw_flow4(&tw_refl_mac, &tw_prober_mac, TW_REFL_IP, TW_PROBER_IP,
+			STAMP_PORT, SPORT);
 }
 
 /* A STAMP answer for wire seq with plen payload bytes (>= 44: reflected;
@@ -341,12 +307,6 @@ build_answer(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	return (size_t)len;
 }
 
-static void
-inject(struct wire *w, const uint8_t *frame, size_t len)
-{
-	assert_int_equal(io_fake_inject(w->f, 0, frame, len), 0);
-}
-
 /* 1. Ignored frames, by reason ------------------------------------------- */
 
 static void
@@ -363,48 +323,53 @@ test_ignored_reasons(void **state)
 	/* An answer to probe 0 with a broken UDP checksum: not the answer. */
 	len = build_answer(frame, sizeof(frame), &fl, 0, STAMP_BASE_LEN);
 	frame[len - 1] ^= 0x5a;
-	inject(w, frame, len);
+	tw_inject(w->f, 0, frame, len);
 	/* Our flow, 20 bytes of STAMP: too short to carry T2/T3. */
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 20));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 20));
 	/* From another host; to another port; with a VLAN tag. */
-	fl.src4 = OTHER_IP;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	fl.src4 = TW_OTHER_IP;
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl = flow_to_prober();
 	fl.dport = SPORT + 1;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl = flow_to_prober();
 	fl.vlan = true;
 	fl.vlan_tci = 7;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	/* An answer to a probe never sent. */
 	fl = flow_to_prober();
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 1000, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 1000, 44));
 	/* LLDP: not IP. */
 	memset(frame, 0, 60);
 	frame[12] = 0x88;
 	frame[13] = 0xcc;
-	inject(w, frame, 60);
+	tw_inject(w->f, 0, frame, 60);
 	/* ARP asking for someone else. */
-	l = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST, &refl_mac,
-			    REFL_IP, NULL, OTHER_IP);
+	l = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
+			    &tw_refl_mac, TW_REFL_IP, NULL, TW_OTHER_IP);
 	assert_true(l > 0);
-	inject(w, frame, (size_t)l);
+	tw_inject(w->f, 0, frame, (size_t)l);
 	/* A frame cut inside its IPv4 header. */
 	len = build_answer(frame, sizeof(frame), &fl, 0, 44);
-	inject(w, frame, 20);
+	tw_inject(w->f, 0, frame, 20);
 
 	w->pc.count = 3;
 	assert_int_equal(prober_go(w), 0);
 	assert_int_equal(st->sent, 3);
 	assert_int_equal(st->received, 3);
 	assert_int_equal(st->duplicated, 0);
-	assert_int_equal(st->ignored[REPORT_IGN_CHECKSUM], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_TOO_SHORT], 2);
-	assert_int_equal(st->ignored[REPORT_IGN_OTHER_FLOW], 3);
-	assert_int_equal(st->ignored[REPORT_IGN_NEVER_SENT], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_NOT_IP], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_ARP], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_LATE], 0);
+	assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_TOO_SHORT], 2);
+	assert_int_equal(st->ignored[PROBER_IGN_OTHER_FLOW], 3);
+	assert_int_equal(st->ignored[PROBER_IGN_NEVER_SENT], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_NOT_IP], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_ARP], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_LATE], 0);
 	assert_int_equal(st->rx_ignored, 9);
 	assert_int_equal(sum_ignored(st), st->rx_ignored);
 	assert_int_equal(st->answered, 3);
@@ -435,7 +400,7 @@ unreachable_hook(void *arg)
 		assert_true(len > 0);
 		assert_int_equal(io_fake_inject(w->f, 0, frame, (size_t)len),
 				 0);
-		q->ops->free(q, m);
+		io_free(q, m);
 	}
 }
 
@@ -459,9 +424,9 @@ test_icmp_port_unreachable(void **state)
 	assert_int_equal(st->received, 0);
 	assert_int_equal(st->lost, 10);
 	assert_int_equal(st->lost_unreachable, 10);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 12);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_HOST], 0);
-	assert_int_equal(st->ignored[REPORT_IGN_UNREACHABLE], 12);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_PORT], 12);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_HOST], 0);
+	assert_int_equal(st->ignored[PROBER_IGN_UNREACHABLE], 12);
 	assert_int_equal(sum_ignored(st), st->rx_ignored);
 	assert_int_equal(st->answered, 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
@@ -483,8 +448,8 @@ test_icmp_host_unreachable_tcp(void **state)
 	w->pc.timeout_cycles = 1000000000ull;
 	assert_int_equal(prober_run(w, 0), 0);
 	assert_int_equal(st->lost, 4);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_HOST], 4);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 0);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_HOST], 4);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_PORT], 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
@@ -506,26 +471,26 @@ test_icmp_unreachable_not_ours(void **state)
 	len = codec_build_icmp_error(frame, sizeof(frame), &fl, 3, 3,
 				     quoted + CODEC_ETH_HLEN, 28);
 	assert_true(len > 0);
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	/* Ours, but the ICMP checksum is wrong. */
 	probe.sport = SPORT;
 	qlen = codec_build_udp(quoted, sizeof(quoted), &probe, 0, NULL, 0);
 	len = codec_build_icmp_error(frame, sizeof(frame), &fl, 3, 3,
 				     quoted + CODEC_ETH_HLEN, 28);
 	frame[len - 1] ^= 1;
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 	/* Ours, the quote cut to 12 bytes. */
 	len = codec_build_icmp_error(frame, sizeof(frame), &fl, 3, 3,
 				     quoted + CODEC_ETH_HLEN, 12);
-	inject(w, frame, (size_t)len);
+	tw_inject(w->f, 0, frame, (size_t)len);
 
 	w->pc.count = 2;
 	assert_int_equal(prober_run(w, 0), 0);
 	assert_int_equal(st->received, 2);
-	assert_int_equal(st->unreachable[REPORT_UNREACH_PORT], 0);
-	assert_int_equal(st->ignored[REPORT_IGN_OTHER_FLOW], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_CHECKSUM], 1);
-	assert_int_equal(st->ignored[REPORT_IGN_TOO_SHORT], 1);
+	assert_int_equal(st->unreachable[PROBER_UNREACH_PORT], 0);
+	assert_int_equal(st->ignored[PROBER_IGN_OTHER_FLOW], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_TOO_SHORT], 1);
 	assert_int_equal(st->rx_ignored, 3);
 }
 
@@ -592,7 +557,7 @@ test_icmp_id_per_worker(void **state)
 					  m->data_len, &f),
 			0);
 		id[i] = f.icmp_id;
-		q->ops->free(q, m);
+		io_free(q, m);
 	}
 	assert_int_not_equal(id[0], id[1]);
 }
@@ -672,7 +637,7 @@ test_older_than_window_is_late(void **state)
 	assert_int_equal(st->received, n);
 	assert_int_equal(st->duplicated, 0);
 	assert_int_equal(st->late, 1);
-	assert_int_equal(st->ignored[REPORT_IGN_LATE], 1);
+	assert_int_equal(st->ignored[PROBER_IGN_LATE], 1);
 	assert_int_equal(st->rx_ignored, 1);
 }
 
@@ -684,7 +649,7 @@ sink_hook(void *arg)
 {
 	struct wire *w = arg;
 
-	drain(w, 1);
+	tw_drain(w->f, 1);
 }
 
 static void
@@ -755,16 +720,18 @@ test_vlan_probes(void **state)
 	w->pc.flow.vlan = true;
 	w->pc.flow.vlan_tci = 100;
 	prober_start(w, 0);
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	fl.vlan = true;
 	fl.vlan_tci = 101;
-	inject(w, frame, build_answer(frame, sizeof(frame), &fl, 0, 44));
+	tw_inject(w->f, 0, frame,
+		  build_answer(frame, sizeof(frame), &fl, 0, 44));
 	w->pc.count = 5;
 	assert_int_equal(prober_go(w), 0);
 	assert_int_equal(w->n_tagged, 5);
 	assert_int_equal(w->n_untagged, 0);
 	assert_int_equal(st->received, 5);
-	assert_int_equal(st->ignored[REPORT_IGN_OTHER_FLOW], 2);
+	assert_int_equal(st->ignored[PROBER_IGN_OTHER_FLOW], 2);
 	assert_int_equal(st->rx_ignored, 2);
 	assert_int_equal(st->duplicated, 0);
 }
@@ -786,14 +753,15 @@ test_vlan_arp(void **state)
 	int len;
 
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	io_fake_set_tick(w->f, TSC_HZ / 1000);
+	io_fake_set_tick(w->f, TW_TSC_HZ / 1000);
 	/* An untagged answer waits: not ours, so nobody answers in time. */
-	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REPLY, &refl_mac,
-			      REFL_IP, &prober_mac, PROBER_IP);
-	inject(w, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve_vlan(q0, &prober_mac, PROBER_IP,
-						 100, REFL_IP, 300, &w->clock,
-						 &out, &no_stop),
+	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REPLY,
+			      &tw_refl_mac, TW_REFL_IP, &tw_prober_mac,
+			      TW_PROBER_IP);
+	tw_inject(w->f, 0, frame, (size_t)len);
+	assert_int_equal(prober_arp_resolve_vlan(
+				 q0, &tw_prober_mac, TW_PROBER_IP, 100,
+				 TW_REFL_IP, 300, &w->clock, &out, &no_stop),
 			 -EHOSTUNREACH);
 	/* Its requests were tagged. */
 	assert_int_equal(io_rx(q1, &m, 1), 1);
@@ -803,29 +771,30 @@ test_vlan_arp(void **state)
 	assert_true(f.has_vlan);
 	assert_int_equal(f.vlan_tci & 0xfff, 100);
 	assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
-	assert_int_equal(f.arp_tpa, REFL_IP);
-	q1->ops->free(q1, m);
-	drain(w, 1);
+	assert_int_equal(f.arp_tpa, TW_REFL_IP);
+	io_free(q1, m);
+	tw_drain(w->f, 1);
 
 	/* The tagged answer resolves. */
 	len = codec_vlan_insert(frame, (size_t)len, sizeof(frame), 100);
 	assert_true(len > 0);
-	inject(w, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve_vlan(q0, &prober_mac, PROBER_IP,
-						 100, REFL_IP, 300, &w->clock,
-						 &out, &no_stop),
+	tw_inject(w->f, 0, frame, (size_t)len);
+	assert_int_equal(prober_arp_resolve_vlan(
+				 q0, &tw_prober_mac, TW_PROBER_IP, 100,
+				 TW_REFL_IP, 300, &w->clock, &out, &no_stop),
 			 0);
-	assert_memory_equal(&out, &refl_mac, sizeof(out));
-	drain(w, 1);
+	assert_memory_equal(&out, &tw_refl_mac, sizeof(out));
+	tw_drain(w->f, 1);
 
 	/* A tagged request for us gets a tagged reply. */
 	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-			      &refl_mac, REFL_IP, NULL, PROBER_IP);
+			      &tw_refl_mac, TW_REFL_IP, NULL, TW_PROBER_IP);
 	len = codec_vlan_insert(frame, (size_t)len, sizeof(frame), 100);
 	assert_int_equal(codec_parse_frame(frame, (size_t)len, &f), 0);
-	assert_true(
-		prober_answer_arp_vlan(q0, &f, &prober_mac, PROBER_IP, 100));
-	assert_false(prober_answer_arp_vlan(q0, &f, &prober_mac, PROBER_IP, 0));
+	assert_true(prober_answer_arp_vlan(q0, &f, &tw_prober_mac, TW_PROBER_IP,
+					   100));
+	assert_false(prober_answer_arp_vlan(q0, &f, &tw_prober_mac,
+					    TW_PROBER_IP, 0));
 	assert_int_equal(io_rx(q1, &m, 1), 1);
 	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
 					   m->data_len, &f),
@@ -833,8 +802,31 @@ test_vlan_arp(void **state)
 	assert_true(f.has_vlan);
 	assert_int_equal(f.vlan_tci, 100);
 	assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
-	q1->ops->free(q1, m);
+	io_free(q1, m);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* ICMP destination-unreachable codes by class (RFC 792, RFC 1812). */
+static void
+test_unreach_of_code(void **state)
+{
+	static const uint8_t net[] = {0, 6, 11}, host[] = {1, 7, 12},
+			     admin[] = {9, 10, 13}, other[] = {2, 4, 5, 8, 14};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(net); i++)
+		assert_int_equal(prober_unreach_of_code(net[i]),
+				 PROBER_UNREACH_NET);
+	for (size_t i = 0; i < sizeof(host); i++)
+		assert_int_equal(prober_unreach_of_code(host[i]),
+				 PROBER_UNREACH_HOST);
+	assert_int_equal(prober_unreach_of_code(3), PROBER_UNREACH_PORT);
+	for (size_t i = 0; i < sizeof(admin); i++)
+		assert_int_equal(prober_unreach_of_code(admin[i]),
+				 PROBER_UNREACH_ADMIN);
+	for (size_t i = 0; i < sizeof(other); i++)
+		assert_int_equal(prober_unreach_of_code(other[i]),
+				 PROBER_UNREACH_OTHER);
 }
 
 int
@@ -855,6 +847,7 @@ main(void)
 		T(test_init_alloc_failure_frees),
 		T(test_vlan_probes),
 		T(test_vlan_arp),
+		cmocka_unit_test(test_unreach_of_code),
 	};
 
 	return cmocka_run_group_tests_name("prober", tests, NULL, NULL);

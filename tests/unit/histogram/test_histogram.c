@@ -12,31 +12,14 @@
 #include <cmocka.h>
 
 #include "histogram.h"
+#include "util.h"
 
 #define N_SAMPLES 200000
-
-/* splitmix64: deterministic, so every run checks the same samples. */
-static uint64_t
-rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1): never 0, so log() below is finite. */
-static double
-rng_unit(uint64_t *s)
-{
-	return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
 
 static double
 rng_normal(uint64_t *s)
 {
-	double u1 = rng_unit(s), u2 = rng_unit(s);
+	double u1 = util_rng_unit(s), u2 = util_rng_unit(s);
 
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
@@ -71,7 +54,7 @@ gen_bimodal(uint64_t *v, size_t n, uint64_t seed)
 
 	/* 70 % fast path around 15 µs, 30 % slow path around 120 µs. */
 	for (i = 0; i < n; i++) {
-		if (rng_unit(&seed) < 0.7)
+		if (util_rng_unit(&seed) < 0.7)
 			v[i] = rng_lognormal(&seed, 15000.0, 0.1);
 		else
 			v[i] = rng_lognormal(&seed, 120000.0, 0.2);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The reflector under hostile or unlucky peers, over the in-memory fake wire
- * (lib/io/io_fake.c): side 1 is the reflector's queue, side 0 the peer's.
- * Frames are injected on side 1 and the answers read back on side 0. A tx
- * hook keeps a copy of every frame as it was when tx_burst took it, so a
+ * (tests/support/io_fake.c): side 1 is the reflector's queue, side 0 the
+ * peer's. Frames are injected on side 1 and the answers read back on side 0. A
+ * tx hook keeps a copy of every frame as it was when tx_burst took it, so a
  * write into an mbuf after tx shows as a difference. No EAL.
  */
 #include <errno.h>
@@ -22,23 +22,15 @@
 
 #include "codec.h"
 #include "frag.h"
-#include "io_fake.h"
 #include "loopback.h"
 #include "lru.h"
 #include "prober.h"
 #include "reflector.h"
 #include "sockperf.h"
 #include "stamp.h"
+#include "test_wire.h"
 
-#define PEER_IP	  0xc6120001u /* 198.18.0.1 */
-#define REFL_IP	  0xc6120002u /* 198.18.0.2 */
-#define OTHER_IP  0xc6120003u /* 198.18.0.3 */
-#define TSC_HZ	  2000000000ull
-#define N_MBUFS	  1024
-#define ANCHOR_NS 1700000000000000000ull
-
-static const struct codec_mac peer_mac = {{0x02, 0, 0, 0, 0, 0x01}};
-static const struct codec_mac refl_mac = {{0x02, 0, 0, 0, 0, 0x02}};
+#define N_MBUFS 1024
 
 /* Copies of the frames the reflector handed to tx, as they were then. */
 #define SNAP_MAX 1024
@@ -77,14 +69,14 @@ snap_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 		s->len = pkts[i]->data_len;
 		cur->n_snaps++;
 	}
-	return inner->ops->tx_burst(inner, pkts, n);
+	return io_tx(inner, pkts, n);
 }
 
 static uint16_t
 flag_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct io_queue *inner = io_fake_queue(cur->f, 1);
-	uint16_t got = inner->ops->rx_burst(inner, pkts, n);
+	uint16_t got = io_rx(inner, pkts, n);
 
 	for (uint16_t i = 0; i < got; i++)
 		pkts[i]->ol_flags = cur->rx_ol_flags;
@@ -118,11 +110,11 @@ setup(void **state)
 	x->ops.rx_burst = flag_rx;
 	x->q.ops = &x->ops;
 	reflector_conf_default(&x->rc);
-	x->rc.addr = REFL_IP;
+	x->rc.addr = TW_REFL_IP;
 	x->rc.prefix_len = 24;
-	x->rc.mac = refl_mac;
-	x->rc.anchor.realtime_ns = ANCHOR_NS;
-	if (tsc_clock_init(&x->rc.clock, TSC_HZ) != 0)
+	x->rc.mac = tw_refl_mac;
+	x->rc.anchor.realtime_ns = TW_ANCHOR_NS;
+	if (tsc_clock_init(&x->rc.clock, TW_TSC_HZ) != 0)
 		return -1;
 	cur = x;
 	if (reflector_worker_init(&x->rw, &x->rc, &x->q) != 0)
@@ -151,85 +143,21 @@ rc(const struct fx *x, enum reflector_counter c)
 	return reflector_counter_read(&x->rw, c);
 }
 
-static unsigned
-drain(struct fx *x)
-{
-	struct io_queue *q = io_fake_queue(x->f, 0);
-	struct rte_mbuf *pkts[32];
-	unsigned total = 0;
-	uint16_t n;
-
-	while ((n = io_rx(q, pkts, 32)) > 0) {
-		for (uint16_t i = 0; i < n; i++)
-			q->ops->free(q, pkts[i]);
-		total += n;
-	}
-	return total;
-}
-
 /* Take the single frame waiting for the peer into buf. */
 static size_t
 take_one(struct fx *x, uint8_t *buf, size_t cap)
 {
-	struct io_queue *q = io_fake_queue(x->f, 0);
-	struct rte_mbuf *m;
-	size_t len;
+	size_t len = tw_take_one(x->f, 0, buf, cap);
 
-	assert_int_equal(io_rx(q, &m, 1), 1);
-	len = m->data_len;
-	assert_true(len <= cap);
-	memcpy(buf, rte_pktmbuf_mtod(m, const uint8_t *), len);
-	q->ops->free(q, m);
-	assert_int_equal(io_rx(q, &m, 1), 0);
+	assert_int_equal(tw_drain(x->f, 0), 0);
 	return len;
-}
-
-static void
-inject(struct fx *x, const uint8_t *frame, size_t len)
-{
-	assert_int_equal(io_fake_inject(x->f, 1, frame, len), 0);
 }
 
 static struct codec_flow
 flow(uint32_t src, uint16_t sport, uint16_t dport)
 {
-	struct codec_flow fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = peer_mac;
-	fl.dst_mac = refl_mac;
-	fl.ip_version = 4;
-	fl.src4 = src;
-	fl.dst4 = REFL_IP;
-	fl.sport = sport;
-	fl.dport = dport;
-	return fl;
-}
-
-static size_t
-build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
-	  const uint8_t *pl, size_t plen)
-{
-	int len = codec_build_udp(buf, cap, fl, 1, pl, plen);
-
-	assert_true(len > 0);
-	return (size_t)len;
-}
-
-/* A STAMP Session-Sender packet of len bytes (>= 44: Extra Padding). */
-static size_t
-stamp_payload(uint8_t *pl, size_t len, uint32_t seq, uint16_t ssid)
-{
-	struct stamp_sender_opts o;
-
-	memset(&o, 0, sizeof(o));
-	o.seq = seq;
-	o.timestamp = stamp_ntp_from_ns(ANCHOR_NS);
-	o.error_estimate = 1;
-	o.ssid = ssid;
-	o.len = len;
-	assert_int_equal(stamp_sender_build(pl, len, &o), (int)len);
-	return len;
+	return tw_flow4(&tw_prober_mac, &tw_refl_mac, src, TW_REFL_IP, sport,
+			dport);
 }
 
 static size_t
@@ -238,8 +166,9 @@ build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 {
 	uint8_t pl[STAMP_BASE_LEN];
 
-	return build_udp(buf, cap, fl, pl,
-			 stamp_payload(pl, sizeof(pl), seq, ssid));
+	return tw_build_udp(
+		buf, cap, fl, pl,
+		tw_stamp_payload(pl, sizeof(pl), seq, ssid, TW_ANCHOR_NS));
 }
 
 static size_t
@@ -263,7 +192,7 @@ expect_counter(struct fx *x, const uint8_t *frame, size_t len,
 
 	for (unsigned c = 0; c < RC__COUNT; c++)
 		before[c] = rc(x, c);
-	inject(x, frame, len);
+	tw_inject(x->f, 1, frame, len);
 	assert_int_equal(reflector_poll(&x->rw), 1);
 	for (unsigned c = 0; c < RC__COUNT; c++) {
 		uint64_t w = before[c] + (c == RC_RX || c == want);
@@ -277,7 +206,7 @@ expect_counter(struct fx *x, const uint8_t *frame, size_t len,
 				 (unsigned long long)rc(x, c),
 				 (unsigned long long)w);
 	}
-	assert_int_equal(drain(x), want < RC_DROP_MALFORMED ? 1 : 0);
+	assert_int_equal(tw_drain(x->f, 0), want < RC_DROP_MALFORMED ? 1 : 0);
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
 }
 
@@ -350,12 +279,12 @@ test_big_burst_answers_finished(void **state)
 	x->rc.n_reasm = 4;
 	refl_restart(x);
 	for (unsigned d = 0; d < 4; d++) {
-		struct codec_flow fl =
-			flow(PEER_IP, (uint16_t)(40000 + d), d == 3 ? 862 : 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, (uint16_t)(40000 + d),
+					    d == 3 ? 862 : 7);
 		int len;
 
 		if (d == 3)
-			stamp_payload(pl, sizeof(pl), 4242, 3);
+			tw_stamp_payload(pl, sizeof(pl), 4242, 3, TW_ANCHOR_NS);
 		else
 			memset(pl, 0x40 + (int)d, sizeof(pl));
 		len = codec_build_udp(big, sizeof(big), &fl,
@@ -364,7 +293,7 @@ test_big_burst_answers_finished(void **state)
 		nf[d] = fragment(big, (size_t)len, frags[d], flen[d], 48);
 		/* Everything but the last fragment, in earlier bursts. */
 		for (unsigned i = 0; i + 1 < nf[d]; i++) {
-			inject(x, frags[d][i], flen[d][i]);
+			tw_inject(x->f, 1, frags[d][i], flen[d][i]);
 			reflector_poll(&x->rw);
 		}
 	}
@@ -372,15 +301,16 @@ test_big_burst_answers_finished(void **state)
 	x->n_snaps = 0;
 	for (unsigned i = 0; i < 32; i++) {
 		struct codec_flow fl =
-			flow(PEER_IP, (uint16_t)(30000 + i), 862);
+			flow(TW_PROBER_IP, (uint16_t)(30000 + i), 862);
 
 		if (i >= 14 && i < 18) {
 			unsigned d = i - 14;
 
-			inject(x, frags[d][nf[d] - 1], flen[d][nf[d] - 1]);
+			tw_inject(x->f, 1, frags[d][nf[d] - 1],
+				  flen[d][nf[d] - 1]);
 		} else {
-			inject(x, frame,
-			       build_stamp(frame, sizeof(frame), &fl, i, 1));
+			tw_inject(x->f, 1, frame,
+				  build_stamp(frame, sizeof(frame), &fl, i, 1));
 		}
 	}
 	assert_int_equal(reflector_poll(&x->rw), 32);
@@ -429,7 +359,7 @@ test_big_burst_answers_finished(void **state)
 			if (memcmp(rte_pktmbuf_mtod(m, const uint8_t *),
 				   x->snaps[i].b, m->data_len) != 0)
 				fail_msg("frame %u was written after tx", i);
-			q->ops->free(q, m);
+			io_free(q, m);
 			i++;
 		}
 		assert_int_equal(i, x->n_snaps);
@@ -451,7 +381,7 @@ build_sockperf(uint8_t *buf, size_t cap, const struct codec_flow *fl)
 
 	memset(pl, 0x11, sizeof(pl));
 	assert_int_equal(sockperf_build(pl, sizeof(pl), &h), SOCKPERF_HDR_LEN);
-	return build_udp(buf, cap, fl, pl, sizeof(pl));
+	return tw_build_udp(buf, cap, fl, pl, sizeof(pl));
 }
 
 static size_t
@@ -462,14 +392,14 @@ build_stamp_tlvs(uint8_t *buf, size_t cap, const struct codec_flow *fl)
 
 	memset(&o, 0, sizeof(o));
 	o.seq = 5;
-	o.timestamp = stamp_ntp_from_ns(ANCHOR_NS);
+	o.timestamp = stamp_ntp_from_ns(TW_ANCHOR_NS);
 	o.error_estimate = 1;
 	o.tlv_timestamp_info = true;
 	o.tlv_class_of_service = true;
 	o.cos_dscp = 46;
 	o.len = 121; /* odd: the last checksum word is half padding */
 	assert_int_equal(stamp_sender_build(pl, sizeof(pl), &o), 121);
-	return build_udp(buf, cap, fl, pl, o.len);
+	return tw_build_udp(buf, cap, fl, pl, o.len);
 }
 
 /*
@@ -494,7 +424,7 @@ test_bad_udp_sum_stays_bad(void **state)
 	for (unsigned k = 0; k < 4; k++) {
 		for (unsigned mode = 0; mode < 3; mode++) {
 			struct codec_flow fl =
-				flow(PEER_IP, 40000, kinds[k].dport);
+				flow(TW_PROBER_IP, 40000, kinds[k].dport);
 			uint8_t frame[512], ans[512];
 			struct codec_frame f;
 			size_t len, alen;
@@ -509,9 +439,9 @@ test_bad_udp_sum_stays_bad(void **state)
 				len = build_stamp_tlvs(frame, sizeof(frame),
 						       &fl);
 			else
-				len = build_udp(frame, sizeof(frame), &fl,
-						(const uint8_t *)"hello, echo",
-						11);
+				len = tw_build_udp(
+					frame, sizeof(frame), &fl,
+					(const uint8_t *)"hello, echo", 11);
 			assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 			if (mode == 1)
 				frame[len - 1] ^= 0x04; /* in the payload */
@@ -519,7 +449,7 @@ test_bad_udp_sum_stays_bad(void **state)
 				memset(frame + f.l4_off + 6, 0, 2);
 			expect_counter(x, frame, len, kinds[k].counter,
 				       kinds[k].what);
-			inject(x, frame, len);
+			tw_inject(x->f, 1, frame, len);
 			reflector_poll(&x->rw);
 			alen = take_one(x, ans, sizeof(ans));
 			assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
@@ -538,10 +468,10 @@ test_bad_udp_sum_stays_bad(void **state)
 	}
 	/* The same corrupted echo with the check on: dropped and counted. */
 	{
-		struct codec_flow fl = flow(PEER_IP, 40000, 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
 		uint8_t frame[128];
-		size_t len = build_udp(frame, sizeof(frame), &fl,
-				       (const uint8_t *)"hello, echo", 11);
+		size_t len = tw_build_udp(frame, sizeof(frame), &fl,
+					  (const uint8_t *)"hello, echo", 11);
 
 		frame[len - 1] ^= 0x04;
 		x->rc.verify_l4_csum = true;
@@ -562,9 +492,9 @@ test_icmp_sum_updated(void **state)
 	struct fx *x = *state;
 	uint8_t frame[128], ans[128];
 	struct codec_frame f;
-	size_t len = build_icmp(frame, sizeof(frame), PEER_IP), alen;
+	size_t len = build_icmp(frame, sizeof(frame), TW_PROBER_IP), alen;
 
-	inject(x, frame, len);
+	tw_inject(x->f, 1, frame, len);
 	reflector_poll(&x->rw);
 	alen = take_one(x, ans, sizeof(ans));
 	assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
@@ -579,28 +509,29 @@ static void
 test_stamp_shorter_than_14(void **state)
 {
 	struct fx *x = *state;
-	struct codec_flow fl = flow(PEER_IP, 40000, STAMP_PORT);
+	struct codec_flow fl = flow(TW_PROBER_IP, 40000, STAMP_PORT);
 	uint8_t pl[STAMP_BASE_LEN], frame[256];
 
-	stamp_payload(pl, sizeof(pl), 7, 1);
+	tw_stamp_payload(pl, sizeof(pl), 7, 1, TW_ANCHOR_NS);
 	for (size_t plen = 0; plen <= 14; plen++) {
 		char what[32];
 
 		snprintf(what, sizeof(what), "STAMP of %zu bytes", plen);
-		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &fl, pl, plen),
-			       plen < 14 ? RC_DROP_PROBE : RC_STAMP, what);
+		expect_counter(
+			x, frame,
+			tw_build_udp(frame, sizeof(frame), &fl, pl, plen),
+			plen < 14 ? RC_DROP_PROBE : RC_STAMP, what);
 	}
 	/* sockperf: a header of 13 bytes is no header. */
 	{
-		struct codec_flow sf = flow(PEER_IP, 40000, SOCKPERF_PORT);
+		struct codec_flow sf = flow(TW_PROBER_IP, 40000, SOCKPERF_PORT);
 		size_t len = build_sockperf(frame, sizeof(frame), &sf);
 		struct codec_frame f;
 
 		assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &sf,
-					 frame + f.payload_off, 13),
+			       tw_build_udp(frame, sizeof(frame), &sf,
+					    frame + f.payload_off, 13),
 			       RC_DROP_PROBE, "sockperf of 13 bytes");
 	}
 }
@@ -619,17 +550,19 @@ test_loop_and_martians(void **state)
 		bool icmp;
 		enum reflector_counter counter;
 	} cases[] = {
-		{"sport 1023", PEER_IP, 1023, 7, false, RC_DROP_LOW_PORT},
-		{"sport 1", PEER_IP, 1, STAMP_PORT, false, RC_DROP_LOW_PORT},
-		{"sport 1024", PEER_IP, 1024, 7, false, RC_ECHO},
-		{"sport 862, STAMP off here", PEER_IP, 862, 7, false,
+		{"sport 1023", TW_PROBER_IP, 1023, 7, false, RC_DROP_LOW_PORT},
+		{"sport 1", TW_PROBER_IP, 1, STAMP_PORT, false,
+		 RC_DROP_LOW_PORT},
+		{"sport 1024", TW_PROBER_IP, 1024, 7, false, RC_ECHO},
+		{"sport 862, STAMP off here", TW_PROBER_IP, 862, 7, false,
 		 RC_DROP_LOOP_PORT},
-		{"sport 11111, sockperf off here", PEER_IP, 11111, 7, false,
+		{"sport 11111, sockperf off here", TW_PROBER_IP, 11111, 7,
+		 false, RC_DROP_LOOP_PORT},
+		{"sport 19 (chargen)", TW_PROBER_IP, 19, 7, false,
 		 RC_DROP_LOOP_PORT},
-		{"sport 19 (chargen)", PEER_IP, 19, 7, false,
+		{"sport 37 (time)", TW_PROBER_IP, 37, 7, false,
 		 RC_DROP_LOOP_PORT},
-		{"sport 37 (time)", PEER_IP, 37, 7, false, RC_DROP_LOOP_PORT},
-		{"from ourselves", REFL_IP, 40000, 7, false, RC_DROP_SOURCE},
+		{"from ourselves", TW_REFL_IP, 40000, 7, false, RC_DROP_SOURCE},
 		{"from the subnet broadcast", 0xc61200ffu, 40000, 7, false,
 		 RC_DROP_SOURCE},
 		{"from 0.1.2.3", 0x00010203u, 40000, 7, false, RC_DROP_SOURCE},
@@ -645,8 +578,8 @@ test_loop_and_martians(void **state)
 		 RC_DROP_SOURCE},
 		{"ICMP from the subnet broadcast", 0xc61200ffu, 0, 0, true,
 		 RC_DROP_SOURCE},
-		{"ICMP from ourselves", REFL_IP, 0, 0, true, RC_DROP_SOURCE},
-		{"ICMP from a peer", PEER_IP, 0, 0, true, RC_ICMP},
+		{"ICMP from ourselves", TW_REFL_IP, 0, 0, true, RC_DROP_SOURCE},
+		{"ICMP from a peer", TW_PROBER_IP, 0, 0, true, RC_ICMP},
 	};
 	uint8_t frame[256];
 
@@ -659,26 +592,26 @@ test_loop_and_martians(void **state)
 		size_t len =
 			cases[i].icmp
 				? build_icmp(frame, sizeof(frame), cases[i].src)
-				: build_udp(frame, sizeof(frame), &fl,
-					    (const uint8_t *)"0123456789"
-							     "abcdef",
-					    16);
+				: tw_build_udp(frame, sizeof(frame), &fl,
+					       (const uint8_t *)"0123456789"
+								"abcdef",
+					       16);
 
 		expect_counter(x, frame, len, cases[i].counter, cases[i].what);
 	}
 	/* --allow-low-sport opens ports below 1024, not the loop ports. */
 	x->rc.allow_low_sport = true;
 	{
-		struct codec_flow fl = flow(PEER_IP, 1023, 7);
-		struct codec_flow echo = flow(PEER_IP, 7, 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, 1023, 7);
+		struct codec_flow echo = flow(TW_PROBER_IP, 7, 7);
 
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &fl,
-					 (const uint8_t *)"x", 1),
+			       tw_build_udp(frame, sizeof(frame), &fl,
+					    (const uint8_t *)"x", 1),
 			       RC_ECHO, "sport 1023, allowed");
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &echo,
-					 (const uint8_t *)"x", 1),
+			       tw_build_udp(frame, sizeof(frame), &echo,
+					    (const uint8_t *)"x", 1),
 			       RC_DROP_LOOP_PORT, "sport 7, low ports allowed");
 	}
 }
@@ -694,10 +627,10 @@ test_loopback_address_answers_local(void **state)
 	x->rc.addr = 0x7f000001u;
 	x->rc.prefix_len = 8;
 	fl.dst4 = 0x7f000001u;
-	expect_counter(
-		x, frame,
-		build_udp(frame, sizeof(frame), &fl, (const uint8_t *)"x", 1),
-		RC_ECHO, "127.0.0.1 to itself");
+	expect_counter(x, frame,
+		       tw_build_udp(frame, sizeof(frame), &fl,
+				    (const uint8_t *)"x", 1),
+		       RC_ECHO, "127.0.0.1 to itself");
 }
 
 /* Item: --allow
@@ -718,24 +651,25 @@ test_allow_list(void **state)
 	x->rc.allow[19].mask = 0xfffffffcu;
 	x->rc.n_allow = 20;
 	{
-		struct codec_flow in = flow(PEER_IP, 40000, 7);
+		struct codec_flow in = flow(TW_PROBER_IP, 40000, 7);
 		struct codec_flow out = flow(0xc6120009u, 40000, 7);
 		struct codec_flow ten = flow(0x0a120005u, 40000, 7);
 		struct codec_flow ten_out = flow(0x0a130005u, 40000, 7);
 		static const uint8_t pl[4] = "abcd";
 
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &in, pl, 4),
+			       tw_build_udp(frame, sizeof(frame), &in, pl, 4),
 			       RC_ECHO, "198.18.0.1 in 198.18.0.0/30");
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &ten, pl, 4),
+			       tw_build_udp(frame, sizeof(frame), &ten, pl, 4),
 			       RC_ECHO, "10.18.0.5 in the 19th entry");
 		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &out, pl, 4),
+			       tw_build_udp(frame, sizeof(frame), &out, pl, 4),
 			       RC_DROP_ACL, "198.18.0.9 outside");
-		expect_counter(x, frame,
-			       build_udp(frame, sizeof(frame), &ten_out, pl, 4),
-			       RC_DROP_ACL, "10.19.0.5 outside");
+		expect_counter(
+			x, frame,
+			tw_build_udp(frame, sizeof(frame), &ten_out, pl, 4),
+			RC_DROP_ACL, "10.19.0.5 outside");
 		expect_counter(x, frame,
 			       build_icmp(frame, sizeof(frame), 0xc6120009u),
 			       RC_DROP_ACL, "ICMP from 198.18.0.9");
@@ -757,9 +691,9 @@ test_allow_list(void **state)
 	}
 	/* ARP from outside the list is still answered. */
 	{
-		int len =
-			codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-					&peer_mac, 0xc6120009u, NULL, REFL_IP);
+		int len = codec_build_arp(frame, sizeof(frame),
+					  CODEC_ARP_REQUEST, &tw_prober_mac,
+					  0xc6120009u, NULL, TW_REFL_IP);
 
 		assert_true(len > 0);
 		expect_counter(x, frame, (size_t)len, RC_ARP, "ARP, outside");
@@ -783,32 +717,33 @@ test_rate_limit(void **state)
 	refl_restart(x);
 	/* 40 requests at once from one source: the burst goes through. */
 	for (unsigned i = 0; i < 40; i++) {
-		inject(x, frame, build_icmp(frame, sizeof(frame), PEER_IP));
+		tw_inject(x->f, 1, frame,
+			  build_icmp(frame, sizeof(frame), TW_PROBER_IP));
 		reflector_poll(&x->rw);
-		answered += drain(x);
+		answered += tw_drain(x->f, 0);
 	}
 	assert_int_equal(answered, burst);
 	assert_int_equal(rc(x, RC_DROP_RATE), 40 - burst);
 	/* Another source has its own bucket. */
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), OTHER_IP),
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_OTHER_IP),
 		       RC_ICMP, "another source");
 	/* 10 ms later: one more request (100/s) for the first source. */
-	io_fake_advance(x->f, TSC_HZ / 100);
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), PEER_IP),
+	io_fake_advance(x->f, TW_TSC_HZ / 100);
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_PROBER_IP),
 		       RC_ICMP, "after 10 ms");
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), PEER_IP),
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_PROBER_IP),
 		       RC_DROP_RATE, "right after");
 	/* A second later the whole burst is back. */
-	io_fake_advance(x->f, TSC_HZ);
+	io_fake_advance(x->f, TW_TSC_HZ);
 	answered = 0;
 	for (unsigned i = 0; i < 40; i++) {
-		struct codec_flow fl = flow(PEER_IP, 40000, 7);
+		struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
 
-		inject(x, frame,
-		       build_udp(frame, sizeof(frame), &fl,
-				 (const uint8_t *)"x", 1));
+		tw_inject(x->f, 1, frame,
+			  tw_build_udp(frame, sizeof(frame), &fl,
+				       (const uint8_t *)"x", 1));
 		reflector_poll(&x->rw);
-		answered += drain(x);
+		answered += tw_drain(x->f, 0);
 	}
 	assert_int_equal(answered, burst);
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
@@ -823,23 +758,24 @@ test_rate_limit_table_bounded(void **state)
 
 	x->rc.rate_limit_pps = 1;
 	refl_restart(x);
-	/* PEER_IP uses its whole burst (16). */
+	/* TW_PROBER_IP uses its whole burst (16). */
 	for (unsigned i = 0; i < 17; i++) {
-		inject(x, frame, build_icmp(frame, sizeof(frame), PEER_IP));
+		tw_inject(x->f, 1, frame,
+			  build_icmp(frame, sizeof(frame), TW_PROBER_IP));
 		reflector_poll(&x->rw);
 	}
 	assert_int_equal(rc(x, RC_DROP_RATE), 1);
 	for (unsigned i = 0; i < 5000; i++) {
-		inject(x, frame,
-		       build_icmp(frame, sizeof(frame), 0xc6130000u + i));
+		tw_inject(x->f, 1, frame,
+			  build_icmp(frame, sizeof(frame), 0xc6130000u + i));
 		if (i % 32 == 31 || i == 4999)
 			reflector_poll(&x->rw);
-		drain(x);
+		tw_drain(x->f, 0);
 	}
 	assert_int_equal(rc(x, RC_ICMP), 16 + 5000);
 	assert_int_equal(lru_count(x->rw.rate), REFLECTOR_RATE_SOURCES);
-	/* PEER_IP was evicted: it starts again with a full bucket. */
-	expect_counter(x, frame, build_icmp(frame, sizeof(frame), PEER_IP),
+	/* TW_PROBER_IP was evicted: it starts again with a full bucket. */
+	expect_counter(x, frame, build_icmp(frame, sizeof(frame), TW_PROBER_IP),
 		       RC_ICMP, "evicted source");
 }
 
@@ -867,7 +803,8 @@ one_stamp(struct fx *x, uint32_t src, uint16_t sport, uint32_t sender_seq)
 	struct codec_flow fl = flow(src, sport, STAMP_PORT);
 	uint8_t frame[256];
 
-	inject(x, frame, build_stamp(frame, sizeof(frame), &fl, sender_seq, 1));
+	tw_inject(x->f, 1, frame,
+		  build_stamp(frame, sizeof(frame), &fl, sender_seq, 1));
 	assert_int_equal(reflector_poll(&x->rw), 1);
 	return stamp_answer_seq(x);
 }
@@ -892,7 +829,8 @@ test_sessions_100k(void **state)
 			flow(0xc6130000u + (i >> 12),
 			     (uint16_t)(1024 + (i & 4095)), STAMP_PORT);
 
-		inject(x, frame, build_stamp(frame, sizeof(frame), &fl, 9, 1));
+		tw_inject(x->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), &fl, 9, 1));
 		if (i % 32 == 31 || i == n - 1) {
 			struct rte_mbuf *m[32];
 			uint16_t got;
@@ -916,7 +854,7 @@ test_sessions_100k(void **state)
 					fail_msg("session %u answered with "
 						 "seq %u",
 						 i, s.seq);
-				pq->ops->free(pq, m[k]);
+				io_free(pq, m[k]);
 			}
 		}
 	}
@@ -924,8 +862,8 @@ test_sessions_100k(void **state)
 	assert_int_equal(x->rw.n_sessions, REFLECTOR_SESSIONS);
 	assert_int_equal(rc(x, RC_STATEFUL_FULL), n - REFLECTOR_SESSIONS);
 	/* A new one, then the newest old one goes on counting. */
-	assert_int_equal(one_stamp(x, PEER_IP, 50000, 9), 0);
-	assert_int_equal(one_stamp(x, PEER_IP, 50000, 10), 1);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 50000, 9), 0);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 50000, 10), 1);
 	assert_int_equal(one_stamp(x, 0xc6130000u + ((n - 1) >> 12),
 				   (uint16_t)(1024 + ((n - 1) & 4095)), 10),
 			 1);
@@ -943,17 +881,17 @@ test_session_ages_out(void **state)
 	x->rc.stateful = true;
 	x->rc.session_idle_s = 300;
 	refl_restart(x);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 1), 0);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 2), 1);
-	io_fake_advance(x->f, 299 * TSC_HZ);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 3), 2);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 1), 0);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 2), 1);
+	io_fake_advance(x->f, 299 * TW_TSC_HZ);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 3), 2);
 	assert_int_equal(rc(x, RC_SESSION_EXPIRED), 0);
-	io_fake_advance(x->f, 301 * TSC_HZ);
-	assert_int_equal(one_stamp(x, OTHER_IP, 40000, 1), 0);
+	io_fake_advance(x->f, 301 * TW_TSC_HZ);
+	assert_int_equal(one_stamp(x, TW_OTHER_IP, 40000, 1), 0);
 	/* The idle one went when the other came in (aged out). */
 	assert_int_equal(rc(x, RC_SESSION_EXPIRED), 1);
 	assert_int_equal(x->rw.n_sessions, 1);
-	assert_int_equal(one_stamp(x, PEER_IP, 40000, 4), 0);
+	assert_int_equal(one_stamp(x, TW_PROBER_IP, 40000, 4), 0);
 	assert_int_equal(rc(x, RC_STATEFUL_FULL), 0);
 }
 
@@ -1014,7 +952,8 @@ test_vlan_kept(void **state)
 	uint8_t frame[256], ans[256];
 
 	for (unsigned k = 0; k < 4; k++) {
-		struct codec_flow fl = flow(PEER_IP, 40000, k == 1 ? 7 : 862);
+		struct codec_flow fl =
+			flow(TW_PROBER_IP, 40000, k == 1 ? 7 : 862);
 		struct codec_frame f;
 		size_t len, alen;
 
@@ -1022,9 +961,9 @@ test_vlan_kept(void **state)
 		fl.vlan_tci = (uint16_t)(0x2000 | (100 + k));
 		if (k == 0) {
 			struct codec_frame a;
-			int l = codec_build_arp(frame + 4, sizeof(frame) - 4,
-						CODEC_ARP_REQUEST, &peer_mac,
-						PEER_IP, NULL, REFL_IP);
+			int l = codec_build_arp(
+				frame + 4, sizeof(frame) - 4, CODEC_ARP_REQUEST,
+				&tw_prober_mac, TW_PROBER_IP, NULL, TW_REFL_IP);
 
 			/* codec_build_arp makes no tag: put one in. */
 			assert_true(l > 0);
@@ -1037,8 +976,8 @@ test_vlan_kept(void **state)
 			assert_int_equal(codec_parse_frame(frame, len, &a), 0);
 			assert_true(a.has_vlan);
 		} else if (k == 1) {
-			len = build_udp(frame, sizeof(frame), &fl,
-					(const uint8_t *)"vlan", 4);
+			len = tw_build_udp(frame, sizeof(frame), &fl,
+					   (const uint8_t *)"vlan", 4);
 		} else if (k == 2) {
 			len = build_stamp(frame, sizeof(frame), &fl, 1, 1);
 		} else {
@@ -1050,21 +989,21 @@ test_vlan_kept(void **state)
 			assert_true(l > 0);
 			len = (size_t)l;
 		}
-		inject(x, frame, len);
+		tw_inject(x->f, 1, frame, len);
 		assert_int_equal(reflector_poll(&x->rw), 1);
 		alen = take_one(x, ans, sizeof(ans));
 		assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
 		if (!f.has_vlan || f.vlan_tci != fl.vlan_tci)
 			fail_msg("answer %u lost its VLAN tag %04x", k,
 				 fl.vlan_tci);
-		assert_memory_equal(&f.dst, &peer_mac, 6);
-		assert_memory_equal(&f.src, &refl_mac, 6);
+		assert_memory_equal(&f.dst, &tw_prober_mac, 6);
+		assert_memory_equal(&f.src, &tw_refl_mac, 6);
 		if (k == 0) {
 			assert_int_equal(f.arp_op, CODEC_ARP_REPLY);
-			assert_int_equal(f.arp_spa, REFL_IP);
-			assert_int_equal(f.arp_tpa, PEER_IP);
-			assert_memory_equal(&f.arp_tha, &peer_mac, 6);
-			assert_memory_equal(&f.arp_sha, &refl_mac, 6);
+			assert_int_equal(f.arp_spa, TW_REFL_IP);
+			assert_int_equal(f.arp_tpa, TW_PROBER_IP);
+			assert_memory_equal(&f.arp_tha, &tw_prober_mac, 6);
+			assert_memory_equal(&f.arp_sha, &tw_refl_mac, 6);
 			assert_int_equal(alen, 46);
 		} else {
 			assert_true(codec_l4_csum_ok(ans, &f));
@@ -1124,25 +1063,25 @@ test_loopback_io(void **state)
 	struct reflector_conf rc;
 	struct rte_mbuf *m[4];
 	uint8_t frame[256];
-	struct codec_flow other = flow(OTHER_IP, 40000, 40001);
+	struct codec_flow other = flow(TW_OTHER_IP, 40000, 40001);
 
 	assert_non_null(lo);
 	assert_non_null(pw);
 	io_fake_set_peer(x->f, 0, mirror_hook, x->f);
 	reflector_conf_default(&rc);
-	rc.addr = REFL_IP;
-	rc.mac = peer_mac; /* one port: the prober's MAC */
+	rc.addr = TW_REFL_IP;
+	rc.mac = tw_prober_mac; /* one port: the prober's MAC */
 	rc.clock = x->rc.clock;
 	rc.anchor = x->rc.anchor;
 	assert_int_equal(loopback_io_init(lo, io_fake_queue(x->f, 0), &rc), 0);
 
 	memset(&pc, 0, sizeof(pc));
 	pc.proto = &probe_proto_stamp;
-	pc.flow.src_mac = peer_mac;
-	pc.flow.dst_mac = peer_mac;
+	pc.flow.src_mac = tw_prober_mac;
+	pc.flow.dst_mac = tw_prober_mac;
 	pc.flow.ip_version = 4;
-	pc.flow.src4 = PEER_IP;
-	pc.flow.dst4 = REFL_IP;
+	pc.flow.src4 = TW_PROBER_IP;
+	pc.flow.dst4 = TW_REFL_IP;
 	pc.flow.sport = 40000;
 	pc.flow.dport = STAMP_PORT;
 	pc.size = STAMP_BASE_LEN;
@@ -1161,23 +1100,25 @@ test_loopback_io(void **state)
 	prober_worker_fini(pw);
 
 	/* A frame not for the reflector goes up to the prober as it is. */
-	other.dst4 = PEER_IP;
-	other.dst_mac = peer_mac;
-	assert_int_equal(io_fake_inject(x->f, 0, frame,
-					build_udp(frame, sizeof(frame), &other,
-						  (const uint8_t *)"up", 2)),
-			 0);
+	other.dst4 = TW_PROBER_IP;
+	other.dst_mac = tw_prober_mac;
+	assert_int_equal(
+		io_fake_inject(x->f, 0, frame,
+			       tw_build_udp(frame, sizeof(frame), &other,
+					    (const uint8_t *)"up", 2)),
+		0);
 	assert_int_equal(io_rx(&lo->q, m, 4), 1);
-	assert_int_equal(m[0]->data_len, build_udp(frame, sizeof(frame), &other,
-						   (const uint8_t *)"up", 2));
+	assert_int_equal(m[0]->data_len,
+			 tw_build_udp(frame, sizeof(frame), &other,
+				      (const uint8_t *)"up", 2));
 	assert_memory_equal(rte_pktmbuf_mtod(m[0], const uint8_t *), frame,
 			    m[0]->data_len);
-	lo->q.ops->free(&lo->q, m[0]);
+	io_free(&lo->q, m[0]);
 	/* An ARP request for the reflector's address is answered below. */
 	{
-		int len =
-			codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
-					&refl_mac, OTHER_IP, NULL, REFL_IP);
+		int len = codec_build_arp(frame, sizeof(frame),
+					  CODEC_ARP_REQUEST, &tw_refl_mac,
+					  TW_OTHER_IP, NULL, TW_REFL_IP);
 
 		assert_true(len > 0);
 		assert_int_equal(io_fake_inject(x->f, 0, frame, (size_t)len),
@@ -1186,13 +1127,42 @@ test_loopback_io(void **state)
 		assert_int_equal(io_rx(&lo->q, m, 4), 0);
 		assert_int_equal(reflector_counter_read(&lo->refl, RC_ARP), 1);
 		assert_int_equal(io_rx(&lo->q, m, 4), 1);
-		lo->q.ops->free(&lo->q, m[0]);
+		io_free(&lo->q, m[0]);
 	}
 	io_fake_set_peer(x->f, 0, NULL, NULL);
 	loopback_io_fini(lo);
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
 	free(lo);
 	free(pw);
+}
+
+/* Every reflector counter is documented in docs/usage.md under its name,
+ * in backquotes (the JSON key and the text report's label). */
+static void
+test_counters_documented(void **state)
+{
+	FILE *f = fopen(USAGE_MD, "r");
+	char *doc;
+	long n;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	doc = calloc(1, (size_t)n + 1);
+	assert_non_null(doc);
+	assert_int_equal(fread(doc, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	for (unsigned c = 0; c < RC__COUNT; c++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "`%s`", reflector_counter_name(c));
+		if (strstr(doc, want) == NULL)
+			fail_msg("counter %s is not in docs/usage.md", want);
+	}
+	free(doc);
 }
 
 int
@@ -1215,6 +1185,7 @@ main(void)
 		T(test_loopback_io),
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_conf_default),
+		cmocka_unit_test(test_counters_documented),
 #undef T
 	};
 

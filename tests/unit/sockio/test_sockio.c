@@ -33,6 +33,7 @@
 #include "sockperf.h"
 #include "stamp.h"
 #include "timing.h"
+#include "test_wire.h"
 
 #define LO		 0x7f000001u /* 127.0.0.1 */
 #define SPIN_NS		 2000000000ull
@@ -42,6 +43,7 @@
 
 static const struct codec_mac mac_p = {{0x02, 0, 0, 0, 0, 0x01}};
 static const struct codec_mac mac_r = {{0x02, 0, 0, 0, 0, 0x02}};
+static const struct codec_mac no_mac; /* the kernel fills the MACs */
 
 static uint64_t
 now_ns(void)
@@ -96,7 +98,7 @@ rx_one(struct io_queue *q)
 	struct rte_mbuf *m;
 
 	while (now_ns() - t0 < SPIN_NS)
-		if (q->ops->rx_burst(q, &m, 1) == 1)
+		if (io_rx(q, &m, 1) == 1)
 			return m;
 	return NULL;
 }
@@ -106,7 +108,7 @@ static struct rte_mbuf *
 make_udp(struct io_queue *q, const struct codec_flow *fl, size_t plen,
 	 uint8_t seed)
 {
-	struct rte_mbuf *m = q->ops->alloc(q);
+	struct rte_mbuf *m = io_alloc(q);
 	uint8_t *buf;
 	size_t h = codec_udp_header_len(fl);
 	int len;
@@ -118,8 +120,7 @@ make_udp(struct io_queue *q, const struct codec_flow *fl, size_t plen,
 	len = codec_build_udp(buf, rte_pktmbuf_tailroom(m), fl, 1, buf + h,
 			      plen);
 	assert_true(len > 0);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
+	io_mbuf_set_len(m, (uint16_t)len);
 	return m;
 }
 
@@ -163,18 +164,11 @@ test_frames_both_ways(void **state)
 	pq = sockio_queue(p);
 	assert_string_equal(pq->ops->name, "kernel");
 
-	memset(&fl, 0, sizeof(fl));
-	fl.src_mac = mac_p;
-	fl.dst_mac = mac_r;
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = pport;
-	fl.dport = rport[0];
+	fl = tw_flow4(&mac_p, &mac_r, LO, LO, pport, rport[0]);
 	fl.ttl = 37;
 	fl.tos = 0xb8; /* DSCP EF */
 	m = make_udp(pq, &fl, 100, 3);
-	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
+	assert_int_equal(io_tx(pq, &m, 1), 1);
 	assert_int_equal(sockio_mbufs_in_use(p), 0);
 	sockio_stats_get(p, &st);
 	assert_int_equal(st.tx_sent, 1);
@@ -207,7 +201,7 @@ test_frames_both_ways(void **state)
 	buf[f.payload_off] ^= 0xff;
 	codec_ipv4_csum_set(buf, &f);
 	codec_l4_csum_set(buf, &f);
-	assert_int_equal(rq->ops->tx_burst(rq, &m, 1), 1);
+	assert_int_equal(io_tx(rq, &m, 1), 1);
 	assert_int_equal(sockio_mbufs_in_use(r), 0);
 
 	m = rx_one(pq);
@@ -223,7 +217,7 @@ test_frames_both_ways(void **state)
 	assert_int_equal(f.payload_len, 100);
 	assert_int_equal(buf[f.payload_off], (uint8_t)(3 ^ 0xff));
 	check_payload(buf + f.payload_off + 1, 99, 3 + 7);
-	pq->ops->free(pq, m);
+	io_free(pq, m);
 	assert_int_equal(sockio_mbufs_in_use(p), 0);
 	sockio_close(p);
 	sockio_close(r);
@@ -254,16 +248,11 @@ test_sizes(void **state)
 	pq = sockio_queue(p);
 	assert_int_equal(pq->mtu, 65535 - CODEC_ETH_HLEN);
 
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport;
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0), rport);
 	m = make_udp(pq, &fl, 1001, 9);
-	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
+	assert_int_equal(io_tx(pq, &m, 1), 1);
 	m = make_udp(pq, &fl, 1000, 11);
-	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
+	assert_int_equal(io_tx(pq, &m, 1), 1);
 	m = rx_one(rq);
 	assert_non_null(m);
 	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
@@ -271,7 +260,7 @@ test_sizes(void **state)
 			 0);
 	assert_int_equal(f.payload_len, 1000);
 	check_payload(rte_pktmbuf_mtod(m, uint8_t *) + f.payload_off, 1000, 11);
-	rq->ops->free(rq, m);
+	io_free(rq, m);
 	sockio_stats_get(r, &st);
 	assert_int_equal(st.rx_truncated, 1);
 	assert_int_equal(st.rx_received, 1);
@@ -286,7 +275,7 @@ test_sizes(void **state)
 	r = sockio_open_reflector(LO, &rport, 1, &mac_r, NULL);
 	assert_non_null(r);
 	rq = sockio_queue(r);
-	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
+	assert_int_equal(io_tx(pq, &m, 1), 1);
 	sockio_stats_get(p, &st);
 	assert_int_equal(st.tx_errors, 0);
 	m = rx_one(rq);
@@ -299,22 +288,22 @@ test_sizes(void **state)
 	assert_true(codec_l4_csum_ok(rte_pktmbuf_mtod(m, uint8_t *), &f));
 	check_payload(rte_pktmbuf_mtod(m, uint8_t *) + f.payload_off,
 		      SOCKIO_MAX_DATAGRAM, 5);
-	rq->ops->free(rq, m);
+	io_free(rq, m);
 
 	/* An empty pool: rx takes nothing and says so. */
 	{
 		struct rte_mbuf *hold[64];
 		unsigned n = 0;
 
-		while (n < 64 && (hold[n] = rq->ops->alloc(rq)) != NULL)
+		while (n < 64 && (hold[n] = io_alloc(rq)) != NULL)
 			n++;
 		assert_int_equal(n, 64); /* the default pool */
 		t0 = now_ns();
-		assert_int_equal(rq->ops->rx_burst(rq, &m, 1), 0);
+		assert_int_equal(io_rx(rq, &m, 1), 0);
 		sockio_stats_get(r, &st);
 		assert_int_equal(st.rx_nombuf, 1);
 		for (unsigned i = 0; i < n; i++)
-			rq->ops->free(rq, hold[i]);
+			io_free(rq, hold[i]);
 		(void)t0;
 	}
 	assert_int_equal(sockio_mbufs_in_use(r), 0);
@@ -340,20 +329,15 @@ test_backlog(void **state)
 	assert_non_null(p);
 	rq = sockio_queue(r);
 	pq = sockio_queue(p);
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport;
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0), rport);
 	for (unsigned i = 0; i < 40; i++) {
 		struct rte_mbuf *x = make_udp(pq, &fl, 16, (uint8_t)i);
 
-		assert_int_equal(pq->ops->tx_burst(pq, &x, 1), 1);
+		assert_int_equal(io_tx(pq, &x, 1), 1);
 	}
 	t0 = now_ns();
 	while (got < 40 && now_ns() - t0 < SPIN_NS) {
-		uint16_t n = rq->ops->rx_burst(rq, m, 32);
+		uint16_t n = io_rx(rq, m, 32);
 
 		if (n > max_burst)
 			max_burst = n;
@@ -365,7 +349,7 @@ test_backlog(void **state)
 				codec_parse_frame(buf, m[i]->data_len, &f), 0);
 			assert_int_equal(f.payload_len, 16);
 			check_payload(buf + f.payload_off, 16, (uint8_t)got);
-			rq->ops->free(rq, m[i]);
+			io_free(rq, m[i]);
 		}
 	}
 	assert_int_equal(got, 40);
@@ -391,15 +375,10 @@ test_tx_unroutable(void **state)
 	p = sockio_open_prober(LO, 0, LO, rport, &mac_p, NULL);
 	assert_non_null(p);
 	pq = sockio_queue(p);
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport;
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0), rport);
 
 	/* ARP */
-	m[0] = pq->ops->alloc(pq);
+	m[0] = io_alloc(pq);
 	assert_non_null(m[0]);
 	len = codec_build_arp(rte_pktmbuf_mtod(m[0], uint8_t *),
 			      rte_pktmbuf_tailroom(m[0]), CODEC_ARP_REQUEST,
@@ -407,7 +386,7 @@ test_tx_unroutable(void **state)
 	assert_true(len > 0);
 	m[0]->data_len = (uint16_t)len;
 	/* ICMP echo */
-	m[1] = pq->ops->alloc(pq);
+	m[1] = io_alloc(pq);
 	assert_non_null(m[1]);
 	len = codec_build_icmp_echo(rte_pktmbuf_mtod(m[1], uint8_t *),
 				    rte_pktmbuf_tailroom(m[1]), &fl,
@@ -418,12 +397,12 @@ test_tx_unroutable(void **state)
 	fl.sport = (uint16_t)(fl.sport ^ 0x8000);
 	m[2] = make_udp(pq, &fl, 10, 0);
 	/* garbage */
-	m[3] = pq->ops->alloc(pq);
+	m[3] = io_alloc(pq);
 	assert_non_null(m[3]);
 	memset(rte_pktmbuf_mtod(m[3], uint8_t *), 0x45, 20);
 	m[3]->data_len = 20;
 	assert_int_equal(sockio_mbufs_in_use(p), 4);
-	assert_int_equal(pq->ops->tx_burst(pq, m, 4), 4);
+	assert_int_equal(io_tx(pq, m, 4), 4);
 	assert_int_equal(sockio_mbufs_in_use(p), 0);
 	sockio_stats_get(p, &st);
 	assert_int_equal(st.tx_unroutable, 4);
@@ -509,17 +488,13 @@ test_blocking(void **state)
 	rq = sockio_queue(r);
 	pq = sockio_queue(p);
 	/* Nothing there: both come back (after about 1 ms) empty-handed. */
-	assert_int_equal(rq->ops->rx_burst(rq, &m, 1), 0);
-	assert_int_equal(pq->ops->rx_burst(pq, &m, 1), 0);
+	assert_int_equal(io_rx(rq, &m, 1), 0);
+	assert_int_equal(io_rx(pq, &m, 1), 0);
 
-	memset(&fl, 0, sizeof(fl));
-	fl.ip_version = 4;
-	fl.src4 = LO;
-	fl.dst4 = LO;
-	fl.sport = sockio_local_port(p, 0);
-	fl.dport = rport[2];
+	fl = tw_flow4(&no_mac, &no_mac, LO, LO, sockio_local_port(p, 0),
+		      rport[2]);
 	m = make_udp(pq, &fl, 20, 1);
-	assert_int_equal(pq->ops->tx_burst(pq, &m, 1), 1);
+	assert_int_equal(io_tx(pq, &m, 1), 1);
 	m = rx_one(rq);
 	assert_non_null(m);
 	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
@@ -527,7 +502,7 @@ test_blocking(void **state)
 			 0);
 	assert_int_equal(f.dport, rport[2]);
 	codec_turn_around(rte_pktmbuf_mtod(m, uint8_t *), &f, &mac_r, 64);
-	assert_int_equal(rq->ops->tx_burst(rq, &m, 1), 1);
+	assert_int_equal(io_tx(rq, &m, 1), 1);
 	m = rx_one(pq);
 	assert_non_null(m);
 	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
@@ -535,7 +510,7 @@ test_blocking(void **state)
 			 0);
 	assert_int_equal(f.sport, rport[2]);
 	assert_int_equal(f.payload_len, 20);
-	pq->ops->free(pq, m);
+	io_free(pq, m);
 	assert_int_equal(sockio_mbufs_in_use(p), 0);
 	assert_int_equal(sockio_mbufs_in_use(r), 0);
 	sockio_close(p);
@@ -825,10 +800,10 @@ test_closed_port_unreachable(void **state)
 	assert_int_equal(w->st.lost, 20);
 	assert_int_equal(w->st.answered, 0);
 	/* Loopback does not rate-limit ICMP: one per probe, warm-up too. */
-	assert_int_equal(w->st.unreachable[REPORT_UNREACH_PORT], 30);
-	assert_int_equal(w->st.unreachable[REPORT_UNREACH_HOST], 0);
-	assert_int_equal(w->st.ignored[REPORT_IGN_UNREACHABLE], 30);
-	for (unsigned i = 0; i < REPORT_IGN__COUNT; i++)
+	assert_int_equal(w->st.unreachable[PROBER_UNREACH_PORT], 30);
+	assert_int_equal(w->st.unreachable[PROBER_UNREACH_HOST], 0);
+	assert_int_equal(w->st.ignored[PROBER_IGN_UNREACHABLE], 30);
+	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		sum += w->st.ignored[i];
 	assert_int_equal(sum, w->st.rx_ignored);
 	sockio_stats_get(s, &ss);

@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include "io_fake.h"
+#include "io_pool.h"
 
 #define FAKE_BUF_SIZE 2048
 #define FAKE_RING     4096
@@ -28,10 +29,7 @@ struct fake_side {
 
 struct io_fake {
 	struct fake_side side[2];
-	struct rte_mbuf **free_list;
-	unsigned n_free, n_mbufs;
-	struct rte_mbuf *mbufs;
-	uint8_t *bufs;
+	struct io_pool pool;
 	uint64_t now, tick;
 };
 
@@ -53,24 +51,13 @@ ring_put(struct fake_ring *r, struct rte_mbuf *m)
 static struct rte_mbuf *
 fake_alloc_raw(struct io_fake *f)
 {
-	struct rte_mbuf *m;
-
-	if (f->n_free == 0)
-		return NULL;
-	m = f->free_list[--f->n_free];
-	m->data_off = RTE_PKTMBUF_HEADROOM;
-	m->data_len = 0;
-	m->pkt_len = 0;
-	m->nb_segs = 1;
-	m->next = NULL;
-	m->ol_flags = 0;
-	return m;
+	return io_pool_get(&f->pool);
 }
 
 static void
 fake_free_raw(struct io_fake *f, struct rte_mbuf *m)
 {
-	f->free_list[f->n_free++] = m;
+	io_pool_put(&f->pool, m);
 }
 
 static struct rte_mbuf *
@@ -105,8 +92,7 @@ fake_clone(struct io_fake *f, const struct rte_mbuf *m)
 		return NULL;
 	memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, const void *),
 	       m->data_len);
-	c->data_len = m->data_len;
-	c->pkt_len = m->pkt_len;
+	io_mbuf_set_len(c, m->data_len);
 	return c;
 }
 
@@ -171,23 +157,12 @@ io_fake_create(unsigned n_mbufs, uint16_t mtu)
 
 	if (f == NULL)
 		return NULL;
-	f->mbufs = calloc(n_mbufs, sizeof(*f->mbufs));
-	f->bufs = calloc(n_mbufs, FAKE_BUF_SIZE);
-	f->free_list = calloc(n_mbufs, sizeof(*f->free_list));
-	if (f->mbufs == NULL || f->bufs == NULL || f->free_list == NULL) {
+	if (io_pool_init(&f->pool, n_mbufs, FAKE_BUF_SIZE,
+			 RTE_PKTMBUF_HEADROOM) != 0) {
 		io_fake_destroy(f);
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (unsigned i = 0; i < n_mbufs; i++) {
-		struct rte_mbuf *m = &f->mbufs[i];
-
-		m->buf_addr = f->bufs + (size_t)i * FAKE_BUF_SIZE;
-		m->buf_len = FAKE_BUF_SIZE;
-		f->free_list[i] = m;
-	}
-	f->n_free = n_mbufs;
-	f->n_mbufs = n_mbufs;
 	f->tick = 100;
 	for (unsigned s = 0; s < 2; s++) {
 		f->side[s].f = f;
@@ -205,9 +180,7 @@ io_fake_destroy(struct io_fake *f)
 {
 	if (f == NULL)
 		return;
-	free(f->mbufs);
-	free(f->bufs);
-	free(f->free_list);
+	io_pool_fini(&f->pool);
 	free(f);
 }
 
@@ -266,8 +239,7 @@ io_fake_inject(struct io_fake *f, unsigned side, const void *frame, size_t len)
 	if (m == NULL)
 		return -ENOBUFS;
 	memcpy(rte_pktmbuf_mtod(m, void *), frame, len);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = (uint32_t)len;
+	io_mbuf_set_len(m, (uint16_t)len);
 	if (ring_put(&f->side[side & 1].rx, m) != 0) {
 		fake_free_raw(f, m);
 		return -ENOBUFS;
@@ -284,5 +256,5 @@ io_fake_tx_count(const struct io_fake *f, unsigned side)
 unsigned
 io_fake_mbufs_in_use(const struct io_fake *f)
 {
-	return f->n_mbufs - f->n_free;
+	return io_pool_in_use(&f->pool);
 }

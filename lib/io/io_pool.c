@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_pool.h"
+
+int
+io_pool_init(struct io_pool *p, unsigned n, uint16_t buf_len, uint16_t headroom)
+{
+	/* Rows 64 bytes apart, so every buffer starts on a cache line. */
+	size_t stride = ((size_t)buf_len + 63) & ~(size_t)63;
+
+	memset(p, 0, sizeof(*p));
+	if (headroom >= buf_len)
+		return -EINVAL;
+	/* struct rte_mbuf is cache-line aligned; calloc would not honour it. */
+	p->mbufs = aligned_alloc(64, n * sizeof(*p->mbufs));
+	p->bufs = calloc(n, stride);
+	p->free_list = calloc(n, sizeof(struct rte_mbuf *));
+	if (p->mbufs == NULL || p->bufs == NULL || p->free_list == NULL)
+		return -ENOMEM;
+	memset(p->mbufs, 0, n * sizeof(*p->mbufs));
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = &p->mbufs[i];
+
+		m->buf_addr = p->bufs + i * stride;
+		m->buf_len = buf_len;
+		p->free_list[i] = m;
+	}
+	p->n_free = n;
+	p->n_mbufs = n;
+	p->buf_len = buf_len;
+	p->headroom = headroom;
+	return 0;
+}
+
+void
+io_pool_fini(struct io_pool *p)
+{
+	free(p->mbufs);
+	free(p->bufs);
+	free(p->free_list);
+	memset(p, 0, sizeof(*p));
+}
