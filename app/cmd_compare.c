@@ -9,6 +9,7 @@
  * --fail-if-slower.
  */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -627,8 +628,9 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 	}
 	fprintf(out,
 		"  Mann-Whitney U (whole distributions, runs pooled): P(B > A) "
-		"= %.3f, z = %+.2f, p = %.3g: %s\n",
-		m.prob_b_greater, m.z, m.p,
+		"= %.3f, z = %+.2f, p %s %.3g: %s\n",
+		m.prob_b_greater, m.z, m.p > 0 ? "=" : "<",
+		m.p > 0 ? m.p : DBL_MIN,
 		m.p >= 0.05 ? "no significant difference"
 		: m.z > 0   ? "B slower"
 			    : "B faster");

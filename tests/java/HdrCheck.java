@@ -5,9 +5,14 @@
 //   java HdrCheck encode V:N ... -> base64 of a histogram (1 ns .. 10 s, 2
 //                                   digits) holding N times each value V
 //   java HdrCheck counts B64     -> "index count" per non-zero counter
+//   java HdrCheck hlog FILE TAG  -> the intervals of TAG in an interval log
+//                                   added up, printed as decode does, then
+//                                   the number of intervals
 import java.nio.ByteBuffer;
 import java.util.Base64;
+import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
 
 public class HdrCheck {
 	static Histogram decode(String b64) throws Exception {
@@ -15,8 +20,33 @@ public class HdrCheck {
 		return Histogram.decodeFromCompressedByteBuffer(buf, 0);
 	}
 
+	static void print(Histogram h) {
+		StringBuilder sb = new StringBuilder();
+		sb.append(h.getTotalCount()).append(' ');
+		sb.append(h.getMinValue()).append(' ');
+		sb.append(h.getMaxValue()).append(' ');
+		sb.append(String.format("%.3f", h.getMean()));
+		double[] ps = {50, 90, 99, 99.9, 99.99, 100};
+		for (double p : ps)
+			sb.append(' ').append(h.getValueAtPercentile(p));
+		System.out.println(sb);
+	}
+
 	public static void main(String[] args) throws Exception {
-		if (args.length >= 1 && args[0].equals("decode")) {
+		if (args.length == 3 && args[0].equals("hlog")) {
+			HistogramLogReader r = new HistogramLogReader(args[1]);
+			Histogram acc = new Histogram(1, 10000000000L, 2);
+			int n = 0;
+			EncodableHistogram e;
+			while ((e = r.nextIntervalHistogram()) != null) {
+				if (!args[2].equals(e.getTag()))
+					continue;
+				acc.add((Histogram) e);
+				n++;
+			}
+			print(acc);
+			System.out.println(n);
+		} else if (args.length >= 1 && args[0].equals("decode")) {
 			for (int a = 1; a < args.length; a++) {
 				Histogram h = decode(args[a]);
 				StringBuilder sb = new StringBuilder();

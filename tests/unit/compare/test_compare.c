@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include "compare.h"
+#include "hdr_codec.h"
+#include "hlog.h"
 #include "histogram.h"
 #include "report.h"
 
@@ -393,6 +395,79 @@ test_bootstrap_hierarchical(void **state)
 	histogram_destroy(pool_b);
 }
 
+/* The interval log layout HdrHistogram's reader expects. */
+static void
+test_hlog_layout(void **state)
+{
+	struct histogram *h = histogram_create(), *back = histogram_create();
+	char *buf = NULL, *line, *save = NULL, *b64;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	uint64_t seed = 11;
+	unsigned n = 0;
+
+	(void)state;
+	fill_lognormal(h, &seed, 3000, 20000, 0.5);
+	assert_int_equal(hlog_write_header(f, "latprobe test", 1764515061.5),
+			 0);
+	assert_int_equal(hlog_write_interval(f, "rtt", 0.0, 1.0, h), 0);
+	assert_int_equal(hlog_write_interval(f, "network_rtt", 1.0, 0.25, h),
+			 0);
+	assert_int_equal(hlog_write_interval(f, "bad,tag", 1, 1, h), -EINVAL);
+	assert_int_equal(hlog_write_interval(f, "", 1, 1, h), -EINVAL);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save), n++) {
+		switch (n) {
+		case 0:
+			assert_string_equal(line,
+					    "#[Written by latprobe test]");
+			break;
+		case 1:
+			assert_string_equal(
+				line, "#[Histogram log format version 1.3]");
+			break;
+		case 2:
+			assert_string_equal(line, "#[StartTime: 1764515061.500 "
+						  "(seconds since epoch), "
+						  "2025-11-30T15:04:21Z]");
+			break;
+		case 3:
+			assert_string_equal(line, "#[BaseTime: 1764515061.500 "
+						  "(seconds since epoch)]");
+			break;
+		case 4:
+			assert_string_equal(
+				line, "\"StartTimestamp\",\"Interval_Length\","
+				      "\"Interval_Max\","
+				      "\"Interval_Compressed_Histogram\"");
+			break;
+		case 5:
+		case 6: {
+			char prefix[64];
+
+			snprintf(prefix, sizeof(prefix), "%s,%s,%.3f,",
+				 n == 5 ? "Tag=rtt" : "Tag=network_rtt",
+				 n == 5 ? "0.000,1.000" : "1.000,0.250",
+				 (double)histogram_max(h) / 1e6);
+			assert_memory_equal(line, prefix, strlen(prefix));
+			b64 = line + strlen(prefix);
+			assert_int_equal(
+				hdr_codec_decode(b64, strlen(b64), back), 0);
+			assert_memory_equal(back->counts, h->counts,
+					    sizeof(h->counts));
+			break;
+		}
+		default:
+			fail_msg("extra line: %s", line);
+		}
+	}
+	assert_int_equal(n, 7);
+	free(buf);
+	histogram_destroy(h);
+	histogram_destroy(back);
+}
+
 int
 main(void)
 {
@@ -404,6 +479,7 @@ main(void)
 		cmocka_unit_test(test_bootstrap_coverage),
 		cmocka_unit_test(test_bootstrap_verdicts),
 		cmocka_unit_test(test_bootstrap_hierarchical),
+		cmocka_unit_test(test_hlog_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
