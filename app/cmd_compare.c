@@ -429,6 +429,11 @@ load_runs(struct cmp_ctx *c)
 			     c->path[0], c->path[i],
 			     r0->cpu_model[0] ? r0->cpu_model : "unknown",
 			     r->cpu_model[0] ? r->cpu_model : "unknown");
+		if (strcmp(r->host, r0->host) != 0)
+			warn(c, "%s and %s ran on different hosts (%s / %s)",
+			     c->path[0], c->path[i],
+			     r0->host[0] ? r0->host : "unknown",
+			     r->host[0] ? r->host : "unknown");
 		if (strcmp(r->nic_driver, r0->nic_driver) != 0)
 			warn(c,
 			     "%s and %s used different NIC drivers (%s / "

@@ -26,12 +26,12 @@ mk "$WORK/b2.json" --median 12300 --seed 6
 mk "$WORK/b3.json" --median 11800 --seed 7
 mk "$WORK/sp.json" --median 10000 --seed 8 --proto sockperf
 mk "$WORK/big.json" --median 10000 --seed 9 --size 8192
-mk "$WORK/cpu.json" --median 10000 --seed 10 --cpu "Intel Xeon" --driver net_netvsc
+mk "$WORK/cpu.json" --median 10000 --seed 10 --cpu "Intel Xeon" --driver net_netvsc --host other
 mk "$WORK/old.json" --median 10000 --seed 11 --no-hdr
 
 # Same distribution: no significant difference at p50, exit 0 under a gate.
 cmp "$WORK/a1.json" "$WORK/a4.json" --fail-if-slower p99:5% --json "$WORK/same.json" \
-	>"$WORK/same.txt" || fail "same distribution: exit $?"
+	>"$WORK/same.txt" 2>"$WORK/same.err" || fail "same distribution: exit $?"
 grep -E '^  p50 .*no significant difference' "$WORK/same.txt" >/dev/null ||
 	fail "same distribution: p50 verdict: $(grep p50 "$WORK/same.txt")"
 grep -q 'one run per side' "$WORK/same.txt" || fail "no one-run note"
@@ -88,6 +88,8 @@ grep -q 'differ in protocol' "$WORK/force.err" || fail "--force: no warning"
 cmp "$WORK/a1.json" "$WORK/cpu.json" >/dev/null 2>"$WORK/cpu.err" || fail "other CPU: exit $?"
 grep -q 'different CPUs' "$WORK/cpu.err" || fail "other CPU: no warning"
 grep -q 'different NIC drivers' "$WORK/cpu.err" || fail "other driver: no warning"
+grep -q 'different hosts' "$WORK/cpu.err" || fail "other host: no warning"
+[ -s "$WORK/same.err" ] && fail "runs of one machine: $(cat "$WORK/same.err")"
 expect_usage "old report" "format_version" "$WORK/a1.json" "$WORK/old.json"
 echo '{"rtt_ns": ' >"$WORK/trunc.json"
 expect_usage "truncated" "not JSON" "$WORK/a1.json" "$WORK/trunc.json"

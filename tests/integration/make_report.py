@@ -100,6 +100,7 @@ def main():
     ap.add_argument("--size", type=int, default=44)
     ap.add_argument("--cpu", default="AMD EPYC")
     ap.add_argument("--driver", default="net_af_xdp")
+    ap.add_argument("--host", default="vm")
     ap.add_argument("--no-hdr", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -111,7 +112,7 @@ def main():
             del rtt[k]
     rep = {"format_version": 1, "machine": {"cpu_model": a.cpu,
                                             "nic_driver": a.driver},
-           "proto": a.proto, "size": a.size, "port_driver": a.driver,
+           "host": a.host, "proto": a.proto, "size": a.size, "port_driver": a.driver,
            "probes": {"sent": a.n, "received": a.n}, "rtt_ns": rtt}
     if a.no_hdr:
         del rep["format_version"]
