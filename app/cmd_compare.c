@@ -784,6 +784,12 @@ cmd_compare(int argc, char **argv)
 				c->gated_series = (enum compare_series)s;
 			gated = false;
 		}
+		if (gated) /* not one series compared */
+			warn(c,
+			     "%s against %s: no latency series with samples "
+			     "on both sides (all probes lost?)",
+			     group_name(c, g, nb, sizeof(nb)),
+			     group_name(c, 0, na, sizeof(na)));
 	}
 	if (single)
 		fprintf(out,

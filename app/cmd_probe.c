@@ -332,6 +332,11 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->json = optarg;
 			break;
 		case OPT_HLOG:
+			if (strcmp(optarg, "-") == 0)
+				return bad("--hlog",
+					   "a file (stdout has the "
+					   "report)",
+					   optarg);
 			o->hlog = optarg;
 			break;
 		case OPT_HLOG_INTERVAL:

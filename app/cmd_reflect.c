@@ -243,6 +243,11 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->json = optarg;
 			break;
 		case OPT_HLOG:
+			if (strcmp(optarg, "-") == 0) {
+				app_err("--hlog wants a file, not '-' (stdout "
+					"has the report)");
+				return -1;
+			}
 			o->hlog = optarg;
 			break;
 		case OPT_HLOG_INTERVAL:

@@ -28,6 +28,13 @@ rc=0
 grep -q -- '--hlog /nonexistent-dir/x.hlog' "$WORK/bad.err" ||
 	fail "unwritable --hlog: no message naming it: $(cat "$WORK/bad.err")"
 grep -q 'Sent' "$WORK/bad.out" && fail "unwritable --hlog: it probed anyway"
+rc=0
+"${PROBE[@]}" -n 100 --hlog - 198.18.0.2 >/dev/null 2>"$WORK/dash.err" || rc=$?
+[ "$rc" -eq 2 ] || fail "--hlog -: exit $rc, want 2 (stdout carries the report)"
+rc=0
+"${PROBE[@]}" -n 100 --hlog-interval 1ms --hlog "$WORK/x.hlog" 198.18.0.2 \
+	>/dev/null 2>"$WORK/iv.err" || rc=$?
+[ "$rc" -eq 2 ] || fail "--hlog-interval 1ms: exit $rc, want 2"
 
 # $1 hlog, $2 json, $3 tag, $4 JSON series, $5 minimum intervals
 check_tag() {
