@@ -72,6 +72,26 @@ done
 cmp "$WORK/a1.json" "$WORK/b1.json" --json - 2>/dev/null | $PY -c 'import json,sys; json.load(sys.stdin)' ||
 	fail "--json - is not JSON"
 
+# Mann-Whitney U against SciPy on the raw samples (values on counter edges,
+# so the histograms hold them exactly), when Debian's python3-scipy is there.
+if /usr/bin/python3 -c 'import scipy' 2>/dev/null; then
+	mk "$WORK/q1.json" --median 3000 --sigma 0.3 --n 3000 --seed 21 --quantize-to "$WORK/q1.txt"
+	mk "$WORK/q2.json" --median 3100 --sigma 0.3 --n 2500 --seed 22 --quantize-to "$WORK/q2.txt"
+	cmp "$WORK/q1.json" "$WORK/q2.json" --json "$WORK/q.json" >/dev/null || fail "q: exit $?"
+	/usr/bin/python3 - "$WORK/q1.txt" "$WORK/q2.txt" "$WORK/q.json" <<'PYEOF' || fail "U test disagrees with SciPy"
+import json, sys
+from scipy.stats import mannwhitneyu
+a = [int(x) for x in open(sys.argv[1])]
+b = [int(x) for x in open(sys.argv[2])]
+m = json.load(open(sys.argv[3]))["comparisons"][0]["series"]["rtt_ns"]["mann_whitney"]
+r = mannwhitneyu(b, a, alternative="two-sided", use_continuity=False, method="asymptotic")
+print("U: SciPy %.1f p %.6g, latprobe %.1f p %.6g" % (r.statistic, r.pvalue, m["u_b"], m["p"]))
+sys.exit(0 if r.statistic == m["u_b"] and abs(r.pvalue - m["p"]) <= 1e-9 * max(r.pvalue, 1e-300) + 1e-15 else 1)
+PYEOF
+else
+	echo "$LP_PROG: no python3-scipy: U test not checked against SciPy here (the unit test has SciPy's figures)"
+fi
+
 # Refusals and warnings.
 expect_usage() { # WHAT PATTERN ARGS...
 	local what=$1 pat=$2 rc=0
