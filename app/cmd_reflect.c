@@ -12,9 +12,11 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_version.h>
 
 #include "app.h"
 #include "cli.h"
+#include "hlog_out.h"
 #include "port.h"
 #include "preflight.h"
 #include "reflector.h"
@@ -28,6 +30,9 @@ struct reflect_opts {
 	struct app_common_opts co;
 	uint16_t stamp_port, sockperf_port, echo_port;
 	bool stateful, verify_l4;
+	const char *hlog;	   /* --hlog FILE */
+	uint64_t hlog_interval_ns; /* --hlog-interval */
+	bool have_hlog_interval;
 	bool allow_low_sport;
 	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
 	unsigned n_allow;
@@ -78,6 +83,9 @@ reflect_usage(FILE *f)
 	      "(default: off)\n"
 	      "  --json FILE           write the counters as JSON at exit ('-' "
 	      "= stdout)\n"
+	      "  --hlog FILE           HdrHistogram interval log of the "
+	      "turnaround (ns)\n"
+	      "  --hlog-interval T     its interval (default 1s, 10ms..1h)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet           no live line on stderr\n"
 	      "  --backend kernel      kernel UDP sockets instead of DPDK, "
@@ -126,6 +134,9 @@ parse_port(const char *name, const char *arg, uint16_t *out)
 	return 0;
 }
 
+/* Long options without a short letter. */
+enum { OPT_HLOG = 0x200, OPT_HLOG_INTERVAL };
+
 static int
 reflect_parse(int argc, char **argv, struct reflect_opts *o)
 {
@@ -141,6 +152,8 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
+		{"hlog", required_argument, NULL, OPT_HLOG},
+		{"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -177,6 +190,26 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			break;
 		case 'V':
 			o->verify_l4 = true;
+			break;
+		case OPT_HLOG:
+			if (strcmp(optarg, "-") == 0) {
+				app_err("--hlog wants a file, not '-' (stdout "
+					"has the report)");
+				return -1;
+			}
+			o->hlog = optarg;
+			break;
+		case OPT_HLOG_INTERVAL:
+			if (cli_parse_duration_ns(optarg,
+						  &o->hlog_interval_ns) != 0 ||
+			    o->hlog_interval_ns < 10000000ull ||
+			    o->hlog_interval_ns > 3600000000000ull) {
+				app_err("--hlog-interval wants a duration "
+					"from 10ms to 1h, not '%s'",
+					optarg);
+				return -1;
+			}
+			o->have_hlog_interval = true;
 			break;
 		case 'A': {
 			uint32_t a, mask;
@@ -259,6 +292,7 @@ struct reflect_ctx {
 	struct reflect_run *run;
 	struct sockio *sock;
 	struct app_out json;
+	struct app_hlog hlog;
 	char addr_str[24];
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 };
@@ -354,6 +388,14 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;
 	r->opt.deadline_ns = x->o.co.duration_ns;
+	if (x->o.have_hlog_interval && x->o.hlog == NULL) {
+		app_err("--hlog-interval needs --hlog FILE");
+		return -1;
+	}
+	r->opt.hlog_interval_ns = x->o.hlog == NULL ? 0
+				  : x->o.have_hlog_interval
+					  ? x->o.hlog_interval_ns
+					  : APP_HLOG_DEFAULT_INTERVAL_NS;
 	return 0;
 }
 
@@ -362,7 +404,31 @@ reflect_open_outputs(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
 
-	return app_out_open(&x->json, "--json", x->o.co.json);
+	int ret = app_out_open(&x->json, "--json", x->o.co.json);
+
+	if (ret == EXIT_OK)
+		ret = app_hlog_open(&x->hlog, x->o.hlog);
+	return ret;
+}
+
+static const struct histogram *
+reflect_hlog_get(void *ctx, unsigned s, unsigned w)
+{
+	(void)s;
+	return &((struct reflect_run *)ctx)->w[w].turnaround;
+}
+
+/* --hlog: Tag=turnaround (T3 - T2 of STAMP answers). */
+static void
+reflect_interval(struct app_run *r, double el, bool final)
+{
+	static const char *const tags[] = {"turnaround"};
+	struct reflect_ctx *x = r->ctx;
+
+	(void) final;
+	if (x->hlog.n_workers == 0)
+		app_hlog_series(&x->hlog, 1, tags, x->run->n_workers);
+	app_hlog_tick(&x->hlog, el, reflect_hlog_get, x->run);
 }
 
 static int
@@ -507,6 +573,9 @@ reflect_report(struct app_run *r, double duration_s,
 			 x->sock ? "UDP sockets" : r->port.driver);
 		meta.source = x->addr_str;
 		meta.interface = iface;
+		meta.dpdk_version = x->sock ? NULL : rte_version();
+		meta.nic_driver = x->sock ? "udp-socket" : r->port.driver;
+		meta.cores_used = run->n_workers;
 		rep.meta = &meta;
 	}
 	app_clock_report(&r->clk, &rep.tsc);
@@ -519,6 +588,8 @@ reflect_report(struct app_run *r, double duration_s,
 	if (app_stdout_flush() != EXIT_OK)
 		ret = EXIT_RUNTIME;
 	if (app_out_write(&x->json, write_reflect_json, &rep) != EXIT_OK)
+		ret = EXIT_RUNTIME;
+	if (app_hlog_close(&x->hlog) != EXIT_OK)
 		ret = EXIT_RUNTIME;
 	if (rep.meta != NULL)
 		report_meta_fini(&meta);
@@ -538,6 +609,7 @@ reflect_teardown(struct app_run *r)
 		x->run = NULL;
 	}
 	app_out_close(&x->json);
+	(void)app_hlog_close(&x->hlog);
 	if (x->sock != NULL)
 		sockio_close(x->sock);
 	x->sock = NULL;
@@ -556,6 +628,7 @@ static const struct app_cmd reflect_cmd = {
 	.start_line = reflect_start_line,
 	.worker = reflect_worker,
 	.tick = reflect_tick,
+	.interval = reflect_interval,
 	.report = reflect_report,
 	.teardown = reflect_teardown,
 };

@@ -20,6 +20,8 @@ usage(FILE *f)
 	      "percentiles\n"
 	      "  info      TSC calibration and the capabilities of every DPDK "
 	      "port\n"
+	      "  compare   compare saved JSON reports: bootstrap intervals, "
+	      "verdicts (no EAL)\n"
 	      "\n"
 	      "EAL options go before '--'; '--profile NAME' takes them from "
 	      "dpdk-config/NAME.\n"
@@ -84,6 +86,9 @@ main(int argc, char **argv)
 	     strcmp(cmd, "reflect") == 0) &&
 	    (ret = check_sides(cmd, argc - 2, argv + 2)) != EXIT_OK)
 		return ret;
+	/* Reads files only: no EAL, no side check, no DPDK log set-up. */
+	if (strcmp(cmd, "compare") == 0)
+		return cmd_compare(argc - 2, argv + 2);
 	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
