@@ -454,6 +454,10 @@ static const struct {
 			       NULL},
 	 "tq"},
 	{"info", (const char *const[]){"calibrate", NULL}, ""},
+	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
+	{"plot",
+	 (const char *const[]){"output", "label", "samples", "title", NULL},
+	 "o"},
 };
 
 static int

@@ -20,6 +20,8 @@ usage(FILE *f)
 	      "percentiles\n"
 	      "  info      TSC calibration and the capabilities of every DPDK "
 	      "port\n"
+	      "  plot      draw saved probe reports as one self-contained "
+	      "HTML page (no EAL)\n"
 	      "\n"
 	      "EAL options go before '--'; '--profile NAME' takes them from "
 	      "dpdk-config/NAME.\n"
@@ -84,6 +86,15 @@ main(int argc, char **argv)
 	     strcmp(cmd, "reflect") == 0) &&
 	    (ret = check_sides(cmd, argc - 2, argv + 2)) != EXIT_OK)
 		return ret;
+	/* No EAL: only a "--" after something asks which side is which. */
+	if (strcmp(cmd, "plot") == 0) {
+		for (int i = 3; i < argc; i++)
+			if (strcmp(argv[i], "--") == 0 &&
+			    (ret = check_sides(cmd, argc - 2, argv + 2)) !=
+				    EXIT_OK)
+				return ret;
+		return cmd_plot(argc - 2, argv + 2);
+	}
 	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
