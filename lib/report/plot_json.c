@@ -234,23 +234,31 @@ cmp_t1(const void *a, const void *b)
 	return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
 }
 
-/* Fields 3 and 4 of "seq,lcore,t1_ns,rtt_ns,..." as numbers. */
+/*
+ * Fields 3 and 4 of "seq,lcore,t1_ns,rtt_ns,..." as numbers. The text is
+ * not NUL-terminated: digits are read by hand up to eol.
+ */
 static bool
 parse_row(const char *p, const char *eol, uint64_t *t1, uint64_t *rtt)
 {
 	uint64_t f[4];
 
 	for (unsigned k = 0; k < 4; k++) {
-		char *e;
+		uint64_t v = 0;
+		const char *d = p;
 
-		if (p >= eol || *p < '0' || *p > '9')
+		for (; p < eol && *p >= '0' && *p <= '9'; p++) {
+			unsigned digit = (unsigned)(*p - '0');
+
+			if (v > (UINT64_MAX - digit) / 10)
+				return false;
+			v = v * 10 + digit;
+		}
+		if (p == d || (k < 3 && (p == eol || *p != ',')) ||
+		    (k == 3 && p != eol && *p != ','))
 			return false;
-		errno = 0;
-		f[k] = strtoull(p, &e, 10);
-		if (errno != 0 || e > eol || (k < 3 && *e != ',') ||
-		    (k == 3 && e != eol && *e != ','))
-			return false;
-		p = e + 1;
+		f[k] = v;
+		p++;
 	}
 	*t1 = f[2];
 	*rtt = f[3];
