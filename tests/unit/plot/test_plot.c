@@ -17,6 +17,7 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
+#include "hdr_codec.h"
 #include "plot.h"
 
 struct page {
@@ -508,6 +509,75 @@ test_samples_read(void **state)
 	}
 }
 
+/* {"rtt_ns":{... "hdr":"<h encoded>"}} with the given count/min/max. */
+static char *
+hdr_json(const struct histogram *h, uint64_t count, uint64_t min, uint64_t max)
+{
+	char *b64, *j;
+	size_t len;
+
+	assert_int_equal(hdr_codec_encode(h, &b64, &len), 0);
+	assert_true(asprintf(&j,
+			     "{\"proto\":\"icmp\",\"rtt_ns\":{\"count\":%llu,"
+			     "\"min\":%llu,\"max\":%llu,\"sum\":%llu,"
+			     "\"hdr\":\"%s\"},\"buckets\":[]}",
+			     (unsigned long long)count, (unsigned long long)min,
+			     (unsigned long long)max,
+			     (unsigned long long)h->sum, b64) > 0);
+	free(b64);
+	return j;
+}
+
+/* With rtt_ns.hdr the histogram is the run's own, counter for counter. */
+static void
+test_json_hdr(void **state)
+{
+	static struct plot_input in;
+	char err[256], *j;
+
+	(void)state;
+	fill(&ha, 700, 30000, 0);
+	histogram_record(&ha, 4321987);
+	j = hdr_json(&ha, histogram_count(&ha), histogram_min(&ha),
+		     histogram_max(&ha));
+	assert_int_equal(plot_json_read(j, strlen(j), &in, err, sizeof(err)),
+			 0);
+	free(j);
+	assert_false(in.approximate);
+	assert_false(in.has_probes);
+	assert_string_equal(in.proto, "icmp");
+	assert_memory_equal(in.h.counts, ha.counts, sizeof(ha.counts));
+	assert_int_equal(histogram_count(&in.h), histogram_count(&ha));
+	assert_int_equal(histogram_min(&in.h), histogram_min(&ha));
+	assert_int_equal(histogram_max(&in.h), 4321987);
+	assert_int_equal(in.h.sum, ha.sum);
+	for (double p = 10; p < 100; p += 0.37)
+		assert_int_equal(histogram_percentile(&in.h, p),
+				 histogram_percentile(&ha, p));
+
+	/* A report that contradicts its own histogram is refused. */
+	j = hdr_json(&ha, histogram_count(&ha) + 1, histogram_min(&ha),
+		     histogram_max(&ha));
+	assert_int_equal(plot_json_read(j, strlen(j), &in, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "rtt_ns.count says"));
+	free(j);
+	j = hdr_json(&ha, histogram_count(&ha), histogram_min(&ha), 4400000);
+	assert_int_equal(plot_json_read(j, strlen(j), &in, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "rtt_ns.max"));
+	free(j);
+	j = hdr_json(&ha, histogram_count(&ha), 1, histogram_max(&ha));
+	assert_int_equal(plot_json_read(j, strlen(j), &in, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "rtt_ns.min"));
+	free(j);
+	expect_json_error("{\"rtt_ns\":{\"count\":1,\"hdr\":\"HISTFAAAAB\"}}",
+			  "not an HdrHistogram V2");
+	expect_json_error("{\"rtt_ns\":{\"count\":1,\"hdr\":7}}",
+			  "rtt_ns.hdr is not a string");
+}
+
 int
 main(void)
 {
@@ -520,6 +590,7 @@ main(void)
 		cmocka_unit_test(test_json_read),
 		cmocka_unit_test(test_json_bad_input),
 		cmocka_unit_test(test_json_empty_run),
+		cmocka_unit_test(test_json_hdr),
 		cmocka_unit_test(test_samples_read),
 	};
 
