@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_version.h>
 
 #include "app.h"
 #include "capture.h"
@@ -941,6 +942,9 @@ probe_report(struct app_run *r, double duration_s,
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;
+	meta.dpdk_version = x->sock ? NULL : rte_version();
+	meta.nic_driver = rep.port_driver;
+	meta.cores_used = rep.lcores;
 	cli_format_ipv4(x->conf.flow.src4, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",

@@ -12,6 +12,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_version.h>
 
 #include "app.h"
 #include "cli.h"
@@ -597,6 +598,9 @@ reflect_report(struct app_run *r, double duration_s,
 			 x->sock ? "UDP sockets" : r->port.driver);
 		meta.source = x->addr_str;
 		meta.interface = iface;
+		meta.dpdk_version = x->sock ? NULL : rte_version();
+		meta.nic_driver = x->sock ? "udp-socket" : r->port.driver;
+		meta.cores_used = run->n_workers;
 		rep.meta = &meta;
 	}
 	app_clock_report(&r->clk, &rep.tsc);

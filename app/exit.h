@@ -11,6 +11,7 @@ enum {
 	EXIT_SETUP = 4,	      /* EAL or port set-up failed, link down */
 	EXIT_ALL_LOST = 5,    /* probes were sent and none was answered */
 	EXIT_TSC = 6,	      /* the TSC cannot be used as a clock */
+	EXIT_SLOWER = 7,      /* compare: --fail-if-slower tripped */
 };
 
 /* A second SIGINT/SIGTERM exits at once with 128 + the signal's number. */

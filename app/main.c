@@ -22,6 +22,8 @@ usage(FILE *f)
 	      "port\n"
 	      "  plot      draw saved probe reports as one self-contained "
 	      "HTML page (no EAL)\n"
+	      "  compare   compare saved JSON reports: bootstrap intervals, "
+	      "verdicts (no EAL)\n"
 	      "\n"
 	      "EAL options go before '--'; '--profile NAME' takes them from "
 	      "dpdk-config/NAME.\n"
@@ -95,6 +97,9 @@ main(int argc, char **argv)
 				return ret;
 		return cmd_plot(argc - 2, argv + 2);
 	}
+	/* Reads files only: no EAL, no side check, no DPDK log set-up. */
+	if (strcmp(cmd, "compare") == 0)
+		return cmd_compare(argc - 2, argv + 2);
 	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);

@@ -4,10 +4,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "hdr_codec.h"
 #include "report.h"
 
 const double report_pcts[REPORT_N_PCTS] = {50, 90, 99, 99.9, 99.99, 99.999};
@@ -389,6 +391,48 @@ set(const char *s)
 	return s != NULL && s[0] != '\0';
 }
 
+/* CPU model, kernel and online CPUs; what cannot be read stays empty. */
+static void
+machine_probe(struct report_meta *m)
+{
+	struct utsname u;
+	char line[512];
+	FILE *f;
+	long n;
+
+	if (uname(&u) == 0) {
+		/* "Linux 6.1.0-28-amd64": both fields are at most 64 bytes */
+		size_t a = strnlen(u.sysname, 64), b = strnlen(u.release, 64);
+
+		memcpy(m->kernel, u.sysname, a);
+		m->kernel[a] = ' ';
+		memcpy(m->kernel + a + 1, u.release, b);
+		m->kernel[a + 1 + b] = '\0';
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	m->cpus_online = n > 0 ? (unsigned)n : 0;
+	f = fopen("/proc/cpuinfo", "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *colon = strchr(line, ':');
+		size_t len;
+
+		if (strncmp(line, "model name", 10) != 0 || colon == NULL)
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		len = strcspn(colon, "\n");
+		if (len >= sizeof(m->cpu_model))
+			len = sizeof(m->cpu_model) - 1;
+		memcpy(m->cpu_model, colon, len);
+		m->cpu_model[len] = '\0';
+		break;
+	}
+	fclose(f);
+}
+
 int
 report_meta_init(struct report_meta *m, time_t start, const char *prog,
 		 int argc, char *const argv[])
@@ -407,6 +451,7 @@ report_meta_init(struct report_meta *m, time_t start, const char *prog,
 	if (gethostname(m->host, sizeof(m->host)) != 0)
 		m->host[0] = '\0';
 	m->host[sizeof(m->host) - 1] = '\0';
+	machine_probe(m);
 	/* Worst case every byte quoted: 4 bytes each, plus quotes/space. */
 	if (prog != NULL)
 		len += strlen(prog);
@@ -787,6 +832,23 @@ json_summary(const struct histogram *h, int *err)
 		jset_u64(o, pct_key[i], s.pct[i], err);
 	jset_u64(o, "underflow", h->underflow, err);
 	jset_u64(o, "overflow", h->overflow, err);
+	/* The whole histogram, lossless (underflow/overflow are beside it). */
+	{
+		char *b64 = NULL;
+		size_t len;
+
+		if (hdr_codec_encode(h, &b64, &len) != 0) {
+			*err = -ENOMEM;
+		} else {
+			jset(o, "hdr",
+			     json_object_new_string_len(b64, (int)len), err);
+			free(b64);
+		}
+	}
+	jset_u64(o, "hdr_lowest", HDR_CODEC_LOWEST, err);
+	jset_u64(o, "hdr_highest", HDR_CODEC_HIGHEST, err);
+	jset_u64(o, "hdr_sigfigs", HDR_CODEC_SIGFIGS, err);
+	jset_u64(o, "sum", h->sum, err);
 	return o;
 }
 
@@ -866,6 +928,19 @@ json_write(struct json_object *root, FILE *out)
 static void
 json_meta(struct json_object *root, const struct report_meta *m, int *err)
 {
+	struct json_object *mach = json_object_new_object();
+
+	jset_u64(root, "format_version", REPORT_FORMAT_VERSION, err);
+	jset_str(mach, "cpu_model",
+		 m != NULL && set(m->cpu_model) ? m->cpu_model : NULL, err);
+	jset_u64(mach, "cpus_online", m != NULL ? m->cpus_online : 0, err);
+	jset_u64(mach, "cores_used", m != NULL ? m->cores_used : 0, err);
+	jset_str(mach, "kernel", m != NULL && set(m->kernel) ? m->kernel : NULL,
+		 err);
+	jset_str(mach, "dpdk_version", m != NULL ? m->dpdk_version : NULL, err);
+	jset_str(mach, "nic_driver", m != NULL ? m->nic_driver : NULL, err);
+	jset_str(mach, "host", m != NULL && set(m->host) ? m->host : NULL, err);
+	jset(root, "machine", mach, err);
 	jset_str(root, "start_utc",
 		 m != NULL && set(m->start_utc) ? m->start_utc : NULL, err);
 	jset_str(root, "host", m != NULL && set(m->host) ? m->host : NULL, err);

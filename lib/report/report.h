@@ -77,7 +77,26 @@ struct report_meta {
 	char *command;	       /* "latprobe probe --profile x -- ..." */
 	const char *source;    /* our address, e.g. "198.18.0.1" */
 	const char *interface; /* e.g. "net_af_xdp0 (net_af_xdp)" */
+	/*
+	 * JSON "machine": report_meta_init() fills cpu_model (/proc/cpuinfo),
+	 * kernel (uname -sr) and cpus_online; the caller sets dpdk_version,
+	 * nic_driver and cores_used (worker lcores).
+	 */
+	char cpu_model[128];
+	char kernel[160];
+	unsigned cpus_online;
+	const char *dpdk_version;
+	const char *nic_driver;
+	unsigned cores_used;
 };
+
+/*
+ * JSON "format_version". 1: each series carries its whole histogram
+ * ("hdr": HdrHistogram V2 compressed base64, "hdr_lowest", "hdr_highest",
+ * "hdr_sigfigs") and the report a "machine" object. Reports without the
+ * key are from before.
+ */
+#define REPORT_FORMAT_VERSION 1
 
 /* 0, -EINVAL (m NULL) or -ENOMEM; report_meta_fini() frees command. */
 int report_meta_init(struct report_meta *m, time_t start, const char *prog,
