@@ -211,13 +211,49 @@ lin_yticks(FILE *f, const struct axis *a, double step, const char *unit)
 	}
 }
 
-/* Legend inside the plot area, top left; only runs with a line. */
-static void
-svg_legend(FILE *f, const struct plot_run *runs, unsigned n, const bool *drawn)
-{
-	double y = MT + 14;
+/* Where a chart's legend sits: the corner its lines usually leave empty. */
+enum corner { TOP_LEFT, TOP_RIGHT, BOTTOM_RIGHT };
 
-	fputs("<g class=\"legend\">\n", f);
+/* UTF-8 characters of s (for the legend box's width). */
+static size_t
+u8_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0'; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * Legend inside the plot area on a light box; only runs with a line. At
+ * most 30 characters of a label count for the box (a longer one overflows
+ * it rather than covering the chart).
+ */
+static void
+svg_legend(FILE *f, const struct plot_run *runs, unsigned n, const bool *drawn,
+	   enum corner at)
+{
+	double w = 0, h = 6, x0, y0, y;
+
+	for (unsigned k = 0; k < n; k++) {
+		double lw = 52 + 6.8 * (double)fmin(u8_len(runs[k].label), 30);
+
+		if (!drawn[k])
+			continue;
+		w = fmax(w, lw);
+		h += 15;
+	}
+	if (w == 0)
+		return;
+	x0 = at == TOP_LEFT ? ML + 6 : ML + PW - 6 - w;
+	y0 = at == BOTTOM_RIGHT ? MT + PH - 6 - h : MT + 6;
+	fprintf(f,
+		"<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" "
+		"width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
+		"fill-opacity=\"0.85\" stroke=\"#ccc\"/>\n",
+		x0, y0, w, h);
+	y = y0 + 15;
 	for (unsigned k = 0; k < n; k++) {
 		if (!drawn[k])
 			continue;
@@ -225,8 +261,8 @@ svg_legend(FILE *f, const struct plot_run *runs, unsigned n, const bool *drawn)
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			"stroke=\"%s\" stroke-width=\"2.5\"%s/>\n"
 			"<text class=\"legend-label\" x=\"%.1f\" y=\"%.1f\">",
-			ML + 10, y - 4, ML + 34, y - 4, colour(k), dash(k),
-			ML + 40, y);
+			x0 + 8, y - 4, x0 + 32, y - 4, colour(k), dash(k),
+			x0 + 40, y);
 		put_esc(f, runs[k].label);
 		fputs("</text>\n", f);
 		y += 15;
@@ -329,7 +365,7 @@ chart_spectrum(FILE *f, const struct plot_run *runs, unsigned n,
 		}
 		path_close(f);
 	}
-	svg_legend(f, runs, n, drawn);
+	svg_legend(f, runs, n, drawn, TOP_LEFT);
 	fputs("</svg>\n", f);
 }
 
@@ -425,7 +461,7 @@ chart_histogram(FILE *f, const struct plot_run *runs, unsigned n,
 		path_close(f);
 	}
 	free(pct);
-	svg_legend(f, runs, n, drawn);
+	svg_legend(f, runs, n, drawn, TOP_RIGHT);
 	fputs("</svg>\n", f);
 	return 0;
 }
@@ -466,7 +502,7 @@ chart_cdf(FILE *f, const struct plot_run *runs, unsigned n, const bool *drawn,
 		}
 		path_close(f);
 	}
-	svg_legend(f, runs, n, drawn);
+	svg_legend(f, runs, n, drawn, BOTTOM_RIGHT);
 	fputs("</svg>\n", f);
 }
 
@@ -543,7 +579,7 @@ chart_time(FILE *f, const struct plot_run *runs, unsigned n)
 		}
 		path_close(f);
 	}
-	svg_legend(f, runs, n, has);
+	svg_legend(f, runs, n, has, TOP_RIGHT);
 	fputs("</svg>\n", f);
 }
 
