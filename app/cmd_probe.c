@@ -20,6 +20,7 @@
 #include "app.h"
 #include "capture.h"
 #include "cli.h"
+#include "hlog_out.h"
 #include "loopback.h"
 #include "port.h"
 #include "prober.h"
@@ -49,6 +50,9 @@ struct probe_opts {
 	unsigned n_edges;
 	uint16_t port_id;
 	const char *json, *samples, *pcap, *target_str;
+	const char *hlog;	   /* --hlog FILE */
+	uint64_t hlog_interval_ns; /* --hlog-interval */
+	bool have_hlog_interval;
 	bool quiet;
 	bool loopback;
 	bool kernel;
@@ -128,7 +132,13 @@ probe_usage(FILE *f)
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
-	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n"
+	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n",
+	      f);
+	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
+	      "network_rtt,\n"
+	      "                       turnaround; ns) for HdrHistogram's "
+	      "tools\n"
+	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
 	      "  --pcap FILE          every probe and answer as pcapng (first "
 	      "256 bytes),\n"
 	      "                       TSC timestamps; copies taken outside "
@@ -184,6 +194,9 @@ bad(const char *opt, const char *want, const char *arg)
 	return -1;
 }
 
+/* Long options without a short letter. */
+enum { OPT_HLOG = 0x100, OPT_HLOG_INTERVAL };
+
 static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
@@ -206,6 +219,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"loopback", no_argument, NULL, 'L'},
 		{"auth-key", required_argument, NULL, 'K'},
+		{"hlog", required_argument, NULL, OPT_HLOG},
+		{"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -222,6 +237,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->calib_ns = 250000000ull;
 	o->sport = 40000;
 	o->n_buckets = 0; /* no -h: the report's default table */
+	o->hlog_interval_ns = APP_HLOG_DEFAULT_INTERVAL_NS;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
@@ -314,6 +330,19 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			break;
 		case 'j':
 			o->json = optarg;
+			break;
+		case OPT_HLOG:
+			o->hlog = optarg;
+			break;
+		case OPT_HLOG_INTERVAL:
+			if (cli_parse_duration_ns(optarg,
+						  &o->hlog_interval_ns) ||
+			    o->hlog_interval_ns < 10000000ull ||
+			    o->hlog_interval_ns > 3600000000000ull)
+				return bad("--hlog-interval",
+					   "a duration from 10ms to 1h",
+					   optarg);
+			o->have_hlog_interval = true;
 			break;
 		case 'S':
 			o->samples = optarg;
@@ -440,6 +469,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			"port)");
 		return -1;
 	}
+	if (o->have_hlog_interval && o->hlog == NULL) {
+		app_err("--hlog-interval needs --hlog FILE");
+		return -1;
+	}
 	return 0;
 }
 
@@ -465,6 +498,7 @@ struct probe_ctx {
 	struct sockio *sock;
 	struct capture *cap;
 	struct app_out json, samples;
+	struct app_hlog hlog;
 	int pcap_fd;
 	char ip[16];
 	struct codec_mac peer;
@@ -492,6 +526,28 @@ sum_stat(const struct probe_run *run, size_t off)
 }
 
 #define SUM_STAT(run, f) sum_stat(run, offsetof(struct prober_stats, f))
+
+static const struct histogram *
+probe_hlog_get(void *ctx, unsigned s, unsigned w)
+{
+	const struct prober_worker *pw = &((struct probe_run *)ctx)->w[w];
+
+	return s == 0 ? &pw->rtt : s == 1 ? &pw->network_rtt : &pw->turnaround;
+}
+
+/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them). */
+static void
+probe_interval(struct app_run *r, double el, bool final)
+{
+	static const char *const tags[] = {"rtt", "network_rtt", "turnaround"};
+	struct probe_ctx *x = r->ctx;
+
+	(void) final;
+	if (x->hlog.n_workers == 0)
+		app_hlog_series(&x->hlog, x->o.proto->has_remote_ts ? 3 : 1,
+				tags, x->run->n_workers);
+	app_hlog_tick(&x->hlog, el, probe_hlog_get, x->run);
+}
 
 /* Live line each second; during warm-up, its progress. */
 static void
@@ -650,6 +706,7 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.link_required = true;
 	r->opt.port_id = x->o.port_id;
 	r->opt.calib_ns = x->o.calib_ns;
+	r->opt.hlog_interval_ns = x->o.hlog != NULL ? x->o.hlog_interval_ns : 0;
 	return 0;
 }
 
@@ -662,6 +719,8 @@ probe_open_outputs(struct app_run *r)
 	ret = app_out_open(&x->json, "--json", x->o.json);
 	if (ret == EXIT_OK)
 		ret = app_out_open(&x->samples, "--samples", x->o.samples);
+	if (ret == EXIT_OK)
+		ret = app_hlog_open(&x->hlog, x->o.hlog);
 	if (ret == EXIT_OK && x->o.pcap != NULL) {
 		x->pcap_fd =
 			open(x->o.pcap,
@@ -962,6 +1021,8 @@ probe_report(struct app_run *r, double duration_s,
 		ret = EXIT_RUNTIME;
 	if (app_out_write(&x->json, write_probe_json, &rep) != EXIT_OK)
 		ret = EXIT_RUNTIME;
+	if (app_hlog_close(&x->hlog) != EXIT_OK)
+		ret = EXIT_RUNTIME;
 	if (app_out_write(&x->samples, write_samples, run) != EXIT_OK)
 		ret = EXIT_RUNTIME;
 	if (x->cap != NULL) {
@@ -1013,6 +1074,7 @@ probe_teardown(struct app_run *r)
 	x->pcap_fd = -1;
 	app_out_close(&x->json);
 	app_out_close(&x->samples);
+	(void)app_hlog_close(&x->hlog);
 	if (x->sock != NULL)
 		sockio_close(x->sock);
 	x->sock = NULL;
@@ -1036,6 +1098,7 @@ static const struct app_cmd probe_cmd = {
 	.start_line = probe_start_line,
 	.worker = probe_worker,
 	.tick = probe_tick,
+	.interval = probe_interval,
 	.watch = probe_watch,
 	.report = probe_report,
 	.teardown = probe_teardown,

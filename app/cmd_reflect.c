@@ -16,6 +16,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "hlog_out.h"
 #include "port.h"
 #include "preflight.h"
 #include "reflector.h"
@@ -34,6 +35,9 @@ struct reflect_opts {
 	uint64_t duration_ns;
 	uint16_t port_id;
 	const char *json;
+	const char *hlog;	   /* --hlog FILE */
+	uint64_t hlog_interval_ns; /* --hlog-interval */
+	bool have_hlog_interval;
 	uint64_t calib_ns;
 	bool kernel;
 	bool promisc;
@@ -90,6 +94,9 @@ reflect_usage(FILE *f)
 	      "(default: off)\n"
 	      "  --json FILE           write the counters as JSON at exit ('-' "
 	      "= stdout)\n"
+	      "  --hlog FILE           HdrHistogram interval log of the "
+	      "turnaround (ns)\n"
+	      "  --hlog-interval T     its interval (default 1s, 10ms..1h)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet           no live line on stderr\n"
 	      "  --backend kernel      kernel UDP sockets instead of DPDK, "
@@ -138,6 +145,9 @@ parse_port(const char *name, const char *arg, uint16_t *out)
 	return 0;
 }
 
+/* Long options without a short letter. */
+enum { OPT_HLOG = 0x100, OPT_HLOG_INTERVAL };
+
 static int
 reflect_parse(int argc, char **argv, struct reflect_opts *o)
 {
@@ -161,6 +171,8 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
 		{"auth-key", required_argument, NULL, 'K'},
+		{"hlog", required_argument, NULL, OPT_HLOG},
+		{"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -229,6 +241,21 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			break;
 		case 'j':
 			o->json = optarg;
+			break;
+		case OPT_HLOG:
+			o->hlog = optarg;
+			break;
+		case OPT_HLOG_INTERVAL:
+			if (cli_parse_duration_ns(optarg,
+						  &o->hlog_interval_ns) != 0 ||
+			    o->hlog_interval_ns < 10000000ull ||
+			    o->hlog_interval_ns > 3600000000000ull) {
+				app_err("--hlog-interval wants a duration "
+					"from 10ms to 1h, not '%s'",
+					optarg);
+				return -1;
+			}
+			o->have_hlog_interval = true;
 			break;
 		case 'C':
 			if (cli_parse_duration_ns(optarg, &o->calib_ns) != 0 ||
@@ -354,6 +381,7 @@ struct reflect_ctx {
 	struct reflect_run *run;
 	struct sockio *sock;
 	struct app_out json;
+	struct app_hlog hlog;
 	char addr_str[24];
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 };
@@ -449,6 +477,14 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.port_id = x->o.port_id;
 	r->opt.calib_ns = x->o.calib_ns;
 	r->opt.deadline_ns = x->o.duration_ns;
+	if (x->o.have_hlog_interval && x->o.hlog == NULL) {
+		app_err("--hlog-interval needs --hlog FILE");
+		return -1;
+	}
+	r->opt.hlog_interval_ns = x->o.hlog == NULL ? 0
+				  : x->o.have_hlog_interval
+					  ? x->o.hlog_interval_ns
+					  : APP_HLOG_DEFAULT_INTERVAL_NS;
 	return 0;
 }
 
@@ -457,7 +493,31 @@ reflect_open_outputs(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
 
-	return app_out_open(&x->json, "--json", x->o.json);
+	int ret = app_out_open(&x->json, "--json", x->o.json);
+
+	if (ret == EXIT_OK)
+		ret = app_hlog_open(&x->hlog, x->o.hlog);
+	return ret;
+}
+
+static const struct histogram *
+reflect_hlog_get(void *ctx, unsigned s, unsigned w)
+{
+	(void)s;
+	return &((struct reflect_run *)ctx)->w[w].turnaround;
+}
+
+/* --hlog: Tag=turnaround (T3 - T2 of STAMP answers). */
+static void
+reflect_interval(struct app_run *r, double el, bool final)
+{
+	static const char *const tags[] = {"turnaround"};
+	struct reflect_ctx *x = r->ctx;
+
+	(void) final;
+	if (x->hlog.n_workers == 0)
+		app_hlog_series(&x->hlog, 1, tags, x->run->n_workers);
+	app_hlog_tick(&x->hlog, el, reflect_hlog_get, x->run);
 }
 
 static int
@@ -614,6 +674,8 @@ reflect_report(struct app_run *r, double duration_s,
 		ret = EXIT_RUNTIME;
 	if (app_out_write(&x->json, write_reflect_json, &rep) != EXIT_OK)
 		ret = EXIT_RUNTIME;
+	if (app_hlog_close(&x->hlog) != EXIT_OK)
+		ret = EXIT_RUNTIME;
 	if (rep.meta != NULL)
 		report_meta_fini(&meta);
 	histogram_destroy(turn);
@@ -632,6 +694,7 @@ reflect_teardown(struct app_run *r)
 		x->run = NULL;
 	}
 	app_out_close(&x->json);
+	(void)app_hlog_close(&x->hlog);
 	if (x->sock != NULL)
 		sockio_close(x->sock);
 	x->sock = NULL;
@@ -650,6 +713,7 @@ static const struct app_cmd reflect_cmd = {
 	.start_line = reflect_start_line,
 	.worker = reflect_worker,
 	.tick = reflect_tick,
+	.interval = reflect_interval,
 	.report = reflect_report,
 	.teardown = reflect_teardown,
 };

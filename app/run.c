@@ -45,10 +45,15 @@ side_loop(struct side *s)
 	double next_watch = cmd->watch != NULL ? 0.25 : HUGE_VAL;
 	double end = r->opt.deadline_ns != 0 ? (double)r->opt.deadline_ns / 1e9
 					     : HUGE_VAL;
+	double iv_step = cmd->interval != NULL && r->opt.hlog_interval_ns != 0
+				 ? (double)r->opt.hlog_interval_ns / 1e9
+				 : HUGE_VAL;
+	double next_iv = iv_step;
 
 	/* Sleep until the next thing to do; with -q and no -t, for good. */
 	for (;;) {
-		double wake = fmin(fmin(next_tick, next_watch), end);
+		double wake =
+			fmin(fmin(fmin(next_tick, next_watch), end), next_iv);
 		double el;
 
 		if (!app_tick_sleep_until(&s->tick, wake))
@@ -62,6 +67,11 @@ side_loop(struct side *s)
 		if (el >= next_watch) {
 			next_watch = cmd->watch(r, el) ? next_watch + 0.25
 						       : HUGE_VAL;
+		}
+		if (el >= next_iv) {
+			cmd->interval(r, el, false);
+			while (next_iv <= el)
+				next_iv += iv_step;
 		}
 		if (el >= next_tick) {
 			cmd->tick(r, next_tick);
@@ -188,7 +198,8 @@ side_start(struct side *s)
 
 	/* Nothing to do while the run lasts: no thread, no wake-up. */
 	if ((r->opt.quiet || r->cmd->tick == NULL) && r->cmd->watch == NULL &&
-	    r->opt.deadline_ns == 0)
+	    r->opt.deadline_ns == 0 &&
+	    (r->cmd->interval == NULL || r->opt.hlog_interval_ns == 0))
 		return 0;
 	return r->dpdk_ready ? side_start_dpdk(s) : side_start_kernel(s);
 }
@@ -422,6 +433,9 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->interrupted = app_quit();
 	app_quit_set(); /* the side thread's deadline is moot now */
 	side_stop(&side);
+	/* The workers are done: the last partial interval, complete. */
+	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
+		cmd->interval(r, seconds_since(&t0), true);
 	app_tick_fini(&side.tick);
 	r->interrupted = r->interrupted && !side.deadline_hit;
 	for (unsigned i = 0; i < r->n_workers; i++) {

@@ -45,6 +45,10 @@ struct app_cmd {
 	/* Side thread: early checks every 250 ms (-q too) while it returns
 	 * true. Optional. */
 	bool (*watch)(struct app_run *r, double el);
+	/* Side thread: every r->opt.hlog_interval_ns (--hlog), at el
+	 * seconds; then once more from the main thread after the workers
+	 * stopped (final = true, the last partial interval). Optional. */
+	void (*interval)(struct app_run *r, double el, bool final);
 	/* Report with xs (port xstats that moved; n may be 0); exit code. */
 	int (*report)(struct app_run *r, double duration_s,
 		      const struct report_counter *xs, unsigned n_xs);
@@ -59,7 +63,8 @@ struct app_run_opts {
 	bool link_required; /* link down after the wait: exit 4 (else warn) */
 	uint16_t port_id;
 	uint64_t calib_ns;
-	uint64_t deadline_ns; /* the side thread stops the run; 0 = none */
+	uint64_t deadline_ns;	   /* the side thread stops the run; 0 = none */
+	uint64_t hlog_interval_ns; /* cmd->interval's period; 0 = none */
 };
 
 struct app_run {
