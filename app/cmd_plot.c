@@ -46,6 +46,10 @@ usage(FILE *f)
 	      "latprobe probe\n"
 	      "                       --samples (in order like --label; '' "
 	      "skips a run)\n"
+	      "  --hlog FILE          the same from latprobe probe --hlog (its "
+	      "Tag=rtt\n"
+	      "                       intervals); a run takes --samples or "
+	      "--hlog, not both\n"
 	      "  --title T            the page's title (default: latprobe "
 	      "plot)\n"
 	      "  -h, --help           this help\n"
@@ -139,16 +143,18 @@ cmd_plot(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"label", required_argument, NULL, 'L'},
 		{"samples", required_argument, NULL, 'S'},
+		{"hlog", required_argument, NULL, 'H'},
 		{"title", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *labels[PLOT_MAX_RUNS], *samples[PLOT_MAX_RUNS];
+	const char *labels[PLOT_MAX_RUNS], *samples[PLOT_MAX_RUNS],
+		*hlogs[PLOT_MAX_RUNS];
 	const char *output = NULL, *title = NULL, *files[PLOT_MAX_RUNS];
 	struct plot_input *in = NULL;
 	struct plot_run runs[PLOT_MAX_RUNS];
 	struct plot_tpoint *tp[PLOT_MAX_RUNS] = {NULL};
-	unsigned n_labels = 0, n_samples = 0, n = 0;
+	unsigned n_labels = 0, n_samples = 0, n_hlogs = 0, n = 0;
 	int c, ret = EXIT_USAGE;
 	FILE *out = NULL;
 	char err[256];
@@ -179,18 +185,25 @@ cmd_plot(int argc, char **argv)
 			break;
 		case 'L':
 		case 'S':
-			if ((c == 'L' ? n_labels : n_samples) ==
-			    PLOT_MAX_RUNS) {
+		case 'H': {
+			unsigned *cnt = c == 'L'   ? &n_labels
+					: c == 'S' ? &n_samples
+						   : &n_hlogs;
+			const char **v = c == 'L'   ? labels
+					 : c == 'S' ? samples
+						    : hlogs;
+
+			if (*cnt == PLOT_MAX_RUNS) {
 				app_err("plot: more than %u --%s",
 					PLOT_MAX_RUNS,
-					c == 'L' ? "label" : "samples");
+					c == 'L'   ? "label"
+					: c == 'S' ? "samples"
+						   : "hlog");
 				return EXIT_USAGE;
 			}
-			if (c == 'L')
-				labels[n_labels++] = optarg;
-			else
-				samples[n_samples++] = optarg;
+			v[(*cnt)++] = optarg;
 			break;
+		}
 		case 'T':
 			title = optarg;
 			break;
@@ -223,12 +236,24 @@ cmd_plot(int argc, char **argv)
 		app_err("plot: -o FILE is required (where the HTML page goes)");
 		return EXIT_USAGE;
 	}
-	if (n_labels > n || n_samples > n) {
+	if (n_labels > n || n_samples > n || n_hlogs > n) {
 		app_err("plot: %u --%s for %u run%s",
-			n_labels > n ? n_labels : n_samples,
-			n_labels > n ? "label" : "samples", n,
-			n > 1 ? "s" : "");
+			n_labels > n	? n_labels
+			: n_samples > n ? n_samples
+					: n_hlogs,
+			n_labels > n	? "label"
+			: n_samples > n ? "samples"
+					: "hlog",
+			n, n > 1 ? "s" : "");
 		return EXIT_USAGE;
+	}
+	for (unsigned k = 0; k < n_samples && k < n_hlogs; k++) {
+		if (samples[k][0] != '\0' && hlogs[k][0] != '\0') {
+			app_err("plot: run %u (%s) has both --samples and "
+				"--hlog; give it one ('' skips)",
+				k + 1, files[k]);
+			return EXIT_USAGE;
+		}
 	}
 	for (unsigned k = 0; k < n_labels; k++) {
 		if (labels[k][0] == '\0') {
@@ -296,6 +321,28 @@ cmd_plot(int argc, char **argv)
 				} else {
 					app_err("plot: --samples %s: %s",
 						samples[k], err);
+				}
+				goto out;
+			}
+			runs[k].time = tp[k];
+		}
+		if (k < n_hlogs && hlogs[k][0] != '\0') {
+			txt = slurp(hlogs[k], &len);
+			if (txt == NULL) {
+				app_err("plot: --hlog %s: cannot read it: %s",
+					hlogs[k], strerror(errno));
+				goto out;
+			}
+			r = plot_hlog_read(txt, len, "rtt", &tp[k],
+					   &runs[k].n_time, err, sizeof(err));
+			free(txt);
+			if (r != 0) {
+				if (r == -ENOMEM) {
+					app_err("out of memory");
+					ret = EXIT_RUNTIME;
+				} else {
+					app_err("plot: --hlog %s: %s", hlogs[k],
+						err);
 				}
 				goto out;
 			}

@@ -540,8 +540,8 @@ chart_time(FILE *f, const struct plot_run *runs, unsigned n)
 		put_esc(f, runs[k].label);
 		fputs(": the run has no intervals or samples, so there is no "
 		      "latency over time to draw (record them with latprobe "
-		      "probe --samples FILE and pass that file to plot's "
-		      "--samples).</p>\n",
+		      "probe --hlog FILE or --samples FILE and give that file "
+		      "to plot's --hlog or --samples).</p>\n",
 		      f);
 	}
 	if (hi == 0)
@@ -562,7 +562,7 @@ chart_time(FILE *f, const struct plot_run *runs, unsigned n)
 	}
 	lat_ticks(f, &ya, true);
 	svg_axis_labels(f, "time since the start of the run",
-			"median round trip per time bin");
+			"median round trip per interval");
 	for (unsigned k = 0; k < n; k++) {
 		bool first = true;
 

@@ -86,4 +86,19 @@ int plot_samples_read(const char *text, size_t len, unsigned max_points,
 		      struct plot_tpoint **pts, size_t *n_pts, char *err,
 		      size_t err_cap);
 
+/* A longer interval log is refused (a day of 1 s intervals fits). */
+#define PLOT_HLOG_MAX_INTERVALS 100000u
+
+/*
+ * Latency over time from an HdrHistogram interval log (latprobe probe
+ * --hlog; format 1.3, V2 compressed histograms in ns): one point per
+ * non-empty interval of the series tag (lines "Tag=<tag>,..." and untagged
+ * lines; other tags are skipped), at the interval's middle, with its median
+ * and max. *pts is malloc'd (free()), *n_pts may be 0. 0, -EINVAL with one
+ * line in err, or -ENOMEM.
+ */
+int plot_hlog_read(const char *text, size_t len, const char *tag,
+		   struct plot_tpoint **pts, size_t *n_pts, char *err,
+		   size_t err_cap);
+
 #endif /* LATPROBE_PLOT_H */

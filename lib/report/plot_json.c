@@ -425,3 +425,113 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 	*n_pts = no;
 	return 0;
 }
+
+/* Within [p, eol): a double, then ','; false otherwise. */
+static bool
+field_double(const char **p, const char *eol, double *v)
+{
+	char buf[40], *end;
+	const char *c = memchr(*p, ',', (size_t)(eol - *p));
+	size_t n;
+
+	if (c == NULL || (n = (size_t)(c - *p)) == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, *p, n);
+	buf[n] = '\0';
+	*v = strtod(buf, &end);
+	if (*end != '\0' || !isfinite(*v) || *v < 0)
+		return false;
+	*p = c + 1;
+	return true;
+}
+
+int
+plot_hlog_read(const char *text, size_t len, const char *tag,
+	       struct plot_tpoint **pts, size_t *n_pts, char *err,
+	       size_t err_cap)
+{
+	static struct histogram iv; /* 28 KiB: not on the stack */
+	struct plot_tpoint *out = NULL;
+	size_t n = 0, cap = 0, line = 0, tlen;
+	const char *p = text, *end = text + len;
+	bool seen_header = false;
+
+	if (err != NULL && err_cap > 0)
+		err[0] = '\0';
+	if (pts == NULL || n_pts == NULL || tag == NULL ||
+	    (text == NULL && len != 0))
+		return fail(err, err_cap, "no input");
+	*pts = NULL;
+	*n_pts = 0;
+	tlen = strlen(tag);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl != NULL ? nl : end;
+		const char *next = nl != NULL ? nl + 1 : end;
+		double start, length, max_ms;
+
+		line++;
+		if (eol > p && eol[-1] == '\r')
+			eol--;
+		if (eol == p || *p == '#' || *p == '"') {
+			seen_header |= eol > p;
+			p = next;
+			continue;
+		}
+		if ((size_t)(eol - p) > 4 && memcmp(p, "Tag=", 4) == 0) {
+			const char *c = memchr(p, ',', (size_t)(eol - p));
+
+			/* Another series of the same log (network_rtt, ...). */
+			if (c == NULL || (size_t)(c - p - 4) != tlen ||
+			    memcmp(p + 4, tag, tlen) != 0) {
+				p = next;
+				continue;
+			}
+			p = c + 1;
+		}
+		if (!field_double(&p, eol, &start) ||
+		    !field_double(&p, eol, &length) ||
+		    !field_double(&p, eol, &max_ms) ||
+		    (size_t)(eol - p) > HDR_CODEC_MAX_B64 ||
+		    hdr_codec_decode(p, (size_t)(eol - p), &iv) != 0) {
+			free(out);
+			return fail(err, err_cap,
+				    "line %zu is not an HdrHistogram interval "
+				    "(start,length,max,V2 histogram)",
+				    line);
+		}
+		p = next;
+		if (histogram_count(&iv) == 0)
+			continue;
+		if (n == PLOT_HLOG_MAX_INTERVALS) {
+			free(out);
+			return fail(err, err_cap, "more than %u intervals",
+				    PLOT_HLOG_MAX_INTERVALS);
+		}
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct plot_tpoint *no =
+				realloc(out, nc * sizeof(*out));
+
+			if (no == NULL) {
+				free(out);
+				return -ENOMEM;
+			}
+			out = no;
+			cap = nc;
+		}
+		out[n].t_s = start + length / 2;
+		out[n].p50_ns = histogram_percentile(&iv, 50);
+		out[n].max_ns = histogram_max(&iv);
+		n++;
+	}
+	if (n == 0 && !seen_header) {
+		free(out);
+		return fail(err, err_cap,
+			    "not an HdrHistogram interval log (no header, no "
+			    "interval)");
+	}
+	*pts = out;
+	*n_pts = n;
+	return 0;
+}

@@ -51,7 +51,7 @@ for o in $("$LATPROBE" plot --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+' | gre
 	case $o in
 	--help) args=(--help) ;;
 	--output) args=(--output "$WORK/opt.html") ;;
-	--samples) args=(--samples '' -o "$WORK/opt.html") ;;
+	--samples | --hlog) args=("$o" '' -o "$WORK/opt.html") ;;
 	*) args=("$o" value -o "$WORK/opt.html") ;;
 	esac
 	expect 0 "" "$LATPROBE" plot "$SEED" "${args[@]}"
@@ -67,14 +67,22 @@ grep -q 'empty.json: no round trip was recorded' "$WORK/empty.html" || fail "the
 # Two real runs when DPDK can run here (ring loopback), else the seed.
 if [ "$(id -u)" -eq 0 ] &&
 	[ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)" -ge 64 ]; then
-	for sz in 44 1k; do
-		"$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
-			--loopback -n 3000 -l "$sz" -q --json "$WORK/run-$sz.json" \
-			--samples "$WORK/run-$sz.csv" 198.18.0.2 >/dev/null 2>"$WORK/probe.err" ||
-			{ cat "$WORK/probe.err" >&2; fail "ring run -l $sz failed"; }
-	done
+	# Latency over time: the first run from --samples, the second from an
+	# --hlog interval log (10 ms intervals: enough probes for several).
+	"$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
+		--loopback -n 3000 -q --json "$WORK/run-44.json" \
+		--samples "$WORK/run-44.csv" 198.18.0.2 >/dev/null 2>"$WORK/probe.err" ||
+		{ cat "$WORK/probe.err" >&2; fail "ring run -l 44 failed"; }
+	"$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
+		--loopback -n 100000 -l 1k -q --json "$WORK/run-1k.json" \
+		--hlog "$WORK/run-1k.hlog" --hlog-interval 10ms 198.18.0.2 >/dev/null 2>"$WORK/probe.err" ||
+		{ cat "$WORK/probe.err" >&2; fail "ring run -l 1k failed"; }
 	runs=("$WORK/run-44.json" "$WORK/run-1k.json")
-	samples=(--samples "$WORK/run-44.csv" --samples "$WORK/run-1k.csv")
+	samples=(--samples "$WORK/run-44.csv" --hlog '' --samples '' --hlog "$WORK/run-1k.hlog")
+	expect 2 "run 1 \\(.*run-44.json\\) has both --samples and --hlog" \
+		"$LATPROBE" plot "${runs[@]}" --samples "$WORK/run-44.csv" --hlog "$WORK/run-1k.hlog" -o "$WORK/x.html"
+	expect 2 "--hlog .*run-44.json: line 1 is not an HdrHistogram interval" \
+		"$LATPROBE" plot "${runs[@]}" --hlog "$WORK/run-44.json" -o "$WORK/x.html"
 else
 	echo "$LP_PROG: no root or hugepages: drawing the seed report twice" >&2
 	runs=("$SEED" "$SEED")

@@ -9,8 +9,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * latprobe plot's readers on any file: a probe report (JSON) and a
- * --samples CSV; whatever parses is drawn into a page that goes nowhere.
+ * latprobe plot's readers on any file: a probe report (JSON), a --samples
+ * CSV and an --hlog interval log; whatever parses is drawn into a page
+ * that goes nowhere.
  */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,6 +35,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      sizeof(err)) == 0 &&
 	    n_pts > 50)
 		abort();
+	/* The interval log reader gets its turn on every input too. */
+	{
+		struct plot_tpoint *hp = NULL;
+		size_t n_hp = 0;
+
+		if (plot_hlog_read((const char *)data, size, "rtt", &hp, &n_hp,
+				   err, sizeof(err)) == 0) {
+			for (size_t i = 0; i < n_hp; i++)
+				if (hp[i].p50_ns > hp[i].max_ns)
+					abort();
+		} else if (err[0] == '\0' || strchr(err, '\n') != NULL) {
+			abort();
+		}
+		free(hp);
+	}
 	null = fopen("/dev/null", "w");
 	if (null != NULL) {
 		run = (struct plot_run){.label = "fuzz",

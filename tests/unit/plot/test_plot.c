@@ -18,6 +18,7 @@
 #include <libxml/xpathInternals.h>
 
 #include "hdr_codec.h"
+#include "hlog.h"
 #include "plot.h"
 
 struct page {
@@ -578,6 +579,69 @@ test_json_hdr(void **state)
 			  "rtt_ns.hdr is not a string");
 }
 
+/* What latprobe probe --hlog writes (h9's writer), read back per tag. */
+static void
+test_hlog_read(void **state)
+{
+	struct plot_tpoint *pts;
+	char *buf = NULL, err[256];
+	size_t len = 0, n;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(hlog_write_header(f, "test", 1796055213.5), 0);
+	fill(&ha, 1000, 500, 0); /* interval 0: p50 about 1.6 us */
+	fill(&hb, 9000, 500, 0); /* interval 1: other tag only */
+	histogram_init(&hc);	 /* interval 2: empty */
+	assert_int_equal(hlog_write_interval(f, "rtt", 0, 1, &ha), 0);
+	assert_int_equal(hlog_write_interval(f, "network_rtt", 0, 1, &hb), 0);
+	assert_int_equal(hlog_write_interval(f, "network_rtt", 1, 1, &hb), 0);
+	assert_int_equal(hlog_write_interval(f, "rtt", 1, 1, &hc), 0);
+	assert_int_equal(hlog_write_interval(f, "rtt", 2, 0.5, &hb), 0);
+	assert_int_equal(fclose(f), 0);
+
+	assert_int_equal(
+		plot_hlog_read(buf, len, "rtt", &pts, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2); /* the empty interval has no point */
+	assert_true(pts[0].t_s == 0.5);
+	assert_int_equal(pts[0].p50_ns, histogram_percentile(&ha, 50));
+	/* An interval's max is its highest bucket's top (no exact max). */
+	assert_int_equal(pts[0].max_ns, histogram_index_highest(histogram_index(
+						histogram_max(&ha))));
+	assert_true(pts[1].t_s == 2.25);
+	assert_int_equal(pts[1].p50_ns, histogram_percentile(&hb, 50));
+	free(pts);
+	assert_int_equal(plot_hlog_read(buf, len, "network_rtt", &pts, &n, err,
+					sizeof(err)),
+			 0);
+	assert_int_equal(n, 2);
+	free(pts);
+	assert_int_equal(plot_hlog_read(buf, len, "turnaround", &pts, &n, err,
+					sizeof(err)),
+			 0);
+	assert_int_equal(n, 0);
+	free(pts);
+	/* Cut inside the last histogram: that line is refused by number. */
+	assert_int_equal(plot_hlog_read(buf, len - 10, "rtt", &pts, &n, err,
+					sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "line 10 is not an HdrHistogram interval"));
+	free(buf);
+
+	assert_int_equal(plot_hlog_read("Tag=rtt,0.0,1.0,x,HISTFAAA\n", 26,
+					"rtt", &pts, &n, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "line 1"));
+	assert_int_equal(plot_hlog_read("{\"rtt_ns\":{}}", 13, "rtt", &pts, &n,
+					err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(
+		plot_hlog_read("", 0, "rtt", &pts, &n, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "not an HdrHistogram interval log"));
+}
+
 int
 main(void)
 {
@@ -592,6 +656,7 @@ main(void)
 		cmocka_unit_test(test_json_empty_run),
 		cmocka_unit_test(test_json_hdr),
 		cmocka_unit_test(test_samples_read),
+		cmocka_unit_test(test_hlog_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
