@@ -460,7 +460,8 @@ static const struct {
 	{"info", (const char *const[]){"calibrate", NULL}, ""},
 	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
 	{"plot",
-	 (const char *const[]){"output", "label", "samples", "title", NULL},
+	 (const char *const[]){"output", "label", "samples", "hlog", "title",
+			       NULL},
 	 "o"},
 };
 
