@@ -48,6 +48,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else if (err[0] == '\0' || strchr(err, '\n') != NULL) {
 			abort();
 		}
+		/* Any times an interval log holds must draw. */
+		if (n_pts == 0 && n_hp != 0) {
+			free(pts);
+			pts = hp;
+			n_pts = n_hp;
+			hp = NULL;
+		}
 		free(hp);
 	}
 	null = fopen("/dev/null", "w");
