@@ -201,6 +201,7 @@ void app_tick_fini(struct app_tick *t);
 int cmd_info(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_reflect(int argc, char **argv);
+int cmd_plot(int argc, char **argv);	/* no EAL */
 int cmd_compare(int argc, char **argv); /* no EAL */
 
 #endif /* LATPROBE_APP_H */

@@ -449,6 +449,11 @@ static const struct {
 			       NULL},
 	 "tq"},
 	{"info", (const char *const[]){"calibrate", NULL}, ""},
+	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
+	{"plot",
+	 (const char *const[]){"output", "label", "samples", "hlog", "title",
+			       NULL},
+	 "o"},
 };
 
 static int

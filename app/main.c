@@ -20,6 +20,8 @@ usage(FILE *f)
 	      "percentiles\n"
 	      "  info      TSC calibration and the capabilities of every DPDK "
 	      "port\n"
+	      "  plot      draw saved probe reports as one self-contained "
+	      "HTML page (no EAL)\n"
 	      "  compare   compare saved JSON reports: bootstrap intervals, "
 	      "verdicts (no EAL)\n"
 	      "\n"
@@ -86,6 +88,15 @@ main(int argc, char **argv)
 	     strcmp(cmd, "reflect") == 0) &&
 	    (ret = check_sides(cmd, argc - 2, argv + 2)) != EXIT_OK)
 		return ret;
+	/* No EAL: only a "--" after something asks which side is which. */
+	if (strcmp(cmd, "plot") == 0) {
+		for (int i = 3; i < argc; i++)
+			if (strcmp(argv[i], "--") == 0 &&
+			    (ret = check_sides(cmd, argc - 2, argv + 2)) !=
+				    EXIT_OK)
+				return ret;
+		return cmd_plot(argc - 2, argv + 2);
+	}
 	/* Reads files only: no EAL, no side check, no DPDK log set-up. */
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 2, argv + 2);
