@@ -10,9 +10,9 @@
 #include <stdio.h>
 
 #include "exit.h"
-#include "report.h"
-#include "stamp_auth.h"
-#include "timing.h"
+#include "latprobe/report.h"
+#include "latprobe/stamp_auth.h"
+#include "latprobe/timing.h"
 
 /*
  * Set by SIGINT/SIGTERM (the only thing the handler touches) and by the

@@ -21,8 +21,8 @@
 
 #include "app.h"
 #include "cli.h"
-#include "compare.h"
-#include "report.h"
+#include "latprobe/compare.h"
+#include "latprobe/report.h"
 
 #define MAX_FILES	  64
 #define MAX_GATES	  8

@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "cli.h"
-#include "port.h"
+#include "latprobe/port.h"
 
 static void
 info_usage(FILE *f)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
-#include "plot.h"
+#include "latprobe/plot.h"
 
 /* A --samples file is binned into this many points per run. */
 #define PLOT_TIME_POINTS 300

@@ -21,14 +21,14 @@
 #include "capture.h"
 #include "cli.h"
 #include "hlog_out.h"
-#include "loopback.h"
-#include "port.h"
-#include "prober.h"
+#include "latprobe/loopback.h"
+#include "latprobe/port.h"
+#include "latprobe/prober.h"
 #include "run.h"
-#include "sockio.h"
-#include "sockperf.h"
-#include "stamp.h"
-#include "stamp_auth.h"
+#include "latprobe/sockio.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
 
 struct probe_opts {
 	struct app_common_opts co;

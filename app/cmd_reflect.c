@@ -17,14 +17,14 @@
 #include "app.h"
 #include "cli.h"
 #include "hlog_out.h"
-#include "port.h"
+#include "latprobe/port.h"
 #include "preflight.h"
-#include "reflector.h"
+#include "latprobe/reflector.h"
 #include "run.h"
-#include "sockio.h"
-#include "sockperf.h"
-#include "stamp.h"
-#include "stamp_auth.h"
+#include "latprobe/sockio.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
 
 struct reflect_opts {
 	struct app_common_opts co;

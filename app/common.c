@@ -15,9 +15,9 @@
 
 #include "app.h"
 #include "cli.h"
-#include "port.h"
+#include "latprobe/port.h"
 #include "preflight.h"
-#include "stamp_auth.h"
+#include "latprobe/stamp_auth.h"
 
 atomic_bool force_quit;
 

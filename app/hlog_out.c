@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hlog.h"
+#include "latprobe/hlog.h"
 #include "hlog_out.h"
 
 int

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "app.h"
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 #define APP_HLOG_MAX_SERIES	     3
 #define APP_HLOG_DEFAULT_INTERVAL_NS 1000000000ull

@@ -18,7 +18,7 @@
 #include <rte_config.h>
 
 #include "app.h"
-#include "port.h"
+#include "latprobe/port.h"
 
 struct app_run;
 

@@ -39,16 +39,26 @@ def main():
             bad.append(f'lib/{mod}: module on no floor (add it to '
                        'tools/check_floors.py and docs/design.md)')
             continue
-        for name in sorted(os.listdir(d)):
-            if name.endswith(('.c', '.h')):
-                files.append((mod, name))
-                if name.endswith('.h'):
-                    owner[name] = mod
+        # Sources in lib/<mod>/, public headers in lib/<mod>/latprobe/
+        # (included as "latprobe/<name>.h").
+        for sub in ('', 'latprobe'):
+            sd = os.path.join(d, sub)
+            if not os.path.isdir(sd):
+                continue
+            for name in sorted(os.listdir(sd)):
+                if name.endswith(('.c', '.h')):
+                    files.append((mod, os.path.join(sub, name)))
+                    if name.endswith('.h'):
+                        if sub != 'latprobe':
+                            bad.append(f'lib/{mod}/{name}: a header '
+                                       f'belongs in lib/{mod}/latprobe/')
+                        owner[name] = mod
     tests = set()
     for dp, _, fs in os.walk(os.path.join(a.root, 'tests')):
         tests.update(f for f in fs if f.endswith('.h'))
     for mod, name in files:
-        if 'fake' in name or name.startswith('test_'):
+        base = os.path.basename(name)
+        if 'fake' in base or base.startswith('test_'):
             bad.append(f'lib/{mod}/{name}: test support belongs in '
                        'tests/support, not in a production library')
         with open(os.path.join(lib, mod, name), encoding='utf-8') as f:

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "histogram.h"
-#include "util.h"
+#include "latprobe/histogram.h"
+#include "latprobe/util.h"
 
 #define N_VALUES      (1u << 16) /* 512 KiB of values: L2-resident, as a burst */
 #define RECORD_PASSES 64	 /* 4 Mi records per measurement */

@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "histogram.h"
-#include "util.h"
+#include "latprobe/histogram.h"
+#include "latprobe/util.h"
 
 #define DEFAULT_N 1000000u
 #define MAX_N	  100000000u

@@ -11,7 +11,7 @@
 #include <rte_tcp.h>
 #include <rte_icmp.h>
 
-#include "codec.h"
+#include "latprobe/codec.h"
 
 /*
  * Frames may start at any byte offset (mbuf headroom, VLAN tags, IPv4

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frag.h"
+#include "latprobe/frag.h"
 
 /* IPv4 header fields used here, RFC 791 §3.1 (offsets in the header). */
 #define IP_TOTLEN_OFF 2

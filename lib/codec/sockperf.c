@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "sockperf.h"
+#include "latprobe/sockperf.h"
 
 /* sockperf's MAX_PAYLOAD_SIZE default: largest IPv4 UDP payload. */
 #define SOCKPERF_MAX_LEN 65507

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stamp.h"
+#include "latprobe/stamp.h"
 
 #define NS_PER_S 1000000000ULL
 

@@ -15,8 +15,8 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
-#include "codec.h"
-#include "stamp_auth.h"
+#include "latprobe/codec.h"
+#include "latprobe/stamp_auth.h"
 
 /* Session-Sender, RFC 8762 Figure 4 (+ RFC 8972 SSID) */
 #define AS_SEQ	      0

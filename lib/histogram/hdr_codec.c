@@ -13,7 +13,7 @@
 
 #include <zlib.h>
 
-#include "hdr_codec.h"
+#include "latprobe/hdr_codec.h"
 
 /* Cookies: base | 0x10 (HdrHistogram sets bit 4 on V2 cookies). The low
  * nibble of the compressed cookie is the base's; bits 4..7 vary by word

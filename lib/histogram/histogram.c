@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 /*
  * HdrHistogram's value_from_index for unit magnitude 0: counters

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "io.h"
+#include "latprobe/io.h"
 
 uint16_t
 io_tx_all(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_pool.h"
+#include "latprobe/io_pool.h"
 
 int
 io_pool_init(struct io_pool *p, unsigned n, uint16_t buf_len, uint16_t headroom)

@@ -10,8 +10,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "port.h"
-#include "timing.h"
+#include "latprobe/port.h"
+#include "latprobe/timing.h"
 
 static uint16_t
 dpdk_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <rte_thash.h>
 
-#include "rss.h"
+#include "latprobe/rss.h"
 
 uint32_t
 rss_hash_ipv4_l4(const uint8_t *key, uint32_t src, uint32_t dst, uint16_t sport,

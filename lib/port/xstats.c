@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xstats.h"
+#include "latprobe/xstats.h"
 
 bool
 port_xstat_watched(const char *name)

@@ -5,8 +5,8 @@
 
 #include <rte_mbuf.h>
 
-#include "prober.h"
-#include "stamp_auth.h"
+#include "latprobe/prober.h"
+#include "latprobe/stamp_auth.h"
 
 enum prober_unreach
 prober_unreach_of_code(uint8_t code)

@@ -10,7 +10,7 @@
 
 #include <rte_mbuf.h>
 
-#include "prober.h"
+#include "latprobe/prober.h"
 
 #define TCP_PROBE_WINDOW 64240
 #define TCP_PROBE_MSS	 1460

@@ -9,10 +9,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "prober.h"
-#include "sockperf.h"
-#include "stamp.h"
-#include "stamp_auth.h"
+#include "latprobe/prober.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
 
 /* What a payload builder/matcher needs to know about the worker. */
 struct probe_payload_ctx {

@@ -3,7 +3,7 @@
 
 #include <rte_mbuf.h>
 
-#include "loopback.h"
+#include "latprobe/loopback.h"
 
 static struct loopback_io *
 lo_of(struct io_queue *q)

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "lru.h"
+#include "latprobe/lru.h"
 
 #define NIL UINT32_MAX
 

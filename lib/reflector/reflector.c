@@ -7,12 +7,12 @@
 
 #include <rte_mbuf.h>
 
-#include "lru.h"
-#include "reflector.h"
-#include "sockperf.h"
-#include "stamp.h"
-#include "stamp_auth.h"
-#include "stamp_auth.h"
+#include "latprobe/lru.h"
+#include "latprobe/reflector.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
+#include "latprobe/stamp_auth.h"
 
 static const char *const counter_names[RC__COUNT] = {
 	[RC_RX] = "rx",

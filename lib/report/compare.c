@@ -9,8 +9,8 @@
 
 #include <json-c/json.h>
 
-#include "compare.h"
-#include "hdr_codec.h"
+#include "latprobe/compare.h"
+#include "latprobe/hdr_codec.h"
 
 const char *const compare_series_key[CMP__SERIES] = {
 	[CMP_RTT] = "rtt_ns",

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "hdr_codec.h"
-#include "hlog.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/hlog.h"
 
 int
 hlog_write_header(FILE *f, const char *writer, double start_epoch_s)

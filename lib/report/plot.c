@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plot.h"
+#include "latprobe/plot.h"
 
 /* Chart geometry (SVG user units). */
 #define W	 880.0

@@ -14,8 +14,8 @@
 
 #include <json-c/json.h>
 
-#include "hdr_codec.h"
-#include "plot.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/plot.h"
 
 /* Larger inputs are refused rather than parsed (a run's JSON is KiBs). */
 #define PLOT_JSON_MAX_LEN (64u << 20)

@@ -9,8 +9,8 @@
 
 #include <json-c/json.h>
 
-#include "hdr_codec.h"
-#include "report.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/report.h"
 
 const double report_pcts[REPORT_N_PCTS] = {50, 90, 99, 99.9, 99.99, 99.999};
 

@@ -13,10 +13,10 @@
 
 #include <rte_mbuf.h>
 
-#include "io_pool.h"
-#include "sockio.h"
-#include "timing.h"
-#include "util.h"
+#include "latprobe/io_pool.h"
+#include "latprobe/sockio.h"
+#include "latprobe/timing.h"
+#include "latprobe/util.h"
 
 /* Empty reads of the hot socket between two poll()s over all of them. */
 #define SOCKIO_POLL_EVERY 8

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "timing.h"
+#include "latprobe/timing.h"
 
 #define NS_PER_S	    1000000000ull
 #define TSC_HZ_MIN	    1000000ull	    /* 1 MHz */

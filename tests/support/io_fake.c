@@ -6,7 +6,7 @@
 #include <rte_mbuf.h>
 
 #include "io_fake.h"
-#include "io_pool.h"
+#include "latprobe/io_pool.h"
 
 #define FAKE_BUF_SIZE 2048
 #define FAKE_RING     4096

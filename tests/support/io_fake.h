@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io.h"
+#include "latprobe/io.h"
 
 struct io_fake;
 

@@ -9,7 +9,7 @@
 
 #include <rte_mbuf.h>
 
-#include "stamp.h"
+#include "latprobe/stamp.h"
 #include "test_wire.h"
 
 const struct codec_mac tw_prober_mac = {{0x02, 0, 0, 0, 0, 0x01}};

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
+#include "latprobe/codec.h"
 #include "io_fake.h"
 
 /* The cast on the fake wire (RFC 2544 addresses): side 0's prober (the

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stamp_auth.h"
+#include "latprobe/stamp_auth.h"
 
 /* The same instants as stamp_gen.c, ns since 1970 */
 #define T1_NS 1700000000123456789ULL

@@ -108,7 +108,13 @@ def c_bytes(h, name, data):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         gen = os.path.join(tmp, "stamp_auth_gen")
+        # codec.c (codec_hex_digit) needs DPDK's headers (inline only).
+        dpdk = subprocess.run(["pkg-config", "--cflags", "libdpdk"],
+                              check=True, capture_output=True,
+                              text=True).stdout.split()
         subprocess.run(["cc", "-O1", "-I", os.path.join(ROOT, "lib/codec"),
+                        "-I", os.path.join(ROOT, "lib/util")] + dpdk +
+                       [os.path.join(ROOT, "lib/codec/codec.c"),
                         os.path.join(ROOT, "lib/codec/stamp.c"),
                         os.path.join(ROOT, "lib/codec/stamp_auth.c"),
                         os.path.join(ROOT, "tools/golden/stamp_auth_gen.c"),

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stamp.h"
+#include "latprobe/stamp.h"
 
 /* 2023-11-14T22:13:20.123456789Z and later instants, ns since 1970 */
 #define T1_NS 1700000000123456789ULL

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
-#include "frag.h"
+#include "latprobe/codec.h"
+#include "latprobe/frag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

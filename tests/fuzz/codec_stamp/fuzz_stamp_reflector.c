@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "stamp.h"
-#include "stamp_auth.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stamp.h"
-#include "stamp_auth.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

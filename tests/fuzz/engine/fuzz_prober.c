@@ -13,7 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "io_fake.h"
-#include "prober.h"
+#include "latprobe/prober.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "io_fake.h"
-#include "reflector.h"
+#include "latprobe/reflector.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdr_codec.h"
-#include "hlog.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/hlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

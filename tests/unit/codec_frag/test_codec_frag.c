@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "codec.h"
-#include "frag.h"
+#include "latprobe/codec.h"
+#include "latprobe/frag.h"
 #include "vectors/frag_vectors.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "codec.h"
+#include "latprobe/codec.h"
 #include "vectors/net_vectors.h"
 
 #define NVEC (sizeof(golden_net_vecs) / sizeof(golden_net_vecs[0]))

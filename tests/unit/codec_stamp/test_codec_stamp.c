@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "sockperf.h"
-#include "stamp.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
 
 #include "vectors/stamp_golden.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "stamp_auth.h"
+#include "latprobe/stamp_auth.h"
 
 #include "vectors/stamp_auth_golden.h"
 

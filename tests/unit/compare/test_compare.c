@@ -11,11 +11,11 @@
 
 #include <cmocka.h>
 
-#include "compare.h"
-#include "hdr_codec.h"
-#include "hlog.h"
-#include "histogram.h"
-#include "report.h"
+#include "latprobe/compare.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/hlog.h"
+#include "latprobe/histogram.h"
+#include "latprobe/report.h"
 
 /* A test-side generator, independent of compare.c's. */
 static uint64_t

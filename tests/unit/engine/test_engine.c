@@ -22,12 +22,12 @@
 
 #include <rte_mbuf.h>
 
-#include "codec.h"
-#include "prober.h"
-#include "reflector.h"
-#include "sockperf.h"
-#include "stamp.h"
-#include "stamp_auth.h"
+#include "latprobe/codec.h"
+#include "latprobe/prober.h"
+#include "latprobe/reflector.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
+#include "latprobe/stamp_auth.h"
 #include "test_wire.h"
 
 #define N_MBUFS 256

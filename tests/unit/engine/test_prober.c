@@ -23,10 +23,10 @@
 
 #include <rte_mbuf.h>
 
-#include "codec.h"
-#include "prober.h"
-#include "reflector.h"
-#include "stamp.h"
+#include "latprobe/codec.h"
+#include "latprobe/prober.h"
+#include "latprobe/reflector.h"
+#include "latprobe/stamp.h"
 #include "test_wire.h"
 
 #define N_MBUFS 256

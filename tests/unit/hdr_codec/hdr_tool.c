@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hdr_codec.h"
-#include "histogram.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/histogram.h"
 
 int
 main(int argc, char **argv)

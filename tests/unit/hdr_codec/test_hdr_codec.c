@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "hdr_codec.h"
-#include "histogram.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/histogram.h"
 
 static struct histogram a, b;
 

@@ -11,8 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "histogram.h"
-#include "util.h"
+#include "latprobe/histogram.h"
+#include "latprobe/util.h"
 
 #define N_SAMPLES 200000
 

@@ -15,9 +15,9 @@
 
 #include <rte_mbuf.h>
 
-#include "io.h"
-#include "io_pool.h"
-#include "util.h"
+#include "latprobe/io.h"
+#include "latprobe/io_pool.h"
+#include "latprobe/util.h"
 
 static void
 test_pool(void **state)

@@ -17,9 +17,9 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
-#include "hdr_codec.h"
-#include "hlog.h"
-#include "plot.h"
+#include "latprobe/hdr_codec.h"
+#include "latprobe/hlog.h"
+#include "latprobe/plot.h"
 
 struct page {
 	char *buf;

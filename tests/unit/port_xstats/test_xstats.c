@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "xstats.h"
+#include "latprobe/xstats.h"
 
 static void
 fill(struct port_xstats *x, const char *const *names, const uint64_t *values,

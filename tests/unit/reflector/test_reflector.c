@@ -20,14 +20,14 @@
 
 #include <rte_mbuf.h>
 
-#include "codec.h"
-#include "frag.h"
-#include "loopback.h"
-#include "lru.h"
-#include "prober.h"
-#include "reflector.h"
-#include "sockperf.h"
-#include "stamp.h"
+#include "latprobe/codec.h"
+#include "latprobe/frag.h"
+#include "latprobe/loopback.h"
+#include "latprobe/lru.h"
+#include "latprobe/prober.h"
+#include "latprobe/reflector.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
 #include "test_wire.h"
 
 #define N_MBUFS 1024

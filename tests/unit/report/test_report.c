@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "report.h"
+#include "latprobe/report.h"
 
 #define N_LINEAR 10
 

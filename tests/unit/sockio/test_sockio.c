@@ -26,13 +26,13 @@
 
 #include <rte_mbuf.h>
 
-#include "codec.h"
-#include "prober.h"
-#include "reflector.h"
-#include "sockio.h"
-#include "sockperf.h"
-#include "stamp.h"
-#include "timing.h"
+#include "latprobe/codec.h"
+#include "latprobe/prober.h"
+#include "latprobe/reflector.h"
+#include "latprobe/sockio.h"
+#include "latprobe/sockperf.h"
+#include "latprobe/stamp.h"
+#include "latprobe/timing.h"
 #include "test_wire.h"
 
 #define LO		 0x7f000001u /* 127.0.0.1 */

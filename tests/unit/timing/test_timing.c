@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "timing.h"
-#include "util.h"
+#include "latprobe/timing.h"
+#include "latprobe/util.h"
 
 #define NS_PER_S 1000000000ull
 

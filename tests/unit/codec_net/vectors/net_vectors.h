@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
+#include "latprobe/codec.h"
 
 enum golden_kind { GOLDEN_PARSE, GOLDEN_UDP, GOLDEN_ICMP, GOLDEN_TCP, GOLDEN_ARP };
 

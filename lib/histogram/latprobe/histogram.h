@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "latprobe/util.h"
 
 #define HISTOGRAM_SUB_BITS   8 /* 2^8 = 256 sub-buckets: 2 significant digits */
 #define HISTOGRAM_HALF_SUB   (1u << (HISTOGRAM_SUB_BITS - 1))

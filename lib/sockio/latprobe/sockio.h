@@ -46,8 +46,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "codec.h"
-#include "io.h"
+#include "latprobe/codec.h"
+#include "latprobe/io.h"
 
 #define SOCKIO_MAX_SOCKETS  8
 #define SOCKIO_HDR_LEN	    42 /* Ethernet + IPv4 + UDP, no VLAN */

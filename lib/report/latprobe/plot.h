@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 /* More runs than this on one page is refused (-E2BIG). */
 #define PLOT_MAX_RUNS 32

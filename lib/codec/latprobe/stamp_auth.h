@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stamp.h"
+#include "latprobe/stamp.h"
 
 #define STAMP_AUTH_BASE_LEN 112
 #define STAMP_AUTH_HMAC_OFF 96 /* = the bytes the HMAC covers */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 /* Percentiles every report shows, in this order. */
 #define REPORT_N_PCTS 6

@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 #define HDR_CODEC_LOWEST  1ll
 #define HDR_CODEC_HIGHEST 10000000000ll

@@ -15,12 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
-#include "frag.h"
-#include "histogram.h"
-#include "io.h"
-#include "timing.h"
-#include "util.h"
+#include "latprobe/codec.h"
+#include "latprobe/frag.h"
+#include "latprobe/histogram.h"
+#include "latprobe/io.h"
+#include "latprobe/timing.h"
+#include "latprobe/util.h"
 
 struct rte_mbuf;
 struct stamp_auth;

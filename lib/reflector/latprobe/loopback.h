@@ -10,8 +10,8 @@
  * process then exercises the whole packet path on a real PMD.
  */
 
-#include "io.h"
-#include "reflector.h"
+#include "latprobe/io.h"
+#include "latprobe/reflector.h"
 
 struct loopback_io {
 	struct io_queue q;	/* hand this one to the prober */

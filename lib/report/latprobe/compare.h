@@ -16,7 +16,7 @@
 
 #include <json-c/json.h>
 
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 enum compare_series { CMP_RTT, CMP_NETWORK_RTT, CMP_TURNAROUND, CMP__SERIES };
 

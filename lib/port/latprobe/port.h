@@ -13,9 +13,9 @@
 
 #include <rte_ether.h>
 
-#include "io.h"
-#include "rss.h"
-#include "xstats.h"
+#include "latprobe/io.h"
+#include "latprobe/rss.h"
+#include "latprobe/xstats.h"
 
 #define PORT_MAX_QUEUES 16
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
+#include "latprobe/codec.h"
 
 #define CODEC_IPV4_MAX_DATAGRAM 65535 /* IPv4 total length limit */
 

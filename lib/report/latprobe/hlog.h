@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "histogram.h"
+#include "latprobe/histogram.h"
 
 int hlog_write_header(FILE *f, const char *writer, double start_epoch_s);
 
