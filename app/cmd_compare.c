@@ -663,7 +663,7 @@ static int
 write_json(const void *arg, FILE *f)
 {
 	const char *txt = json_object_to_json_string_ext(
-		(struct json_object *)(uintptr_t)arg,
+		(struct json_object *)arg,
 		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	if (txt == NULL)

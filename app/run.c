@@ -68,7 +68,7 @@ side_loop(struct side *s)
 			next_watch = cmd->watch(r, el) ? next_watch + 0.25
 						       : HUGE_VAL;
 		}
-		if (el >= next_iv) {
+		if (cmd->interval != NULL && el >= next_iv) {
 			cmd->interval(r, el, false);
 			while (next_iv <= el)
 				next_iv += iv_step;

@@ -126,7 +126,8 @@ b64_encode(const uint8_t *in, size_t n, char *out)
 			w |= (uint32_t)in[i + 1] << 8;
 		out[o++] = b64_alphabet[(w >> 18) & 63];
 		out[o++] = b64_alphabet[(w >> 12) & 63];
-		out[o++] = i + 1 < n ? b64_alphabet[(w >> 6) & 63] : '=';
+		out[o++] =
+			(char)(i + 1 < n ? b64_alphabet[(w >> 6) & 63] : '=');
 		out[o++] = '=';
 	}
 	out[o] = '\0';
@@ -318,7 +319,7 @@ derive_stats(struct histogram *h)
 		lo = histogram_index_lowest(i);
 		hi = histogram_index_highest(i);
 		/* HdrHistogram's "median equivalent value" */
-		mid = (double)(lo + (hi - lo + 1) / 2);
+		mid = (double)(lo + ((hi - lo + 1) >> 1));
 		if (lo < h->min)
 			h->min = lo;
 		if (hi > h->max)

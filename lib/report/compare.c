@@ -416,7 +416,7 @@ mid_of(unsigned idx)
 {
 	uint64_t lo = histogram_index_lowest(idx);
 
-	return (double)(lo + (histogram_index_highest(idx) - lo + 1) / 2);
+	return (double)(lo + ((histogram_index_highest(idx) - lo + 1) >> 1));
 }
 
 static double
@@ -593,7 +593,7 @@ compare_bootstrap(const struct compare_group *a, const struct compare_group *b,
 	}
 	for (s = 0; s < CMP__STATS; s++) {
 		struct compare_diff *o = &out[s];
-		double *v = &d[s * n_boot];
+		double *v = &d[(size_t)s * n_boot];
 
 		o->a = compare_stat_value(sa.merged, s);
 		o->b = compare_stat_value(sb.merged, s);

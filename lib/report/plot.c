@@ -185,7 +185,9 @@ lat_ticks(FILE *f, const struct axis *a, bool vertical)
 	unsigned nm = a->hi - a->lo > 3 ? 1 : 3;
 	char buf[32];
 
-	for (double d = a->lo; d <= a->hi + 1e-9; d += 1) {
+	for (int dk = 0; a->lo + dk <= a->hi + 1e-9; dk++) {
+		double d = a->lo + dk;
+
 		for (unsigned k = 0; k < nm; k++) {
 			double v = m[k] * pow(10, d);
 
@@ -205,7 +207,9 @@ lin_yticks(FILE *f, const struct axis *a, double step, const char *unit)
 {
 	char buf[32];
 
-	for (double v = a->lo; v <= a->hi + 1e-9; v += step) {
+	for (unsigned k = 0; a->lo + k * step <= a->hi + 1e-9; k++) {
+		double v = a->lo + k * step;
+
 		snprintf(buf, sizeof(buf), "%g%s", v, unit);
 		ytick(f, ax_map(a, v), buf);
 	}
@@ -237,7 +241,7 @@ svg_legend(FILE *f, const struct plot_run *runs, unsigned n, const bool *drawn,
 	double w = 0, h = 6, x0, y0, y;
 
 	for (unsigned k = 0; k < n; k++) {
-		double lw = 52 + 6.8 * (double)fmin(u8_len(runs[k].label), 30);
+		double lw = 52 + 6.8 * fmin((double)u8_len(runs[k].label), 30);
 
 		if (!drawn[k])
 			continue;
@@ -556,7 +560,9 @@ chart_time(FILE *f, const struct plot_run *runs, unsigned n)
 	xa.hi = ceil((tmax > 0 ? tmax : 1) / step) * step;
 
 	svg_open(f, "time", "Latency over time");
-	for (double t = 0; t <= xa.hi + step / 2; t += step) {
+	for (unsigned k = 0; k * step <= xa.hi + step / 2; k++) {
+		double t = k * step;
+
 		fmt_lat(t * 1e9, buf, sizeof(buf));
 		xtick(f, ax_map(&xa, t), t == 0 ? "0" : buf);
 	}

@@ -464,7 +464,7 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 	*pts = NULL;
 	*n_pts = 0;
 	tlen = strlen(tag);
-	while (p < end) {
+	while (p != NULL && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl != NULL ? nl : end;
 		const char *next = nl != NULL ? nl + 1 : end;

@@ -6,15 +6,6 @@
 lp_trap_cleanup
 cleanup_work
 
-expect() { # CODE PATTERN CMD...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	if [ -n "$pat" ]; then
-		grep -qE -- "$pat" "$WORK/out" "$WORK/err" || fail "'$*': no '$pat' in its output"
-	fi
-}
 
 expect 0 'usage: latprobe SUBCOMMAND' "$LATPROBE" --help
 expect 0 'examples:' "$LATPROBE" probe --help

@@ -79,3 +79,23 @@ v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("/"): v=v[k]
 print(v)' "$1" "$2"
 }
+
+# expect CODE PATTERN CMD...: CMD (at most 30 s, no stdin) exits CODE and,
+# when PATTERN is not empty, prints a line matching it (stdout or stderr).
+# expect_err: the same, PATTERN on stderr only (its lines echoed, "  got:").
+# Output in $WORK/out and $WORK/err.
+expect_in() { # WHERE CODE PATTERN CMD...
+	local where=$1 code=$2 pat=$3 rc=0 files
+	shift 3
+	timeout 30 "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
+	[ -n "$pat" ] || return 0
+	files=("$WORK/err")
+	[ "$where" = stderr ] || files+=("$WORK/out")
+	grep -qE -- "$pat" "${files[@]}" ||
+		{ cat "$WORK/err" >&2; fail "'$*': no '$pat' in its ${where/both/output}"; }
+	[ "$where" = stderr ] && sed "s/^/  got: /" "$WORK/err"
+	return 0
+}
+expect() { expect_in both "$@"; }
+expect_err() { expect_in stderr "$@"; }

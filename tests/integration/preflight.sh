@@ -11,25 +11,17 @@ cleanup_work
 testbed_up
 refl_ip=${LP_ADDR_REFL%/*}
 
-expect() { # CODE PATTERN CMD...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	grep -qE -- "$pat" "$WORK/err" || { cat "$WORK/err" >&2; fail "'$*': no '$pat' on stderr"; }
-	sed "s/^/  got: /" "$WORK/err"
-}
 
 # 1. The probe's interface from outside its namespace: say where it is.
-expect 4 "interface $LP_IF_PROBE .* is not in this network namespace but in '$LP_NS_PROBE'" \
+expect_err 4 "interface $LP_IF_PROBE .* is not in this network namespace but in '$LP_NS_PROBE'" \
 	"$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=$LP_IF_PROBE" \
 	-- --addr "$LP_ADDR_PROBE" -n 10 "$refl_ip"
-expect 4 "is not in this network namespace but in '$LP_NS_PROBE'" \
+expect_err 4 "is not in this network namespace but in '$LP_NS_PROBE'" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=$LP_IF_PROBE" -- --calibrate 10ms
-expect 4 "interface ${LP_NS_PREFIX}nosuch0 .* does not exist here" \
+expect_err 4 "interface ${LP_NS_PREFIX}nosuch0 .* does not exist here" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=${LP_NS_PREFIX}nosuch0" -- --calibrate 10ms
 # info exits 4 when a device the EAL options name does not come up.
-expect 4 "1 --vdev device\(s\) in the EAL options, 0 DPDK port\(s\) came up" \
+expect_err 4 "1 --vdev device\(s\) in the EAL options, 0 DPDK port\(s\) came up" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_packet0" -- --calibrate 10ms
 
 # 2. A second reflector on the same af_xdp interface.
@@ -37,7 +29,7 @@ start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=
 	-- --addr "$LP_ADDR_REFL" -q
 prog=$(ip -n "$LP_NS_REFL" -d link show dev "$LP_IF_REFL" | grep -oE 'prog/xdp id [0-9]+')
 [ -n "$prog" ] || fail "the first reflector has no XDP program on $LP_IF_REFL"
-expect 4 "interface $LP_IF_REFL is in use: its XDP program [0-9]+ is held by pid $REFL_PID \(latprobe\); stop that process first" \
+expect_err 4 "interface $LP_IF_REFL is in use: its XDP program [0-9]+ is held by pid $REFL_PID \(latprobe\); stop that process first" \
 	ip netns exec "$LP_NS_REFL" "$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --addr "$LP_ADDR_REFL" -q
 [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "the refusal took more than one line"
@@ -58,7 +50,7 @@ start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=
 	-- --addr "$LP_ADDR_REFL" -q
 kill -KILL "$REFL_PID"
 wait "$REFL_PID" 2>/dev/null || true
-expect 4 "interface $LP_IF_REFL already has XDP program [0-9]+ attached and no process holds it.*'ip link set dev $LP_IF_REFL xdp off'" \
+expect_err 4 "interface $LP_IF_REFL already has XDP program [0-9]+ attached and no process holds it.*'ip link set dev $LP_IF_REFL xdp off'" \
 	ip netns exec "$LP_NS_REFL" "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --calibrate 10ms
 ip -n "$LP_NS_REFL" link set dev "$LP_IF_REFL" xdp off
@@ -68,7 +60,7 @@ sock=$LP_RUN_DIR/${LP_NS_PREFIX}pf-memif.sock
 rm -f "$sock"
 start_reflector - -l 0 "${EAL_COMMON[@]}" --vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" \
 	-- --addr 198.18.0.2/24 -q
-expect 4 "memif socket $sock .* already has a server listening by pid $REFL_PID \(latprobe\)" \
+expect_err 4 "memif socket $sock .* already has a server listening by pid $REFL_PID \(latprobe\)" \
 	"$LATPROBE" reflect -l 1 "${EAL_COMMON[@]}" --vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" \
 	-- --addr 198.18.0.2/24 -q
 [ -S "$sock" ] || fail "the second memif server removed the first one's socket"
@@ -78,7 +70,7 @@ stop_reflector
 # 4. A second kernel reflector: name the port in use and who has it.
 ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
 start_reflector "$LP_NS_REFL" --backend kernel --addr "$refl_ip" -q
-expect 4 "UDP port 862 on $refl_ip is already in use by pid $REFL_PID \(latprobe\) \(another reflector\?\)" \
+expect_err 4 "UDP port 862 on $refl_ip is already in use by pid $REFL_PID \(latprobe\) \(another reflector\?\)" \
 	ip netns exec "$LP_NS_REFL" "$LATPROBE" reflect --backend kernel --addr "$refl_ip" -q
 stop_reflector
 echo "$LP_PROG: ok"
