@@ -16,6 +16,7 @@
 
 #include "latprobe/hdr_codec.h"
 #include "latprobe/plot.h"
+#include "latprobe/report_json.h"
 
 /* Larger inputs are refused rather than parsed (a run's JSON is KiBs). */
 #define PLOT_JSON_MAX_LEN (64u << 20)
@@ -34,22 +35,6 @@ fail(char *err, size_t cap, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-/* A non-negative integer field; false when absent or of another type. */
-static bool
-get_u64(struct json_object *o, const char *key, uint64_t *v)
-{
-	struct json_object *x;
-
-	if (!json_object_object_get_ex(o, key, &x) ||
-	    !json_object_is_type(x, json_type_int))
-		return false;
-	/* json-c keeps values above INT64_MAX as unsigned. */
-	if (json_object_get_int64(x) < 0)
-		return false;
-	*v = json_object_get_uint64(x);
-	return true;
 }
 
 /* n values at v, as if recorded (sum and sum_sq included). */
@@ -78,13 +63,13 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 	uint64_t count, min, max, sum = 0;
 	size_t n;
 
-	if (!get_u64(rtt, "count", &count))
+	if (!report_json_u64(rtt, "count", &count))
 		return fail(err, cap, "rtt_ns.count is missing or not a count");
 	if (count == 0)
 		return 0;
-	if (!get_u64(rtt, "min", &min) || !get_u64(rtt, "max", &max) ||
-	    min < HISTOGRAM_LOWEST_NS || max > HISTOGRAM_HIGHEST_NS ||
-	    min > max)
+	if (!report_json_u64(rtt, "min", &min) ||
+	    !report_json_u64(rtt, "max", &max) || min < HISTOGRAM_LOWEST_NS ||
+	    max > HISTOGRAM_HIGHEST_NS || min > max)
 		return fail(err, cap,
 			    "rtt_ns.min/max are missing or out of range "
 			    "(1 ns .. 10 s, min <= max)");
@@ -100,7 +85,7 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 		uint64_t c, u = max;
 
 		if (!json_object_is_type(row, json_type_object) ||
-		    !get_u64(row, "count", &c))
+		    !report_json_u64(row, "count", &c))
 			return fail(err, cap, "buckets[%zu] has no count", i);
 		if (c > count - sum)
 			return fail(err, cap,
@@ -111,7 +96,7 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 		if (c == 0)
 			continue;
 		if (json_object_object_get_ex(row, "upper_ns", &up) &&
-		    up != NULL && !get_u64(row, "upper_ns", &u))
+		    up != NULL && !report_json_u64(row, "upper_ns", &u))
 			return fail(err, cap,
 				    "buckets[%zu].upper_ns is not a count", i);
 		if (u > max)
@@ -147,7 +132,7 @@ hist_from_hdr(struct json_object *rtt, struct json_object *hdr,
 		return fail(err, cap,
 			    "rtt_ns.hdr is not an HdrHistogram V2 compressed "
 			    "histogram with latprobe's layout");
-	if (get_u64(rtt, "count", &v) && v != histogram_count(h))
+	if (report_json_u64(rtt, "count", &v) && v != histogram_count(h))
 		return fail(err, cap,
 			    "rtt_ns.hdr holds %llu round trips but "
 			    "rtt_ns.count says %llu",
@@ -156,7 +141,7 @@ hist_from_hdr(struct json_object *rtt, struct json_object *hdr,
 	if (histogram_count(h) == 0)
 		return 0;
 	/* Exact extremes, when they fall in the first/last counter. */
-	if (get_u64(rtt, "min", &v)) {
+	if (report_json_u64(rtt, "min", &v)) {
 		lo = histogram_min(h);
 		if (v < lo || v > histogram_index_highest(histogram_index(lo)))
 			return fail(err, cap,
@@ -164,7 +149,7 @@ hist_from_hdr(struct json_object *rtt, struct json_object *hdr,
 				    "bucket");
 		h->min = v;
 	}
-	if (get_u64(rtt, "max", &v)) {
+	if (report_json_u64(rtt, "max", &v)) {
 		hi = histogram_max(h);
 		if (v < histogram_index_lowest(histogram_index(hi)) || v > hi)
 			return fail(err, cap,
@@ -172,11 +157,11 @@ hist_from_hdr(struct json_object *rtt, struct json_object *hdr,
 				    "bucket");
 		h->max = v;
 	}
-	if (get_u64(rtt, "sum", &v))
+	if (report_json_u64(rtt, "sum", &v))
 		h->sum = v;
-	if (get_u64(rtt, "underflow", &v))
+	if (report_json_u64(rtt, "underflow", &v))
 		h->underflow = v;
-	if (get_u64(rtt, "overflow", &v))
+	if (report_json_u64(rtt, "overflow", &v))
 		h->overflow = v;
 	return 0;
 }
@@ -204,9 +189,9 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 			 json_object_get_string(x));
 	if (json_object_object_get_ex(root, "probes", &probes) &&
 	    json_object_is_type(probes, json_type_object) &&
-	    get_u64(probes, "sent", &in->sent) &&
-	    get_u64(probes, "received", &in->received) &&
-	    get_u64(probes, "lost", &in->lost))
+	    report_json_u64(probes, "sent", &in->sent) &&
+	    report_json_u64(probes, "received", &in->received) &&
+	    report_json_u64(probes, "lost", &in->lost))
 		in->has_probes = in->lost <= in->sent;
 	if (json_object_object_get_ex(rtt, "hdr", &x) && x != NULL) {
 		if (!json_object_is_type(x, json_type_string))
@@ -222,10 +207,7 @@ int
 plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	       size_t err_cap)
 {
-	struct json_tokener *tok;
 	struct json_object *root;
-	enum json_tokener_error jerr;
-	size_t end;
 	int ret;
 
 	if (err != NULL && err_cap > 0)
@@ -240,30 +222,9 @@ plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 		return fail(err, err_cap,
 			    "larger than %u MiB: not a latprobe report",
 			    PLOT_JSON_MAX_LEN >> 20);
-	tok = json_tokener_new();
-	if (tok == NULL)
-		return -ENOMEM;
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (root == NULL || jerr != json_tokener_success) {
-		json_object_put(root);
-		return fail(err, err_cap, "not JSON (%s)",
-			    jerr == json_tokener_continue
-				    ? "it ends in the middle"
-				    : json_tokener_error_desc(jerr));
-	}
-	while (end < len && strchr(" \t\r\n", text[end]) != NULL &&
-	       text[end] != '\0')
-		end++;
-	if (end < len) {
-		json_object_put(root);
-		return fail(err, err_cap,
-			    "not JSON (something follows the report at byte "
-			    "%zu)",
-			    end);
-	}
+	ret = report_json_parse(text, len, &root, err, err_cap);
+	if (ret != 0)
+		return ret;
 	ret = read_root(root, in, err, err_cap);
 	json_object_put(root);
 	if (ret != 0)
