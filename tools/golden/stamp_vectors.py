@@ -98,6 +98,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         gen = os.path.join(tmp, "stamp_gen")
         subprocess.run(["cc", "-O1", "-I", os.path.join(ROOT, "lib/codec"),
+                        "-I", os.path.join(ROOT, "lib/util"),
                         os.path.join(ROOT, "lib/codec/stamp.c"),
                         os.path.join(ROOT, "tools/golden/stamp_gen.c"),
                         "-lm", "-o", gen], check=True)
