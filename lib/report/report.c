@@ -889,17 +889,29 @@ json_port(struct json_object *root, const struct report_port_xstats *x,
 	jset(root, "port", port, err);
 }
 
+/* The members every report ends with ("tsc", "port"), then the document
+ * written to out unless building it failed (err); root is freed. */
 static int
-json_write(struct json_object *root, FILE *out)
+json_finish(struct json_object *root, const struct report_tsc *tsc,
+	    const struct report_port_xstats *port, int err, FILE *out)
 {
-	const char *txt = json_object_to_json_string_ext(
-		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *txt;
 
-	if (txt == NULL)
-		return -ENOMEM;
-	if (fputs(txt, out) == EOF || fputc('\n', out) == EOF)
-		return -EIO;
-	return stream_status(out);
+	jset(root, "tsc", json_tsc(tsc, &err), &err);
+	json_port(root, port, &err);
+	if (err == 0) {
+		txt = json_object_to_json_string_ext(
+			root, JSON_C_TO_STRING_PRETTY |
+				      JSON_C_TO_STRING_NOSLASHESCAPE);
+		if (txt == NULL)
+			err = -ENOMEM;
+		else if (fputs(txt, out) == EOF || fputc('\n', out) == EOF)
+			err = -EIO;
+		else
+			err = stream_status(out);
+	}
+	json_object_put(root);
+	return err;
 }
 
 static void
@@ -1004,13 +1016,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	free(rows);
-	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
-	json_port(root, &r->port, &err);
-
-	if (err == 0)
-		err = json_write(root, out);
-	json_object_put(root);
-	return err;
+	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
 int
@@ -1041,13 +1047,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
-	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
-	json_port(root, &r->port, &err);
-
-	if (err == 0)
-		err = json_write(root, out);
-	json_object_put(root);
-	return err;
+	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
 /* ---------------------------------------------------------------- live */
