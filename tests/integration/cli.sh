@@ -3,18 +3,8 @@
 # Command-line contract: --help exits 0; bad input gives one clear line and
 # exit 2; an unreachable peer exits 3; a missing port exits 4.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 
-expect() { # CODE PATTERN CMD...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	if [ -n "$pat" ]; then
-		grep -qE -- "$pat" "$WORK/out" "$WORK/err" || fail "'$*': no '$pat' in its output"
-	fi
-}
 
 expect 0 'usage: latprobe SUBCOMMAND' "$LATPROBE" --help
 expect 0 'examples:' "$LATPROBE" probe --help

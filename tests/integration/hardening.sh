@@ -17,23 +17,12 @@
 #     no side thread at all; with -l taking every CPU a warning says so.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 refl_net=(--addr 198.18.0.2/24)
 # A kernel reflector on loopback, STAMP only, on a port of our own.
 kport=$((20000 + $$ % 20000))
 krefl=(--backend kernel --addr 127.0.0.1 --udp-port "$kport" --sockperf-port 0 --echo-port 0)
 
-expect() { # CODE PATTERN CMD...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	timeout 30 "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	if [ -n "$pat" ]; then
-		grep -qE -- "$pat" "$WORK/out" "$WORK/err" ||
-			{ cat "$WORK/err" >&2; fail "'$*': no '$pat' in its output"; }
-	fi
-}
 
 # 1. Unwritable outputs: exit 2 and nothing on the wire. The port is a
 # net_pcap whose tx goes to a file: it must not even be created.

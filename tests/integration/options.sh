@@ -15,19 +15,8 @@
 #   - kernel backend: a closed port reported as such (probes.unreachable), a
 #     source port in use named with --sport as the way out.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 
-expect() { # CODE PATTERN CMD...: exit CODE, PATTERN on stderr/stdout
-	local code=$1 pat=$2 rc=0
-	shift 2
-	timeout 30 "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	if [ -n "$pat" ]; then
-		grep -qE -- "$pat" "$WORK/out" "$WORK/err" ||
-			{ cat "$WORK/err" >&2; fail "'$*': no '$pat' in its output"; }
-	fi
-}
 usage_err() { # PATTERN CMD...: exit 2 with one line matching PATTERN
 	local pat=$1
 	shift

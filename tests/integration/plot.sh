@@ -5,22 +5,10 @@
 # load it without a console message, and its DOM must hold one series per
 # run in each chart. Exit 77 when Chromium is not installed.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 
-expect() { # CODE PATTERN CMD...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	if [ -n "$pat" ]; then
-		grep -qE -- "$pat" "$WORK/err" || { cat "$WORK/err" >&2; fail "'$*': no '$pat' on stderr"; }
-	fi
-	if [ "$code" -ne 0 ] && [ "$(wc -l <"$WORK/err")" -ne 1 ]; then
-		cat "$WORK/err" >&2
-		fail "'$*': more than one line on stderr"
-	fi
-}
+LP_EXPECT_STDERR=1
+LP_EXPECT_ONE_LINE=1
 
 SEED=$LP_TOP/tests/fuzz/plot/corpus_plot_json/probe_stamp_1k.json
 

@@ -6,19 +6,10 @@
 # port is refused (exit 4) and leaves the first one working.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 
-expect() { # CODE PATTERN CMD...
-	local code=$1 pat=$2 rc=0
-	shift 2
-	"$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	grep -qE -- "$pat" "$WORK/err" || { cat "$WORK/err" >&2; fail "'$*': no '$pat' on stderr"; }
-	sed "s/^/  got: /" "$WORK/err"
-}
+LP_EXPECT_STDERR=1
+LP_EXPECT_SHOW=1
 
 # 1. The probe's interface from outside its namespace: say where it is.
 expect 4 "interface $LP_IF_PROBE .* is not in this network namespace but in '$LP_NS_PROBE'" \
