@@ -30,19 +30,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from golden import (NTP_EE, PTP_EE, REFL_SEQ, ROOT, SENDER_SEQ, SSID, T1_NS,
+                    T2_NS, T3_NS, TTL)
+
 OUT = os.path.join(ROOT, "tests/unit/codec_stamp/vectors/stamp_auth_golden.h")
 
-# The inputs stamp_auth_gen.c uses, restated so the check is independent.
-T1_NS = 1700000000123456789
-T2_NS = 1700000000123500000
-T3_NS = 1700000000123600001
-NTP_EE = 0x8000 | 10 << 8 | 3
-PTP_EE = 0x4000 | 1
-SENDER_SEQ = 7
-SSID = 0xBEEF
-REFL_SEQ = 1000
-TTL = 63
 KEY1 = b"latprobe golden key"
 KEY2 = bytes(range(64))
 

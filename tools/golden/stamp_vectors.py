@@ -37,19 +37,11 @@ import time
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from golden import (NTP_EE, PTP_EE, REFL_SEQ, ROOT, SENDER_SEQ, SSID, T1_NS,
+                    T2_NS, T3_NS, TTL)
+
 OUT = os.path.join(ROOT, "tests/unit/codec_stamp/vectors/stamp_golden.h")
 
-# The inputs stamp_gen.c uses, restated here so the check is independent.
-T1_NS = 1700000000123456789
-T2_NS = 1700000000123500000
-T3_NS = 1700000000123600001
-NTP_EE = 0x8000 | 10 << 8 | 3
-PTP_EE = 0x4000 | 1
-SENDER_SEQ = 7
-SSID = 0xBEEF
-REFL_SEQ = 1000
-TTL = 63
 
 FIELDS = [
     "twamp.test.seq_number",
