@@ -303,28 +303,31 @@ check_percentiles(uint64_t *v, size_t n)
 	histogram_destroy(h);
 }
 
+/* check_percentiles() on N_SAMPLES values drawn by gen. */
 static void
-test_percentile_lognormal(void **state)
+check_generated(void (*gen)(uint64_t *v, size_t n, uint64_t seed),
+		uint64_t seed)
 {
 	uint64_t *v = malloc(N_SAMPLES * sizeof(*v));
 
-	(void)state;
 	assert_non_null(v);
-	gen_lognormal(v, N_SAMPLES, 42);
+	gen(v, N_SAMPLES, seed);
 	check_percentiles(v, N_SAMPLES);
 	free(v);
 }
 
 static void
+test_percentile_lognormal(void **state)
+{
+	(void)state;
+	check_generated(gen_lognormal, 42);
+}
+
+static void
 test_percentile_bimodal(void **state)
 {
-	uint64_t *v = malloc(N_SAMPLES * sizeof(*v));
-
 	(void)state;
-	assert_non_null(v);
-	gen_bimodal(v, N_SAMPLES, 7);
-	check_percentiles(v, N_SAMPLES);
-	free(v);
+	check_generated(gen_bimodal, 7);
 }
 
 static void
