@@ -576,6 +576,25 @@ text_unreachable(FILE *out, const struct report_probe *r)
 				r->unreachable[i] == 1 ? "" : "s");
 }
 
+/*
+ * What both forms of a probe report start from: the RTT histogram (an empty
+ * one when there is none), its bucket rows (malloc'd into *rows) and their
+ * layout, its summary. The number of rows or a negative errno.
+ */
+static int
+probe_rtt(const struct report_probe *r, const struct histogram **rtt,
+	  struct histogram_row **rows, const char **layout,
+	  struct report_summary *s)
+{
+	int n;
+
+	*rtt = hist_or_empty(r->rtt);
+	n = bucket_rows(*rtt, &r->buckets, rows, layout);
+	if (n >= 0)
+		report_summarise(*rtt, s);
+	return n;
+}
+
 int
 report_probe_text(const struct report_probe *r, FILE *out)
 {
@@ -590,11 +609,9 @@ report_probe_text(const struct report_probe *r, FILE *out)
 
 	if (r == NULL || out == NULL)
 		return -EINVAL;
-	rtt = hist_or_empty(r->rtt);
-	n = bucket_rows(rtt, &r->buckets, &rows, &layout);
+	n = probe_rtt(r, &rtt, &rows, &layout, &s);
 	if (n < 0)
 		return n;
-	report_summarise(rtt, &s);
 	loss_pct =
 		r->sent != 0 ? 100.0 * (double)r->lost / (double)r->sent : 0.0;
 
@@ -951,11 +968,9 @@ report_probe_json(const struct report_probe *r, FILE *out)
 
 	if (r == NULL || out == NULL)
 		return -EINVAL;
-	rtt = hist_or_empty(r->rtt);
-	n = bucket_rows(rtt, &r->buckets, &rows, &layout);
+	n = probe_rtt(r, &rtt, &rows, &layout, &s);
 	if (n < 0)
 		return n;
-	report_summarise(rtt, &s);
 	text_summary_line(summary, sizeof(summary), r, &s);
 
 	root = json_object_new_object();
