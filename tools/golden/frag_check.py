@@ -152,16 +152,7 @@ def write_outputs(outdir):
     h.extend(table)
     h.append("};\n\n#endif /* LATPROBE_FRAG_VECTORS_H */")
 
-    hp = os.path.join(outdir, HEADER)
-    os.makedirs(os.path.dirname(hp), exist_ok=True)
-    with open(hp, "w") as fh:
-        fh.write("\n".join(h) + "\n")
-    cd = os.path.join(outdir, CORPUS)
-    os.makedirs(cd, exist_ok=True)
-    for name, data in corpus.items():
-        with open(os.path.join(cd, name + ".bin"), "wb") as fh:
-            fh.write(data)
-    return [HEADER] + [os.path.join(CORPUS, n + ".bin") for n in corpus]
+    return golden.write_vectors(outdir, HEADER, h, CORPUS, corpus.items())
 
 
 def read_pcap(path):

@@ -37,3 +37,29 @@ def no_scapy(prog):
     if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
         os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
     sys.exit(f"{prog}: needs scapy (apt-get install python3-scapy)")
+
+
+def c_array(h, name, data):
+    """A C array of data's bytes, eight a line, written to file h."""
+    h.write(f"static const uint8_t {name}[] = {{\n")
+    items = [f"0x{b:02x}" for b in data]
+    for i in range(0, len(items), 8):
+        h.write("\t" + ", ".join(items[i:i + 8]) + ",\n")
+    h.write("};\n\n")
+
+
+def write_vectors(outdir, header, lines, corpus_dir, corpus):
+    """The header (its lines) and one corpus_dir/NAME.bin for each (NAME,
+    bytes) of corpus, below outdir. Returns their paths, relative."""
+    hp = os.path.join(outdir, header)
+    os.makedirs(os.path.dirname(hp), exist_ok=True)
+    with open(hp, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    cd = os.path.join(outdir, corpus_dir)
+    os.makedirs(cd, exist_ok=True)
+    names = [header]
+    for name, data in corpus:
+        with open(os.path.join(cd, name + ".bin"), "wb") as fh:
+            fh.write(data)
+        names.append(os.path.join(corpus_dir, name + ".bin"))
+    return names

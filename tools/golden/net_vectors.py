@@ -382,15 +382,8 @@ def write_outputs(outdir):
         h.append("\t{\n\t\t" + ",\n\t\t".join(items) + ",\n\t},")
     h.append("};\n\n#endif /* LATPROBE_NET_VECTORS_H */")
 
-    hp = os.path.join(outdir, HEADER)
-    os.makedirs(os.path.dirname(hp), exist_ok=True)
-    with open(hp, "w") as fh:
-        fh.write("\n".join(h) + "\n")
-    cd = os.path.join(outdir, CORPUS)
-    os.makedirs(cd, exist_ok=True)
-    for (name, _, _, _), f in zip(vs, frames):
-        with open(os.path.join(cd, name + ".bin"), "wb") as fh:
-            fh.write(f)
+    golden.write_vectors(outdir, HEADER, h, CORPUS,
+                         [(name, f) for (name, _, _, _), f in zip(vs, frames)])
 
 
 def main():

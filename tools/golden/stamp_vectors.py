@@ -38,7 +38,7 @@ import time
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
 from golden import (NTP_EE, PTP_EE, REFL_SEQ, ROOT, SENDER_SEQ, SSID, T1_NS,
-                    T2_NS, T3_NS, TTL)
+                    T2_NS, T3_NS, TTL, c_array)
 
 OUT = os.path.join(ROOT, "tests/unit/codec_stamp/vectors/stamp_golden.h")
 
@@ -179,11 +179,7 @@ def main():
                 "\tbool sender_ts_as_ntp; /* tshark ignored the Z bit */\n"
                 "};\n\n")
         for c in out:
-            h.write(f"static const uint8_t golden_{c[0]}[] = {{\n")
-            items = [f"0x{b:02x}" for b in c[1]]
-            for i in range(0, len(items), 8):
-                h.write("\t" + ", ".join(items[i:i + 8]) + ",\n")
-            h.write("};\n\n")
+            c_array(h, f"golden_{c[0]}", c[1])
         h.write("static const struct stamp_golden stamp_golden[] = {\n")
         for (name, payload, seq, ts, ee, ssid, rx, sseq, sts, see, ttl,
              sts_ntp) in out:
