@@ -44,51 +44,34 @@ why_set(char *why, size_t cap, const char *fmt, ...)
 int
 compare_series_from_json(struct json_object *o, struct histogram *h)
 {
-	struct json_object *m;
-	uint64_t v, count, mn, mx, sum;
+	uint64_t v, count, mn, mx;
 	double mean, sd;
-	unsigned i, lo_idx = 0, hi_idx = 0;
 
 	histogram_init(h);
-	if (o == NULL || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "hdr", &m) ||
-	    !json_object_is_type(m, json_type_string))
+	if (o == NULL || !json_object_is_type(o, json_type_object))
 		return -EINVAL;
 	if (!report_json_u64(o, "hdr_lowest", &v) || v != HDR_CODEC_LOWEST ||
 	    !report_json_u64(o, "hdr_highest", &v) || v != HDR_CODEC_HIGHEST ||
 	    !report_json_u64(o, "hdr_sigfigs", &v) || v != HDR_CODEC_SIGFIGS)
 		return -EINVAL;
-	if (hdr_codec_decode(json_object_get_string(m),
-			     (size_t)json_object_get_string_len(m), h) != 0)
+	/* The figures report_json_hdr() takes when present are required. */
+	if (!report_json_u64(o, "count", &count) ||
+	    !report_json_u64(o, "underflow", &v) ||
+	    !report_json_u64(o, "overflow", &v))
 		return -EINVAL;
-	if (!report_json_u64(o, "count", &count) || count != h->total ||
-	    h->underflow != 0)
+	if (count != 0 &&
+	    (!report_json_u64(o, "min", &mn) ||
+	     !report_json_u64(o, "max", &mx) || mn < HISTOGRAM_LOWEST_NS ||
+	     mx > HISTOGRAM_HIGHEST_NS || mn > mx ||
+	     !report_json_double(o, "mean", &mean)))
+		return -EINVAL;
+	if (report_json_hdr(o, "", h, NULL, 0) != 0 || h->underflow != 0)
 		goto bad;
-	if (!report_json_u64(o, "underflow", &h->underflow) ||
-	    !report_json_u64(o, "overflow", &h->overflow))
-		goto bad;
+	report_json_u64(o, "underflow", &h->underflow);
+	report_json_u64(o, "overflow", &h->overflow);
 	if (count == 0)
 		return 0;
-	if (!report_json_u64(o, "min", &mn) ||
-	    !report_json_u64(o, "max", &mx) || mn < HISTOGRAM_LOWEST_NS ||
-	    mx > HISTOGRAM_HIGHEST_NS || mn > mx)
-		goto bad;
-	for (i = 0; i < HISTOGRAM_COUNTERS; i++)
-		if (h->counts[i] != 0) {
-			if (lo_idx == 0)
-				lo_idx = i;
-			hi_idx = i;
-		}
-	/* The exact extremes must sit in the extreme counters. */
-	if (histogram_index(mn) != lo_idx || histogram_index(mx) != hi_idx)
-		goto bad;
-	h->min = mn;
-	h->max = mx;
-	if (!report_json_double(o, "mean", &mean))
-		goto bad;
-	if (report_json_u64(o, "sum", &sum))
-		h->sum = sum;
-	else
+	if (!report_json_u64(o, "sum", &h->sum))
 		h->sum = (uint64_t)llround(mean * (double)count);
 	if (report_json_double(o, "stddev", &sd)) {
 		double m2 = (double)h->sum / (double)count;

@@ -115,62 +115,13 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 	return 0;
 }
 
-/*
- * The full histogram: rtt_ns.hdr (HdrHistogram V2, base64). The report's
- * exact figures (min, max, sum) replace the decoder's bucket estimates;
- * the count must agree with the histogram's.
- */
-static int
-hist_from_hdr(struct json_object *rtt, struct json_object *hdr,
-	      struct histogram *h, char *err, size_t cap)
-{
-	const char *b64 = json_object_get_string(hdr);
-	size_t len = (size_t)json_object_get_string_len(hdr);
-	uint64_t v, lo, hi;
-
-	if (len > HDR_CODEC_MAX_B64 || hdr_codec_decode(b64, len, h) != 0)
-		return fail(err, cap,
-			    "rtt_ns.hdr is not an HdrHistogram V2 compressed "
-			    "histogram with latprobe's layout");
-	if (report_json_u64(rtt, "count", &v) && v != histogram_count(h))
-		return fail(err, cap,
-			    "rtt_ns.hdr holds %llu round trips but "
-			    "rtt_ns.count says %llu",
-			    (unsigned long long)histogram_count(h),
-			    (unsigned long long)v);
-	if (histogram_count(h) == 0)
-		return 0;
-	/* Exact extremes, when they fall in the first/last counter. */
-	if (report_json_u64(rtt, "min", &v)) {
-		lo = histogram_min(h);
-		if (v < lo || v > histogram_index_highest(histogram_index(lo)))
-			return fail(err, cap,
-				    "rtt_ns.min is not in rtt_ns.hdr's lowest "
-				    "bucket");
-		h->min = v;
-	}
-	if (report_json_u64(rtt, "max", &v)) {
-		hi = histogram_max(h);
-		if (v < histogram_index_lowest(histogram_index(hi)) || v > hi)
-			return fail(err, cap,
-				    "rtt_ns.max is not in rtt_ns.hdr's highest "
-				    "bucket");
-		h->max = v;
-	}
-	if (report_json_u64(rtt, "sum", &v))
-		h->sum = v;
-	if (report_json_u64(rtt, "underflow", &v))
-		h->underflow = v;
-	if (report_json_u64(rtt, "overflow", &v))
-		h->overflow = v;
-	return 0;
-}
-
 static int
 read_root(struct json_object *root, struct plot_input *in, char *err,
 	  size_t cap)
 {
 	struct json_object *rtt, *probes, *x;
+	uint64_t v;
+	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
 		return fail(err, cap, "not a latprobe report (no JSON object)");
@@ -196,7 +147,14 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 	if (json_object_object_get_ex(rtt, "hdr", &x) && x != NULL) {
 		if (!json_object_is_type(x, json_type_string))
 			return fail(err, cap, "rtt_ns.hdr is not a string");
-		return hist_from_hdr(rtt, x, &in->h, err, cap);
+		ret = report_json_hdr(rtt, "rtt_ns", &in->h, err, cap);
+		if (ret != 0 || histogram_count(&in->h) == 0)
+			return ret;
+		if (report_json_u64(rtt, "underflow", &v))
+			in->h.underflow = v;
+		if (report_json_u64(rtt, "overflow", &v))
+			in->h.overflow = v;
+		return 0;
 	}
 	/* Reports written before the histogram was in them. */
 	in->approximate = true;

@@ -14,6 +14,8 @@
 
 #include <json-c/json.h>
 
+#include "latprobe/histogram.h"
+
 /*
  * One JSON value in text (len bytes, need not be NUL-terminated), followed
  * by nothing but white space. 0 with *root (json_object_put() frees),
@@ -31,5 +33,16 @@ bool report_json_double(struct json_object *o, const char *key, double *v);
 /* Member key as a string into out (truncated to cap); "" otherwise. */
 void report_json_str(struct json_object *o, const char *key, char *out,
 		     size_t cap);
+
+/*
+ * The histogram of a series object o ("rtt_ns", ...: name) into h: o's "hdr"
+ * (HdrHistogram V2, base64) decoded, then o's exact "min" and "max" (each
+ * must lie in the lowest/highest counter) and "sum" in place of the
+ * decoder's estimates; a "count" must equal the histogram's. Members that
+ * are absent leave the decoded figures. 0, or -EINVAL with a one-line
+ * reason in why.
+ */
+int report_json_hdr(struct json_object *o, const char *name,
+		    struct histogram *h, char *why, size_t why_cap);
 
 #endif /* LATPROBE_REPORT_JSON_H */
