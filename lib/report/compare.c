@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +27,6 @@ const char *const compare_stat_key[CMP__STATS] = {
 static const double stat_pct[CMP__STATS] = {0, 0, 50, 90, 99, 99.9, 99.99};
 
 /* ------------------------------------------------------------ reading */
-
-static void
-why_set(char *why, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || cap == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, cap, fmt, ap);
-	va_end(ap);
-}
 
 int
 compare_series_from_json(struct json_object *o, struct histogram *h)
@@ -113,7 +100,8 @@ compare_run_parse(const char *text, size_t len, struct compare_run *run,
 		return ret;
 	ret = -EINVAL;
 	if (!json_object_is_type(root, json_type_object)) {
-		why_set(why, why_cap, "not a latprobe report (not an object)");
+		report_why(why, why_cap,
+			   "not a latprobe report (not an object)");
 		goto out;
 	}
 	if (json_object_object_get_ex(root, "format_version", &m) &&
@@ -149,22 +137,22 @@ compare_run_parse(const char *text, size_t len, struct compare_run *run,
 		if (compare_series_from_json(m, run->h[s]) != 0) {
 			if (!json_object_is_type(m, json_type_object) ||
 			    !json_object_object_get_ex(m, "hdr", NULL))
-				why_set(why, why_cap,
-					"%s has no histogram (written by a "
-					"latprobe before format_version 1?)",
-					compare_series_key[s]);
+				report_why(why, why_cap,
+					   "%s has no histogram (written by a "
+					   "latprobe before format_version 1?)",
+					   compare_series_key[s]);
 			else
-				why_set(why, why_cap,
-					"%s: histogram unreadable or "
-					"inconsistent with its figures",
-					compare_series_key[s]);
+				report_why(why, why_cap,
+					   "%s: histogram unreadable or "
+					   "inconsistent with its figures",
+					   compare_series_key[s]);
 			goto out;
 		}
 		run->has[s] = true;
 		n_has++;
 	}
 	if (n_has == 0) {
-		why_set(why, why_cap, "no latency series (rtt_ns, ...)");
+		report_why(why, why_cap, "no latency series (rtt_ns, ...)");
 		goto out;
 	}
 	ret = 0;

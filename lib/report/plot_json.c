@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +19,6 @@
 
 /* Larger inputs are refused rather than parsed (a run's JSON is KiBs). */
 #define PLOT_JSON_MAX_LEN (64u << 20)
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && cap > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, cap, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* n values at v, as if recorded (sum and sum_sq included). */
 static void
@@ -64,20 +47,22 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 	size_t n;
 
 	if (!report_json_u64(rtt, "count", &count))
-		return fail(err, cap, "rtt_ns.count is missing or not a count");
+		return report_why(err, cap,
+				  "rtt_ns.count is missing or not a count");
 	if (count == 0)
 		return 0;
 	if (!report_json_u64(rtt, "min", &min) ||
 	    !report_json_u64(rtt, "max", &max) || min < HISTOGRAM_LOWEST_NS ||
 	    max > HISTOGRAM_HIGHEST_NS || min > max)
-		return fail(err, cap,
-			    "rtt_ns.min/max are missing or out of range "
-			    "(1 ns .. 10 s, min <= max)");
+		return report_why(err, cap,
+				  "rtt_ns.min/max are missing or out of range "
+				  "(1 ns .. 10 s, min <= max)");
 	if (!json_object_object_get_ex(root, "buckets", &rows) ||
 	    !json_object_is_type(rows, json_type_array))
-		return fail(err, cap,
-			    "neither rtt_ns.hdr nor a buckets[] table to read "
-			    "the histogram from");
+		return report_why(
+			err, cap,
+			"neither rtt_ns.hdr nor a buckets[] table to read "
+			"the histogram from");
 	n = json_object_array_length(rows);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *row = json_object_array_get_idx(rows, i);
@@ -86,19 +71,22 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 
 		if (!json_object_is_type(row, json_type_object) ||
 		    !report_json_u64(row, "count", &c))
-			return fail(err, cap, "buckets[%zu] has no count", i);
+			return report_why(err, cap, "buckets[%zu] has no count",
+					  i);
 		if (c > count - sum)
-			return fail(err, cap,
-				    "buckets[] hold more round trips than "
-				    "rtt_ns.count (%llu)",
-				    (unsigned long long)count);
+			return report_why(
+				err, cap,
+				"buckets[] hold more round trips than "
+				"rtt_ns.count (%llu)",
+				(unsigned long long)count);
 		sum += c;
 		if (c == 0)
 			continue;
 		if (json_object_object_get_ex(row, "upper_ns", &up) &&
 		    up != NULL && !report_json_u64(row, "upper_ns", &u))
-			return fail(err, cap,
-				    "buckets[%zu].upper_ns is not a count", i);
+			return report_why(
+				err, cap,
+				"buckets[%zu].upper_ns is not a count", i);
 		if (u > max)
 			u = max;
 		if (u < min)
@@ -106,10 +94,11 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 		hist_add(h, u, c);
 	}
 	if (sum != count)
-		return fail(err, cap,
-			    "buckets[] hold %llu round trips but rtt_ns.count "
-			    "says %llu",
-			    (unsigned long long)sum, (unsigned long long)count);
+		return report_why(
+			err, cap,
+			"buckets[] hold %llu round trips but rtt_ns.count "
+			"says %llu",
+			(unsigned long long)sum, (unsigned long long)count);
 	h->min = min;
 	h->max = max;
 	return 0;
@@ -124,15 +113,18 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
-		return fail(err, cap, "not a latprobe report (no JSON object)");
+		return report_why(err, cap,
+				  "not a latprobe report (no JSON object)");
 	if (!json_object_object_get_ex(root, "rtt_ns", &rtt) ||
 	    !json_object_is_type(rtt, json_type_object)) {
 		if (json_object_object_get_ex(root, "counters", &x))
-			return fail(err, cap,
-				    "a reflector's report; plot draws probe "
-				    "reports (latprobe probe --json)");
-		return fail(err, cap,
-			    "not a latprobe probe report (no rtt_ns object)");
+			return report_why(
+				err, cap,
+				"a reflector's report; plot draws probe "
+				"reports (latprobe probe --json)");
+		return report_why(
+			err, cap,
+			"not a latprobe probe report (no rtt_ns object)");
 	}
 	if (json_object_object_get_ex(root, "proto", &x) &&
 	    json_object_is_type(x, json_type_string))
@@ -146,7 +138,8 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 		in->has_probes = in->lost <= in->sent;
 	if (json_object_object_get_ex(rtt, "hdr", &x) && x != NULL) {
 		if (!json_object_is_type(x, json_type_string))
-			return fail(err, cap, "rtt_ns.hdr is not a string");
+			return report_why(err, cap,
+					  "rtt_ns.hdr is not a string");
 		ret = report_json_hdr(rtt, "rtt_ns", &in->h, err, cap);
 		if (ret != 0 || histogram_count(&in->h) == 0)
 			return ret;
@@ -171,15 +164,15 @@ plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	if (err != NULL && err_cap > 0)
 		err[0] = '\0';
 	if (in == NULL || (text == NULL && len != 0))
-		return fail(err, err_cap, "no input");
+		return report_why(err, err_cap, "no input");
 	memset(in, 0, sizeof(*in));
 	histogram_init(&in->h);
 	if (len == 0)
-		return fail(err, err_cap, "empty file");
+		return report_why(err, err_cap, "empty file");
 	if (len > PLOT_JSON_MAX_LEN)
-		return fail(err, err_cap,
-			    "larger than %u MiB: not a latprobe report",
-			    PLOT_JSON_MAX_LEN >> 20);
+		return report_why(err, err_cap,
+				  "larger than %u MiB: not a latprobe report",
+				  PLOT_JSON_MAX_LEN >> 20);
 	ret = report_json_parse(text, len, &root, err, err_cap);
 	if (ret != 0)
 		return ret;
@@ -260,13 +253,13 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 		err[0] = '\0';
 	if (pts == NULL || n_pts == NULL || max_points == 0 ||
 	    (text == NULL && len != 0))
-		return fail(err, err_cap, "no input");
+		return report_why(err, err_cap, "no input");
 	*pts = NULL;
 	*n_pts = 0;
 	if (len < sizeof(head) - 1 || memcmp(text, head, sizeof(head) - 1) != 0)
-		return fail(err, err_cap,
-			    "not a latprobe --samples CSV (no '%s' header)",
-			    head);
+		return report_why(
+			err, err_cap,
+			"not a latprobe --samples CSV (no '%s' header)", head);
 	end = text + len;
 	p = memchr(text, '\n', len);
 	p = p == NULL ? end : p + 1;
@@ -285,7 +278,7 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 		}
 		if (!parse_row(p, eol, &t1, &rtt)) {
 			free(s);
-			return fail(
+			return report_why(
 				err, err_cap,
 				"line %zu is not 'seq,lcore,t1_ns,rtt_ns,...' "
 				"numbers",
@@ -379,7 +372,7 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 		err[0] = '\0';
 	if (pts == NULL || n_pts == NULL || tag == NULL ||
 	    (text == NULL && len != 0))
-		return fail(err, err_cap, "no input");
+		return report_why(err, err_cap, "no input");
 	*pts = NULL;
 	*n_pts = 0;
 	tlen = strlen(tag);
@@ -414,18 +407,20 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 		    (size_t)(eol - p) > HDR_CODEC_MAX_B64 ||
 		    hdr_codec_decode(p, (size_t)(eol - p), &iv) != 0) {
 			free(out);
-			return fail(err, err_cap,
-				    "line %zu is not an HdrHistogram interval "
-				    "(start,length,max,V2 histogram)",
-				    line);
+			return report_why(
+				err, err_cap,
+				"line %zu is not an HdrHistogram interval "
+				"(start,length,max,V2 histogram)",
+				line);
 		}
 		p = next;
 		if (histogram_count(&iv) == 0)
 			continue;
 		if (n == PLOT_HLOG_MAX_INTERVALS) {
 			free(out);
-			return fail(err, err_cap, "more than %u intervals",
-				    PLOT_HLOG_MAX_INTERVALS);
+			return report_why(err, err_cap,
+					  "more than %u intervals",
+					  PLOT_HLOG_MAX_INTERVALS);
 		}
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 256;
@@ -446,9 +441,10 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 	}
 	if (n == 0 && !seen_header) {
 		free(out);
-		return fail(err, err_cap,
-			    "not an HdrHistogram interval log (no header, no "
-			    "interval)");
+		return report_why(
+			err, err_cap,
+			"not an HdrHistogram interval log (no header, no "
+			"interval)");
 	}
 	*pts = out;
 	*n_pts = n;

@@ -8,12 +8,8 @@
 #include "latprobe/hdr_codec.h"
 #include "latprobe/report_json.h"
 
-static int say(char *why, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The reason into why (when there is room for one); -EINVAL. */
-static int
-say(char *why, size_t cap, const char *fmt, ...)
+int
+report_why(char *why, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,7 +31,7 @@ report_json_parse(const char *text, size_t len, struct json_object **root,
 
 	*root = NULL;
 	if (text == NULL || len > INT32_MAX)
-		return say(why, why_cap, "no input");
+		return report_why(why, why_cap, "no input");
 	tok = json_tokener_new();
 	if (tok == NULL)
 		return -ENOMEM;
@@ -44,10 +40,10 @@ report_json_parse(const char *text, size_t len, struct json_object **root,
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (*root == NULL || jerr != json_tokener_success) {
-		say(why, why_cap, "not JSON (%s)",
-		    jerr == json_tokener_continue
-			    ? "it ends in the middle"
-			    : json_tokener_error_desc(jerr));
+		report_why(why, why_cap, "not JSON (%s)",
+			   jerr == json_tokener_continue
+				   ? "it ends in the middle"
+				   : json_tokener_error_desc(jerr));
 		goto bad;
 	}
 	/* strchr() finds the terminator too: a NUL is not white space. */
@@ -55,8 +51,10 @@ report_json_parse(const char *text, size_t len, struct json_object **root,
 	       strchr(" \t\r\n", text[end]) != NULL)
 		end++;
 	if (end < len) {
-		say(why, why_cap,
-		    "not JSON (something follows the report at byte %zu)", end);
+		report_why(
+			why, why_cap,
+			"not JSON (something follows the report at byte %zu)",
+			end);
 		goto bad;
 	}
 	return 0;
@@ -120,37 +118,40 @@ report_json_hdr(struct json_object *o, const char *name, struct histogram *h,
 	histogram_init(h);
 	if (!json_object_object_get_ex(o, "hdr", &hdr) ||
 	    !json_object_is_type(hdr, json_type_string))
-		return say(why, why_cap, "%s.hdr is not a string", name);
+		return report_why(why, why_cap, "%s.hdr is not a string", name);
 	len = (size_t)json_object_get_string_len(hdr);
 	if (len > HDR_CODEC_MAX_B64 ||
 	    hdr_codec_decode(json_object_get_string(hdr), len, h) != 0)
-		return say(why, why_cap,
-			   "%s.hdr is not an HdrHistogram V2 compressed "
-			   "histogram with latprobe's layout",
-			   name);
+		return report_why(why, why_cap,
+				  "%s.hdr is not an HdrHistogram V2 compressed "
+				  "histogram with latprobe's layout",
+				  name);
 	if (report_json_u64(o, "count", &v) && v != histogram_count(h))
-		return say(why, why_cap,
-			   "%s.hdr holds %llu round trips but %s.count says "
-			   "%llu",
-			   name, (unsigned long long)histogram_count(h), name,
-			   (unsigned long long)v);
+		return report_why(
+			why, why_cap,
+			"%s.hdr holds %llu round trips but %s.count says "
+			"%llu",
+			name, (unsigned long long)histogram_count(h), name,
+			(unsigned long long)v);
 	if (histogram_count(h) == 0)
 		return 0;
 	/* Exact extremes, when they fall in the first/last counter. */
 	if (report_json_u64(o, "min", &v)) {
 		lo = histogram_min(h);
 		if (v < lo || v > histogram_index_highest(histogram_index(lo)))
-			return say(why, why_cap,
-				   "%s.min is not in %s.hdr's lowest bucket",
-				   name, name);
+			return report_why(
+				why, why_cap,
+				"%s.min is not in %s.hdr's lowest bucket", name,
+				name);
 		h->min = v;
 	}
 	if (report_json_u64(o, "max", &v)) {
 		hi = histogram_max(h);
 		if (v < histogram_index_lowest(histogram_index(hi)) || v > hi)
-			return say(why, why_cap,
-				   "%s.max is not in %s.hdr's highest bucket",
-				   name, name);
+			return report_why(
+				why, why_cap,
+				"%s.max is not in %s.hdr's highest bucket",
+				name, name);
 		h->max = v;
 	}
 	if (report_json_u64(o, "sum", &v))

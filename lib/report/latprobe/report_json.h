@@ -16,6 +16,10 @@
 
 #include "latprobe/histogram.h"
 
+/* A one-line reason, printf-style, into why (when it has room); -EINVAL. */
+int report_why(char *why, size_t why_cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /*
  * One JSON value in text (len bytes, need not be NUL-terminated), followed
  * by nothing but white space. 0 with *root (json_object_put() frees),
