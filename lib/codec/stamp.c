@@ -138,6 +138,20 @@ stamp_tlv_next(const uint8_t *p, size_t len, size_t *off, struct stamp_tlv *tlv)
 	return 1;
 }
 
+/*
+ * What a sender and a reflector packet both start with (RFC 8762 §4.2.1,
+ * §4.3.1; the SSID of RFC 8972 §3), at the same offsets in both.
+ */
+static void
+get_head(const uint8_t *b, uint32_t *seq, uint64_t *ts, uint16_t *ee,
+	 uint16_t *ssid)
+{
+	*seq = util_get_be32(b + R_SEQ);
+	*ts = util_get_be64(b + R_TS);
+	*ee = util_get_be16(b + R_EE);
+	*ssid = util_get_be16(b + R_SSID);
+}
+
 int
 stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 {
@@ -146,10 +160,7 @@ stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 	if (len < 4)
 		return -EINVAL;
 	load_base(b, p, len);
-	s->seq = util_get_be32(b);
-	s->timestamp = util_get_be64(b + 4);
-	s->error_estimate = util_get_be16(b + 12);
-	s->ssid = util_get_be16(b + 14);
+	get_head(b, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
 	return 0;
@@ -238,10 +249,7 @@ stamp_reflector_parse(const uint8_t *p, size_t len, struct stamp_reflector *r)
 	if (len < 4)
 		return -EINVAL;
 	load_base(b, p, len);
-	r->seq = util_get_be32(b + R_SEQ);
-	r->timestamp = util_get_be64(b + R_TS);
-	r->error_estimate = util_get_be16(b + R_EE);
-	r->ssid = util_get_be16(b + R_SSID);
+	get_head(b, &r->seq, &r->timestamp, &r->error_estimate, &r->ssid);
 	r->rx_timestamp = util_get_be64(b + R_RX_TS);
 	r->sender_seq = util_get_be32(b + R_SENDER_SEQ);
 	r->sender_timestamp = util_get_be64(b + R_SENDER_TS);

@@ -229,16 +229,30 @@ stamp_auth_sender_build(struct stamp_auth *a, uint8_t *p, size_t cap,
 	return (int)o->len;
 }
 
+/*
+ * What an authenticated sender and reflector packet both start with (RFC
+ * 8762 §4.2.2, §4.3.2), at the same offsets in both.
+ */
+static void
+get_head(const uint8_t *p, uint32_t *seq, uint64_t *ts, uint16_t *ee,
+	 uint16_t *ssid)
+{
+	_Static_assert(AS_SEQ == AR_SEQ && AS_TS == AR_TS && AS_EE == AR_EE &&
+			       AS_SSID == AR_SSID,
+		       "one head for both authenticated layouts");
+	*seq = util_get_be32(p + AS_SEQ);
+	*ts = util_get_be64(p + AS_TS);
+	*ee = util_get_be16(p + AS_EE);
+	*ssid = util_get_be16(p + AS_SSID);
+}
+
 int
 stamp_auth_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 {
 	if (len < STAMP_AUTH_BASE_LEN)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	s->seq = util_get_be32(p + AS_SEQ);
-	s->timestamp = util_get_be64(p + AS_TS);
-	s->error_estimate = util_get_be16(p + AS_EE);
-	s->ssid = util_get_be16(p + AS_SSID);
+	get_head(p, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len;
 	return 0;
@@ -251,10 +265,7 @@ stamp_auth_reflector_parse(const uint8_t *p, size_t len,
 	if (len < STAMP_AUTH_BASE_LEN)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	r->seq = util_get_be32(p + AR_SEQ);
-	r->timestamp = util_get_be64(p + AR_TS);
-	r->error_estimate = util_get_be16(p + AR_EE);
-	r->ssid = util_get_be16(p + AR_SSID);
+	get_head(p, &r->seq, &r->timestamp, &r->error_estimate, &r->ssid);
 	r->rx_timestamp = util_get_be64(p + AR_RX_TS);
 	r->sender_seq = util_get_be32(p + AR_SENDER_SEQ);
 	r->sender_timestamp = util_get_be64(p + AR_SENDER_TS);
