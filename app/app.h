@@ -52,6 +52,9 @@ struct app_common_opts {
 	int busy_poll_us;
 	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
 	size_t auth_key_len;		      /* 0: unauthenticated */
+	const char *hlog;		      /* --hlog FILE */
+	uint64_t hlog_interval_ns;	      /* --hlog-interval */
+	bool have_hlog_interval;
 };
 
 /* getopt_long codes of the shared options (long-only ones above 0xff). */
@@ -66,6 +69,8 @@ enum {
 	APP_OPT_BUSY_POLL = 'Y',
 	APP_OPT_AUTH_KEY = 'K',
 	APP_OPT_PROMISC = 0x100,
+	APP_OPT_HLOG = 0x200,
+	APP_OPT_HLOG_INTERVAL,
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -78,8 +83,11 @@ enum {
 		{"backend", required_argument, NULL, APP_OPT_BACKEND},         \
 		{"busy-poll-us", required_argument, NULL, APP_OPT_BUSY_POLL},  \
 		{"promisc", no_argument, NULL, APP_OPT_PROMISC},               \
+		{"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY},       \
+		{"hlog", required_argument, NULL, APP_OPT_HLOG},               \
 	{                                                                      \
-		"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY          \
+		"hlog-interval", required_argument, NULL,                      \
+			APP_OPT_HLOG_INTERVAL                                  \
 	}
 
 /* Defaults of the shared options. */

@@ -136,6 +136,51 @@ base_name(const char *path)
 	return s != NULL && s[1] != '\0' ? s + 1 : path;
 }
 
+enum plot_in { IN_REPORT, IN_SAMPLES, IN_HLOG };
+
+/*
+ * Read one input file: a report into in, or the latency over time of a
+ * --samples CSV or an --hlog into *tp. 0, or the exit status after one line
+ * on stderr.
+ */
+static int
+read_input(enum plot_in kind, const char *file, struct plot_input *in,
+	   struct plot_tpoint **tp, size_t *n_time)
+{
+	static const char *const opt[] = {
+		[IN_REPORT] = "",
+		[IN_SAMPLES] = "--samples ",
+		[IN_HLOG] = "--hlog ",
+	};
+	char err[256], *txt;
+	size_t len = 0;
+	int r;
+
+	txt = slurp(file, &len);
+	if (txt == NULL) {
+		app_err("plot: %s%s: cannot read it: %s", opt[kind], file,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (kind == IN_REPORT)
+		r = plot_json_read(txt, len, in, err, sizeof(err));
+	else if (kind == IN_SAMPLES)
+		r = plot_samples_read(txt, len, PLOT_TIME_POINTS, tp, n_time,
+				      err, sizeof(err));
+	else
+		r = plot_hlog_read(txt, len, "rtt", tp, n_time, err,
+				   sizeof(err));
+	free(txt);
+	if (r == 0)
+		return 0;
+	if (r == -ENOMEM) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	app_err("plot: %s%s: %s", opt[kind], file, err);
+	return EXIT_USAGE;
+}
+
 int
 cmd_plot(int argc, char **argv)
 {
@@ -157,7 +202,6 @@ cmd_plot(int argc, char **argv)
 	unsigned n_labels = 0, n_samples = 0, n_hlogs = 0, n = 0;
 	int c, ret = EXIT_USAGE;
 	FILE *out = NULL;
-	char err[256];
 
 	/* "latprobe plot -- ...": the usual form with an empty EAL part. */
 	if (argc > 0 && strcmp(argv[0], "--") == 0) {
@@ -269,26 +313,9 @@ cmd_plot(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	for (unsigned k = 0; k < n; k++) {
-		size_t len = 0;
-		char *txt = slurp(files[k], &len);
-		int r;
-
-		if (txt == NULL) {
-			app_err("plot: %s: cannot read it: %s", files[k],
-				strerror(errno));
+		ret = read_input(IN_REPORT, files[k], &in[k], NULL, NULL);
+		if (ret != 0)
 			goto out;
-		}
-		r = plot_json_read(txt, len, &in[k], err, sizeof(err));
-		free(txt);
-		if (r != 0) {
-			if (r == -ENOMEM) {
-				app_err("out of memory");
-				ret = EXIT_RUNTIME;
-			} else {
-				app_err("plot: %s: %s", files[k], err);
-			}
-			goto out;
-		}
 		runs[k] = (struct plot_run){
 			.label = k < n_labels ? labels[k] : base_name(files[k]),
 			.h = &in[k].h,
@@ -302,53 +329,17 @@ cmd_plot(int argc, char **argv)
 					  "table, so the lines are approximate"
 					: NULL,
 		};
-		if (k < n_samples && samples[k][0] != '\0') {
-			txt = slurp(samples[k], &len);
-			if (txt == NULL) {
-				app_err("plot: --samples %s: cannot read it: "
-					"%s",
-					samples[k], strerror(errno));
-				goto out;
-			}
-			r = plot_samples_read(txt, len, PLOT_TIME_POINTS,
-					      &tp[k], &runs[k].n_time, err,
-					      sizeof(err));
-			free(txt);
-			if (r != 0) {
-				if (r == -ENOMEM) {
-					app_err("out of memory");
-					ret = EXIT_RUNTIME;
-				} else {
-					app_err("plot: --samples %s: %s",
-						samples[k], err);
-				}
-				goto out;
-			}
-			runs[k].time = tp[k];
-		}
-		if (k < n_hlogs && hlogs[k][0] != '\0') {
-			txt = slurp(hlogs[k], &len);
-			if (txt == NULL) {
-				app_err("plot: --hlog %s: cannot read it: %s",
-					hlogs[k], strerror(errno));
-				goto out;
-			}
-			r = plot_hlog_read(txt, len, "rtt", &tp[k],
-					   &runs[k].n_time, err, sizeof(err));
-			free(txt);
-			if (r != 0) {
-				if (r == -ENOMEM) {
-					app_err("out of memory");
-					ret = EXIT_RUNTIME;
-				} else {
-					app_err("plot: --hlog %s: %s", hlogs[k],
-						err);
-				}
-				goto out;
-			}
-			runs[k].time = tp[k];
-		}
+		if (k < n_samples && samples[k][0] != '\0')
+			ret = read_input(IN_SAMPLES, samples[k], NULL, &tp[k],
+					 &runs[k].n_time);
+		else if (k < n_hlogs && hlogs[k][0] != '\0')
+			ret = read_input(IN_HLOG, hlogs[k], NULL, &tp[k],
+					 &runs[k].n_time);
+		if (ret != 0)
+			goto out;
+		runs[k].time = tp[k];
 	}
+	ret = EXIT_USAGE;
 
 	if (strcmp(output, "-") == 0) {
 		out = stdout;

@@ -47,9 +47,6 @@ struct probe_opts {
 	uint64_t edges_ns[CLI_MAX_EDGES];
 	unsigned n_edges;
 	const char *samples, *pcap, *target_str;
-	const char *hlog;	   /* --hlog FILE */
-	uint64_t hlog_interval_ns; /* --hlog-interval */
-	bool have_hlog_interval;
 	bool loopback;
 	uint16_t vlan; /* 0 = untagged */
 };
@@ -178,9 +175,6 @@ probe_usage(FILE *f)
 }
 /* clang-format on */
 
-/* Long options without a short letter (above APP_OPT_*'s). */
-enum { OPT_HLOG = 0x200, OPT_HLOG_INTERVAL };
-
 static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
@@ -195,8 +189,6 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"pcap", required_argument, NULL, 'W'},
 		{"vlan", required_argument, NULL, 'V'},
 		{"loopback", no_argument, NULL, 'L'},
-		{"hlog", required_argument, NULL, OPT_HLOG},
-		{"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -213,7 +205,6 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->arp_timeout_ns = 3000000000ull;
 	o->sport = 40000;
 	o->n_buckets = 0; /* no -h: the report's default table */
-	o->hlog_interval_ns = APP_HLOG_DEFAULT_INTERVAL_NS;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
@@ -291,24 +282,6 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				return app_opt_bad("--sport", "a port 1..65471",
 						   optarg);
 			o->sport = (uint16_t)v;
-			break;
-		case OPT_HLOG:
-			if (strcmp(optarg, "-") == 0)
-				return app_opt_bad("--hlog",
-						   "a file (stdout has the "
-						   "report)",
-						   optarg);
-			o->hlog = optarg;
-			break;
-		case OPT_HLOG_INTERVAL:
-			if (cli_parse_duration_ns(optarg,
-						  &o->hlog_interval_ns) ||
-			    o->hlog_interval_ns < 10000000ull ||
-			    o->hlog_interval_ns > 3600000000000ull)
-				return app_opt_bad("--hlog-interval",
-						   "a duration from 10ms to 1h",
-						   optarg);
-			o->have_hlog_interval = true;
 			break;
 		case 'S':
 			o->samples = optarg;
@@ -400,7 +373,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			"port)");
 		return -1;
 	}
-	if (o->have_hlog_interval && o->hlog == NULL) {
+	if (o->co.have_hlog_interval && o->co.hlog == NULL) {
 		app_err("--hlog-interval needs --hlog FILE");
 		return -1;
 	}
@@ -679,7 +652,8 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.link_required = true;
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;
-	r->opt.hlog_interval_ns = x->o.hlog != NULL ? x->o.hlog_interval_ns : 0;
+	r->opt.hlog_interval_ns =
+		x->o.co.hlog != NULL ? x->o.co.hlog_interval_ns : 0;
 	return 0;
 }
 
@@ -693,7 +667,7 @@ probe_open_outputs(struct app_run *r)
 	if (ret == EXIT_OK)
 		ret = app_out_open(&x->samples, "--samples", x->o.samples);
 	if (ret == EXIT_OK)
-		ret = app_hlog_open(&x->hlog, x->o.hlog);
+		ret = app_hlog_open(&x->hlog, x->o.co.hlog);
 	if (ret == EXIT_OK && x->o.pcap != NULL) {
 		x->pcap_fd =
 			open(x->o.pcap,

@@ -30,9 +30,6 @@ struct reflect_opts {
 	struct app_common_opts co;
 	uint16_t stamp_port, sockperf_port, echo_port;
 	bool stateful, verify_l4;
-	const char *hlog;	   /* --hlog FILE */
-	uint64_t hlog_interval_ns; /* --hlog-interval */
-	bool have_hlog_interval;
 	bool allow_low_sport;
 	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
 	unsigned n_allow;
@@ -134,9 +131,6 @@ parse_port(const char *name, const char *arg, uint16_t *out)
 	return 0;
 }
 
-/* Long options without a short letter. */
-enum { OPT_HLOG = 0x200, OPT_HLOG_INTERVAL };
-
 static int
 reflect_parse(int argc, char **argv, struct reflect_opts *o)
 {
@@ -152,8 +146,6 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
-		{"hlog", required_argument, NULL, OPT_HLOG},
-		{"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -190,26 +182,6 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			break;
 		case 'V':
 			o->verify_l4 = true;
-			break;
-		case OPT_HLOG:
-			if (strcmp(optarg, "-") == 0) {
-				app_err("--hlog wants a file, not '-' (stdout "
-					"has the report)");
-				return -1;
-			}
-			o->hlog = optarg;
-			break;
-		case OPT_HLOG_INTERVAL:
-			if (cli_parse_duration_ns(optarg,
-						  &o->hlog_interval_ns) != 0 ||
-			    o->hlog_interval_ns < 10000000ull ||
-			    o->hlog_interval_ns > 3600000000000ull) {
-				app_err("--hlog-interval wants a duration "
-					"from 10ms to 1h, not '%s'",
-					optarg);
-				return -1;
-			}
-			o->have_hlog_interval = true;
 			break;
 		case 'A': {
 			uint32_t a, mask;
@@ -388,13 +360,13 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;
 	r->opt.deadline_ns = x->o.co.duration_ns;
-	if (x->o.have_hlog_interval && x->o.hlog == NULL) {
+	if (x->o.co.have_hlog_interval && x->o.co.hlog == NULL) {
 		app_err("--hlog-interval needs --hlog FILE");
 		return -1;
 	}
-	r->opt.hlog_interval_ns = x->o.hlog == NULL ? 0
-				  : x->o.have_hlog_interval
-					  ? x->o.hlog_interval_ns
+	r->opt.hlog_interval_ns = x->o.co.hlog == NULL ? 0
+				  : x->o.co.have_hlog_interval
+					  ? x->o.co.hlog_interval_ns
 					  : APP_HLOG_DEFAULT_INTERVAL_NS;
 	return 0;
 }
@@ -407,7 +379,7 @@ reflect_open_outputs(struct app_run *r)
 	int ret = app_out_open(&x->json, "--json", x->o.co.json);
 
 	if (ret == EXIT_OK)
-		ret = app_hlog_open(&x->hlog, x->o.hlog);
+		ret = app_hlog_open(&x->hlog, x->o.co.hlog);
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "hlog_out.h"
 #include "latprobe/port.h"
 #include "preflight.h"
 #include "latprobe/stamp_auth.h"
@@ -372,6 +373,7 @@ app_common_opts_init(struct app_common_opts *co)
 {
 	memset(co, 0, sizeof(*co));
 	co->calib_ns = 250000000ull;
+	co->hlog_interval_ns = APP_HLOG_DEFAULT_INTERVAL_NS;
 }
 
 int
@@ -408,6 +410,21 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		return 0;
 	case APP_OPT_QUIET:
 		co->quiet = true;
+		return 0;
+	case APP_OPT_HLOG:
+		if (strcmp(arg, "-") == 0)
+			return app_opt_bad("--hlog",
+					   "a file (stdout has the report)",
+					   arg);
+		co->hlog = arg;
+		return 0;
+	case APP_OPT_HLOG_INTERVAL:
+		if (cli_parse_duration_ns(arg, &co->hlog_interval_ns) != 0 ||
+		    co->hlog_interval_ns < 10000000ull ||
+		    co->hlog_interval_ns > 3600000000000ull)
+			return app_opt_bad("--hlog-interval",
+					   "a duration from 10ms to 1h", arg);
+		co->have_hlog_interval = true;
 		return 0;
 	case APP_OPT_BACKEND:
 		if (strcmp(arg, "kernel") == 0)

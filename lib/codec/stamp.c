@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "latprobe/byteorder.h"
 #include "latprobe/stamp.h"
 
 #define NS_PER_S 1000000000ULL
@@ -22,45 +23,6 @@
 #define R_SENDER_TS  28
 #define R_SENDER_EE  36
 #define R_SENDER_TTL 40
-
-static inline void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static inline void
-put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
-static inline uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)((unsigned int)p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
-
-static inline uint64_t
-get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
 
 /*
  * The first STAMP_BASE_LEN bytes of p with the bytes beyond len read as
@@ -165,7 +127,7 @@ stamp_tlv_next(const uint8_t *p, size_t len, size_t *off, struct stamp_tlv *tlv)
 		return 0;
 	if (len - o < STAMP_TLV_HDR_LEN)
 		return -EINVAL;
-	vlen = get16(p + o + 2);
+	vlen = util_get_be16(p + o + 2);
 	if (len - o - STAMP_TLV_HDR_LEN < vlen)
 		return -EINVAL;
 	tlv->flags = p[o];
@@ -176,6 +138,20 @@ stamp_tlv_next(const uint8_t *p, size_t len, size_t *off, struct stamp_tlv *tlv)
 	return 1;
 }
 
+/*
+ * What a sender and a reflector packet both start with (RFC 8762 §4.2.1,
+ * §4.3.1; the SSID of RFC 8972 §3), at the same offsets in both.
+ */
+static void
+get_head(const uint8_t *b, uint32_t *seq, uint64_t *ts, uint16_t *ee,
+	 uint16_t *ssid)
+{
+	*seq = util_get_be32(b + R_SEQ);
+	*ts = util_get_be64(b + R_TS);
+	*ee = util_get_be16(b + R_EE);
+	*ssid = util_get_be16(b + R_SSID);
+}
+
 int
 stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 {
@@ -184,10 +160,7 @@ stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 	if (len < 4)
 		return -EINVAL;
 	load_base(b, p, len);
-	s->seq = get32(b);
-	s->timestamp = get64(b + 4);
-	s->error_estimate = get16(b + 12);
-	s->ssid = get16(b + 14);
+	get_head(b, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
 	return 0;
@@ -198,7 +171,7 @@ put_tlv_hdr(uint8_t *p, uint8_t type, uint16_t vlen)
 {
 	p[0] = 0;
 	p[1] = type;
-	put16(p + 2, vlen);
+	util_put_be16(p + 2, vlen);
 	return STAMP_TLV_HDR_LEN;
 }
 
@@ -221,10 +194,10 @@ stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o)
 
 	/* RFC 8762 §4.2.1: MBZ, and RFC 8972 TLV values the reflector fills */
 	memset(p, 0, o->len);
-	put32(p, o->seq);
-	put64(p + 4, o->timestamp);
-	put16(p + 12, o->error_estimate);
-	put16(p + 14, o->ssid);
+	util_put_be32(p, o->seq);
+	util_put_be64(p + 4, o->timestamp);
+	util_put_be16(p + 12, o->error_estimate);
+	util_put_be16(p + 14, o->ssid);
 
 	if (o->tlv_timestamp_info) {
 		off += put_tlv_hdr(p + off, STAMP_TLV_TIMESTAMP_INFO,
@@ -250,8 +223,8 @@ stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o)
 void
 stamp_sender_stamp(uint8_t *p, uint32_t seq, uint64_t timestamp)
 {
-	put32(p, seq);
-	put64(p + 4, timestamp);
+	util_put_be32(p, seq);
+	util_put_be64(p + 4, timestamp);
 }
 
 int
@@ -276,14 +249,11 @@ stamp_reflector_parse(const uint8_t *p, size_t len, struct stamp_reflector *r)
 	if (len < 4)
 		return -EINVAL;
 	load_base(b, p, len);
-	r->seq = get32(b + R_SEQ);
-	r->timestamp = get64(b + R_TS);
-	r->error_estimate = get16(b + R_EE);
-	r->ssid = get16(b + R_SSID);
-	r->rx_timestamp = get64(b + R_RX_TS);
-	r->sender_seq = get32(b + R_SENDER_SEQ);
-	r->sender_timestamp = get64(b + R_SENDER_TS);
-	r->sender_error_estimate = get16(b + R_SENDER_EE);
+	get_head(b, &r->seq, &r->timestamp, &r->error_estimate, &r->ssid);
+	r->rx_timestamp = util_get_be64(b + R_RX_TS);
+	r->sender_seq = util_get_be32(b + R_SENDER_SEQ);
+	r->sender_timestamp = util_get_be64(b + R_SENDER_TS);
+	r->sender_error_estimate = util_get_be16(b + R_SENDER_EE);
 	r->sender_ttl = b[R_SENDER_TTL];
 	r->len = len;
 	r->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
@@ -378,12 +348,12 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 	/* Read every sender field before the first write: they overlap. */
 	load_base(in, p, len);
 	memset(out, 0, sizeof(out));
-	put32(out + R_SEQ, o->seq);
+	util_put_be32(out + R_SEQ, o->seq);
 	/* T3 placeholder until stamp_reflector_stamp(): T2, never T1. */
-	put64(out + R_TS, o->rx_timestamp);
-	put16(out + R_EE, o->error_estimate);
+	util_put_be64(out + R_TS, o->rx_timestamp);
+	util_put_be16(out + R_EE, o->error_estimate);
 	memcpy(out + R_SSID, in + 14, 2);
-	put64(out + R_RX_TS, o->rx_timestamp);
+	util_put_be64(out + R_RX_TS, o->rx_timestamp);
 	memcpy(out + R_SENDER_SEQ, in, 4);
 	memcpy(out + R_SENDER_TS, in + 4, 8);
 	memcpy(out + R_SENDER_EE, in + 12, 2);
@@ -400,5 +370,5 @@ void
 stamp_reflector_stamp(uint8_t *p, size_t len, uint64_t tx_timestamp)
 {
 	if (len >= R_TS + 8)
-		put64(p + R_TS, tx_timestamp);
+		util_put_be64(p + R_TS, tx_timestamp);
 }

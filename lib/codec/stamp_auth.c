@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "latprobe/byteorder.h"
 #include "latprobe/codec.h"
 #include "latprobe/stamp_auth.h"
 
@@ -38,45 +39,6 @@ struct stamp_auth {
 	EVP_MAC *mac;
 	EVP_MAC_CTX *ctx;
 };
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static void
-put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)((unsigned int)p[0] << 8 | p[1]);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
-
-static uint64_t
-get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
 
 struct stamp_auth *
 stamp_auth_create(const uint8_t *key, size_t len)
@@ -258,13 +220,30 @@ stamp_auth_sender_build(struct stamp_auth *a, uint8_t *p, size_t cap,
 		return -EMSGSIZE;
 	/* MBZ fields, and the padding after the HMAC */
 	memset(p, 0, o->len);
-	put32(p + AS_SEQ, o->seq);
-	put64(p + AS_TS, o->timestamp);
-	put16(p + AS_EE, o->error_estimate);
-	put16(p + AS_SSID, o->ssid);
+	util_put_be32(p + AS_SEQ, o->seq);
+	util_put_be64(p + AS_TS, o->timestamp);
+	util_put_be16(p + AS_EE, o->error_estimate);
+	util_put_be16(p + AS_SSID, o->ssid);
 	if (stamp_auth_seal(a, p, o->len) != 0)
 		return -EIO;
 	return (int)o->len;
+}
+
+/*
+ * What an authenticated sender and reflector packet both start with (RFC
+ * 8762 §4.2.2, §4.3.2), at the same offsets in both.
+ */
+static void
+get_head(const uint8_t *p, uint32_t *seq, uint64_t *ts, uint16_t *ee,
+	 uint16_t *ssid)
+{
+	_Static_assert(AS_SEQ == AR_SEQ && AS_TS == AR_TS && AS_EE == AR_EE &&
+			       AS_SSID == AR_SSID,
+		       "one head for both authenticated layouts");
+	*seq = util_get_be32(p + AS_SEQ);
+	*ts = util_get_be64(p + AS_TS);
+	*ee = util_get_be16(p + AS_EE);
+	*ssid = util_get_be16(p + AS_SSID);
 }
 
 int
@@ -273,10 +252,7 @@ stamp_auth_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 	if (len < STAMP_AUTH_BASE_LEN)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	s->seq = get32(p + AS_SEQ);
-	s->timestamp = get64(p + AS_TS);
-	s->error_estimate = get16(p + AS_EE);
-	s->ssid = get16(p + AS_SSID);
+	get_head(p, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len;
 	return 0;
@@ -289,14 +265,11 @@ stamp_auth_reflector_parse(const uint8_t *p, size_t len,
 	if (len < STAMP_AUTH_BASE_LEN)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	r->seq = get32(p + AR_SEQ);
-	r->timestamp = get64(p + AR_TS);
-	r->error_estimate = get16(p + AR_EE);
-	r->ssid = get16(p + AR_SSID);
-	r->rx_timestamp = get64(p + AR_RX_TS);
-	r->sender_seq = get32(p + AR_SENDER_SEQ);
-	r->sender_timestamp = get64(p + AR_SENDER_TS);
-	r->sender_error_estimate = get16(p + AR_SENDER_EE);
+	get_head(p, &r->seq, &r->timestamp, &r->error_estimate, &r->ssid);
+	r->rx_timestamp = util_get_be64(p + AR_RX_TS);
+	r->sender_seq = util_get_be32(p + AR_SENDER_SEQ);
+	r->sender_timestamp = util_get_be64(p + AR_SENDER_TS);
+	r->sender_error_estimate = util_get_be16(p + AR_SENDER_EE);
 	r->sender_ttl = p[AR_SENDER_TTL];
 	r->len = len;
 	r->tlv_off = len;
@@ -312,12 +285,12 @@ stamp_auth_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 		return -EINVAL;
 	/* Built aside: the sender's fields sit where the answer's go. */
 	memset(out, 0, sizeof(out));
-	put32(out + AR_SEQ, o->seq);
+	util_put_be32(out + AR_SEQ, o->seq);
 	/* T3 placeholder until stamp_auth_reflector_stamp(): T2, never T1 */
-	put64(out + AR_TS, o->rx_timestamp);
-	put16(out + AR_EE, o->error_estimate);
+	util_put_be64(out + AR_TS, o->rx_timestamp);
+	util_put_be16(out + AR_EE, o->error_estimate);
 	memcpy(out + AR_SSID, p + AS_SSID, 2);
-	put64(out + AR_RX_TS, o->rx_timestamp);
+	util_put_be64(out + AR_RX_TS, o->rx_timestamp);
 	memcpy(out + AR_SENDER_SEQ, p + AS_SEQ, 4);
 	memcpy(out + AR_SENDER_TS, p + AS_TS, 8);
 	memcpy(out + AR_SENDER_EE, p + AS_EE, 2);
@@ -333,6 +306,6 @@ stamp_auth_reflector_stamp(struct stamp_auth *a, uint8_t *p, size_t len,
 {
 	if (len < STAMP_AUTH_BASE_LEN)
 		return -EINVAL;
-	put64(p + AR_TS, tx_timestamp);
+	util_put_be64(p + AR_TS, tx_timestamp);
 	return stamp_auth_seal(a, p, len);
 }

@@ -13,6 +13,7 @@
 
 #include <zlib.h>
 
+#include "latprobe/byteorder.h"
 #include "latprobe/hdr_codec.h"
 
 /* Cookies: base | 0x10 (HdrHistogram sets bit 4 on V2 cookies). The low
@@ -28,35 +29,6 @@
 #define COMPRESSED_HEADER_SIZE 8u
 #define LEB128_MAX	       9u /* 64-bit ZigZag LEB128, 9-byte variant */
 #define MAX_RAW_SIZE	       (ENCODING_HEADER_SIZE + HISTOGRAM_COUNTERS * LEB128_MAX)
-
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void
-put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
-
-static uint32_t
-get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-	       ((uint32_t)p[2] << 8) | (uint32_t)p[3];
-}
-
-static uint64_t
-get_be64(const uint8_t *p)
-{
-	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
-}
 
 /*
  * ZigZag then LEB128, 7 bits a byte low first, except that a 9th byte
@@ -226,18 +198,18 @@ hdr_codec_encode(const struct histogram *h, char **b64, size_t *len)
 							     ? INT64_MAX
 							     : (int64_t)c);
 	}
-	put_be32(raw, V2_ENCODING_COOKIE);
-	put_be32(raw + 4, (uint32_t)(pos - ENCODING_HEADER_SIZE));
-	put_be32(raw + 8, 0); /* normalizing index offset */
-	put_be32(raw + 12, HDR_CODEC_SIGFIGS);
-	put_be64(raw + 16, (uint64_t)HDR_CODEC_LOWEST);
-	put_be64(raw + 24, (uint64_t)HDR_CODEC_HIGHEST);
+	util_put_be32(raw, V2_ENCODING_COOKIE);
+	util_put_be32(raw + 4, (uint32_t)(pos - ENCODING_HEADER_SIZE));
+	util_put_be32(raw + 8, 0); /* normalizing index offset */
+	util_put_be32(raw + 12, HDR_CODEC_SIGFIGS);
+	util_put_be64(raw + 16, (uint64_t)HDR_CODEC_LOWEST);
+	util_put_be64(raw + 24, (uint64_t)HDR_CODEC_HIGHEST);
 	{
 		double ratio = 1.0; /* integer to double conversion ratio */
 		uint64_t bits;
 
 		memcpy(&bits, &ratio, sizeof(bits));
-		put_be64(raw + 32, bits);
+		util_put_be64(raw + 32, bits);
 	}
 
 	comp_len = compressBound((uLong)pos);
@@ -249,8 +221,8 @@ hdr_codec_encode(const struct histogram *h, char **b64, size_t *len)
 		ret = -EIO;
 		goto out;
 	}
-	put_be32(comp, V2_COMPRESSED_COOKIE);
-	put_be32(comp + 4, (uint32_t)comp_len);
+	util_put_be32(comp, V2_COMPRESSED_COOKIE);
+	util_put_be32(comp + 4, (uint32_t)comp_len);
 
 	text = malloc((COMPRESSED_HEADER_SIZE + comp_len + 2) / 3 * 4 + 1);
 	if (text == NULL)
@@ -351,9 +323,10 @@ hdr_codec_decode(const char *b64, size_t len, struct histogram *h)
 	comp_len = b64_decode(b64, len, comp);
 	if (comp_len < (long)COMPRESSED_HEADER_SIZE)
 		goto out;
-	if ((get_be32(comp) & ~COOKIE_FLAGS_MASK) != V2_COMPRESSED_COOKIE_BASE)
+	if ((util_get_be32(comp) & ~COOKIE_FLAGS_MASK) !=
+	    V2_COMPRESSED_COOKIE_BASE)
 		goto out;
-	clen = get_be32(comp + 4);
+	clen = util_get_be32(comp + 4);
 	if (clen != (uint64_t)comp_len - COMPRESSED_HEADER_SIZE)
 		goto out;
 	/* uncompress() fails with Z_BUF_ERROR when the output would exceed
@@ -363,19 +336,21 @@ hdr_codec_decode(const char *b64, size_t len, struct histogram *h)
 		goto out;
 	if (raw_len < ENCODING_HEADER_SIZE)
 		goto out;
-	if ((get_be32(raw) & ~COOKIE_FLAGS_MASK) != V2_ENCODING_COOKIE_BASE)
+	if ((util_get_be32(raw) & ~COOKIE_FLAGS_MASK) !=
+	    V2_ENCODING_COOKIE_BASE)
 		goto out;
-	plen = get_be32(raw + 4);
+	plen = util_get_be32(raw + 4);
 	if (plen != raw_len - ENCODING_HEADER_SIZE)
 		goto out;
-	if (get_be32(raw + 8) != 0 ||		       /* normalizing offset */
-	    get_be32(raw + 12) != HDR_CODEC_SIGFIGS || /* sub-bucket count */
-	    get_be64(raw + 16) != (uint64_t)HDR_CODEC_LOWEST)
+	if (util_get_be32(raw + 8) != 0 || /* normalizing offset */
+	    util_get_be32(raw + 12) !=
+		    HDR_CODEC_SIGFIGS || /* sub-bucket count */
+	    util_get_be64(raw + 16) != (uint64_t)HDR_CODEC_LOWEST)
 		goto out;
 	/* The highest trackable value only sets the array length; a counter
 	 * beyond ours is rejected while decoding the counts. */
-	if (get_be64(raw + 24) < 2 * (uint64_t)HDR_CODEC_LOWEST ||
-	    get_be64(raw + 24) > (uint64_t)INT64_MAX)
+	if (util_get_be64(raw + 24) < 2 * (uint64_t)HDR_CODEC_LOWEST ||
+	    util_get_be64(raw + 24) > (uint64_t)INT64_MAX)
 		goto out;
 	if (decode_counts(raw + ENCODING_HEADER_SIZE, plen, h) != 0)
 		goto out;

@@ -309,6 +309,29 @@ port_facts_get(uint16_t port_id, struct port_facts *f)
 	return 0;
 }
 
+/*
+ * The port's extended statistics, names and values in *xn and *xs (calloc'd;
+ * the caller frees both, also on failure): their number, or a negative
+ * errno.
+ */
+static int
+xstats_fetch(uint16_t port_id, struct rte_eth_xstat_name **xn,
+	     struct rte_eth_xstat **xs)
+{
+	int cnt = rte_eth_xstats_get_names(port_id, NULL, 0);
+
+	if (cnt <= 0)
+		return cnt;
+	*xn = calloc((size_t)cnt, sizeof(**xn));
+	*xs = calloc((size_t)cnt, sizeof(**xs));
+	if (*xn == NULL || *xs == NULL)
+		return -ENOMEM;
+	if (rte_eth_xstats_get_names(port_id, *xn, (unsigned)cnt) != cnt ||
+	    rte_eth_xstats_get(port_id, *xs, (unsigned)cnt) != cnt)
+		return -EIO;
+	return cnt;
+}
+
 int
 port_xstats_read(uint16_t port_id, struct port_xstats *x)
 {
@@ -317,25 +340,10 @@ port_xstats_read(uint16_t port_id, struct port_xstats *x)
 	int cnt, ret;
 
 	memset(x, 0, sizeof(*x));
-	cnt = rte_eth_xstats_get_names(port_id, NULL, 0);
-	if (cnt < 0)
-		return cnt;
-	ret = port_xstats_alloc(x, (unsigned)cnt);
+	cnt = xstats_fetch(port_id, &xn, &xs);
+	ret = cnt < 0 ? cnt : port_xstats_alloc(x, (unsigned)cnt);
 	if (ret != 0)
-		return ret;
-	if (cnt == 0)
-		return 0;
-	xn = calloc((size_t)cnt, sizeof(*xn));
-	xs = calloc((size_t)cnt, sizeof(*xs));
-	if (xn == NULL || xs == NULL) {
-		ret = -ENOMEM;
 		goto out;
-	}
-	if (rte_eth_xstats_get_names(port_id, xn, (unsigned)cnt) != cnt ||
-	    rte_eth_xstats_get(port_id, xs, (unsigned)cnt) != cnt) {
-		ret = -EIO;
-		goto out;
-	}
 	for (int i = 0; i < cnt; i++) {
 		if (xs[i].id >= (uint64_t)cnt) {
 			ret = -EIO;
@@ -360,18 +368,9 @@ port_xstats_nonzero(uint16_t port_id, char (*names)[64], uint64_t *values,
 	struct rte_eth_xstat *xs = NULL;
 	int cnt, found = 0;
 
-	cnt = rte_eth_xstats_get_names(port_id, NULL, 0);
-	if (cnt <= 0)
-		return cnt;
-	xn = calloc((size_t)cnt, sizeof(*xn));
-	xs = calloc((size_t)cnt, sizeof(*xs));
-	if (xn == NULL || xs == NULL) {
-		found = -ENOMEM;
-		goto out;
-	}
-	if (rte_eth_xstats_get_names(port_id, xn, (unsigned)cnt) != cnt ||
-	    rte_eth_xstats_get(port_id, xs, (unsigned)cnt) != cnt) {
-		found = -EIO;
+	cnt = xstats_fetch(port_id, &xn, &xs);
+	if (cnt <= 0) {
+		found = cnt;
 		goto out;
 	}
 	for (int i = 0; i < cnt; i++) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "latprobe/byteorder.h"
 #include "latprobe/prober.h"
 #include "latprobe/sockperf.h"
 #include "latprobe/stamp.h"
@@ -228,25 +229,6 @@ const struct probe_proto probe_proto_sockperf = {
 #define ECHO_PORT 7
 #define ECHO_MIN  8
 
-static void
-put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t
-get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static int
 echo_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
 		   uint64_t seq, uint64_t t1_unix_ns)
@@ -254,7 +236,7 @@ echo_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
 	if (c->size > cap || c->size < ECHO_MIN)
 		return -EMSGSIZE;
 	memset(p, 0, c->size);
-	put_be64(p, seq);
+	util_put_be64(p, seq);
 	return (int)c->size;
 }
 
@@ -264,7 +246,7 @@ echo_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 {
 	if (len < ECHO_MIN)
 		return 0;
-	r->seq = get_be64(p);
+	r->seq = util_get_be64(p);
 	return 1;
 }
 
@@ -310,7 +292,7 @@ icmp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 		return -EMSGSIZE;
 	/* The payload is built in place after the ICMP header. */
 	memset(buf + h, 0, plen);
-	put_be64(buf + h, seq);
+	util_put_be64(buf + h, seq);
 	return codec_build_icmp_echo(buf, cap, &w->flow,
 				     CODEC_ICMP_ECHO_REQUEST,
 				     (uint16_t)(w->conf->icmp_id + w->index),
@@ -327,7 +309,7 @@ icmp_match(struct prober_worker *w, const uint8_t *buf,
 	    f->icmp_id != (uint16_t)(w->conf->icmp_id + w->index) ||
 	    f->payload_len < ECHO_MIN)
 		return 0;
-	r->seq = get_be64(buf + f->payload_off);
+	r->seq = util_get_be64(buf + f->payload_off);
 	return 1;
 }
 

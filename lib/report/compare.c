@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "latprobe/compare.h"
 #include "latprobe/hdr_codec.h"
+#include "latprobe/report_json.h"
 
 const char *const compare_series_key[CMP__SERIES] = {
 	[CMP_RTT] = "rtt_ns",
@@ -28,106 +28,39 @@ static const double stat_pct[CMP__STATS] = {0, 0, 50, 90, 99, 99.9, 99.99};
 
 /* ------------------------------------------------------------ reading */
 
-static void
-why_set(char *why, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || cap == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, cap, fmt, ap);
-	va_end(ap);
-}
-
-/* An integer member >= 0, or -EINVAL. */
-static int
-get_u64(struct json_object *o, const char *key, uint64_t *v)
-{
-	struct json_object *m;
-
-	if (!json_object_object_get_ex(o, key, &m) ||
-	    !json_object_is_type(m, json_type_int))
-		return -EINVAL;
-	if (json_object_get_int64(m) < 0)
-		return -EINVAL;
-	*v = json_object_get_uint64(m);
-	return 0;
-}
-
-static int
-get_double(struct json_object *o, const char *key, double *v)
-{
-	struct json_object *m;
-
-	if (!json_object_object_get_ex(o, key, &m) ||
-	    !(json_object_is_type(m, json_type_double) ||
-	      json_object_is_type(m, json_type_int)))
-		return -EINVAL;
-	*v = json_object_get_double(m);
-	return isfinite(*v) ? 0 : -EINVAL;
-}
-
-static void
-get_str(struct json_object *o, const char *key, char *out, size_t cap)
-{
-	struct json_object *m;
-
-	out[0] = '\0';
-	if (json_object_object_get_ex(o, key, &m) &&
-	    json_object_is_type(m, json_type_string))
-		snprintf(out, cap, "%s", json_object_get_string(m));
-}
-
 int
 compare_series_from_json(struct json_object *o, struct histogram *h)
 {
-	struct json_object *m;
-	uint64_t v, count, mn, mx, sum;
+	uint64_t v, count, mn, mx;
 	double mean, sd;
-	unsigned i, lo_idx = 0, hi_idx = 0;
 
 	histogram_init(h);
-	if (o == NULL || !json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "hdr", &m) ||
-	    !json_object_is_type(m, json_type_string))
+	if (o == NULL || !json_object_is_type(o, json_type_object))
 		return -EINVAL;
-	if (get_u64(o, "hdr_lowest", &v) != 0 || v != HDR_CODEC_LOWEST ||
-	    get_u64(o, "hdr_highest", &v) != 0 || v != HDR_CODEC_HIGHEST ||
-	    get_u64(o, "hdr_sigfigs", &v) != 0 || v != HDR_CODEC_SIGFIGS)
+	if (!report_json_u64(o, "hdr_lowest", &v) || v != HDR_CODEC_LOWEST ||
+	    !report_json_u64(o, "hdr_highest", &v) || v != HDR_CODEC_HIGHEST ||
+	    !report_json_u64(o, "hdr_sigfigs", &v) || v != HDR_CODEC_SIGFIGS)
 		return -EINVAL;
-	if (hdr_codec_decode(json_object_get_string(m),
-			     (size_t)json_object_get_string_len(m), h) != 0)
+	/* The figures report_json_hdr() takes when present are required. */
+	if (!report_json_u64(o, "count", &count) ||
+	    !report_json_u64(o, "underflow", &v) ||
+	    !report_json_u64(o, "overflow", &v))
 		return -EINVAL;
-	if (get_u64(o, "count", &count) != 0 || count != h->total ||
-	    h->underflow != 0)
+	if (count != 0 &&
+	    (!report_json_u64(o, "min", &mn) ||
+	     !report_json_u64(o, "max", &mx) || mn < HISTOGRAM_LOWEST_NS ||
+	     mx > HISTOGRAM_HIGHEST_NS || mn > mx ||
+	     !report_json_double(o, "mean", &mean)))
+		return -EINVAL;
+	if (report_json_hdr(o, "", h, NULL, 0) != 0 || h->underflow != 0)
 		goto bad;
-	if (get_u64(o, "underflow", &h->underflow) != 0 ||
-	    get_u64(o, "overflow", &h->overflow) != 0)
-		goto bad;
+	report_json_u64(o, "underflow", &h->underflow);
+	report_json_u64(o, "overflow", &h->overflow);
 	if (count == 0)
 		return 0;
-	if (get_u64(o, "min", &mn) != 0 || get_u64(o, "max", &mx) != 0 ||
-	    mn < HISTOGRAM_LOWEST_NS || mx > HISTOGRAM_HIGHEST_NS || mn > mx)
-		goto bad;
-	for (i = 0; i < HISTOGRAM_COUNTERS; i++)
-		if (h->counts[i] != 0) {
-			if (lo_idx == 0)
-				lo_idx = i;
-			hi_idx = i;
-		}
-	/* The exact extremes must sit in the extreme counters. */
-	if (histogram_index(mn) != lo_idx || histogram_index(mx) != hi_idx)
-		goto bad;
-	h->min = mn;
-	h->max = mx;
-	if (get_double(o, "mean", &mean) != 0)
-		goto bad;
-	if (get_u64(o, "sum", &sum) == 0)
-		h->sum = sum;
-	else
+	if (!report_json_u64(o, "sum", &h->sum))
 		h->sum = (uint64_t)llround(mean * (double)count);
-	if (get_double(o, "stddev", &sd) == 0) {
+	if (report_json_double(o, "stddev", &sd)) {
 		double m2 = (double)h->sum / (double)count;
 
 		h->sum_sq = (double)count * (sd * sd + m2 * m2);
@@ -156,41 +89,19 @@ int
 compare_run_parse(const char *text, size_t len, struct compare_run *run,
 		  char *why, size_t why_cap)
 {
-	struct json_tokener *tok;
 	struct json_object *root, *m;
-	enum json_tokener_error jerr;
 	unsigned s, n_has = 0;
 	uint64_t v;
-	int ret = -EINVAL;
-	size_t end;
+	int ret;
 
 	memset(run, 0, sizeof(*run));
-	if (text == NULL || len > INT32_MAX) {
-		why_set(why, why_cap, "no input");
-		return -EINVAL;
-	}
-	tok = json_tokener_new();
-	if (tok == NULL)
-		return -ENOMEM;
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (root == NULL || jerr != json_tokener_success) {
-		why_set(why, why_cap, "not JSON (%s)",
-			root == NULL && jerr == json_tokener_continue
-				? "unexpected end"
-				: json_tokener_error_desc(jerr));
-		json_object_put(root);
-		return -EINVAL;
-	}
-	for (; end < len; end++)
-		if (strchr(" \t\r\n", text[end]) == NULL) {
-			why_set(why, why_cap, "trailing data after the JSON");
-			goto out;
-		}
+	ret = report_json_parse(text, len, &root, why, why_cap);
+	if (ret != 0)
+		return ret;
+	ret = -EINVAL;
 	if (!json_object_is_type(root, json_type_object)) {
-		why_set(why, why_cap, "not a latprobe report (not an object)");
+		report_why(why, why_cap,
+			   "not a latprobe report (not an object)");
 		goto out;
 	}
 	if (json_object_object_get_ex(root, "format_version", &m) &&
@@ -199,17 +110,19 @@ compare_run_parse(const char *text, size_t len, struct compare_run *run,
 	snprintf(run->kind, sizeof(run->kind), "%s",
 		 json_object_object_get_ex(root, "probes", &m) ? "probe"
 							       : "reflect");
-	get_str(root, "proto", run->proto, sizeof(run->proto));
-	if (get_u64(root, "size", &v) == 0 && v <= UINT32_MAX)
+	report_json_str(root, "proto", run->proto, sizeof(run->proto));
+	if (report_json_u64(root, "size", &v) && v <= UINT32_MAX)
 		run->size = (unsigned)v;
-	get_str(root, "port_driver", run->nic_driver, sizeof(run->nic_driver));
-	get_str(root, "host", run->host, sizeof(run->host));
+	report_json_str(root, "port_driver", run->nic_driver,
+			sizeof(run->nic_driver));
+	report_json_str(root, "host", run->host, sizeof(run->host));
 	if (json_object_object_get_ex(root, "machine", &m) &&
 	    json_object_is_type(m, json_type_object)) {
-		get_str(m, "cpu_model", run->cpu_model, sizeof(run->cpu_model));
+		report_json_str(m, "cpu_model", run->cpu_model,
+				sizeof(run->cpu_model));
 		if (run->nic_driver[0] == '\0')
-			get_str(m, "nic_driver", run->nic_driver,
-				sizeof(run->nic_driver));
+			report_json_str(m, "nic_driver", run->nic_driver,
+					sizeof(run->nic_driver));
 	}
 	for (s = 0; s < CMP__SERIES; s++) {
 		if (!json_object_object_get_ex(root, compare_series_key[s],
@@ -224,22 +137,22 @@ compare_run_parse(const char *text, size_t len, struct compare_run *run,
 		if (compare_series_from_json(m, run->h[s]) != 0) {
 			if (!json_object_is_type(m, json_type_object) ||
 			    !json_object_object_get_ex(m, "hdr", NULL))
-				why_set(why, why_cap,
-					"%s has no histogram (written by a "
-					"latprobe before format_version 1?)",
-					compare_series_key[s]);
+				report_why(why, why_cap,
+					   "%s has no histogram (written by a "
+					   "latprobe before format_version 1?)",
+					   compare_series_key[s]);
 			else
-				why_set(why, why_cap,
-					"%s: histogram unreadable or "
-					"inconsistent with its figures",
-					compare_series_key[s]);
+				report_why(why, why_cap,
+					   "%s: histogram unreadable or "
+					   "inconsistent with its figures",
+					   compare_series_key[s]);
 			goto out;
 		}
 		run->has[s] = true;
 		n_has++;
 	}
 	if (n_has == 0) {
-		why_set(why, why_cap, "no latency series (rtt_ns, ...)");
+		report_why(why, why_cap, "no latency series (rtt_ns, ...)");
 		goto out;
 	}
 	ret = 0;

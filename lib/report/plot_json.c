@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,41 +15,10 @@
 
 #include "latprobe/hdr_codec.h"
 #include "latprobe/plot.h"
+#include "latprobe/report_json.h"
 
 /* Larger inputs are refused rather than parsed (a run's JSON is KiBs). */
 #define PLOT_JSON_MAX_LEN (64u << 20)
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && cap > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, cap, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
-/* A non-negative integer field; false when absent or of another type. */
-static bool
-get_u64(struct json_object *o, const char *key, uint64_t *v)
-{
-	struct json_object *x;
-
-	if (!json_object_object_get_ex(o, key, &x) ||
-	    !json_object_is_type(x, json_type_int))
-		return false;
-	/* json-c keeps values above INT64_MAX as unsigned. */
-	if (json_object_get_int64(x) < 0)
-		return false;
-	*v = json_object_get_uint64(x);
-	return true;
-}
 
 /* n values at v, as if recorded (sum and sum_sq included). */
 static void
@@ -78,21 +46,23 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 	uint64_t count, min, max, sum = 0;
 	size_t n;
 
-	if (!get_u64(rtt, "count", &count))
-		return fail(err, cap, "rtt_ns.count is missing or not a count");
+	if (!report_json_u64(rtt, "count", &count))
+		return report_why(err, cap,
+				  "rtt_ns.count is missing or not a count");
 	if (count == 0)
 		return 0;
-	if (!get_u64(rtt, "min", &min) || !get_u64(rtt, "max", &max) ||
-	    min < HISTOGRAM_LOWEST_NS || max > HISTOGRAM_HIGHEST_NS ||
-	    min > max)
-		return fail(err, cap,
-			    "rtt_ns.min/max are missing or out of range "
-			    "(1 ns .. 10 s, min <= max)");
+	if (!report_json_u64(rtt, "min", &min) ||
+	    !report_json_u64(rtt, "max", &max) || min < HISTOGRAM_LOWEST_NS ||
+	    max > HISTOGRAM_HIGHEST_NS || min > max)
+		return report_why(err, cap,
+				  "rtt_ns.min/max are missing or out of range "
+				  "(1 ns .. 10 s, min <= max)");
 	if (!json_object_object_get_ex(root, "buckets", &rows) ||
 	    !json_object_is_type(rows, json_type_array))
-		return fail(err, cap,
-			    "neither rtt_ns.hdr nor a buckets[] table to read "
-			    "the histogram from");
+		return report_why(
+			err, cap,
+			"neither rtt_ns.hdr nor a buckets[] table to read "
+			"the histogram from");
 	n = json_object_array_length(rows);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *row = json_object_array_get_idx(rows, i);
@@ -100,20 +70,23 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 		uint64_t c, u = max;
 
 		if (!json_object_is_type(row, json_type_object) ||
-		    !get_u64(row, "count", &c))
-			return fail(err, cap, "buckets[%zu] has no count", i);
+		    !report_json_u64(row, "count", &c))
+			return report_why(err, cap, "buckets[%zu] has no count",
+					  i);
 		if (c > count - sum)
-			return fail(err, cap,
-				    "buckets[] hold more round trips than "
-				    "rtt_ns.count (%llu)",
-				    (unsigned long long)count);
+			return report_why(
+				err, cap,
+				"buckets[] hold more round trips than "
+				"rtt_ns.count (%llu)",
+				(unsigned long long)count);
 		sum += c;
 		if (c == 0)
 			continue;
 		if (json_object_object_get_ex(row, "upper_ns", &up) &&
-		    up != NULL && !get_u64(row, "upper_ns", &u))
-			return fail(err, cap,
-				    "buckets[%zu].upper_ns is not a count", i);
+		    up != NULL && !report_json_u64(row, "upper_ns", &u))
+			return report_why(
+				err, cap,
+				"buckets[%zu].upper_ns is not a count", i);
 		if (u > max)
 			u = max;
 		if (u < min)
@@ -121,63 +94,13 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 		hist_add(h, u, c);
 	}
 	if (sum != count)
-		return fail(err, cap,
-			    "buckets[] hold %llu round trips but rtt_ns.count "
-			    "says %llu",
-			    (unsigned long long)sum, (unsigned long long)count);
+		return report_why(
+			err, cap,
+			"buckets[] hold %llu round trips but rtt_ns.count "
+			"says %llu",
+			(unsigned long long)sum, (unsigned long long)count);
 	h->min = min;
 	h->max = max;
-	return 0;
-}
-
-/*
- * The full histogram: rtt_ns.hdr (HdrHistogram V2, base64). The report's
- * exact figures (min, max, sum) replace the decoder's bucket estimates;
- * the count must agree with the histogram's.
- */
-static int
-hist_from_hdr(struct json_object *rtt, struct json_object *hdr,
-	      struct histogram *h, char *err, size_t cap)
-{
-	const char *b64 = json_object_get_string(hdr);
-	size_t len = (size_t)json_object_get_string_len(hdr);
-	uint64_t v, lo, hi;
-
-	if (len > HDR_CODEC_MAX_B64 || hdr_codec_decode(b64, len, h) != 0)
-		return fail(err, cap,
-			    "rtt_ns.hdr is not an HdrHistogram V2 compressed "
-			    "histogram with latprobe's layout");
-	if (get_u64(rtt, "count", &v) && v != histogram_count(h))
-		return fail(err, cap,
-			    "rtt_ns.hdr holds %llu round trips but "
-			    "rtt_ns.count says %llu",
-			    (unsigned long long)histogram_count(h),
-			    (unsigned long long)v);
-	if (histogram_count(h) == 0)
-		return 0;
-	/* Exact extremes, when they fall in the first/last counter. */
-	if (get_u64(rtt, "min", &v)) {
-		lo = histogram_min(h);
-		if (v < lo || v > histogram_index_highest(histogram_index(lo)))
-			return fail(err, cap,
-				    "rtt_ns.min is not in rtt_ns.hdr's lowest "
-				    "bucket");
-		h->min = v;
-	}
-	if (get_u64(rtt, "max", &v)) {
-		hi = histogram_max(h);
-		if (v < histogram_index_lowest(histogram_index(hi)) || v > hi)
-			return fail(err, cap,
-				    "rtt_ns.max is not in rtt_ns.hdr's highest "
-				    "bucket");
-		h->max = v;
-	}
-	if (get_u64(rtt, "sum", &v))
-		h->sum = v;
-	if (get_u64(rtt, "underflow", &v))
-		h->underflow = v;
-	if (get_u64(rtt, "overflow", &v))
-		h->overflow = v;
 	return 0;
 }
 
@@ -186,17 +109,22 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 	  size_t cap)
 {
 	struct json_object *rtt, *probes, *x;
+	uint64_t v;
+	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
-		return fail(err, cap, "not a latprobe report (no JSON object)");
+		return report_why(err, cap,
+				  "not a latprobe report (no JSON object)");
 	if (!json_object_object_get_ex(root, "rtt_ns", &rtt) ||
 	    !json_object_is_type(rtt, json_type_object)) {
 		if (json_object_object_get_ex(root, "counters", &x))
-			return fail(err, cap,
-				    "a reflector's report; plot draws probe "
-				    "reports (latprobe probe --json)");
-		return fail(err, cap,
-			    "not a latprobe probe report (no rtt_ns object)");
+			return report_why(
+				err, cap,
+				"a reflector's report; plot draws probe "
+				"reports (latprobe probe --json)");
+		return report_why(
+			err, cap,
+			"not a latprobe probe report (no rtt_ns object)");
 	}
 	if (json_object_object_get_ex(root, "proto", &x) &&
 	    json_object_is_type(x, json_type_string))
@@ -204,14 +132,22 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 			 json_object_get_string(x));
 	if (json_object_object_get_ex(root, "probes", &probes) &&
 	    json_object_is_type(probes, json_type_object) &&
-	    get_u64(probes, "sent", &in->sent) &&
-	    get_u64(probes, "received", &in->received) &&
-	    get_u64(probes, "lost", &in->lost))
+	    report_json_u64(probes, "sent", &in->sent) &&
+	    report_json_u64(probes, "received", &in->received) &&
+	    report_json_u64(probes, "lost", &in->lost))
 		in->has_probes = in->lost <= in->sent;
 	if (json_object_object_get_ex(rtt, "hdr", &x) && x != NULL) {
 		if (!json_object_is_type(x, json_type_string))
-			return fail(err, cap, "rtt_ns.hdr is not a string");
-		return hist_from_hdr(rtt, x, &in->h, err, cap);
+			return report_why(err, cap,
+					  "rtt_ns.hdr is not a string");
+		ret = report_json_hdr(rtt, "rtt_ns", &in->h, err, cap);
+		if (ret != 0 || histogram_count(&in->h) == 0)
+			return ret;
+		if (report_json_u64(rtt, "underflow", &v))
+			in->h.underflow = v;
+		if (report_json_u64(rtt, "overflow", &v))
+			in->h.overflow = v;
+		return 0;
 	}
 	/* Reports written before the histogram was in them. */
 	in->approximate = true;
@@ -222,48 +158,24 @@ int
 plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	       size_t err_cap)
 {
-	struct json_tokener *tok;
 	struct json_object *root;
-	enum json_tokener_error jerr;
-	size_t end;
 	int ret;
 
 	if (err != NULL && err_cap > 0)
 		err[0] = '\0';
 	if (in == NULL || (text == NULL && len != 0))
-		return fail(err, err_cap, "no input");
+		return report_why(err, err_cap, "no input");
 	memset(in, 0, sizeof(*in));
 	histogram_init(&in->h);
 	if (len == 0)
-		return fail(err, err_cap, "empty file");
+		return report_why(err, err_cap, "empty file");
 	if (len > PLOT_JSON_MAX_LEN)
-		return fail(err, err_cap,
-			    "larger than %u MiB: not a latprobe report",
-			    PLOT_JSON_MAX_LEN >> 20);
-	tok = json_tokener_new();
-	if (tok == NULL)
-		return -ENOMEM;
-	root = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (root == NULL || jerr != json_tokener_success) {
-		json_object_put(root);
-		return fail(err, err_cap, "not JSON (%s)",
-			    jerr == json_tokener_continue
-				    ? "it ends in the middle"
-				    : json_tokener_error_desc(jerr));
-	}
-	while (end < len && strchr(" \t\r\n", text[end]) != NULL &&
-	       text[end] != '\0')
-		end++;
-	if (end < len) {
-		json_object_put(root);
-		return fail(err, err_cap,
-			    "not JSON (something follows the report at byte "
-			    "%zu)",
-			    end);
-	}
+		return report_why(err, err_cap,
+				  "larger than %u MiB: not a latprobe report",
+				  PLOT_JSON_MAX_LEN >> 20);
+	ret = report_json_parse(text, len, &root, err, err_cap);
+	if (ret != 0)
+		return ret;
 	ret = read_root(root, in, err, err_cap);
 	json_object_put(root);
 	if (ret != 0)
@@ -341,13 +253,13 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 		err[0] = '\0';
 	if (pts == NULL || n_pts == NULL || max_points == 0 ||
 	    (text == NULL && len != 0))
-		return fail(err, err_cap, "no input");
+		return report_why(err, err_cap, "no input");
 	*pts = NULL;
 	*n_pts = 0;
 	if (len < sizeof(head) - 1 || memcmp(text, head, sizeof(head) - 1) != 0)
-		return fail(err, err_cap,
-			    "not a latprobe --samples CSV (no '%s' header)",
-			    head);
+		return report_why(
+			err, err_cap,
+			"not a latprobe --samples CSV (no '%s' header)", head);
 	end = text + len;
 	p = memchr(text, '\n', len);
 	p = p == NULL ? end : p + 1;
@@ -366,7 +278,7 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 		}
 		if (!parse_row(p, eol, &t1, &rtt)) {
 			free(s);
-			return fail(
+			return report_why(
 				err, err_cap,
 				"line %zu is not 'seq,lcore,t1_ns,rtt_ns,...' "
 				"numbers",
@@ -460,7 +372,7 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 		err[0] = '\0';
 	if (pts == NULL || n_pts == NULL || tag == NULL ||
 	    (text == NULL && len != 0))
-		return fail(err, err_cap, "no input");
+		return report_why(err, err_cap, "no input");
 	*pts = NULL;
 	*n_pts = 0;
 	tlen = strlen(tag);
@@ -495,18 +407,20 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 		    (size_t)(eol - p) > HDR_CODEC_MAX_B64 ||
 		    hdr_codec_decode(p, (size_t)(eol - p), &iv) != 0) {
 			free(out);
-			return fail(err, err_cap,
-				    "line %zu is not an HdrHistogram interval "
-				    "(start,length,max,V2 histogram)",
-				    line);
+			return report_why(
+				err, err_cap,
+				"line %zu is not an HdrHistogram interval "
+				"(start,length,max,V2 histogram)",
+				line);
 		}
 		p = next;
 		if (histogram_count(&iv) == 0)
 			continue;
 		if (n == PLOT_HLOG_MAX_INTERVALS) {
 			free(out);
-			return fail(err, err_cap, "more than %u intervals",
-				    PLOT_HLOG_MAX_INTERVALS);
+			return report_why(err, err_cap,
+					  "more than %u intervals",
+					  PLOT_HLOG_MAX_INTERVALS);
 		}
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 256;
@@ -527,9 +441,10 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 	}
 	if (n == 0 && !seen_header) {
 		free(out);
-		return fail(err, err_cap,
-			    "not an HdrHistogram interval log (no header, no "
-			    "interval)");
+		return report_why(
+			err, err_cap,
+			"not an HdrHistogram interval log (no header, no "
+			"interval)");
 	}
 	*pts = out;
 	*n_pts = n;

@@ -576,6 +576,25 @@ text_unreachable(FILE *out, const struct report_probe *r)
 				r->unreachable[i] == 1 ? "" : "s");
 }
 
+/*
+ * What both forms of a probe report start from: the RTT histogram (an empty
+ * one when there is none), its bucket rows (malloc'd into *rows) and their
+ * layout, its summary. The number of rows or a negative errno.
+ */
+static int
+probe_rtt(const struct report_probe *r, const struct histogram **rtt,
+	  struct histogram_row **rows, const char **layout,
+	  struct report_summary *s)
+{
+	int n;
+
+	*rtt = hist_or_empty(r->rtt);
+	n = bucket_rows(*rtt, &r->buckets, rows, layout);
+	if (n >= 0)
+		report_summarise(*rtt, s);
+	return n;
+}
+
 int
 report_probe_text(const struct report_probe *r, FILE *out)
 {
@@ -590,11 +609,9 @@ report_probe_text(const struct report_probe *r, FILE *out)
 
 	if (r == NULL || out == NULL)
 		return -EINVAL;
-	rtt = hist_or_empty(r->rtt);
-	n = bucket_rows(rtt, &r->buckets, &rows, &layout);
+	n = probe_rtt(r, &rtt, &rows, &layout, &s);
 	if (n < 0)
 		return n;
-	report_summarise(rtt, &s);
 	loss_pct =
 		r->sent != 0 ? 100.0 * (double)r->lost / (double)r->sent : 0.0;
 
@@ -889,17 +906,29 @@ json_port(struct json_object *root, const struct report_port_xstats *x,
 	jset(root, "port", port, err);
 }
 
+/* The members every report ends with ("tsc", "port"), then the document
+ * written to out unless building it failed (err); root is freed. */
 static int
-json_write(struct json_object *root, FILE *out)
+json_finish(struct json_object *root, const struct report_tsc *tsc,
+	    const struct report_port_xstats *port, int err, FILE *out)
 {
-	const char *txt = json_object_to_json_string_ext(
-		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *txt;
 
-	if (txt == NULL)
-		return -ENOMEM;
-	if (fputs(txt, out) == EOF || fputc('\n', out) == EOF)
-		return -EIO;
-	return stream_status(out);
+	jset(root, "tsc", json_tsc(tsc, &err), &err);
+	json_port(root, port, &err);
+	if (err == 0) {
+		txt = json_object_to_json_string_ext(
+			root, JSON_C_TO_STRING_PRETTY |
+				      JSON_C_TO_STRING_NOSLASHESCAPE);
+		if (txt == NULL)
+			err = -ENOMEM;
+		else if (fputs(txt, out) == EOF || fputc('\n', out) == EOF)
+			err = -EIO;
+		else
+			err = stream_status(out);
+	}
+	json_object_put(root);
+	return err;
 }
 
 static void
@@ -939,11 +968,9 @@ report_probe_json(const struct report_probe *r, FILE *out)
 
 	if (r == NULL || out == NULL)
 		return -EINVAL;
-	rtt = hist_or_empty(r->rtt);
-	n = bucket_rows(rtt, &r->buckets, &rows, &layout);
+	n = probe_rtt(r, &rtt, &rows, &layout, &s);
 	if (n < 0)
 		return n;
-	report_summarise(rtt, &s);
 	text_summary_line(summary, sizeof(summary), r, &s);
 
 	root = json_object_new_object();
@@ -1004,13 +1031,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	free(rows);
-	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
-	json_port(root, &r->port, &err);
-
-	if (err == 0)
-		err = json_write(root, out);
-	json_object_put(root);
-	return err;
+	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
 int
@@ -1041,13 +1062,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
-	jset(root, "tsc", json_tsc(&r->tsc, &err), &err);
-	json_port(root, &r->port, &err);
-
-	if (err == 0)
-		err = json_write(root, out);
-	json_object_put(root);
-	return err;
+	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
 /* ---------------------------------------------------------------- live */

@@ -8,8 +8,7 @@
 # UBSan report fails it, whatever the exit code.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 # Leaks are reported at exit with exit code 23 and fail the run; UBSan
 # aborts on its first report.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:exitcode=23

@@ -3,8 +3,7 @@
 # Command-line contract: --help exits 0; bad input gives one clear line and
 # exit 2; an unreachable peer exits 3; a missing port exits 4.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 
 
 expect 0 'usage: latprobe SUBCOMMAND' "$LATPROBE" --help

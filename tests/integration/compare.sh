@@ -6,8 +6,7 @@
 # --force, warnings on other CPUs/drivers, clear errors on bad files.
 # Needs no DPDK and no root.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 mk() { $PY "$LP_TOP/tests/integration/make_report.py" "$@" || fail "make_report $*"; }
 cmp() { "$LATPROBE" compare "$@"; }
 jget() { # FILE a/0/b: like json_get, numbers index arrays

@@ -10,8 +10,7 @@ need_env
 DEMO=${LP_DEMO:-$LP_TOP/tools/demo}
 [ "$(readlink -f "$(dirname "$DEMO")/../build/app/latprobe")" = "$LATPROBE" ] ||
 	lp_skip "tools/demo runs build/app/latprobe, not the binary under test"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 mkdir -p "$WORK/cwd"
 rc=0
 (cd "$WORK/cwd" && timeout 120 "$DEMO" -n 200 -- -q) >"$WORK/demo.out" 2>"$WORK/demo.err" || rc=$?

@@ -4,8 +4,7 @@
 # first; prober = client), each on its own lcore. ARP runs over memif too.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}memif.sock
 memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }
 

@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 pmd=${2:?af_xdp or af_packet}
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
+lp_begin testbed
 
 vdev() { echo "net_${pmd}0,iface=$1"; }
 start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "$(vdev "$LP_IF_REFL")" \

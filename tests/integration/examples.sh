@@ -6,6 +6,5 @@
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_have sockperf || lp_skip "needs sockperf (tools/setup installs it)"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 $PY "$LP_TOP/tools/examples" --build "$(dirname "$(dirname "$LATPROBE")")"

@@ -13,9 +13,7 @@ need_env
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scapy' 2>/dev/null ||
 	lp_skip "needs Debian's python3-scapy"
 lp_have ping || lp_skip "needs iputils-ping"
-lp_trap_cleanup
-cleanup_work
-testbed_up
+lp_begin testbed
 
 start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_af_xdp0,iface=$LP_IF_REFL" \

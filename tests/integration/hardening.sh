@@ -17,8 +17,7 @@
 #     no side thread at all; with -l taking every CPU a warning says so.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 refl_net=(--addr 198.18.0.2/24)
 # A kernel reflector on loopback, STAMP only, on a port of our own.
 kport=$((20000 + $$ % 20000))

@@ -13,8 +13,7 @@ lp_have javac && lp_have java ||
 [ -r "$JAR" ] ||
 	lp_skip "needs libhdrhistogram-java (tools/setup installs it, test-only)"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 javac -cp "$JAR" -d "$WORK" "$LP_TOP/tests/java/HdrCheck.java" || fail "javac"
 CP=$JAR:$WORK
 PROBE=("$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24

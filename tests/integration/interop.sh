@@ -11,19 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_have sockperf || lp_skip "needs Debian's sockperf"
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 vdev() { echo "net_af_xdp0,iface=$1"; }
-probe() { # NAME PROBE-OPTIONS... : DPDK prober in the probe namespace
-	local name=$1
-	shift
-	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
-		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -q \
-		--json "$WORK/$name.json" "$@" >"$WORK/$name.txt" 2>"$WORK/$name.err" ||
-		{ cat "$WORK/$name.err" >&2; fail "$name: probe exited $?"; }
-}
 
 # 1. sockperf client (kernel, probe namespace) -> DPDK reflector.
 start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "$(vdev "$LP_IF_REFL")" \
@@ -39,7 +28,7 @@ for size in 64; do
 done
 # 5. udp-echo to the DPDK reflector, while it is up.
 ip -n "$LP_NS_PROBE" addr flush dev "$LP_IF_PROBE"
-probe udpecho --proto udp-echo -l 64 -n 2000 "$refl_ip"
+probe_dpdk udpecho --proto udp-echo -l 64 -n 2000 "$refl_ip"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/udpecho.json" \
 	--sent 2000 --no-loss --proto udp-echo || fail "udp-echo report"
 stop_reflector
@@ -53,12 +42,12 @@ ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
 # 2. DPDK prober, sockperf protocol -> sockperf server.
 LP_BG_LOG=$WORK/sp-server.log lp_bg_ns "$LP_NS_REFL" sockperf server -i "$refl_ip" -p 11111
 sleep 1
-probe sockperf --proto sockperf -l 64 -n 2000 "$refl_ip"
+probe_dpdk sockperf --proto sockperf -l 64 -n 2000 "$refl_ip"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/sockperf.json" \
 	--sent 2000 --no-loss --proto sockperf || fail "sockperf-server report"
 
 # 3. ICMP echo to the kernel.
-probe icmp --proto icmp -l 56 -n 1000 "$refl_ip"
+probe_dpdk icmp --proto icmp -l 56 -n 1000 "$refl_ip"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/icmp.json" \
 	--sent 1000 --no-loss --proto icmp || fail "icmp report"
 
@@ -71,11 +60,11 @@ s.bind((sys.argv[1], 8080)); s.listen(128)
 print("listening", flush=True)
 time.sleep(60)' "$refl_ip"
 lp_wait_for "$WORK/listener.log" listening 10 || fail "no TCP listener"
-probe tcp --proto tcp-syn -n 1000 "$refl_ip:8080"
+probe_dpdk tcp --proto tcp-syn -n 1000 "$refl_ip:8080"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/tcp.json" \
 	--sent 1000 --no-loss --proto tcp-syn || fail "tcp-syn report"
 [ "$(json_get "$WORK/tcp.json" probes/resets)" -eq 0 ] || fail "a listener answered RST"
-probe tcpclosed --proto tcp-syn -n 200 "$refl_ip:8081"
+probe_dpdk tcpclosed --proto tcp-syn -n 200 "$refl_ip:8081"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/tcpclosed.json" \
 	--sent 200 --no-loss || fail "tcp-syn closed-port report"
 [ "$(json_get "$WORK/tcpclosed.json" probes/resets)" -eq 200 ] || fail "closed port: RSTs not counted"

@@ -8,10 +8,7 @@
 #   4. sockperf client -> kernel reflector
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 kprobe() { # NAME OPTIONS... : kernel-backend prober in the probe namespace
 	local name=$1
 	shift

@@ -8,26 +8,15 @@
 #   4. latprobe probe --proto sockperf -l 8k -> sockperf server (kernel)
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 vdev() { echo "net_af_xdp0,iface=$1"; }
-probe() { # NAME PROBE-OPTIONS...
-	local name=$1
-	shift
-	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
-		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -q \
-		--json "$WORK/$name.json" "$@" >"$WORK/$name.txt" 2>"$WORK/$name.err" ||
-		{ cat "$WORK/$name.err" >&2; fail "$name: probe exited $?"; }
-}
 
 start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "$(vdev "$LP_IF_REFL")" \
 	-- --addr "$LP_ADDR_REFL" --json "$WORK/refl.json" -q
-probe stamp8k -l 8k -n 1000 -w 10 --samples "$WORK/stamp8k.csv" "$refl_ip"
+probe_dpdk stamp8k -l 8k -n 1000 -w 10 --samples "$WORK/stamp8k.csv" "$refl_ip"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/stamp8k.json" \
 	--samples "$WORK/stamp8k.csv" --sent 1000 --no-loss --remote-ts || fail "-l 8k report"
-probe stamp64k -l 65507 -n 100 -w 5 "$refl_ip"
+probe_dpdk stamp64k -l 65507 -n 100 -w 5 "$refl_ip"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/stamp64k.json" \
 	--sent 100 --no-loss --remote-ts || fail "-l 65507 report"
 
@@ -57,7 +46,7 @@ if lp_have sockperf; then
 	ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
 	LP_BG_LOG=$WORK/sp-server.log lp_bg_ns "$LP_NS_REFL" sockperf server -i "$refl_ip" -p 11111
 	sleep 1
-	probe sockperf8k --proto sockperf -l 8k -n 500 "$refl_ip"
+	probe_dpdk sockperf8k --proto sockperf -l 8k -n 500 "$refl_ip"
 	$PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/sockperf8k.json" \
 		--sent 500 --no-loss --proto sockperf || fail "sockperf server 8 KiB report"
 fi

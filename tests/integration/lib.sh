@@ -40,6 +40,52 @@ cleanup_work() {
 	lp_cleanup_push "rm -rf '$WORK'"
 }
 
+# lp_begin [testbed]: the cleanup trap and $WORK removed at exit; with
+# "testbed", the namespaces up (down at exit) and the reflector's address
+# without its length in refl_ip.
+lp_begin() {
+	lp_trap_cleanup
+	cleanup_work
+	if [ "${1:-}" = testbed ]; then
+		testbed_up
+		refl_ip=${LP_ADDR_REFL%/*}
+	fi
+}
+
+# expect CODE PATTERN CMD...: CMD (stdin /dev/null, at most 30 s) exits CODE
+# and PATTERN (an ERE, "" for any) is in its stdout or stderr, kept in
+# $WORK/out and $WORK/err. A script may set LP_EXPECT_STDERR=1 (PATTERN on
+# stderr only), LP_EXPECT_ONE_LINE=1 (a non-zero exit says one line on
+# stderr) and LP_EXPECT_SHOW=1 (stderr echoed, indented, to the log).
+expect() {
+	local code=$1 pat=$2 rc=0 where=("$WORK/out" "$WORK/err")
+	shift 2
+	timeout 30 "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
+	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
+	[ "${LP_EXPECT_STDERR:-0}" -eq 0 ] || where=("$WORK/err")
+	if [ -n "$pat" ]; then
+		grep -qE -- "$pat" "${where[@]}" ||
+			{ cat "$WORK/err" >&2; fail "'$*': no '$pat' in its output"; }
+	fi
+	if [ "${LP_EXPECT_ONE_LINE:-0}" -ne 0 ] && [ "$code" -ne 0 ] &&
+		[ "$(wc -l <"$WORK/err")" -ne 1 ]; then
+		cat "$WORK/err" >&2
+		fail "'$*': more than one line on stderr"
+	fi
+	[ "${LP_EXPECT_SHOW:-0}" -eq 0 ] || sed "s/^/  got: /" "$WORK/err"
+}
+
+# probe_dpdk NAME OPTIONS...: a DPDK prober on lcore 1 over af_xdp in the
+# probe namespace, report in $WORK/NAME.json, output in $WORK/NAME.{txt,err}.
+probe_dpdk() {
+	local name=$1 rc=0
+	shift
+	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
+		--vdev "net_af_xdp0,iface=$LP_IF_PROBE" -- --addr "$LP_ADDR_PROBE" -q \
+		--json "$WORK/$name.json" "$@" >"$WORK/$name.txt" 2>"$WORK/$name.err" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$WORK/$name.err" >&2; fail "$name: probe exited $rc"; }
+}
+
 # start_reflector NS EAL... -- OPTS... : background reflector, log in $WORK/refl.log;
 # waits until it says it is up.
 start_reflector() {
@@ -79,23 +125,3 @@ v=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("/"): v=v[k]
 print(v)' "$1" "$2"
 }
-
-# expect CODE PATTERN CMD...: CMD (at most 30 s, no stdin) exits CODE and,
-# when PATTERN is not empty, prints a line matching it (stdout or stderr).
-# expect_err: the same, PATTERN on stderr only (its lines echoed, "  got:").
-# Output in $WORK/out and $WORK/err.
-expect_in() { # WHERE CODE PATTERN CMD...
-	local where=$1 code=$2 pat=$3 rc=0 files
-	shift 3
-	timeout 30 "$@" >"$WORK/out" 2>"$WORK/err" </dev/null || rc=$?
-	[ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-	[ -n "$pat" ] || return 0
-	files=("$WORK/err")
-	[ "$where" = stderr ] || files+=("$WORK/out")
-	grep -qE -- "$pat" "${files[@]}" ||
-		{ cat "$WORK/err" >&2; fail "'$*': no '$pat' in its ${where/both/output}"; }
-	[ "$where" = stderr ] && sed "s/^/  got: /" "$WORK/err"
-	return 0
-}
-expect() { expect_in both "$@"; }
-expect_err() { expect_in stderr "$@"; }

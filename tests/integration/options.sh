@@ -15,8 +15,7 @@
 #   - kernel backend: a closed port reported as such (probes.unreachable), a
 #     source port in use named with --sport as the way out.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 
 usage_err() { # PATTERN CMD...: exit 2 with one line matching PATTERN
 	local pat=$1

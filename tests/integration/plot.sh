@@ -5,33 +5,34 @@
 # load it without a console message, and its DOM must hold one series per
 # run in each chart. Exit 77 when Chromium is not installed.
 . "$(dirname "$0")/lib.sh"
-lp_trap_cleanup
-cleanup_work
+lp_begin
 
+LP_EXPECT_STDERR=1
+LP_EXPECT_ONE_LINE=1
 
 SEED=$LP_TOP/tests/fuzz/plot/corpus_plot_json/probe_stamp_1k.json
 
 # Bad input: one clear line, exit 2, no page.
-expect_err 2 "no RUN.json" "$LATPROBE" plot -o "$WORK/x.html"
-expect_err 2 "-o FILE is required" "$LATPROBE" plot "$SEED"
-expect_err 2 "$WORK/missing.json: cannot read it: No such file" \
+expect 2 "no RUN.json" "$LATPROBE" plot -o "$WORK/x.html"
+expect 2 "-o FILE is required" "$LATPROBE" plot "$SEED"
+expect 2 "$WORK/missing.json: cannot read it: No such file" \
 	"$LATPROBE" plot "$WORK/missing.json" -o "$WORK/x.html"
-expect_err 2 "cannot read it: Is a directory" "$LATPROBE" plot "$WORK" -o "$WORK/x.html"
+expect 2 "cannot read it: Is a directory" "$LATPROBE" plot "$WORK" -o "$WORK/x.html"
 printf 'not json at all\n' >"$WORK/text.json"
-expect_err 2 "text.json: not JSON" "$LATPROBE" plot "$WORK/text.json" -o "$WORK/x.html"
+expect 2 "text.json: not JSON" "$LATPROBE" plot "$WORK/text.json" -o "$WORK/x.html"
 head -c 300 "$SEED" >"$WORK/cut.json"
-expect_err 2 "cut.json: not JSON \(it ends in the middle\)" "$LATPROBE" plot "$WORK/cut.json" -o "$WORK/x.html"
+expect 2 "cut.json: not JSON \(it ends in the middle\)" "$LATPROBE" plot "$WORK/cut.json" -o "$WORK/x.html"
 printf '{"counters":{"answered.stamp":5},"duration_s":1.0}\n' >"$WORK/refl.json"
-expect_err 2 "a reflector's report" "$LATPROBE" plot "$WORK/refl.json" -o "$WORK/x.html"
+expect 2 "a reflector's report" "$LATPROBE" plot "$WORK/refl.json" -o "$WORK/x.html"
 printf '{"rtt_ns":{"count":3,"min":1,"max":5},"buckets":[{"upper_ns":5,"count":2}]}\n' >"$WORK/liar.json"
-expect_err 2 "hold 2 round trips but rtt_ns.count says 3" "$LATPROBE" plot "$WORK/liar.json" -o "$WORK/x.html"
-expect_err 2 "not a latprobe --samples CSV" "$LATPROBE" plot "$SEED" --samples "$SEED" -o "$WORK/x.html"
-expect_err 2 "2 --label for 1 run" "$LATPROBE" plot "$SEED" --label a --label b -o "$WORK/x.html"
-expect_err 2 "unknown or incomplete option '--bogus'" "$LATPROBE" plot "$SEED" --bogus -o "$WORK/x.html"
-expect_err 2 "-o $WORK/no/such/dir/x.html: cannot write it" "$LATPROBE" plot "$SEED" -o "$WORK/no/such/dir/x.html"
+expect 2 "hold 2 round trips but rtt_ns.count says 3" "$LATPROBE" plot "$WORK/liar.json" -o "$WORK/x.html"
+expect 2 "not a latprobe --samples CSV" "$LATPROBE" plot "$SEED" --samples "$SEED" -o "$WORK/x.html"
+expect 2 "2 --label for 1 run" "$LATPROBE" plot "$SEED" --label a --label b -o "$WORK/x.html"
+expect 2 "unknown or incomplete option '--bogus'" "$LATPROBE" plot "$SEED" --bogus -o "$WORK/x.html"
+expect 2 "-o $WORK/no/such/dir/x.html: cannot write it" "$LATPROBE" plot "$SEED" -o "$WORK/no/such/dir/x.html"
 many=()
 for i in $(seq 50); do many+=("$SEED"); done
-expect_err 2 "more than 32 runs; one page holds at most 32" "$LATPROBE" plot "${many[@]}" -o "$WORK/x.html"
+expect 2 "more than 32 runs; one page holds at most 32" "$LATPROBE" plot "${many[@]}" -o "$WORK/x.html"
 [ ! -e "$WORK/x.html" ] || fail "a page was written for bad input"
 # Every option plot --help lists is taken (here with a value that fits).
 for o in $("$LATPROBE" plot --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+' | sort -u); do
@@ -41,14 +42,14 @@ for o in $("$LATPROBE" plot --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+' | gre
 	--samples | --hlog) args=("$o" '' -o "$WORK/opt.html") ;;
 	*) args=("$o" value -o "$WORK/opt.html") ;;
 	esac
-	expect_err 0 "" "$LATPROBE" plot "$SEED" "${args[@]}"
+	expect 0 "" "$LATPROBE" plot "$SEED" "${args[@]}"
 done
 # The usual "latprobe SUB [EAL] -- [options]" with an empty EAL part.
-expect_err 0 "" "$LATPROBE" plot -- "$SEED" -o "$WORK/dash.html"
-expect_err 2 "latprobe plot's --label goes after '--'" "$LATPROBE" plot --label x -- "$SEED" -o "$WORK/x.html"
+expect 0 "" "$LATPROBE" plot -- "$SEED" -o "$WORK/dash.html"
+expect 2 "latprobe plot's --label goes after '--'" "$LATPROBE" plot --label x -- "$SEED" -o "$WORK/x.html"
 # One empty run among others: still a page.
 printf '{"probes":{"sent":5,"received":0,"lost":5},"rtt_ns":{"count":0}}\n' >"$WORK/empty.json"
-expect_err 0 "" "$LATPROBE" plot "$SEED" "$WORK/empty.json" -o "$WORK/empty.html"
+expect 0 "" "$LATPROBE" plot "$SEED" "$WORK/empty.json" -o "$WORK/empty.html"
 grep -q 'empty.json: no round trip was recorded' "$WORK/empty.html" || fail "the empty run is not named on the page"
 
 # Two real runs when DPDK can run here (ring loopback), else the seed.
@@ -66,16 +67,16 @@ if [ "$(id -u)" -eq 0 ] &&
 		{ cat "$WORK/probe.err" >&2; fail "ring run -l 1k failed"; }
 	runs=("$WORK/run-44.json" "$WORK/run-1k.json")
 	samples=(--samples "$WORK/run-44.csv" --hlog '' --samples '' --hlog "$WORK/run-1k.hlog")
-	expect_err 2 "run 1 \\(.*run-44.json\\) has both --samples and --hlog" \
+	expect 2 "run 1 \\(.*run-44.json\\) has both --samples and --hlog" \
 		"$LATPROBE" plot "${runs[@]}" --samples "$WORK/run-44.csv" --hlog "$WORK/run-1k.hlog" -o "$WORK/x.html"
-	expect_err 2 "--hlog .*run-44.json: line 1 is not an HdrHistogram interval" \
+	expect 2 "--hlog .*run-44.json: line 1 is not an HdrHistogram interval" \
 		"$LATPROBE" plot "${runs[@]}" --hlog "$WORK/run-44.json" -o "$WORK/x.html"
 else
 	echo "$LP_PROG: no root or hugepages: drawing the seed report twice" >&2
 	runs=("$SEED" "$SEED")
 	samples=()
 fi
-expect_err 0 "" "$LATPROBE" plot "${runs[@]}" --label 'small <44B>' --label '1 KiB' \
+expect 0 "" "$LATPROBE" plot "${runs[@]}" --label 'small <44B>' --label '1 KiB' \
 	"${samples[@]}" --title 'plot.sh & Chromium' -o "$WORK/plot.html"
 grep -q "2 runs drawn in $WORK/plot.html" "$WORK/out" || fail "plot did not say where the page is"
 $PY - "$WORK/plot.html" <<'EOF' || fail "the page is not well-formed XML with 2 series per chart"

@@ -6,22 +6,21 @@
 # port is refused (exit 4) and leaves the first one working.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 
+LP_EXPECT_STDERR=1
+LP_EXPECT_SHOW=1
 
 # 1. The probe's interface from outside its namespace: say where it is.
-expect_err 4 "interface $LP_IF_PROBE .* is not in this network namespace but in '$LP_NS_PROBE'" \
+expect 4 "interface $LP_IF_PROBE .* is not in this network namespace but in '$LP_NS_PROBE'" \
 	"$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=$LP_IF_PROBE" \
 	-- --addr "$LP_ADDR_PROBE" -n 10 "$refl_ip"
-expect_err 4 "is not in this network namespace but in '$LP_NS_PROBE'" \
+expect 4 "is not in this network namespace but in '$LP_NS_PROBE'" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=$LP_IF_PROBE" -- --calibrate 10ms
-expect_err 4 "interface ${LP_NS_PREFIX}nosuch0 .* does not exist here" \
+expect 4 "interface ${LP_NS_PREFIX}nosuch0 .* does not exist here" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=${LP_NS_PREFIX}nosuch0" -- --calibrate 10ms
 # info exits 4 when a device the EAL options name does not come up.
-expect_err 4 "1 --vdev device\(s\) in the EAL options, 0 DPDK port\(s\) came up" \
+expect 4 "1 --vdev device\(s\) in the EAL options, 0 DPDK port\(s\) came up" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_packet0" -- --calibrate 10ms
 
 # 2. A second reflector on the same af_xdp interface.
@@ -29,7 +28,7 @@ start_reflector "$LP_NS_REFL" -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=
 	-- --addr "$LP_ADDR_REFL" -q
 prog=$(ip -n "$LP_NS_REFL" -d link show dev "$LP_IF_REFL" | grep -oE 'prog/xdp id [0-9]+')
 [ -n "$prog" ] || fail "the first reflector has no XDP program on $LP_IF_REFL"
-expect_err 4 "interface $LP_IF_REFL is in use: its XDP program [0-9]+ is held by pid $REFL_PID \(latprobe\); stop that process first" \
+expect 4 "interface $LP_IF_REFL is in use: its XDP program [0-9]+ is held by pid $REFL_PID \(latprobe\); stop that process first" \
 	ip netns exec "$LP_NS_REFL" "$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --addr "$LP_ADDR_REFL" -q
 [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "the refusal took more than one line"
@@ -52,7 +51,7 @@ kill -KILL "$REFL_PID"
 wait "$REFL_PID" 2>/dev/null || true
 # Seen once under load: the program was gone by now (nothing to refuse).
 if ip -n "$LP_NS_REFL" -d link show dev "$LP_IF_REFL" | grep -q 'prog/xdp'; then
-	expect_err 4 "interface $LP_IF_REFL already has XDP program [0-9]+ attached and no process holds it.*'ip link set dev $LP_IF_REFL xdp off'" \
+	expect 4 "interface $LP_IF_REFL already has XDP program [0-9]+ attached and no process holds it.*'ip link set dev $LP_IF_REFL xdp off'" \
 		ip netns exec "$LP_NS_REFL" "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" \
 		--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --calibrate 10ms
 	ip -n "$LP_NS_REFL" link set dev "$LP_IF_REFL" xdp off
@@ -65,7 +64,7 @@ sock=$LP_RUN_DIR/${LP_NS_PREFIX}pf-memif.sock
 rm -f "$sock"
 start_reflector - -l 0 "${EAL_COMMON[@]}" --vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" \
 	-- --addr 198.18.0.2/24 -q
-expect_err 4 "memif socket $sock .* already has a server listening by pid $REFL_PID \(latprobe\)" \
+expect 4 "memif socket $sock .* already has a server listening by pid $REFL_PID \(latprobe\)" \
 	"$LATPROBE" reflect -l 1 "${EAL_COMMON[@]}" --vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" \
 	-- --addr 198.18.0.2/24 -q
 [ -S "$sock" ] || fail "the second memif server removed the first one's socket"
@@ -75,7 +74,7 @@ stop_reflector
 # 4. A second kernel reflector: name the port in use and who has it.
 ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
 start_reflector "$LP_NS_REFL" --backend kernel --addr "$refl_ip" -q
-expect_err 4 "UDP port 862 on $refl_ip is already in use by pid $REFL_PID \(latprobe\) \(another reflector\?\)" \
+expect 4 "UDP port 862 on $refl_ip is already in use by pid $REFL_PID \(latprobe\) \(another reflector\?\)" \
 	ip netns exec "$LP_NS_REFL" "$LATPROBE" reflect --backend kernel --addr "$refl_ip" -q
 stop_reflector
 echo "$LP_PROG: ok"

@@ -6,10 +6,7 @@
 # always show.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 eal=(--in-memory --no-pci)
 
 start_reflector "$LP_NS_REFL" -l 0 "${eal[@]}" --vdev "net_af_xdp0,iface=$LP_IF_REFL" \

@@ -4,8 +4,7 @@
 # every probe protocol through the real PMD, the codec and both engines.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 for proto in stamp sockperf udp-echo icmp; do
 	args=()
 	[ "$proto" = stamp ] && args=(--remote-ts)

@@ -5,8 +5,7 @@
 # probe counted as received or lost, samples match).
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}sigint.sock
 memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }
 

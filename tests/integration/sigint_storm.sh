@@ -7,8 +7,7 @@
 # the keys are there) and its text report.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
+lp_begin
 ROUNDS=${LP_STORM_ROUNDS:-25} # two signals a round
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}storm.sock
 memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }

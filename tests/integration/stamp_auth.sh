@@ -8,9 +8,7 @@
 # probes.auth_failed and records none. Also --loopback over net_ring.
 . "$(dirname "$0")/lib.sh"
 need_env
-lp_trap_cleanup
-cleanup_work
-testbed_up
+lp_begin testbed
 
 vdev() { echo "net_af_xdp0,iface=$1"; }
 openssl rand -hex 32 >"$WORK/good.key"

@@ -20,10 +20,7 @@
 need_env
 lp_have ethtool || lp_skip "needs ethtool"
 lp_have ping || lp_skip "needs iputils-ping"
-lp_trap_cleanup
-cleanup_work
-testbed_up
-refl_ip=${LP_ADDR_REFL%/*}
+lp_begin testbed
 vid=100
 for x in "$LP_NS_PROBE $LP_IF_PROBE" "$LP_NS_REFL $LP_IF_REFL"; do
 	# shellcheck disable=SC2086

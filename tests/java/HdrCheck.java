@@ -47,18 +47,8 @@ public class HdrCheck {
 			print(acc);
 			System.out.println(n);
 		} else if (args.length >= 1 && args[0].equals("decode")) {
-			for (int a = 1; a < args.length; a++) {
-				Histogram h = decode(args[a]);
-				StringBuilder sb = new StringBuilder();
-				sb.append(h.getTotalCount()).append(' ');
-				sb.append(h.getMinValue()).append(' ');
-				sb.append(h.getMaxValue()).append(' ');
-				sb.append(String.format("%.3f", h.getMean()));
-				double[] ps = {50, 90, 99, 99.9, 99.99, 100};
-				for (double p : ps)
-					sb.append(' ').append(h.getValueAtPercentile(p));
-				System.out.println(sb);
-			}
+			for (int a = 1; a < args.length; a++)
+				print(decode(args[a]));
 		} else if (args.length >= 1 && args[0].equals("counts")) {
 			Histogram h = decode(args[1]);
 			for (org.HdrHistogram.HistogramIterationValue v : h.recordedValues())

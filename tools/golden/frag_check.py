@@ -41,27 +41,18 @@ import struct
 import sys
 import tempfile
 
+import golden
+from golden import IP_A, IP_B, MAC_A, MAC_B, ROOT, pattern
+
 try:
     from scapy.all import (ICMP, IP, UDP, Dot1Q, Ether, Raw, defragment,
                            fragment)
 except ImportError:
-    # A pyenv/venv python3 first in PATH does not see Debian's dist-packages.
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("frag_check.py: needs scapy (apt-get install python3-scapy)")
+    golden.no_scapy("frag_check.py")
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HEADER = "tests/unit/codec_frag/vectors/frag_vectors.h"
 CORPUS = "tests/fuzz/codec_frag/corpus_reasm"
 
-MAC_A = "02:00:5e:10:00:01"
-MAC_B = "02:00:5e:10:00:02"
-IP_A = "198.18.0.1"
-IP_B = "198.18.0.2"
-
-
-def pattern(n, seed=0):
-    return bytes((seed + 7 * i) & 0xFF for i in range(n))
 
 
 def datagrams():
@@ -161,16 +152,7 @@ def write_outputs(outdir):
     h.extend(table)
     h.append("};\n\n#endif /* LATPROBE_FRAG_VECTORS_H */")
 
-    hp = os.path.join(outdir, HEADER)
-    os.makedirs(os.path.dirname(hp), exist_ok=True)
-    with open(hp, "w") as fh:
-        fh.write("\n".join(h) + "\n")
-    cd = os.path.join(outdir, CORPUS)
-    os.makedirs(cd, exist_ok=True)
-    for name, data in corpus.items():
-        with open(os.path.join(cd, name + ".bin"), "wb") as fh:
-            fh.write(data)
-    return [HEADER] + [os.path.join(CORPUS, n + ".bin") for n in corpus]
+    return golden.write_vectors(outdir, HEADER, h, CORPUS, corpus.items())
 
 
 def read_pcap(path):

@@ -24,31 +24,22 @@ import subprocess
 import sys
 import tempfile
 
+import golden
+from golden import IP_A, IP_B, MAC_A, MAC_B, ROOT, pattern
+
 try:
     from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, ICMPv6EchoRequest,
                            IPOption_Router_Alert, IPv6, IPv6ExtHdrHopByHop,
                            Padding, Raw, fragment, wrpcap)
     from scapy.layers.inet import IPOption
 except ImportError:
-    # A pyenv/venv python3 first in PATH does not see Debian's dist-packages.
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("net_vectors.py: needs scapy (apt-get install python3-scapy)")
+    golden.no_scapy("net_vectors.py")
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HEADER = "tests/unit/codec_net/vectors/net_vectors.h"
 CORPUS = "tests/fuzz/codec_net/corpus_frame"
 
-MAC_A = "02:00:5e:10:00:01"
-MAC_B = "02:00:5e:10:00:02"
-IP_A = "198.18.0.1"
-IP_B = "198.18.0.2"
 IP6_A = "2001:db8::1"
 IP6_B = "2001:db8:0:1::2"
-
-
-def pattern(n, seed=0):
-    return bytes((seed + 7 * i) & 0xFF for i in range(n))
 
 
 def l2(vlan=None, dst=MAC_B, src=MAC_A):
@@ -391,15 +382,8 @@ def write_outputs(outdir):
         h.append("\t{\n\t\t" + ",\n\t\t".join(items) + ",\n\t},")
     h.append("};\n\n#endif /* LATPROBE_NET_VECTORS_H */")
 
-    hp = os.path.join(outdir, HEADER)
-    os.makedirs(os.path.dirname(hp), exist_ok=True)
-    with open(hp, "w") as fh:
-        fh.write("\n".join(h) + "\n")
-    cd = os.path.join(outdir, CORPUS)
-    os.makedirs(cd, exist_ok=True)
-    for (name, _, _, _), f in zip(vs, frames):
-        with open(os.path.join(cd, name + ".bin"), "wb") as fh:
-            fh.write(f)
+    golden.write_vectors(outdir, HEADER, h, CORPUS,
+                         [(name, f) for (name, _, _, _), f in zip(vs, frames)])
 
 
 def main():

@@ -8,23 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "golden_gen.h"
 #include "latprobe/stamp_auth.h"
-
-/* The same instants as stamp_gen.c, ns since 1970 */
-#define T1_NS 1700000000123456789ULL
-#define T2_NS 1700000000123500000ULL
-#define T3_NS 1700000000123600001ULL
-
-static void
-dump(const char *name, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	printf("%s ", name);
-	for (i = 0; i < len; i++)
-		printf("%02x", p[i]);
-	printf("\n");
-}
 
 static int
 pair(struct stamp_auth *a, const char *sname, const char *rname, uint16_t ee,

@@ -30,19 +30,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from golden import (NTP_EE, PTP_EE, REFL_SEQ, ROOT, SENDER_SEQ, SSID, T1_NS,
+                    T2_NS, T3_NS, TTL, c_array)
+
 OUT = os.path.join(ROOT, "tests/unit/codec_stamp/vectors/stamp_auth_golden.h")
 
-# The inputs stamp_auth_gen.c uses, restated so the check is independent.
-T1_NS = 1700000000123456789
-T2_NS = 1700000000123500000
-T3_NS = 1700000000123600001
-NTP_EE = 0x8000 | 10 << 8 | 3
-PTP_EE = 0x4000 | 1
-SENDER_SEQ = 7
-SSID = 0xBEEF
-REFL_SEQ = 1000
-TTL = 63
 KEY1 = b"latprobe golden key"
 KEY2 = bytes(range(64))
 
@@ -97,14 +89,6 @@ CASES = [
 KEYS = {"key1": KEY1, "key2": KEY2}
 
 
-def c_bytes(h, name, data):
-    h.write(f"static const uint8_t {name}[] = {{\n")
-    items = [f"0x{b:02x}" for b in data]
-    for i in range(0, len(items), 8):
-        h.write("\t" + ", ".join(items[i:i + 8]) + ",\n")
-    h.write("};\n\n")
-
-
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         gen = os.path.join(tmp, "stamp_auth_gen")
@@ -142,9 +126,9 @@ def main():
                 "\tbool reflector;\n\tuint16_t ee;\n"
                 "\tconst uint8_t *bytes;\n\tsize_t len;\n};\n\n")
         for k, v in KEYS.items():
-            c_bytes(h, f"golden_auth_{k}", v)
+            c_array(h, f"golden_auth_{k}", v)
         for name, _, _, _, data in built:
-            c_bytes(h, f"golden_{name}", data)
+            c_array(h, f"golden_{name}", data)
         h.write("static const struct stamp_auth_golden "
                 "stamp_auth_golden[] = {\n")
         for name, key, refl, ee, data in built:

@@ -7,23 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "golden_gen.h"
 #include "latprobe/stamp.h"
-
-/* 2023-11-14T22:13:20.123456789Z and later instants, ns since 1970 */
-#define T1_NS 1700000000123456789ULL
-#define T2_NS 1700000000123500000ULL
-#define T3_NS 1700000000123600001ULL
-
-static void
-dump(const char *name, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	printf("%s ", name);
-	for (i = 0; i < len; i++)
-		printf("%02x", p[i]);
-	printf("\n");
-}
 
 static size_t
 sender(uint8_t *p, uint16_t ee, bool tlvs, size_t len)

@@ -37,19 +37,11 @@ import time
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from golden import (NTP_EE, PTP_EE, REFL_SEQ, ROOT, SENDER_SEQ, SSID, T1_NS,
+                    T2_NS, T3_NS, TTL, c_array)
+
 OUT = os.path.join(ROOT, "tests/unit/codec_stamp/vectors/stamp_golden.h")
 
-# The inputs stamp_gen.c uses, restated here so the check is independent.
-T1_NS = 1700000000123456789
-T2_NS = 1700000000123500000
-T3_NS = 1700000000123600001
-NTP_EE = 0x8000 | 10 << 8 | 3
-PTP_EE = 0x4000 | 1
-SENDER_SEQ = 7
-SSID = 0xBEEF
-REFL_SEQ = 1000
-TTL = 63
 
 FIELDS = [
     "twamp.test.seq_number",
@@ -98,6 +90,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         gen = os.path.join(tmp, "stamp_gen")
         subprocess.run(["cc", "-O1", "-I", os.path.join(ROOT, "lib/codec"),
+                        "-I", os.path.join(ROOT, "lib/util"),
                         os.path.join(ROOT, "lib/codec/stamp.c"),
                         os.path.join(ROOT, "tools/golden/stamp_gen.c"),
                         "-lm", "-o", gen], check=True)
@@ -186,11 +179,7 @@ def main():
                 "\tbool sender_ts_as_ntp; /* tshark ignored the Z bit */\n"
                 "};\n\n")
         for c in out:
-            h.write(f"static const uint8_t golden_{c[0]}[] = {{\n")
-            items = [f"0x{b:02x}" for b in c[1]]
-            for i in range(0, len(items), 8):
-                h.write("\t" + ", ".join(items[i:i + 8]) + ",\n")
-            h.write("};\n\n")
+            c_array(h, f"golden_{c[0]}", c[1])
         h.write("static const struct stamp_golden stamp_golden[] = {\n")
         for (name, payload, seq, ts, ee, ssid, rx, sseq, sts, see, ttl,
              sts_ntp) in out:

@@ -209,6 +209,18 @@ test_parse_rejects(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(why, "inconsistent"));
 	free(txt);
+
+	/* a NUL after the report is data, not white space (the shared
+	 * report_json_parse(): compare took it for a terminator) */
+	txt = probe_json(h, NULL, NULL, &len);
+	assert_int_equal(compare_run_parse(txt, len, &run, why, sizeof(why)),
+			 0);
+	compare_run_fini(&run);
+	assert_int_equal(
+		compare_run_parse(txt, len + 1, &run, why, sizeof(why)),
+		-EINVAL);
+	assert_non_null(strstr(why, "something follows"));
+	free(txt);
 	histogram_destroy(h);
 }
 

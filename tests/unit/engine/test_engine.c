@@ -195,6 +195,22 @@ flow_to_reflector(uint16_t sport, uint16_t dport)
 			sport, dport);
 }
 
+/* An answer's flow: from the reflector's port sport to the prober's dport. */
+static struct codec_flow
+flow_from_reflector(uint16_t sport, uint16_t dport)
+{
+	return tw_flow4(&tw_refl_mac, &tw_prober_mac, TW_REFL_IP, TW_PROBER_IP,
+			sport, dport);
+}
+
+/* The reflector again, with w->rc as it is now, on queue 1. */
+static int
+reflector_reinit(struct wire *w)
+{
+	reflector_worker_fini(&w->rw);
+	return reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1));
+}
+
 static size_t
 build_stamp(uint8_t *buf, size_t cap, const struct codec_flow *fl, uint32_t seq,
 	    uint16_t ssid)
@@ -370,11 +386,8 @@ test_fragmented_probes(void **state)
 	const uint64_t n = 20, warm = 2, pieces = (8200 + 1479) / 1480;
 	int len;
 
-	reflector_worker_fini(&w->rw);
 	w->rc.n_reasm = 4;
-	assert_int_equal(
-		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
-		0);
+	assert_int_equal(reflector_reinit(w), 0);
 	len = codec_build_udp(big, sizeof(big), &other, 7,
 			      big + codec_udp_header_len(&other), 3000);
 	assert_true(len > 0);
@@ -621,11 +634,7 @@ test_unsent_seq_ignored(void **state)
 	w->pc.count = 10;
 	w->pc.warmup = 0;
 	/* Turned around: from the reflector's echo port to our flow. */
-	fl = flow_to_reflector(7, 40000);
-	fl.src_mac = tw_refl_mac;
-	fl.dst_mac = tw_prober_mac;
-	fl.src4 = TW_REFL_IP;
-	fl.dst4 = TW_PROBER_IP;
+	fl = flow_from_reflector(7, 40000);
 	memset(pl, 0, sizeof(pl));
 	pl[7] = 200; /* seq 200 */
 	tw_inject(w->f, 0, frame,
@@ -691,11 +700,7 @@ test_paced_stale_answer_ignored(void **state)
 	w->pc.count = n;
 	w->pc.warmup = 0;
 	w->pc.interval_cycles = 5000;
-	fl = flow_to_reflector(7, 40000);
-	fl.src_mac = tw_refl_mac;
-	fl.dst_mac = tw_prober_mac;
-	fl.src4 = TW_REFL_IP;
-	fl.dst4 = TW_PROBER_IP;
+	fl = flow_from_reflector(7, 40000);
 	memset(pl, 0, sizeof(pl));
 	pl[6] = 0x13;
 	pl[7] = 0x88; /* seq 5000: never sent in a run of 10 */
@@ -751,11 +756,7 @@ test_stamp_seq_widen_across_wrap(void **state)
 	assert_int_equal(stamp_sender_build(pl, sizeof(pl), &so), sizeof(pl));
 	memset(&ro, 0, sizeof(ro));
 	assert_int_equal(stamp_reflect(pl, sizeof(pl), &ro), sizeof(pl));
-	fl = flow_to_reflector(STAMP_PORT, w->pw.flow.sport);
-	fl.src_mac = tw_refl_mac;
-	fl.dst_mac = tw_prober_mac;
-	fl.src4 = TW_REFL_IP;
-	fl.dst4 = TW_PROBER_IP;
+	fl = flow_from_reflector(STAMP_PORT, w->pw.flow.sport);
 	len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 
@@ -948,6 +949,16 @@ fast_clock(struct wire *w)
 	io_fake_set_tick(w->f, TW_TSC_HZ / 1000);
 }
 
+/* The prober's ARP for target over queue 0, timeout in ms. */
+static int
+arp_resolve(struct wire *w, uint32_t target, unsigned timeout_ms,
+	    struct codec_mac *out, const atomic_bool *stop)
+{
+	return prober_arp_resolve(io_fake_queue(w->f, 0), &tw_prober_mac,
+				  TW_PROBER_IP, target, timeout_ms, &w->clock,
+				  out, stop);
+}
+
 static void
 test_arp_resolve(void **state)
 {
@@ -957,11 +968,7 @@ test_arp_resolve(void **state)
 
 	fast_clock(w);
 	memset(&out, 0, sizeof(out));
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
-					    &tw_prober_mac, TW_PROBER_IP,
-					    TW_REFL_IP, 1000, &w->clock, &out,
-					    &no_stop),
-			 0);
+	assert_int_equal(arp_resolve(w, TW_REFL_IP, 1000, &out, &no_stop), 0);
 	assert_memory_equal(&out, &tw_refl_mac, sizeof(out));
 	assert_int_equal(rc(w, RC_ARP), 1);
 	assert_int_equal(rc(w, RC_TX), 1);
@@ -980,10 +987,7 @@ test_arp_unreachable(void **state)
 	fast_clock(w);
 	t0 = io_fake_now(w->f);
 	/* The reflector is there but has another address. */
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
-					    &tw_prober_mac, TW_PROBER_IP,
-					    TW_OTHER_IP, 1000, &w->clock, &out,
-					    &no_stop),
+	assert_int_equal(arp_resolve(w, TW_OTHER_IP, 1000, &out, &no_stop),
 			 -EHOSTUNREACH);
 	assert_true(io_fake_now(w->f) - t0 >= TW_TSC_HZ);
 	/* A request every 200 ms over 1 s. */
@@ -1003,10 +1007,7 @@ test_arp_nobody(void **state)
 
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
-					    &tw_prober_mac, TW_PROBER_IP,
-					    TW_REFL_IP, 500, &w->clock, &out,
-					    &no_stop),
+	assert_int_equal(arp_resolve(w, TW_REFL_IP, 500, &out, &no_stop),
 			 -EHOSTUNREACH);
 	assert_int_equal(tw_drain(w->f, 1), io_fake_tx_count(w->f, 0));
 	assert_true(io_fake_tx_count(w->f, 0) >= 2);
@@ -1022,21 +1023,13 @@ test_arp_stop(void **state)
 
 	fast_clock(w);
 	io_fake_set_peer(w->f, 0, NULL, NULL);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
-					    &tw_prober_mac, TW_PROBER_IP,
-					    TW_REFL_IP, 1000, &w->clock, &out,
-					    &stop),
-			 -EINTR);
+	assert_int_equal(arp_resolve(w, TW_REFL_IP, 1000, &out, &stop), -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 0);
 
 	/* Set while waiting: after the first request. */
 	atomic_store_explicit(&stop, false, memory_order_relaxed);
 	io_fake_set_peer(w->f, 0, stop_hook, (void *)&stop);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
-					    &tw_prober_mac, TW_PROBER_IP,
-					    TW_REFL_IP, 1000, &w->clock, &out,
-					    &stop),
-			 -EINTR);
+	assert_int_equal(arp_resolve(w, TW_REFL_IP, 1000, &out, &stop), -EINTR);
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
 	assert_int_equal(tw_drain(w->f, 1), 1);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
@@ -1059,10 +1052,7 @@ test_arp_resolve_answers_requests(void **state)
 			      &tw_other_mac, TW_OTHER_IP, NULL, TW_PROBER_IP);
 	assert_true(len > 0);
 	tw_inject(w->f, 0, frame, (size_t)len);
-	assert_int_equal(prober_arp_resolve(io_fake_queue(w->f, 0),
-					    &tw_prober_mac, TW_PROBER_IP,
-					    TW_REFL_IP, 300, &w->clock, &out,
-					    &no_stop),
+	assert_int_equal(arp_resolve(w, TW_REFL_IP, 300, &out, &no_stop),
 			 -EHOSTUNREACH);
 	/* Our request(s), and one reply to tw_other_mac. */
 	{
@@ -1595,10 +1585,7 @@ test_stamp_stateful(void **state)
 	static const uint32_t want[5] = {0, 0, 1, 1, 2};
 
 	w->rc.stateful = true;
-	reflector_worker_fini(&w->rw);
-	assert_int_equal(
-		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
-		0);
+	assert_int_equal(reflector_reinit(w), 0);
 	stamp_seq_exchange(w, want);
 	assert_int_equal(w->rw.n_sessions, 2);
 	assert_int_equal(rc(w, RC_STATEFUL_FULL), 0);
@@ -1622,10 +1609,7 @@ test_stamp_stateful_full(void **state)
 	uint8_t frame[256];
 
 	w->rc.stateful = true;
-	reflector_worker_fini(&w->rw);
-	assert_int_equal(
-		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
-		0);
+	assert_int_equal(reflector_reinit(w), 0);
 	for (unsigned i = 0; i < n; i++) {
 		struct codec_flow fl =
 			flow_to_reflector((uint16_t)(1024 + i), STAMP_PORT);
@@ -1799,12 +1783,9 @@ static const uint8_t auth_other_key[] = "not the same key";
 static void
 reflector_with_key(struct wire *w, const uint8_t *key, size_t len)
 {
-	reflector_worker_fini(&w->rw);
 	w->rc.auth_key = key;
 	w->rc.auth_key_len = len;
-	assert_int_equal(
-		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
-		0);
+	assert_int_equal(reflector_reinit(w), 0);
 	io_fake_set_peer(w->f, 0, reflector_hook, &w->rw);
 }
 
@@ -1982,12 +1963,9 @@ test_stamp_auth_bad_key_len(void **state)
 	struct wire *w = *state;
 	uint8_t big[STAMP_AUTH_KEY_MAX + 1] = {0};
 
-	reflector_worker_fini(&w->rw);
 	w->rc.auth_key = big;
 	w->rc.auth_key_len = sizeof(big);
-	assert_int_equal(
-		reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)),
-		-EINVAL);
+	assert_int_equal(reflector_reinit(w), -EINVAL);
 	w->pc.auth_key = big;
 	w->pc.auth_key_len = sizeof(big);
 	assert_int_equal(

@@ -303,28 +303,31 @@ check_percentiles(uint64_t *v, size_t n)
 	histogram_destroy(h);
 }
 
+/* check_percentiles() on N_SAMPLES values drawn by gen. */
 static void
-test_percentile_lognormal(void **state)
+check_generated(void (*gen)(uint64_t *v, size_t n, uint64_t seed),
+		uint64_t seed)
 {
 	uint64_t *v = malloc(N_SAMPLES * sizeof(*v));
 
-	(void)state;
 	assert_non_null(v);
-	gen_lognormal(v, N_SAMPLES, 42);
+	gen(v, N_SAMPLES, seed);
 	check_percentiles(v, N_SAMPLES);
 	free(v);
 }
 
 static void
+test_percentile_lognormal(void **state)
+{
+	(void)state;
+	check_generated(gen_lognormal, 42);
+}
+
+static void
 test_percentile_bimodal(void **state)
 {
-	uint64_t *v = malloc(N_SAMPLES * sizeof(*v));
-
 	(void)state;
-	assert_non_null(v);
-	gen_bimodal(v, N_SAMPLES, 7);
-	check_percentiles(v, N_SAMPLES);
-	free(v);
+	check_generated(gen_bimodal, 7);
 }
 
 static void
@@ -533,18 +536,25 @@ test_concurrent_intervals(void **state)
 	histogram_destroy(acc);
 }
 
+/* h holds 1, 2, ..., 100 ns once each. */
+static void
+record_1_to_100(struct histogram *h)
+{
+	histogram_init(h);
+	for (uint64_t v = 1; v <= 100; v++)
+		histogram_record(h, v);
+}
+
 static void
 test_table_linear(void **state)
 {
 	struct histogram h;
 	struct histogram_row rows[HISTOGRAM_MAX_LINEAR_BUCKETS];
-	uint64_t *v, v1, sum;
+	uint64_t *v, sum;
 	unsigned i;
 
 	(void)state;
-	histogram_init(&h);
-	for (v1 = 1; v1 <= 100; v1++)
-		histogram_record(&h, v1);
+	record_1_to_100(&h);
 	/* min 1, max 100: edges 1 + 99 * (i+1) / 10 = 10, 20, ..., 100. */
 	assert_int_equal(histogram_table_linear(&h, 10, rows), 10);
 	for (i = 0; i < 10; i++) {
@@ -590,13 +600,11 @@ test_table_edges(void **state)
 	static const uint64_t e_us[] = {10000, 15000, 20000, 50000, 100000};
 	struct histogram h;
 	struct histogram_row rows[8];
-	uint64_t *v, v1, sum;
+	uint64_t *v, sum;
 	unsigned i;
 
 	(void)state;
-	histogram_init(&h);
-	for (v1 = 1; v1 <= 100; v1++)
-		histogram_record(&h, v1);
+	record_1_to_100(&h);
 	assert_int_equal(histogram_table_edges(&h, e3, 3, rows), 4);
 	assert_int_equal(rows[0].count, 10);
 	assert_int_equal(rows[1].count, 40);

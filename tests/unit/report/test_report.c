@@ -109,6 +109,14 @@ probe_of(const struct fixture *f)
 		assert_int_equal(fclose(m_), 0);                               \
 	} while (0)
 
+/* CAPTURE, then the text parsed into root_out (json_object_put() frees). */
+#define CAPTURE_JSON(call, text_out, root_out)                                 \
+	do {                                                                   \
+		CAPTURE(call, text_out);                                       \
+		(root_out) = json_tokener_parse(text_out);                     \
+		assert_non_null(root_out);                                     \
+	} while (0)
+
 static struct json_object *
 jget(struct json_object *root, const char *path)
 {
@@ -182,9 +190,7 @@ test_pcts_table(void **state)
 	char *text = NULL;
 	unsigned n = 0;
 
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	rtt = jget(root, "rtt_ns");
 	json_object_object_foreach(rtt, key, val)
 	{
@@ -255,9 +261,7 @@ test_probe_json_stable_keys(void **state)
 	char *text = NULL;
 	size_t i;
 
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	/* NOSLASHESCAPE: the target's "/" would be fine, "\/" would not. */
 	assert_null(strstr(text, "\\/"));
 
@@ -335,9 +339,7 @@ test_probe_json_edges_and_absent(void **state)
 	r.port_driver = NULL;
 	r.tsc.calib_ppm = NAN; /* not measured: null, never a bare NaN */
 	r.buckets = (struct report_buckets){.edges_ns = edges, .n_edges = 3};
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 
 	assert_false(jhas(root, "network_rtt_ns"));
 	assert_false(jhas(root, "turnaround_ns"));
@@ -370,9 +372,7 @@ test_probe_json_edges_and_absent(void **state)
 
 	/* No -h at all: the default table, every in-range value in it. */
 	r.buckets = (struct report_buckets){0};
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	assert_string_equal(
 		json_object_get_string(jget(root, "buckets_layout")), "auto");
 	b = jget(root, "buckets");
@@ -405,9 +405,7 @@ test_probe_empty(void **state)
 	for (k = 0; k < 2; k++) {
 		/* Once with a NULL histogram, once with an empty one. */
 		r.rtt = k == 0 ? NULL : f->empty;
-		CAPTURE(report_probe_json(&r, m_), text);
-		root = json_tokener_parse(text);
-		assert_non_null(root);
+		CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 		assert_int_equal(jget_u64(root, "probes.sent"), 0);
 		assert_int_equal(jget_u64(root, "rtt_ns.count"), 0);
 		assert_int_equal(jget_u64(root, "rtt_ns.min"), 0);
@@ -481,9 +479,7 @@ test_ignored_reasons(void **state)
 	r.ignored[REPORT_IGN_LATE] = 1;
 	r.late = 1;
 	r.rx_ignored = 8;
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	ign = jget(root, "probes.ignored");
 	assert_true(json_object_is_type(ign, json_type_object));
 	assert_int_equal(json_object_object_length(ign), REPORT_IGN__COUNT);
@@ -524,9 +520,7 @@ test_unreachable(void **state)
 	r.unreachable[REPORT_UNREACH_HOST] = 1;
 	r.ignored[REPORT_IGN_UNREACHABLE] = 8;
 	r.rx_ignored = 8;
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	assert_int_equal(jget_u64(root, "probes.unreachable"), 8);
 	assert_int_equal(jget_u64(root, "probes.unreachable_port"), 7);
 	assert_int_equal(jget_u64(root, "probes.unreachable_host"), 1);
@@ -693,9 +687,7 @@ test_reflect(void **state)
 	struct json_object *root, *c, *o;
 	char *text = NULL;
 
-	CAPTURE(report_reflect_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
 	c = jget(root, "counters");
 	assert_true(json_object_is_type(c, json_type_object));
 	assert_int_equal(json_object_object_length(c), 3);
@@ -727,9 +719,7 @@ test_reflect(void **state)
 	r.turnaround = NULL;
 	r.n_counters = 0;
 	r.counters = NULL;
-	CAPTURE(report_reflect_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
 	assert_false(jhas(root, "turnaround_ns"));
 	assert_int_equal(json_object_object_length(jget(root, "counters")), 0);
 	json_object_put(root);
@@ -760,9 +750,7 @@ test_port_xstats(void **state)
 	char *text = NULL;
 
 	(void)state;
-	CAPTURE(report_reflect_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
 	d = jget(root, "port.xstats_delta");
 	assert_int_equal(json_object_object_length(d), 2);
 	assert_int_equal(jget_u64(d, "rx_missed_errors"), 12);
@@ -776,9 +764,7 @@ test_port_xstats(void **state)
 
 	/* A probe report with a port where nothing moved: an empty object. */
 	p.port.present = true;
-	CAPTURE(report_probe_json(&p, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
 	assert_int_equal(
 		json_object_object_length(jget(root, "port.xstats_delta")), 0);
 	json_object_put(root);
@@ -790,9 +776,7 @@ test_port_xstats(void **state)
 
 	/* The kernel backend has no port: no key, no line. */
 	p.port.present = false;
-	CAPTURE(report_probe_json(&p, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
 	assert_false(jhas(root, "port"));
 	json_object_put(root);
 	free(text);
@@ -1069,9 +1053,7 @@ test_probe_meta_summary(void **state)
 	assert_int_equal(text[strlen(text) - 1], '\n');
 	free(text);
 
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	assert_string_equal(json_object_get_string(jget(root, "start_utc")),
 			    "2026-11-30T15:04:21Z");
 	assert_string_equal(json_object_get_string(jget(root, "host")), host);
@@ -1096,9 +1078,7 @@ test_probe_meta_summary(void **state)
 	assert_null(strstr(text, "stretched"));
 	assert_null(strstr(text, "Measured"));
 	free(text);
-	CAPTURE(report_probe_json(&r, m_), text);
-	root = json_tokener_parse(text);
-	assert_non_null(root);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	assert_true(
 		json_object_is_type(jget(root, "start_utc"), json_type_null));
 	json_object_put(root);

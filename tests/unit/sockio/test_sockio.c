@@ -103,6 +103,19 @@ rx_one(struct io_queue *q)
 	return NULL;
 }
 
+/* One frame from q within SPIN_NS, parsed into f. */
+static struct rte_mbuf *
+rx_frame(struct io_queue *q, struct codec_frame *f)
+{
+	struct rte_mbuf *m = rx_one(q);
+
+	assert_non_null(m);
+	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
+					   m->data_len, f),
+			 0);
+	return m;
+}
+
 /* Build a UDP frame of plen pattern bytes into a fresh mbuf of q. */
 static struct rte_mbuf *
 make_udp(struct io_queue *q, const struct codec_flow *fl, size_t plen,
@@ -253,11 +266,7 @@ test_sizes(void **state)
 	assert_int_equal(io_tx(pq, &m, 1), 1);
 	m = make_udp(pq, &fl, 1000, 11);
 	assert_int_equal(io_tx(pq, &m, 1), 1);
-	m = rx_one(rq);
-	assert_non_null(m);
-	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
-					   m->data_len, &f),
-			 0);
+	m = rx_frame(rq, &f);
 	assert_int_equal(f.payload_len, 1000);
 	check_payload(rte_pktmbuf_mtod(m, uint8_t *) + f.payload_off, 1000, 11);
 	io_free(rq, m);
@@ -495,19 +504,11 @@ test_blocking(void **state)
 		      rport[2]);
 	m = make_udp(pq, &fl, 20, 1);
 	assert_int_equal(io_tx(pq, &m, 1), 1);
-	m = rx_one(rq);
-	assert_non_null(m);
-	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
-					   m->data_len, &f),
-			 0);
+	m = rx_frame(rq, &f);
 	assert_int_equal(f.dport, rport[2]);
 	codec_turn_around(rte_pktmbuf_mtod(m, uint8_t *), &f, &mac_r, 64);
 	assert_int_equal(io_tx(rq, &m, 1), 1);
-	m = rx_one(pq);
-	assert_non_null(m);
-	assert_int_equal(codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
-					   m->data_len, &f),
-			 0);
+	m = rx_frame(pq, &f);
 	assert_int_equal(f.sport, rport[2]);
 	assert_int_equal(f.payload_len, 20);
 	io_free(pq, m);
