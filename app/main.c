@@ -40,7 +40,8 @@ usage(FILE *f)
 	      "exit codes: 0 ok, 1 runtime error, 2 usage, 3 peer "
 	      "unreachable,\n"
 	      "            4 EAL/port set-up failed, 5 all probes lost, 6 TSC "
-	      "unusable\n",
+	      "unusable,\n"
+	      "            7 compare --fail-if-slower: significantly slower\n",
 	      f);
 }
 
