@@ -64,6 +64,12 @@ lru_destroy(struct lru *l)
 	free(l);
 }
 
+uint64_t
+lru_seed(const struct lru *l)
+{
+	return l->seed;
+}
+
 unsigned
 lru_count(const struct lru *l)
 {

@@ -38,4 +38,7 @@ unsigned lru_expire(struct lru *l, uint64_t before, unsigned max);
 
 unsigned lru_count(const struct lru *l);
 
+/* The seed the table's hash is keyed with (tests, diagnostics). */
+uint64_t lru_seed(const struct lru *l);
+
 #endif /* LATPROBE_LRU_H */

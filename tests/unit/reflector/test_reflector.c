@@ -896,6 +896,35 @@ test_session_ages_out(void **state)
 }
 
 /* The table's own rules. */
+/*
+ * The session and rate tables' hashes are keyed by a seed drawn when the
+ * worker starts (getrandom): a peer that learnt one reflector's chains
+ * cannot aim at another's. Two workers, two tables each: four seeds, all
+ * different (a fixed or shared seed would repeat).
+ */
+static void
+test_tables_seeded(void **state)
+{
+	struct fx *x = *state;
+	struct reflector_worker w2;
+	uint64_t s[4];
+
+	x->rc.stateful = true;
+	x->rc.rate_limit_pps = 1000;
+	refl_restart(x);
+	assert_int_equal(reflector_worker_init(&w2, &x->rc, &x->q), 0);
+	s[0] = lru_seed(x->rw.sessions);
+	s[1] = lru_seed(x->rw.rate);
+	s[2] = lru_seed(w2.sessions);
+	s[3] = lru_seed(w2.rate);
+	reflector_worker_fini(&w2);
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = i + 1; j < 4; j++)
+			if (s[i] == s[j])
+				fail_msg("tables %u and %u share seed %llx", i,
+					 j, (unsigned long long)s[i]);
+}
+
 static void
 test_lru(void **state)
 {
@@ -1180,6 +1209,7 @@ main(void)
 		T(test_rate_limit),
 		T(test_rate_limit_table_bounded),
 		T(test_sessions_100k),
+		T(test_tables_seeded),
 		T(test_session_ages_out),
 		T(test_vlan_kept),
 		T(test_loopback_io),
