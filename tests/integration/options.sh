@@ -30,7 +30,7 @@ krefl=(reflect --backend kernel --addr 127.0.0.1 --udp-port "$kport" --sockperf-
 dp=(-- --addr 198.18.0.1/24)
 
 # 1. Usage errors of the new options.
-usage_err "--allow wants A.B.C.D/LEN, not '10.0.0.0/33'" "$LATPROBE" "${krefl[@]}" --allow 10.0.0.0/33
+usage_err "--allow wants A.B.C.D/LEN, not '198.18.0.0/33'" "$LATPROBE" "${krefl[@]}" --allow 198.18.0.0/33
 usage_err "--allow wants A.B.C.D/LEN, not 'bogus/8'" "$LATPROBE" "${krefl[@]}" --allow bogus/8
 allow=()
 for i in $(seq 0 64); do allow+=(--allow "198.19.$i.0/24"); done

@@ -642,10 +642,10 @@ test_allow_list(void **state)
 	struct fx *x = *state;
 	uint8_t frame[256];
 
-	/* 20 entries: 10.i.0.0/16 for i < 19, then 198.18.0.0/30. */
+	/* 20 entries: 198.19.i.0/24 for i < 19, then 198.18.0.0/30. */
 	for (unsigned i = 0; i < 19; i++) {
-		x->rc.allow[i].addr = 0x0a000000u | i << 16;
-		x->rc.allow[i].mask = 0xffff0000u;
+		x->rc.allow[i].addr = 0xc6130000u | i << 8;
+		x->rc.allow[i].mask = 0xffffff00u;
 	}
 	x->rc.allow[19].addr = 0xc6120000u;
 	x->rc.allow[19].mask = 0xfffffffcu;
@@ -653,23 +653,23 @@ test_allow_list(void **state)
 	{
 		struct codec_flow in = flow(TW_PROBER_IP, 40000, 7);
 		struct codec_flow out = flow(0xc6120009u, 40000, 7);
-		struct codec_flow ten = flow(0x0a120005u, 40000, 7);
-		struct codec_flow ten_out = flow(0x0a130005u, 40000, 7);
+		struct codec_flow last = flow(0xc6131205u, 40000, 7);
+		struct codec_flow last_out = flow(0xc6131305u, 40000, 7);
 		static const uint8_t pl[4] = "abcd";
 
 		expect_counter(x, frame,
 			       tw_build_udp(frame, sizeof(frame), &in, pl, 4),
 			       RC_ECHO, "198.18.0.1 in 198.18.0.0/30");
 		expect_counter(x, frame,
-			       tw_build_udp(frame, sizeof(frame), &ten, pl, 4),
-			       RC_ECHO, "10.18.0.5 in the 19th entry");
+			       tw_build_udp(frame, sizeof(frame), &last, pl, 4),
+			       RC_ECHO, "198.19.18.5 in the 19th entry");
 		expect_counter(x, frame,
 			       tw_build_udp(frame, sizeof(frame), &out, pl, 4),
 			       RC_DROP_ACL, "198.18.0.9 outside");
 		expect_counter(
 			x, frame,
-			tw_build_udp(frame, sizeof(frame), &ten_out, pl, 4),
-			RC_DROP_ACL, "10.19.0.5 outside");
+			tw_build_udp(frame, sizeof(frame), &last_out, pl, 4),
+			RC_DROP_ACL, "198.19.19.5 outside");
 		expect_counter(x, frame,
 			       build_icmp(frame, sizeof(frame), 0xc6120009u),
 			       RC_DROP_ACL, "ICMP from 198.18.0.9");
