@@ -471,18 +471,23 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 	return RX_NONE;
 }
 
-/* Match a whole (unfragmented or reassembled) IPv4 frame from our peer. */
+/*
+ * Match a whole (unfragmented or reassembled) IPv4 frame from our peer; l4
+ * is the NIC's verdict on its L4 checksum (UNKNOWN: checked here).
+ */
 static enum rx_outcome
 take_frame(struct prober_worker *w, const uint8_t *buf,
-	   const struct codec_frame *f, uint64_t t4, uint64_t seq,
-	   uint64_t next, uint64_t t1, bool measured)
+	   const struct codec_frame *f, enum io_csum l4, uint64_t t4,
+	   uint64_t seq, uint64_t next, uint64_t t1, bool measured)
 {
 	const struct probe_proto *p = w->conf->proto;
 	struct probe_reply r;
 	bool got;
 	int rc;
 
-	if (f->payload_off != 0 && !codec_l4_csum_ok(buf, f)) {
+	if (f->payload_off != 0 &&
+	    (l4 == IO_CSUM_BAD ||
+	     (l4 == IO_CSUM_UNKNOWN && !codec_l4_csum_ok(buf, f)))) {
 		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
@@ -538,8 +543,8 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 		return RX_NONE;
 	}
 	if (codec_parse_frame(whole, whole_len, &whole_f) == 0)
-		got = take_frame(w, whole, &whole_f, t4, seq, next, t1,
-				 measured);
+		got = take_frame(w, whole, &whole_f, IO_CSUM_UNKNOWN, t4, seq,
+				 next, t1, measured);
 	else
 		ignore(w, PROBER_IGN_TOO_SHORT);
 	codec_reasm_reset(w->reasm);
@@ -580,7 +585,9 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	if (!codec_ipv4_csum_ok(buf, &f)) {
+	if (io_rx_ip_csum(m) == IO_CSUM_BAD ||
+	    (io_rx_ip_csum(m) == IO_CSUM_UNKNOWN &&
+	     !codec_ipv4_csum_ok(buf, &f))) {
 		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
@@ -598,7 +605,8 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	return take_frame(w, buf, &f, t4, seq, next, t1, measured);
+	return take_frame(w, buf, &f, io_rx_l4_csum(m), t4, seq, next, t1,
+			  measured);
 }
 
 /* Drain the rx queue: did it answer (or make unreachable) the probe in

@@ -499,20 +499,6 @@ csum_update(uint8_t *buf, const struct codec_frame *f, uint32_t old_sum,
 	st16(cs, codec_csum_adjust(hc, old_sum, new_sum));
 }
 
-static inline bool
-nic_l4_bad(uint64_t ol_flags)
-{
-	return (ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
-	       RTE_MBUF_F_RX_L4_CKSUM_BAD;
-}
-
-static inline bool
-nic_l4_good(uint64_t ol_flags)
-{
-	return (ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
-	       RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-}
-
 /*
  * A UDP request for us, turned into its answer in place. The checksum is
  * never recomputed: it is updated for what changes (RFC 1624), so a
@@ -520,14 +506,13 @@ nic_l4_good(uint64_t ol_flags)
  */
 static enum answer
 handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
-	   uint64_t ol_flags, uint64_t t2, uint64_t t2_wire)
+	   enum io_csum l4, uint64_t t2, uint64_t t2_wire)
 {
 	const struct reflector_conf *c = w->conf;
 	uint8_t *pl = buf + f->payload_off;
 
-	if (nic_l4_bad(ol_flags) ||
-	    (c->verify_l4_csum && !nic_l4_good(ol_flags) &&
-	     !codec_l4_csum_ok(buf, f))) {
+	if (l4 == IO_CSUM_BAD || (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN &&
+				  !codec_l4_csum_ok(buf, f))) {
 		count(w, RC_DROP_L4_CSUM, 1);
 		return ANSWER_NONE;
 	}
@@ -620,7 +605,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 
 static enum answer
 handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
-	    bool ip_csum_good, uint64_t ol_flags, uint64_t t2, uint64_t t2_wire)
+	    enum io_csum ip, enum io_csum l4, uint64_t t2, uint64_t t2_wire)
 {
 	enum reflector_counter bad;
 
@@ -628,7 +613,8 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		count(w, RC_DROP_NOT_FOR_US, 1);
 		return ANSWER_NONE;
 	}
-	if (!ip_csum_good && !codec_ipv4_csum_ok(buf, f)) {
+	if (ip == IO_CSUM_BAD ||
+	    (ip == IO_CSUM_UNKNOWN && !codec_ipv4_csum_ok(buf, f))) {
 		count(w, RC_DROP_IP_CSUM, 1);
 		return ANSWER_NONE;
 	}
@@ -638,7 +624,7 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		return ANSWER_NONE;
 	}
 	if (f->ip_proto == CODEC_IPPROTO_UDP)
-		return handle_udp(w, buf, f, ol_flags, t2, t2_wire);
+		return handle_udp(w, buf, f, l4, t2, t2_wire);
 	if (f->ip_proto == CODEC_IPPROTO_ICMP) {
 		uint32_t old_sum;
 
@@ -752,7 +738,8 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		return;
 	}
 	/* Each fragment's header was checked; the rebuilt one is ours. */
-	a = handle_ipv4(w, whole, &whole_f, true, 0, t2, t2_wire);
+	a = handle_ipv4(w, whole, &whole_f, IO_CSUM_GOOD, IO_CSUM_UNKNOWN, t2,
+			t2_wire);
 	if (a != ANSWER_NONE)
 		tx_fragments(w, o, whole, &whole_f, a == ANSWER_STAMP);
 	codec_reasm_reset(w->reasm[i]);
@@ -846,13 +833,9 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		} else if (f.is_fragment) {
 			handle_fragment(w, &o, buf, &f, t2, t2_wire);
 		} else {
-			/* A NIC that checked the IPv4 header saves us the sum.
-			 */
-			a = handle_ipv4(
-				w, buf, &f,
-				(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
-					RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-				m->ol_flags, t2, t2_wire);
+			/* A NIC that checked the sums saves us them. */
+			a = handle_ipv4(w, buf, &f, io_rx_ip_csum(m),
+					io_rx_l4_csum(m), t2, t2_wire);
 		}
 		if (a == ANSWER_NONE)
 			io_free(q, m);

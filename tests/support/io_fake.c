@@ -22,6 +22,7 @@ struct fake_side {
 	void (*hook)(void *arg);
 	void *hook_arg;
 	unsigned drop_every, dup_every;
+	uint64_t rx_ol_flags; /* set on every frame this side receives */
 	uint64_t tx_count;
 	unsigned in_hook;
 	struct io_fake *f;
@@ -75,11 +76,14 @@ fake_free(struct io_queue *q, struct rte_mbuf *m)
 static uint16_t
 fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct fake_ring *r = &side_of(q)->rx;
+	struct fake_side *s = side_of(q);
+	struct fake_ring *r = &s->rx;
 	uint16_t i = 0;
 
-	while (i < n && r->head != r->tail)
-		pkts[i++] = r->slot[r->head++ % FAKE_RING];
+	while (i < n && r->head != r->tail) {
+		pkts[i] = r->slot[r->head++ % FAKE_RING];
+		pkts[i++]->ol_flags = s->rx_ol_flags;
+	}
 	return i;
 }
 
@@ -226,6 +230,12 @@ void
 io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n)
 {
 	f->side[side & 1].dup_every = n;
+}
+
+void
+io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side, uint64_t ol_flags)
+{
+	f->side[side & 1].rx_ol_flags = ol_flags;
 }
 
 int

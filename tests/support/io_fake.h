@@ -37,6 +37,10 @@ uint64_t io_fake_now(const struct io_fake *f);
 /* Drop every nth frame sent by side (0 = none); duplicate likewise. */
 void io_fake_set_drop_every(struct io_fake *f, unsigned side, unsigned n);
 void io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n);
+/* The rx offload flags (RTE_MBUF_F_RX_*_CKSUM_*) of every frame side
+ * receives from now on, as a NIC that checks checksums sets them. */
+void io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side,
+			     uint64_t ol_flags);
 
 /* Put raw bytes on the rx ring of side, as if they came off the wire. */
 int io_fake_inject(struct io_fake *f, unsigned side, const void *frame,

@@ -103,6 +103,33 @@ io_mbuf_set_len(struct rte_mbuf *m, uint16_t len)
 	m->pkt_len = len;
 }
 
+/*
+ * What the NIC said of a received frame's checksums (its rx offload
+ * flags). UNKNOWN (not checked, or a PMD without the offload: af_xdp,
+ * memif, the fake) means the engine checks in software.
+ */
+enum io_csum { IO_CSUM_UNKNOWN, IO_CSUM_GOOD, IO_CSUM_BAD };
+
+static inline enum io_csum
+io_rx_ip_csum(const struct rte_mbuf *m)
+{
+	uint64_t v = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+	return v == RTE_MBUF_F_RX_IP_CKSUM_GOOD	 ? IO_CSUM_GOOD
+	       : v == RTE_MBUF_F_RX_IP_CKSUM_BAD ? IO_CSUM_BAD
+						 : IO_CSUM_UNKNOWN;
+}
+
+static inline enum io_csum
+io_rx_l4_csum(const struct rte_mbuf *m)
+{
+	uint64_t v = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	return v == RTE_MBUF_F_RX_L4_CKSUM_GOOD	 ? IO_CSUM_GOOD
+	       : v == RTE_MBUF_F_RX_L4_CKSUM_BAD ? IO_CSUM_BAD
+						 : IO_CSUM_UNKNOWN;
+}
+
 /* tx that frees what the queue did not take; returns how many were sent. */
 uint16_t io_tx_all(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n);
 

@@ -376,6 +376,45 @@ test_ignored_reasons(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/*
+ * A NIC that checked the checksums is taken at its word (no sum computed
+ * again): an answer whose UDP sum is wrong but that the NIC flagged good
+ * counts, and good answers the NIC flagged bad do not.
+ */
+static void
+test_nic_checksum_verdict(void **state)
+{
+	struct wire *w = *state;
+	struct codec_flow fl = flow_to_prober();
+	const struct prober_stats *st = &w->pw.st;
+	uint8_t frame[256];
+	size_t len;
+
+	io_fake_set_rx_ol_flags(w->f, 0,
+				RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+					RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+	prober_start(w, 0);
+	len = build_answer(frame, sizeof(frame), &fl, 0, STAMP_BASE_LEN);
+	frame[len - 1] ^= 0x5a; /* the UDP sum no longer matches */
+	tw_inject(w->f, 0, frame, len);
+	w->pc.count = 1;
+	assert_int_equal(prober_go(w), 0);
+	assert_int_equal(st->received, 1);
+	assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], 0);
+	/* The reflector's own answer to probe 0 came second. */
+	assert_int_equal(st->duplicated, 1);
+
+	io_fake_set_rx_ol_flags(w->f, 0, RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	prober_start(w, 0);
+	w->pc.count = 2;
+	assert_int_equal(prober_go(w), 0);
+	assert_int_equal(st->received, 0);
+	assert_int_equal(st->lost, 2);
+	assert_true(st->ignored[PROBER_IGN_CHECKSUM] >= 2);
+	assert_int_equal(sum_ignored(st), st->rx_ignored);
+	io_fake_set_rx_ol_flags(w->f, 0, 0);
+}
+
 /* 2. ICMP destination unreachable ---------------------------------------- */
 
 /* Peer hook: no reflector, every probe answered by ICMP `code` quoting it
@@ -836,6 +875,7 @@ main(void)
 #define TJ(fn) cmocka_unit_test_setup_teardown(fn, setup_jumbo, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_ignored_reasons),
+		T(test_nic_checksum_verdict),
 		T(test_icmp_port_unreachable),
 		T(test_icmp_host_unreachable_tcp),
 		T(test_icmp_unreachable_not_ours),
