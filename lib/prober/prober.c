@@ -559,6 +559,7 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t vlan = w->flow.vlan ? w->flow.vlan_tci : 0;
 	struct codec_frame f;
+	enum io_csum ip;
 
 	/* A frame in several segments is none of our answers' shape. */
 	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0) {
@@ -585,9 +586,9 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	if (io_rx_ip_csum(m) == IO_CSUM_BAD ||
-	    (io_rx_ip_csum(m) == IO_CSUM_UNKNOWN &&
-	     !codec_ipv4_csum_ok(buf, &f))) {
+	ip = io_rx_ip_csum(m);
+	if (ip == IO_CSUM_BAD ||
+	    (ip == IO_CSUM_UNKNOWN && !codec_ipv4_csum_ok(buf, &f))) {
 		ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
