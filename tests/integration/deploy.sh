@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# deploy/ is what people run a fleet with (docs/fleet.md); nothing in it may
+# rot unnoticed:
+#   1. promtool check config / check rules, and promtool test rules: the
+#      recording rules give the expected p50/p99/loss on synthetic series and
+#      the alerts fire on the pairs they should, and only there;
+#   2. check_deploy.py: the Grafana dashboard, the Kubernetes manifests (and
+#      `kubectl kustomize`'s output where kubectl is installed), the pinglist
+#      grammar, the metric names deploy/ queries;
+#   3. the DaemonSets' entrypoint (dry run), shellcheck, systemd units;
+#   4. when latprobe has --metrics: a reflector and a prober (kernel backend,
+#      loopback of a namespace of our own) are scraped once, and every series
+#      deploy/ queries must be in what they export.
+. "$(dirname "$0")/lib.sh"
+lp_begin
+D=$LP_TOP/deploy
+lp_have promtool || lp_skip "needs promtool (Debian package prometheus; tools/setup installs it)"
+# Debian's python3 (python3-yaml), not whatever python3 is first in PATH.
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+$PY -c 'import yaml' 2>/dev/null || lp_skip "needs python3-yaml (tools/setup installs it)"
+
+# 1. promtool.
+expect 0 'SUCCESS' promtool check config "$D/prometheus/prometheus.yml"
+grep -i 'warning' "$WORK/out" "$WORK/err" && fail "promtool check config warns"
+expect 0 'SUCCESS: 1[0-9] rules found' promtool check rules "$D/prometheus/rules.yml"
+expect 0 'SUCCESS' promtool test rules "$D/prometheus/rules_test.yml"
+echo "$LP_PROG: promtool: config, rules and rule tests pass"
+
+# 2. Dashboard, manifests, lists, metric names.
+rendered=()
+if lp_have kubectl; then
+	timeout 30 kubectl kustomize "$D/kubernetes" >"$WORK/k8s.yaml" 2>"$WORK/k8s.err" ||
+		{ cat "$WORK/k8s.err" >&2; fail "kubectl kustomize deploy/kubernetes"; }
+	rendered=(--rendered "$WORK/k8s.yaml")
+else
+	echo "$LP_PROG: kubectl not installed: manifests checked with python3-yaml only"
+fi
+$PY "$LP_TOP/tests/integration/check_deploy.py" "$LP_TOP" "${rendered[@]}" ||
+	fail "check_deploy.py"
+
+# 3. The entrypoint: node-b's prober probes every reflector but its own, on
+# the VF the device plugin gave it; the reflector gets node-b's address.
+ep=$D/kubernetes/entrypoint.sh
+lp_have shellcheck && { shellcheck -s sh "$ep" || fail "shellcheck $ep"; }
+epenv=(env NODE_NAME=node-b HOST_IP=198.18.99.2 LATPROBE_CONFIG="$D/kubernetes"
+	LATPROBE_RUN="$WORK/run-ep" LATPROBE_DRY_RUN=1 PCIDEVICE_EXAMPLE_COM_VF=0000:00:09.0)
+expect 0 '' "${epenv[@]}" sh "$ep" probe
+grep -qxF -- "latprobe probe --in-memory -l 1 -a 0000:00:09.0 -- --addr 198.18.10.102/24 -q --metrics 198.18.99.2:9863 --forever --targets $WORK/run-ep/pinglist" "$WORK/out" ||
+	{ cat "$WORK/out" >&2; fail "entrypoint probe: wrong command"; }
+grep -q '^198\.18\.10\.2 ' "$WORK/out" && fail "entrypoint: node-b probes its own reflector"
+[ "$(grep -cE '^198\.18\.' "$WORK/out")" -eq 3 ] ||
+	{ cat "$WORK/out" >&2; fail "entrypoint: node-b's list is not the 3 other reflectors"; }
+expect 0 '^latprobe reflect --in-memory -l 1 -a 0000:00:09.0 -- --addr 198.18.10.2/24 -q --metrics 198.18.99.2:9862$' \
+	"${epenv[@]}" sh "$ep" reflect
+expect 0 '^latprobe reflect --backend kernel --addr 198.18.99.2 -q --metrics 198.18.99.2:9862$' \
+	"${epenv[@]}" NODE_NAME=node-z LATPROBE_BACKEND=kernel sh "$ep" reflect
+expect 1 'node node-z has no line' "${epenv[@]}" NODE_NAME=node-z sh "$ep" reflect
+
+# systemd units: syntax and directives (the ExecStart path made to exist).
+if lp_have systemd-analyze; then
+	mkdir -p "$WORK/units"
+	for u in "$D"/systemd/*.service; do
+		sed "s|/usr/local/bin/latprobe|$LATPROBE|" "$u" >"$WORK/units/${u##*/}"
+	done
+	timeout 30 systemd-analyze verify "$WORK"/units/*.service >"$WORK/sd.txt" 2>&1 ||
+		{ cat "$WORK/sd.txt" >&2; fail "systemd-analyze verify"; }
+	[ ! -s "$WORK/sd.txt" ] || { cat "$WORK/sd.txt" >&2; fail "systemd-analyze verify warned"; }
+else
+	echo "$LP_PROG: systemd-analyze not installed: units not verified"
+fi
+
+# 4. The names against a running latprobe.
+if ! "$LATPROBE" probe --help 2>/dev/null | grep -q -- '--metrics'; then
+	echo "$LP_PROG: latprobe has no --metrics yet: metric names checked against issue 14's list only"
+	echo "$LP_PROG: ok"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || lp_skip "needs root for its own namespace (the metric-name check against a running latprobe)"
+lp_have curl || lp_skip "needs curl"
+ns=${LP_NS_PREFIX}deploy
+ip netns del "$ns" 2>/dev/null || true
+ip netns add "$ns"
+lp_cleanup_push "ip netns del '$ns' 2>/dev/null || true"
+ip -n "$ns" link set lo up
+LP_BG_LOG=$WORK/refl.log lp_bg_ns "$ns" "$LATPROBE" reflect --backend kernel \
+	--addr 127.0.0.1 -q -t 20 --metrics 127.0.0.1:9862
+LP_BG_LOG=$WORK/probe.log lp_bg_ns "$ns" "$LATPROBE" probe --backend kernel \
+	-q -t 15 -i 1ms --metrics 127.0.0.1:9863 127.0.0.1
+scrape() { # PORT FILE: wait until the endpoint has latprobe's series
+	local _
+	for _ in $(seq 50); do
+		ip netns exec "$ns" curl -sf --max-time 2 "http://127.0.0.1:$1/metrics" \
+			>"$2" 2>/dev/null && grep -q '^latprobe_' "$2" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# Both up, and the prober's histogram filled for a second.
+scrape 9862 "$WORK/refl.prom" || { cat "$WORK/refl.log" >&2; fail "no /metrics from the reflector"; }
+scrape 9863 "$WORK/probe.prom" || { cat "$WORK/probe.log" >&2; fail "no /metrics from the prober"; }
+sleep 1
+scrape 9863 "$WORK/probe.prom" || fail "no /metrics from the prober"
+scrape 9862 "$WORK/refl.prom" || fail "no /metrics from the reflector"
+for f in refl probe; do
+	promtool check metrics <"$WORK/$f.prom" >"$WORK/$f.lint" 2>&1 ||
+		{ cat "$WORK/$f.lint" >&2; fail "promtool check metrics: $f"; }
+done
+$PY "$LP_TOP/tests/integration/check_deploy.py" "$LP_TOP" \
+	--exposition "$WORK/probe.prom" "$WORK/refl.prom" || fail "deploy/ against latprobe's /metrics"
+echo "$LP_PROG: ok"
