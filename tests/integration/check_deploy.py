@@ -254,6 +254,36 @@ def parse_pinglist(text, where):
     return out
 
 
+def read_nodes(path):
+    """{node name: reflector address} of a nodes file."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split("#", 1)[0].split()
+            if len(w) >= 3:
+                out[w[0]] = ipaddress.ip_interface(w[1]).ip
+    return out
+
+
+def check_pinglist_dir(d, nodes_file):
+    """make-pinglists' output: every list parses, never names its own node,
+    only names known reflectors; returns the number of pairs."""
+    nodes = read_nodes(nodes_file)
+    known = set(nodes.values())
+    pairs = 0
+    for name, own in nodes.items():
+        path = os.path.join(d, f"pinglist.{name}")
+        if not check(os.path.isfile(path), f"{path}: missing"):
+            continue
+        with open(path) as f:
+            tl = parse_pinglist(f.read(), path)
+        addrs = [t[0] for t in tl]
+        check(own not in addrs, f"{path}: lists its own node {own}")
+        check(set(addrs) <= known, f"{path}: lists unknown addresses")
+        pairs += len(tl)
+    return pairs
+
+
 def check_lists(top):
     kdir = os.path.join(top, "deploy/kubernetes")
     with open(os.path.join(kdir, "pinglist")) as f:
@@ -266,12 +296,12 @@ def check_lists(top):
             line = line.split("#", 1)[0].split()
             if not line:
                 continue
-            if not check(len(line) == 3, f"nodes:{n}: not NODE REFLECT_ADDR/"
-                         "LEN PROBE_ADDR/LEN"):
+            if not check(len(line) in (3, 4), f"nodes:{n}: not NODE "
+                         "REFLECT_ADDR/LEN PROBE_ADDR/LEN [RACK]"):
                 continue
             check(line[0] not in names, f"nodes:{n}: {line[0]} twice")
             names.add(line[0])
-            for a in line[1:]:
+            for a in line[1:3]:
                 try:
                     itf = ipaddress.ip_interface(a)
                     check("/" in a and in_bench(itf.ip),
@@ -477,7 +507,20 @@ def main():
     ap.add_argument("--rendered", help="output of kubectl kustomize")
     ap.add_argument("--exposition", nargs="*", default=[],
                     help="/metrics pages of a running reflector and prober")
+    ap.add_argument("--pinglist-dir", nargs=3,
+                    metavar=("DIR", "NODES", "PAIRS"),
+                    help="only check make-pinglists' output in DIR, made "
+                    "from NODES: PAIRS pairs in all")
     a = ap.parse_args()
+    if a.pinglist_dir:
+        d, nf, want = a.pinglist_dir
+        got = check_pinglist_dir(d, nf)
+        check(got == int(want), f"{d}: {got} pairs, want {want}")
+        for f in fails:
+            print("check_deploy: " + f)
+        if not fails:
+            print(f"check_deploy: ok: {d}: {got} pairs")
+        return 1 if fails else 0
     records, alerts, exprs = load_rules(a.top)
     used = set()
     check_exprs(exprs, records, used)

@@ -8,7 +8,9 @@
 #   2. check_deploy.py: the Grafana dashboard, the Kubernetes manifests (and
 #      `kubectl kustomize`'s output where kubectl is installed), the pinglist
 #      grammar, the metric names deploy/ queries;
-#   3. the DaemonSets' entrypoint (dry run), shellcheck, systemd units;
+#   3. make-pinglists: the pair counts of docs/fleet.md for 100 and 1,000
+#      hosts, every list valid; the DaemonSets' entrypoint (dry run),
+#      shellcheck, systemd units;
 #   4. when latprobe has --metrics: a reflector and a prober (kernel backend,
 #      loopback of a namespace of our own) are scraped once, and every series
 #      deploy/ queries must be in what they export.
@@ -38,6 +40,30 @@ else
 fi
 $PY "$LP_TOP/tests/integration/check_deploy.py" "$LP_TOP" "${rendered[@]}" ||
 	fail "check_deploy.py"
+
+# make-pinglists: the pair counts docs/fleet.md's scale table is built on
+# (100 and 1,000 hosts in racks of 20), every list valid and never its own
+# node.
+$PY -c '
+for i in range(1000):
+    r, h = divmod(i, 20)
+    print(f"n{i:04d} 198.18.{r}.{h + 1}/16 198.19.{r}.{h + 1}/16 r{r:02d}")
+' >"$WORK/nodes1000"
+head -100 "$WORK/nodes1000" >"$WORK/nodes100"
+for c in "100 full 9900 99" "100 sampled 1980 27" "1000 sampled 28800 117"; do
+	read -r n mode pairs busiest <<<"$c"
+	rm -rf "$WORK/pl"
+	expect 0 "$n nodes, $((n / 20)) racks, $mode: $pairs pairs, busiest prober $busiest targets" \
+		"$PY" "$D/make-pinglists" "$WORK/nodes$n" --out "$WORK/pl" --mode "$mode"
+	$PY "$LP_TOP/tests/integration/check_deploy.py" "$LP_TOP" \
+		--pinglist-dir "$WORK/pl" "$WORK/nodes$n" "$pairs" || fail "make-pinglists $c"
+	grep -q "| ${pairs:0:-3},${pairs: -3} |" "$LP_TOP/docs/fleet.md" ||
+		fail "docs/fleet.md does not show the $pairs pairs of $n hosts, $mode"
+done
+expect 0 '' "$PY" "$D/make-pinglists" "$D/kubernetes/nodes" --out "$WORK/pl4"
+grep -qxF '198.18.11.1 label=rack2' "$WORK/pl4/pinglist.node-a" ||
+	fail "make-pinglists: node-a's list lacks node-c"
+expect 2 'want NODE REFLECT_ADDR/LEN' "$PY" "$D/make-pinglists" "$D/kubernetes/pinglist" --out "$WORK/bad"
 
 # 3. The entrypoint: node-b's prober probes every reflector but its own, on
 # the VF the device plugin gave it; the reflector gets node-b's address.
