@@ -9,8 +9,8 @@
 #      `kubectl kustomize`'s output where kubectl is installed), the pinglist
 #      grammar, the metric names deploy/ queries;
 #   3. make-pinglists: the pair counts of docs/fleet.md for 100 and 1,000
-#      hosts, every list valid; the DaemonSets' entrypoint (dry run),
-#      shellcheck, systemd units;
+#      hosts, every list valid; the DaemonSets' entrypoint (dry run and
+#      linted), systemd units;
 #   4. when latprobe has --metrics: a reflector and a prober (kernel backend,
 #      loopback of a namespace of our own) are scraped, their exposition
 #      passes promtool check metrics, and every series deploy/ queries must
@@ -152,8 +152,10 @@ sed -e 's/^  scrape_interval: 15s/  scrape_interval: 1s/' \
 	-e "s|^  - rules.yml|  - $D/prometheus/rules.yml|" \
 	-e 's/198\.18\.0\.[23]:9862/127.0.0.1:9862/; s/198\.18\.0\.1:9863/127.0.0.1:9863/' \
 	"$D/prometheus/prometheus.yml" | grep -v '198\.18\.0\.3:9862' >"$WORK/prom.yml"
-grep -q 'scrape_interval: 1s' "$WORK/prom.yml" && grep -q "$D/prometheus/rules.yml" "$WORK/prom.yml" ||
+if ! grep -q 'scrape_interval: 1s' "$WORK/prom.yml" ||
+	! grep -q "$D/prometheus/rules.yml" "$WORK/prom.yml"; then
 	fail "could not derive the test's Prometheus config from prometheus.yml"
+fi
 mkdir -p "$WORK/prom-targets"
 sed -i "s|- targets/\*.yml|- $WORK/prom-targets/*.yml|" "$WORK/prom.yml"
 expect 0 SUCCESS promtool check config "$WORK/prom.yml"
@@ -166,17 +168,18 @@ query() { # PROMQL: the first sample's value, or nothing
 r = json.load(sys.stdin)["data"]["result"]
 print(r[0]["value"][1] if r else "")' 2>/dev/null || true
 }
-p50=
+number() { [[ $1 =~ ^[0-9.e+-]+$ ]]; } # not empty, not NaN
+# Each rate needs two scrapes that differ: wait (at most 30 s) until every
+# rule has a number.
 for _ in $(seq 60); do
 	p50=$(query 'pair:latprobe_rtt_seconds:p50_rate1m{target="127.0.0.1:862"}')
-	[ -n "$p50" ] && [ "$p50" != NaN ] && break
+	p99=$(query 'pair:latprobe_rtt_seconds:p99_rate1m{target="127.0.0.1:862"}')
+	loss=$(query 'pair:latprobe_probes_loss:ratio_rate1m{target="127.0.0.1:862"}')
+	turn=$(query 'instance:latprobe_reflector_turnaround_seconds:p99_rate1m')
+	up=$(query 'count(up{job=~"latprobe.*"} == 1)')
+	number "$p50" && number "$p99" && number "$loss" && number "$turn" && number "$up" && break
 	sleep 0.5
 done
-[ -n "$p50" ] || { tail -5 "$WORK/prometheus.log" >&2; fail "no pair:latprobe_rtt_seconds:p50_rate1m after 30 s"; }
-p99=$(query 'pair:latprobe_rtt_seconds:p99_rate1m{target="127.0.0.1:862"}')
-loss=$(query 'pair:latprobe_probes_loss:ratio_rate1m{target="127.0.0.1:862"}')
-turn=$(query 'instance:latprobe_reflector_turnaround_seconds:p99_rate1m')
-up=$(query 'count(up{job=~"latprobe.*"} == 1)')
 echo "$LP_PROG: from rules.yml: p50 ${p50}s p99 ${p99}s loss ${loss} reflector turnaround p99 ${turn}s, ${up} endpoints up"
 $PY - "$p50" "$p99" "$loss" "$turn" "$up" <<'PYEOF' || fail "rules.yml on real data"
 import sys
