@@ -3,7 +3,8 @@
 # Entrypoint of the latprobe DaemonSets (deploy/kubernetes, docs/fleet.md):
 #   entrypoint.sh reflect | probe
 # Env: NODE_NAME, HOST_IP (downward API); LATPROBE_BACKEND (dpdk|kernel,
-# default dpdk); LATPROBE_EAL (EAL options, dpdk only); PCIDEVICE_* (PCI
+# default dpdk); LATPROBE_EAL (EAL options, dpdk only; default
+# `--in-memory -l LAST`, LAST the last CPU allowed); PCIDEVICE_* (PCI
 # addresses the SR-IOV device plugin allocated: each becomes an `-a`);
 # LATPROBE_METRICS_PORT; LATPROBE_CONFIG (default /etc/latprobe);
 # LATPROBE_RUN (default /run/latprobe); LATPROBE_DRY_RUN=1 prints the command
@@ -46,8 +47,14 @@ if [ "$backend" = kernel ]; then
 	set -- "$@" --backend kernel
 	[ "$role" = probe ] || set -- "$@" --addr "${addr%/*}"
 else
+	# The lcore: the last CPU this container may run on (a pod's cpuset
+	# under the static CPU manager need not start at 0); EAL's control
+	# threads keep the others.
+	cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+	last=${cpus##*,}
+	last=${last##*-}
 	# shellcheck disable=SC2086 # LATPROBE_EAL is a list of words
-	set -- "$@" ${LATPROBE_EAL:---in-memory -l 1}
+	set -- "$@" ${LATPROBE_EAL:---in-memory -l $last}
 	for dev in $(env | sed -n 's/^PCIDEVICE_[A-Z0-9_]*=//p' | tr ',' ' '); do
 		set -- "$@" -a "$dev"
 	done

@@ -74,14 +74,16 @@ ep=$D/kubernetes/entrypoint.sh
 lp_have shellcheck && { shellcheck -s sh "$ep" || fail "shellcheck $ep"; }
 epenv=(env NODE_NAME=node-b HOST_IP=198.18.99.2 LATPROBE_CONFIG="$D/kubernetes"
 	LATPROBE_RUN="$WORK/run-ep" LATPROBE_DRY_RUN=1 PCIDEVICE_EXAMPLE_COM_VF=0000:00:09.0)
-expect 0 '' "${epenv[@]}" sh "$ep" probe
-grep -qxF -- "latprobe probe --in-memory -l 1 -a 0000:00:09.0 -- --addr 198.18.10.102/24 -q --metrics 198.18.99.2:9863 --forever --targets $WORK/run-ep/pinglist" "$WORK/out" ||
+expect 0 '' "${epenv[@]}" taskset -c 0 sh "$ep" probe
+grep -qxF -- "latprobe probe --in-memory -l 0 -a 0000:00:09.0 -- --addr 198.18.10.102/24 -q --metrics 198.18.99.2:9863 --forever --targets $WORK/run-ep/pinglist" "$WORK/out" ||
 	{ cat "$WORK/out" >&2; fail "entrypoint probe: wrong command"; }
 grep -q '^198\.18\.10\.2 ' "$WORK/out" && fail "entrypoint: node-b probes its own reflector"
 [ "$(grep -cE '^198\.18\.' "$WORK/out")" -eq 3 ] ||
 	{ cat "$WORK/out" >&2; fail "entrypoint: node-b's list is not the 3 other reflectors"; }
 expect 0 '^latprobe reflect --in-memory -l 1 -a 0000:00:09.0 -- --addr 198.18.10.2/24 -q --metrics 198.18.99.2:9862$' \
-	"${epenv[@]}" sh "$ep" reflect
+	"${epenv[@]}" taskset -c 0,1 sh "$ep" reflect
+expect 0 '^latprobe reflect -l 7 --in-memory -a 0000:00:09.0 -- ' \
+	"${epenv[@]}" LATPROBE_EAL='-l 7 --in-memory' sh "$ep" reflect
 expect 0 '^latprobe reflect --backend kernel --addr 198.18.99.2 -q --metrics 198.18.99.2:9862$' \
 	"${epenv[@]}" NODE_NAME=node-z LATPROBE_BACKEND=kernel sh "$ep" reflect
 expect 1 'node node-z has no line' "${epenv[@]}" NODE_NAME=node-z sh "$ep" reflect
