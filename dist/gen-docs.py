@@ -151,7 +151,7 @@ def roff_verbatim(lines, out):
     out.append(".RE")
 
 
-def roff_help(h, out, sub):
+def roff_help(h, out):
     out.append(".PP")
     for i, u in enumerate(h["usage"]):
         if i:
@@ -167,8 +167,7 @@ def roff_help(h, out, sub):
             for spec, desc in payload:
                 out.append(".TP")
                 out.append("\\fB" + roff(spec) + "\\fR")
-                out.append(roff(desc) if desc else
-                           "(see latprobe %s \\-\\-help)" % sub)
+                out.append(roff(desc) if desc else "this help")
         elif kind == "examples":
             out.append(".PP")
             out.append("Examples:")
@@ -225,7 +224,7 @@ def man_page(latprobe, args, top, subs, helps):
     out.append(".SH COMMANDS")
     for name, _ in subs:
         out.append(".SS latprobe %s" % roff(name))
-        roff_help(helps[name], out, name)
+        roff_help(helps[name], out)
     out.append(".SH EXAMPLES")
     for kind, payload in th["parts"]:
         if kind == "examples":
@@ -260,10 +259,11 @@ def man_page(latprobe, args, top, subs, helps):
         roff("usage.md (every option, the report, exit codes), design.md, "
              "peers.md, performance.md."),
         ".SH SEE ALSO",
-        ".BR dpdk-devbind (8),",
-        ".BR dpdk-hugepages (8),",
         ".BR sockperf (1),",
-        ".BR systemd.service (5)",
+        ".BR systemd.service (5),",
+        ".BR systemd.exec (5);",
+        "DPDK's guides (dpdk-devbind.py, dpdk-hugepages.py, the PMDs): "
+        "https://doc.dpdk.org/guides\-22.11/",
     ]
     return "\n".join(out) + "\n"
 
