@@ -28,12 +28,22 @@ EAL_OPTIONS = ("-l -a -b -m --lcores --vdev --in-memory --no-huge --no-pci "
 
 
 def run_help(latprobe, *args):
+    # A sanitizer build's leak report is not this script's business (the
+    # ASan tests look for leaks); the text is all it reads.
+    env = dict(os.environ, LC_ALL="C", ASAN_OPTIONS="detect_leaks=0")
     r = subprocess.run([latprobe, *args, "--help"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, check=False,
-                       env=dict(os.environ, LC_ALL="C"))
+                       env=env)
+    if r.returncode != 0 and args:
+        # One subcommand's broken --help must not break the build: its
+        # section says so, tests/integration/manpage.sh fails on it.
+        print("gen-docs: warning: 'latprobe %s --help' exited %d" %
+              (" ".join(args), r.returncode), file=sys.stderr)
+        return "usage: latprobe %s ...\n\n(no --help text at build time)\n" \
+            % " ".join(args)
     if r.returncode != 0:
-        sys.exit("gen-docs: '%s %s --help' exited %d: %s" %
-                 (latprobe, " ".join(args), r.returncode, r.stderr.strip()))
+        sys.exit("gen-docs: '%s --help' exited %d: %s" %
+                 (latprobe, r.returncode, r.stderr.strip()))
     return r.stdout
 
 
@@ -178,7 +188,9 @@ def roff_help(h, out):
 
 def man_page(latprobe, args, top, subs, helps):
     ver = subprocess.run([latprobe, "--version"], stdout=subprocess.PIPE,
-                         text=True, check=False).stdout.strip()
+                         text=True, check=False,
+                         env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+                         ).stdout.strip()
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
             if epoch else datetime.datetime.now(datetime.timezone.utc))
