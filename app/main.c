@@ -85,8 +85,7 @@ main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		/* meson's project version, then the git tree it was built from
-		 */
+		/* meson's project version, then `git describe` */
 		if (LATPROBE_GIT_DESCRIBE[0] != '\0')
 			printf("latprobe %s (git %s)\n", LATPROBE_VERSION,
 			       LATPROBE_GIT_DESCRIBE);
