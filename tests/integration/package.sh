@@ -25,7 +25,9 @@ ver=$(sed -n "s/^[[:space:]]*version: '\([^']*\)'.*/\1/p" "$LP_TOP/meson.build" 
 [ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] || fail "package version is not meson's $ver"
 # Run-time dependencies: no -dev package.
 dpkg-deb -f "$deb" Depends | grep -q -- '-dev' && fail "the package depends on a -dev package"
-dpkg-deb -f "$deb" Depends | grep -q 'librte-eal23' || fail "the package does not depend on librte-eal23"
+for d in librte-eal23 librte-ethdev23 libjson-c5 libnuma1 librte-net-af-xdp23 librte-mempool-ring23; do
+	dpkg-deb -f "$deb" Depends | grep -qE "(^|, )$d( |,|\$)" || fail "the package does not depend on $d"
+done
 
 lp_cleanup_push "DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq latprobe >/dev/null 2>&1 || dpkg --purge latprobe >/dev/null 2>&1 || true"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$WORK/apt.log" 2>&1 ||
