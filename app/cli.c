@@ -140,16 +140,21 @@ cli_format_ipv4(uint32_t addr, char *out)
 		 (addr >> 8) & 0xff, addr & 0xff);
 }
 
-#define PROFILE_DIRS 5
+#define PROFILE_DIRS 6
 
-/* Where --profile NAME looks, in order: $LATPROBE_PROFILE_DIR, the source
- * tree around build/app/latprobe, the tree this binary was built from, the
- * install, Debian's place. Returns how many of dirs it filled. */
+/*
+ * Where --profile NAME looks, in order: $LATPROBE_PROFILE_DIR; when this
+ * binary runs from a meson build directory (build.ninja next to app/), the
+ * checkout around it and the source tree it was built from; then the
+ * share/latprobe/dpdk-config of the prefix the binary sits in (bin/..), of
+ * the configured prefix, and /usr/share. An installed binary never looks at
+ * the tree it was built from. Returns how many of dirs it filled.
+ */
 static unsigned
 profile_dirs(char dirs[PROFILE_DIRS][PATH_MAX + 32])
 {
 	const char *env = getenv("LATPROBE_PROFILE_DIR");
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], ninja[PATH_MAX + 32];
 	unsigned k = 0;
 	ssize_t n;
 
@@ -163,9 +168,16 @@ profile_dirs(char dirs[PROFILE_DIRS][PATH_MAX + 32])
 		slash = strrchr(exe, '/');
 		if (slash != NULL)
 			*slash = '\0';
-		snprintf(dirs[k++], PATH_MAX + 32, "%s/../../dpdk-config", exe);
+		snprintf(ninja, sizeof(ninja), "%s/../build.ninja", exe);
+		if (access(ninja, F_OK) == 0) {
+			snprintf(dirs[k++], PATH_MAX + 32,
+				 "%s/../../dpdk-config", exe);
+			snprintf(dirs[k++], PATH_MAX + 32, "%s",
+				 LATPROBE_PROFILE_DIR);
+		}
+		snprintf(dirs[k++], PATH_MAX + 32,
+			 "%s/../share/latprobe/dpdk-config", exe);
 	}
-	snprintf(dirs[k++], PATH_MAX + 32, "%s", LATPROBE_PROFILE_DIR);
 	snprintf(dirs[k++], PATH_MAX + 32, "%s", LATPROBE_DATADIR);
 	snprintf(dirs[k++], PATH_MAX + 32, "/usr/share/latprobe/dpdk-config");
 	return k;
@@ -268,8 +280,10 @@ push_profile(char ***v, int *n, int *cap, const char *name, char *err,
 			names[len - 1] = '\0'; /* the last ',' */
 		snprintf(err, err_len,
 			 "profile '%s' not found (looked in "
-			 "$LATPROBE_PROFILE_DIR, the source tree's "
-			 "dpdk-config/, " LATPROBE_DATADIR "); %s%s",
+			 "$LATPROBE_PROFILE_DIR, the checkout's "
+			 "dpdk-config/, share/latprobe/dpdk-config/ of "
+			 "the install, /usr/share/latprobe/dpdk-config); "
+			 "%s%s",
 			 name, len > 0 ? "profiles:" : "no profile found",
 			 names);
 		return -ENOENT;

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "cli.h"
 #include "log.h"
+#include "version.h"
 
 static void
 usage(FILE *f)
@@ -27,7 +28,9 @@ usage(FILE *f)
 	      "\n"
 	      "EAL options go before '--'; '--profile NAME' takes them from "
 	      "dpdk-config/NAME.\n"
-	      "'latprobe SUBCOMMAND --help' explains each one.\n"
+	      "'latprobe SUBCOMMAND --help' explains each one; "
+	      "'latprobe --version'\n"
+	      "prints the version (and the git tree it was built from).\n"
 	      "\n"
 	      "examples:\n"
 	      "  latprobe info --profile ring --\n"
@@ -82,7 +85,12 @@ main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
-		printf("latprobe %s\n", LATPROBE_VERSION);
+		/* meson's project version, then `git describe` */
+		if (LATPROBE_GIT_DESCRIBE[0] != '\0')
+			printf("latprobe %s (git %s)\n", LATPROBE_VERSION,
+			       LATPROBE_GIT_DESCRIBE);
+		else
+			printf("latprobe %s\n", LATPROBE_VERSION);
 		return EXIT_OK;
 	}
 	if ((strcmp(cmd, "info") == 0 || strcmp(cmd, "probe") == 0 ||
