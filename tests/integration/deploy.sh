@@ -10,7 +10,7 @@
 #      grammar, the metric names deploy/ queries;
 #   3. make-pinglists: the pair counts of docs/fleet.md for 100 and 1,000
 #      hosts, every list valid; the DaemonSets' entrypoint (dry run and
-#      linted), systemd units;
+#      linted);
 #   4. when latprobe has --metrics: a reflector and a prober (kernel backend,
 #      loopback of a namespace of our own) are scraped, their exposition
 #      passes promtool check metrics, and every series deploy/ queries must
@@ -88,18 +88,8 @@ expect 0 '^latprobe reflect --backend kernel --addr 198.18.99.2 -q --metrics 198
 	"${epenv[@]}" NODE_NAME=node-z LATPROBE_BACKEND=kernel sh "$ep" reflect
 expect 1 'node node-z has no line' "${epenv[@]}" NODE_NAME=node-z sh "$ep" reflect
 
-# systemd units: syntax and directives (the ExecStart path made to exist).
-if lp_have systemd-analyze; then
-	mkdir -p "$WORK/units"
-	for u in "$D"/systemd/*.service; do
-		sed "s|/usr/local/bin/latprobe|$LATPROBE|" "$u" >"$WORK/units/${u##*/}"
-	done
-	timeout 30 systemd-analyze verify "$WORK"/units/*.service >"$WORK/sd.txt" 2>&1 ||
-		{ cat "$WORK/sd.txt" >&2; fail "systemd-analyze verify"; }
-	[ ! -s "$WORK/sd.txt" ] || { cat "$WORK/sd.txt" >&2; fail "systemd-analyze verify warned"; }
-else
-	echo "$LP_PROG: systemd-analyze not installed: units not verified"
-fi
+# systemd units: the package's (dist/latprobe-{reflect,probe}@.service),
+# verified by tests/integration/install.sh.
 
 # 4. The names against a running latprobe.
 # (Help into a file first: grep -q closing the pipe early would fail the

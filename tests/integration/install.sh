@@ -58,9 +58,14 @@ expect 0 "^latprobe $ver( \(git [0-9a-z.-]+\))?\$" "$bin" --version
 
 # The unit, with its ExecStart pointed at the installed binary.
 if lp_have systemd-analyze; then
-	sed "s|^ExecStart=$prefix/bin/latprobe|ExecStart=$bin|" "$unit" >"$WORK/latprobe-reflect@.service"
+	punit=${unit%/*}/latprobe-probe@.service
+	[ -f "$punit" ] || fail "meson install: no latprobe-probe@.service"
+	for u in "$unit" "$punit"; do
+		sed "s|^ExecStart=$prefix/bin/latprobe|ExecStart=$bin|" "$u" >"$WORK/${u##*/}"
+	done
 	SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
-		"$WORK/latprobe-reflect@.service" >"$WORK/verify.log" 2>&1 ||
+		"$WORK/latprobe-reflect@.service" "$WORK/latprobe-probe@.service" \
+		>"$WORK/verify.log" 2>&1 ||
 		{ cat "$WORK/verify.log" >&2; fail "systemd-analyze verify failed"; }
 	[ ! -s "$WORK/verify.log" ] || { cat "$WORK/verify.log" >&2; fail "systemd-analyze verify warns"; }
 	echo "install: systemd-analyze verify clean"
