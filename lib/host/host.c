@@ -184,12 +184,12 @@ cpu_flags(const char *root, char *flags, size_t len)
 	flags[0] = '\0';
 	if (n < 0)
 		return (int)n;
-	f = strstr(buf, "\nflags");
+	f = strncmp(buf, "flags", 5) == 0 ? buf : strstr(buf, "\nflags");
 	if (f == NULL)
-		return -ENOENT;
+		return -ENODATA;
 	f = strchr(f + 1, ':');
 	if (f == NULL)
-		return -EINVAL;
+		return -ENODATA;
 	nl = strchr(f, '\n');
 	if (nl != NULL)
 		*nl = '\0';
@@ -226,10 +226,14 @@ host_check_tsc(const struct host_input *in, struct host_result *r)
 	ret = cpu_flags(in->root, flags, sizeof(flags));
 	if (ret != 0 && !in->cpuid_invariant) {
 		r->verdict = HOST_WARN;
-		VAL(r,
-		    "cannot read the flags of /proc/cpuinfo (%s), CPUID "
-		    "says not invariant",
-		    strerror(-ret));
+		if (ret == -ENODATA)
+			VAL(r, "no flags line in proc/cpuinfo, and CPUID says "
+			       "not invariant");
+		else
+			VAL(r,
+			    "cannot read proc/cpuinfo (%s), and CPUID says "
+			    "not invariant",
+			    strerror(-ret));
 		FIX(r, "check /proc/cpuinfo is readable");
 		return;
 	}
