@@ -1180,6 +1180,7 @@ host_check_runnable(const struct host_input *in, const struct host_sample *s,
 {
 	char a[64];
 	unsigned shown = 0;
+	uint64_t used = 0;
 
 	result_init(r, "runnable");
 	if (s->n_scans == 0) {
@@ -1200,10 +1201,21 @@ host_check_runnable(const struct host_input *in, const struct host_sample *s,
 	VAL(r, "%u other task(s) runnable on CPUs %s in %u scans over %.2f s:",
 	    s->n_tasks + s->more_tasks, cpus_str(&in->lcores, a, sizeof(a)),
 	    s->n_scans, s->seconds);
-	for (unsigned k = 0; k < s->n_tasks && shown < 5; k++, shown++)
-		VAL(r, "%s %s (pid %d tid %d) on CPU %u in %u", k ? "," : "",
-		    s->tasks[k].comm, s->tasks[k].pid, s->tasks[k].tid,
-		    s->tasks[k].cpu, s->tasks[k].seen);
+	/* The most often seen first (selection: at most 32 tasks). */
+	for (; shown < 5 && shown < s->n_tasks; shown++) {
+		unsigned best = s->n_tasks;
+
+		for (unsigned k = 0; k < s->n_tasks; k++)
+			if (!(used & (1ull << k)) &&
+			    (best == s->n_tasks ||
+			     s->tasks[k].seen > s->tasks[best].seen))
+				best = k;
+		used |= 1ull << best;
+		VAL(r, "%s %s (pid %d tid %d) on CPU %u in %u",
+		    shown ? "," : "", s->tasks[best].comm, s->tasks[best].pid,
+		    s->tasks[best].tid, s->tasks[best].cpu,
+		    s->tasks[best].seen);
+	}
 	if (s->n_tasks + s->more_tasks > shown)
 		VAL(r, " and %u more", s->n_tasks + s->more_tasks - shown);
 	FIX(r, "move them off the lcores (taskset -apc OTHER_CPUS PID), or "
