@@ -615,7 +615,10 @@ desc_names(const char *desc, const char *dev)
 		return false;
 	while ((p = strstr(p, dev)) != NULL) {
 		char after = p[dl];
-		char before = p == desc ? ' ' : p[-1];
+		char before = ' ';
+
+		if (p != desc)
+			before = p[-1];
 
 		if (!((after >= '0' && after <= '9') ||
 		      (after >= 'a' && after <= 'z') ||
@@ -1296,14 +1299,12 @@ host_kernel_nics(const char *root, struct host_nic *out, unsigned max)
 int
 host_mem_node(const void *addr)
 {
-	long psz = sysconf(_SC_PAGESIZE);
-	void *page;
+	void *page = (void *)addr; /* move_pages() only reads it */
 	int status = -1;
 
-	if (addr == NULL || psz <= 0)
+	if (addr == NULL)
 		return -1;
-	page = (void *)((uintptr_t)addr & ~((uintptr_t)psz - 1));
-	/* nodes NULL: only report where each page is. */
+	/* nodes NULL: only report where the page is (any address in it). */
 	if (move_pages(0, 1, &page, NULL, &status, 0) != 0 || status < 0)
 		return -1;
 	return status;
