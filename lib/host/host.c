@@ -485,6 +485,10 @@ host_check_isolation(const struct host_input *in, struct host_result *r)
 			VAL(r, "cannot parse rcu_nocbs=%s; ", v);
 		}
 	}
+	/* The kernel offloads the callbacks of nohz_full CPUs too
+	 * (rcu_init_nohz()): they count as rcu_nocbs. */
+	for (unsigned i = 0; i < HOST_MAX_CPUS / 64; i++)
+		nocb.w[i] |= nohz.w[i];
 	VAL(r, "lcores %s; isolcpus %s, nohz_full %s, rcu_nocbs %s",
 	    cpus_str(&in->lcores, l, sizeof(l)), cpus_str(&iso, a, sizeof(a)),
 	    cpus_str(&nohz, b, sizeof(b)),

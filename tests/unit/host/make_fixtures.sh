@@ -125,3 +125,8 @@ O=fixtures/oldcpu
 f $O/proc/cpuinfo 'processor\t: 0\nflags\t\t: fpu tsc msr pae constant_tsc\n'
 f $O/sys/devices/system/clocksource/clocksource0/current_clocksource 'hpet\n'
 f $O/sys/devices/system/clocksource/clocksource0/available_clocksource 'tsc hpet acpi_pm \n'
+# isolcpus and nohz_full but no rcu_nocbs=: nohz_full implies it
+f $O/proc/cmdline 'root=/dev/sda1 isolcpus=1 nohz_full=1\n'
+f $O/sys/devices/system/cpu/isolated '1\n'
+f $O/sys/devices/system/cpu/nohz_full '1\n'
+f $O/sys/devices/system/cpu/online '0-1\n'

@@ -559,6 +559,15 @@ test_oldcpu(void **state)
 	has(r.value, "hpet (available: tsc hpet acpi_pm)");
 	has(r.fix, "echo tsc > /sys/devices/system/clocksource/clocksource0/"
 		   "current_clocksource");
+	/* nohz_full=1 offloads CPU 1's RCU callbacks without rcu_nocbs= */
+	cpus(&in.lcores, "1");
+	host_check_isolation(&in, &r);
+	assert_int_equal(r.verdict, HOST_OK);
+	has(r.value, "isolcpus 1, nohz_full 1, rcu_nocbs 1");
+	cpus(&in.lcores, "0-1");
+	host_check_isolation(&in, &r);
+	assert_int_equal(r.verdict, HOST_WARN);
+	has(r.fix, "(the lcores are every CPU: leave one out");
 }
 
 /* ---- garbage ---- */
