@@ -112,9 +112,13 @@ doctor_port_nic(uint16_t port_id, struct rte_mempool *pool,
 			snprintf(nic->device, sizeof(nic->device), "%s",
 				 rte_dev_name(info.device));
 		if (info.if_index != 0 &&
-		    if_indextoname(info.if_index, ifname) != NULL)
+		    if_indextoname(info.if_index, ifname) != NULL) {
 			snprintf(nic->ifname, sizeof(nic->ifname), "%s",
 				 ifname);
+			snprintf(nic->name, sizeof(nic->name),
+				 "port %u %.30s (%.16s)", port_id, name,
+				 ifname);
+		}
 	}
 	/* A vdev's "device" is its own name (net_af_xdp0): no IRQ has it. */
 	sock = rte_eth_dev_socket_id(port_id);

@@ -636,6 +636,32 @@ desc_names(const char *desc, const char *dev)
 	return false;
 }
 
+/* The bus device of a kernel interface: the base name of its device link
+ * (a PCI address, a VMBus UUID, "virtio2"); "" when it has none. */
+static void
+link_base(const char *root, const char *ifname, char *out, size_t len)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	size_t rl = strlen(root);
+	const char *base;
+	ssize_t l;
+
+	out[0] = '\0';
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	if (snprintf(path, sizeof(path), "%.*s/sys/class/net/%s/device",
+		     (int)rl, root, ifname) >= (int)sizeof(path))
+		return;
+	l = readlink(path, link, sizeof(link) - 1);
+	if (l <= 0)
+		return;
+	link[l] = '\0';
+	base = strrchr(link, '/');
+	if (snprintf(out, len, "%s", base != NULL ? base + 1 : link) >=
+	    (int)len)
+		out[0] = '\0'; /* cut, it would match something else */
+}
+
 void
 host_check_irq(const struct host_input *in, struct host_result *r)
 {
@@ -671,13 +697,19 @@ host_check_irq(const struct host_input *in, struct host_result *r)
 	for (unsigned k = 0; k < in->n_nics; k++) {
 		const struct host_nic *nic = &in->nics[k];
 		unsigned mine = 0;
+		char kdev[64] = "";
 
+		/* A DPDK port over a kernel interface (af_xdp, af_packet on a
+		 * real NIC): its IRQs are named for the interface's device. */
+		if (nic->ifname[0] != '\0')
+			link_base(in->root, nic->ifname, kdev, sizeof(kdev));
 		VAL(r, "%s%s", k ? "; " : "", nic->name);
 		for (unsigned i = 0; i < n; i++) {
 			struct host_cpus aff, hit;
 
 			if (!desc_names(irqs[i].desc, nic->ifname) &&
-			    !desc_names(irqs[i].desc, nic->device))
+			    !desc_names(irqs[i].desc, nic->device) &&
+			    !desc_names(irqs[i].desc, kdev))
 				continue;
 			mine++;
 			matched++;

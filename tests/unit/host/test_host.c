@@ -282,6 +282,12 @@ test_bare_irq(void **state)
 	lacks(r.value, "IRQ 131"); /* another device: 0000:3b:00.01 */
 	has(r.fix, "for i in 121; do echo 0-1,4-7 > /proc/irq/$i/"
 		   "smp_affinity_list");
+	/* af_xdp on the same NIC: no bus device of its own, the kernel
+	 * interface's device link names the IRQs. */
+	in->nics[0].device[0] = '\0';
+	host_check_irq(in, &r);
+	assert_int_equal(r.verdict, HOST_WARN);
+	has(r.value, "IRQ 121 on CPUs 2 (an lcore)");
 	cpus(&in->lcores, "3");
 	host_check_irq(in, &r);
 	assert_int_equal(r.verdict, HOST_OK);
