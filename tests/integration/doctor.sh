@@ -106,4 +106,14 @@ if [ -n "$want" ]; then
 fi
 run_probe --no-doctor
 ! grep -q 'doctor' "$WORK/p.err" || fail "--no-doctor still printed the doctor line"
+# The reflector gets it from the same start path, on the kernel backend too
+# (no port: its CPUs are the process's).
+for nd in "" --no-doctor; do
+	"$LATPROBE" reflect --backend kernel --addr 127.0.0.1 --udp-port 40862 \
+		--sockperf-port 0 --echo-port 0 -t 0.5 -q $nd >/dev/null 2>"$WORK/k.err" ||
+		{ cat "$WORK/k.err" >&2; fail "kernel reflect $nd exited $?"; }
+	n=$(grep -c '^latprobe reflect: doctor: ' "$WORK/k.err" || true)
+	[ "$n" -eq "$([ -z "$nd" ] && echo 1 || echo 0)" ] ||
+		{ cat "$WORK/k.err" >&2; fail "kernel reflect $nd: $n doctor line(s)"; }
+done
 echo "$LP_PROG: ok"
