@@ -1049,32 +1049,6 @@ host_stat_read(const char *root, struct host_stat *s)
 	return host_stat_parse(buf, (size_t)n, s);
 }
 
-/* "pid (comm) S ..." field 39 is the CPU it last ran on. */
-static int
-task_stat_parse(const char *buf, char *state, unsigned *cpu, char *comm,
-		size_t comm_len)
-{
-	const char *o = strchr(buf, '('), *c = strrchr(buf, ')'), *p;
-	unsigned field = 3;
-
-	if (o == NULL || c == NULL || c < o || c[1] != ' ')
-		return -EINVAL;
-	snprintf(comm, comm_len, "%.*s", (int)(c - o - 1), o + 1);
-	p = c + 2;
-	*state = *p;
-	while (field < 39) {
-		p = strchr(p, ' ');
-		if (p == NULL)
-			return -EINVAL;
-		p++;
-		field++;
-	}
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	*cpu = (unsigned)strtoul(p, NULL, 10);
-	return 0;
-}
-
 static bool
 all_digits(const char *s)
 {
@@ -1130,8 +1104,8 @@ host_tasks_scan(const char *root, const struct host_cpus *lcores,
 				    "proc/%s/task/%s/stat", e->d_name,
 				    te->d_name);
 			if (n <= 0 ||
-			    task_stat_parse(buf, &state, &cpu, comm,
-					    sizeof(comm)) != 0 ||
+			    host_task_stat_parse(buf, (size_t)n, &state, &cpu,
+						 comm, sizeof(comm)) != 0 ||
 			    state != 'R' || !host_cpus_isset(lcores, cpu))
 				continue;
 			for (k = 0; k < s->n_tasks; k++)

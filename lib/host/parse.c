@@ -240,6 +240,44 @@ host_stat_parse(const char *buf, size_t len, struct host_stat *out)
 }
 
 int
+host_task_stat_parse(const char *buf, size_t len, char *state, unsigned *cpu,
+		     char *comm, size_t comm_len)
+{
+	const char *end = buf + len, *o = memchr(buf, '(', len), *c = NULL;
+	const char *p;
+	uint64_t v;
+	size_t n;
+
+	/* The name may hold ')' itself: the last one closes it. */
+	for (p = buf; p < end; p++)
+		if (*p == ')')
+			c = p;
+	if (o == NULL || c == NULL || c < o || end - c < 3 || c[1] != ' ' ||
+	    comm_len == 0)
+		return -EINVAL;
+	n = (size_t)(c - o - 1);
+	if (n >= comm_len)
+		n = comm_len - 1;
+	for (size_t i = 0; i < n; i++)
+		comm[i] =
+			(o[1 + i] < 0x20 || o[1 + i] >= 0x7f) ? '?' : o[1 + i];
+	comm[n] = '\0';
+	p = c + 2;
+	*state = *p;
+	/* Field 3 is the state; field 39 the CPU it last ran on. */
+	for (unsigned field = 3; field < 39; field++) {
+		p = memchr(p, ' ', (size_t)(end - p));
+		if (p == NULL)
+			return -EINVAL;
+		p++;
+	}
+	if (parse_uint(&p, end, HOST_MAX_CPUS - 1, &v) != 0)
+		return -EINVAL;
+	*cpu = (unsigned)v;
+	return 0;
+}
+
+int
 host_interrupts_parse(const char *buf, size_t len, struct host_irq *out,
 		      unsigned max, unsigned *n)
 {

@@ -58,6 +58,14 @@ struct host_stat {
  */
 int host_stat_parse(const char *buf, size_t len, struct host_stat *out);
 
+/*
+ * /proc/PID/task/TID/stat (len bytes): the state letter, the CPU it last
+ * ran on (field 39) and the name (printable, cut to comm_len - 1). 0 or
+ * -EINVAL.
+ */
+int host_task_stat_parse(const char *buf, size_t len, char *state,
+			 unsigned *cpu, char *comm, size_t comm_len);
+
 /* One interrupt line of /proc/interrupts (numbered IRQs only). */
 struct host_irq {
 	unsigned irq;

@@ -2,7 +2,7 @@
 /*
  * The parsers of lib/host on hostile input: the bytes as a cpulist (and
  * what parses must format and parse back to the same set), as /proc/stat,
- * and as /proc/interrupts.
+ * as a task's stat line and as /proc/interrupts.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +35,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (host_stat_parse(s, size, &st) == 0 &&
 	    host_cpus_count(&st.present) == 0)
 		__builtin_trap();
+	{
+		char state, comm[20];
+		unsigned cpu;
+
+		if (host_task_stat_parse(s, size, &state, &cpu, comm,
+					 sizeof(comm)) == 0 &&
+		    (cpu >= HOST_MAX_CPUS || strlen(comm) >= sizeof(comm)))
+			__builtin_trap();
+	}
 	if (host_interrupts_parse(s, size, irq, 64, &n) == 0) {
 		if (n > 64)
 			__builtin_trap();

@@ -151,6 +151,50 @@ test_interrupts_parse(void **state)
 	assert_int_equal(host_interrupts_parse("", 0, irq, 4, &n), -EINVAL);
 }
 
+static void
+test_task_stat_parse(void **state)
+{
+	char st, comm[20], buf[1024];
+	unsigned cpu;
+	size_t len;
+	FILE *f;
+	const char *t = "42 (a (b) c) R 1 1 1 0 -1 4194560 100 0 0 0 10 5 0 0 "
+			"20 0 1 0 100 1000 100 18446744073709551615 1 1 0 0 0 "
+			"0 0 0 0 0 0 0 17 7 0 0 0 0 0\n";
+
+	(void)state;
+	assert_int_equal(host_task_stat_parse(t, strlen(t), &st, &cpu, comm,
+					      sizeof(comm)),
+			 0);
+	assert_int_equal(st, 'R');
+	assert_int_equal(cpu, 7);
+	assert_string_equal(comm, "a (b) c");
+	/* cut to the buffer, never past it */
+	assert_int_equal(host_task_stat_parse(t, strlen(t), &st, &cpu, comm, 4),
+			 0);
+	assert_string_equal(comm, "a (");
+	/* 38 fields: no CPU */
+	assert_int_equal(
+		host_task_stat_parse(t, 120, &st, &cpu, comm, sizeof(comm)),
+		-EINVAL);
+	assert_int_equal(
+		host_task_stat_parse("1 (x)", 5, &st, &cpu, comm, sizeof(comm)),
+		-EINVAL);
+	assert_int_equal(host_task_stat_parse("1 x) R", 6, &st, &cpu, comm,
+					      sizeof(comm)),
+			 -EINVAL);
+	/* this very process, on one of the online CPUs */
+	f = fopen("/proc/self/stat", "r");
+	assert_non_null(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_int_equal(
+		host_task_stat_parse(buf, len, &st, &cpu, comm, sizeof(comm)),
+		0);
+	assert_int_equal(st, 'R');
+	assert_string_equal(comm, "test_host");
+}
+
 /* ---- bare metal ---- */
 
 static struct host_input *
@@ -634,6 +678,7 @@ main(void)
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_stat_parse),
 		cmocka_unit_test(test_interrupts_parse),
+		cmocka_unit_test(test_task_stat_parse),
 		cmocka_unit_test(test_bare_tsc),
 		cmocka_unit_test(test_bare_cpufreq),
 		cmocka_unit_test(test_bare_isolation),
