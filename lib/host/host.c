@@ -873,7 +873,8 @@ host_check_thp(const struct host_input *in, struct host_result *r)
 
 /* The node of each CPU (-1 unknown) and which nodes exist. */
 static unsigned
-cpu_nodes(const char *root, int *node_of, unsigned n_cpus, bool *exists)
+cpu_nodes(const char *root, int *node_of, unsigned n_cpus, bool *exists,
+	  struct host_result *r)
 {
 	unsigned n = 0;
 
@@ -881,11 +882,21 @@ cpu_nodes(const char *root, int *node_of, unsigned n_cpus, bool *exists)
 		node_of[c] = -1;
 	for (unsigned k = 0; k < MAX_NODES; k++) {
 		struct host_cpus cpus;
+		int ret;
 
 		exists[k] = false;
-		if (read_cpus_at(root, &cpus,
-				 "sys/devices/system/node/node%u/cpulist",
-				 k) != 0)
+		ret = read_cpus_at(root, &cpus,
+				   "sys/devices/system/node/node%u/cpulist", k);
+		if (ret != 0 && ret != -ENOENT) {
+			r->verdict = HOST_WARN;
+			VAL(r,
+			    "cannot parse sys/devices/system/node/node%u/"
+			    "cpulist (%s); ",
+			    k, strerror(-ret));
+			FIX(r, "%scat sys/devices/system/node/node%u/cpulist",
+			    r->fix[0] ? "; " : "", k);
+		}
+		if (ret != 0)
 			continue;
 		exists[k] = true;
 		n++;
@@ -906,7 +917,7 @@ host_check_hugepages(const struct host_input *in, struct host_result *r)
 	char v[32], f[32];
 
 	result_init(r, "hugepages");
-	n_nodes = cpu_nodes(in->root, node_of, HOST_MAX_CPUS, exists);
+	n_nodes = cpu_nodes(in->root, node_of, HOST_MAX_CPUS, exists, r);
 	if (n_nodes == 0) {
 		/* A kernel without NUMA: one pool for the machine. */
 		for (unsigned s = 0; s < 2; s++) {
@@ -976,21 +987,24 @@ host_check_numa(const struct host_input *in, struct host_result *r)
 {
 	static int node_of[HOST_MAX_CPUS];
 	bool exists[MAX_NODES], lnode[MAX_NODES] = {false};
-	unsigned n_nodes;
-	char a[128];
+	unsigned n_nodes, n = 0;
+	int first = -1; /* the first node of the lcores */
 
 	result_init(r, "numa");
-	n_nodes = cpu_nodes(in->root, node_of, HOST_MAX_CPUS, exists);
+	n_nodes = cpu_nodes(in->root, node_of, HOST_MAX_CPUS, exists, r);
 	VAL(r, "%u NUMA node(s); lcores on node", n_nodes);
-	for (unsigned c = 0, n = 0; c < HOST_MAX_CPUS; c++) {
+	for (unsigned c = 0; c < HOST_MAX_CPUS; c++) {
 		if (!host_cpus_isset(&in->lcores, c))
 			continue;
 		if (node_of[c] >= 0 && !lnode[node_of[c]]) {
 			lnode[node_of[c]] = true;
+			if (first < 0)
+				first = node_of[c];
 			VAL(r, "%s %d", n++ ? "," : "", node_of[c]);
 		}
 	}
-	(void)a;
+	if (n == 0)
+		VAL(r, " unknown");
 	for (unsigned k = 0; k < in->n_nics; k++) {
 		const struct host_nic *nic = &in->nics[k];
 
@@ -1028,13 +1042,13 @@ host_check_numa(const struct host_input *in, struct host_result *r)
 			    "landed on node %d) and give EAL "
 			    "--socket-mem for it",
 			    r->fix[0] ? "; " : "",
-			    nic->node >= 0 ? nic->node : node_of[0], nic->name,
+			    nic->node >= 0 ? nic->node : first, nic->name,
 			    nic->mem_node);
 		}
 	}
 	if (in->n_nics == 0 && in->nic_note != NULL)
 		VAL(r, "; %s", in->nic_note);
-	if (n_nodes <= 1)
+	if (n_nodes == 1)
 		VAL(r, " (one node: nothing can be remote)");
 }
 

@@ -665,6 +665,10 @@ test_garbage(void **state)
 	has(r[5].value, "CPU 0: cannot parse its thread_siblings_list");
 	assert_int_equal(r[8].verdict, HOST_WARN);
 	has(r[8].value, "cannot parse sys/kernel/mm/transparent_hugepage");
+	assert_int_equal(r[9].verdict, HOST_WARN);
+	has(r[9].value, "cannot parse sys/devices/system/node/node0/cpulist");
+	assert_int_equal(r[10].verdict, HOST_WARN);
+	has(r[10].value, "cannot parse sys/devices/system/node/node0/cpulist");
 	assert_int_equal(r[11].verdict, HOST_WARN);
 	has(r[11].value, "cannot read proc/stat: Invalid argument");
 	free(s);
