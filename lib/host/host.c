@@ -971,7 +971,7 @@ host_check_hugepages(const struct host_input *in, struct host_result *r)
 				any = true;
 		}
 		if (want[k])
-			VAL(r, " [lcores/ports]");
+			VAL(r, " (lcores or ports here)");
 		if (want[k] && !any) {
 			r->verdict = HOST_WARN;
 			FIX(r,
