@@ -258,9 +258,13 @@ host_task_stat_parse(const char *buf, size_t len, char *state, unsigned *cpu,
 	n = (size_t)(c - o - 1);
 	if (n >= comm_len)
 		n = comm_len - 1;
-	for (size_t i = 0; i < n; i++)
-		comm[i] =
-			(o[1 + i] < 0x20 || o[1 + i] >= 0x7f) ? '?' : o[1 + i];
+	for (size_t i = 0; i < n; i++) {
+		char ch = o[1 + i];
+
+		if (ch < 0x20 || ch >= 0x7f)
+			ch = '?';
+		comm[i] = ch;
+	}
 	comm[n] = '\0';
 	p = c + 2;
 	*state = *p;
