@@ -55,6 +55,7 @@ struct app_common_opts {
 	const char *hlog;		      /* --hlog FILE */
 	uint64_t hlog_interval_ns;	      /* --hlog-interval */
 	bool have_hlog_interval;
+	bool no_doctor; /* --no-doctor: no host summary at start */
 };
 
 /* getopt_long codes of the shared options (long-only ones above 0xff). */
@@ -71,6 +72,7 @@ enum {
 	APP_OPT_PROMISC = 0x100,
 	APP_OPT_HLOG = 0x200,
 	APP_OPT_HLOG_INTERVAL,
+	APP_OPT_NO_DOCTOR = 0x440,
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -85,6 +87,7 @@ enum {
 		{"promisc", no_argument, NULL, APP_OPT_PROMISC},               \
 		{"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY},       \
 		{"hlog", required_argument, NULL, APP_OPT_HLOG},               \
+		{"no-doctor", no_argument, NULL, APP_OPT_NO_DOCTOR},           \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \

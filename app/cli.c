@@ -430,13 +430,13 @@ static const struct {
 	const char *shorts;
 } sub_opts[] = {
 	{"probe",
-	 (const char *const[]){"addr",	       "proto",		"timeout",
-			       "peer-mac",     "arp-timeout",	"sport",
-			       "port-id",      "json",		"samples",
-			       "pcap",	       "calibrate",	"backend",
-			       "busy-poll-us", "quiet",		"loopback",
-			       "vlan",	       "promisc",	"auth-key",
-			       "hlog",	       "hlog-interval", NULL},
+	 (const char *const[]){
+		 "addr",	 "proto",    "timeout",	  "peer-mac",
+		 "arp-timeout",	 "sport",    "port-id",	  "json",
+		 "samples",	 "pcap",     "calibrate", "backend",
+		 "busy-poll-us", "quiet",    "loopback",  "vlan",
+		 "promisc",	 "auth-key", "hlog",	  "hlog-interval",
+		 "no-doctor",	 NULL},
 	 "ntlwihq"},
 	{"reflect",
 	 (const char *const[]){"addr",
@@ -460,9 +460,12 @@ static const struct {
 			       "auth-key",
 			       "hlog",
 			       "hlog-interval",
+			       "no-doctor",
 			       NULL},
 	 "tq"},
 	{"info", (const char *const[]){"calibrate", NULL}, ""},
+	{"doctor", (const char *const[]){"lcores", "json", "calibrate", NULL},
+	 ""},
 	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
 	{"plot",
 	 (const char *const[]){"output", "label", "samples", "hlog", "title",

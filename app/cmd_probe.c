@@ -133,6 +133,8 @@ probe_usage(FILE *f)
 	      "T1..T4\n"
 	      "  --calibrate T        TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet          no live line on stderr\n"
+	      "  --no-doctor          no one-line host check (latprobe doctor) "
+	      "at start\n"
 	      "  --loopback           answer our own probes in this process: "
 	      "for ports\n"
 	      "                       whose tx comes back on rx (net_ring, "
@@ -649,6 +651,7 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.kernel = x->o.co.kernel;
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;
+	r->opt.no_doctor = x->o.co.no_doctor;
 	r->opt.link_required = true;
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;

@@ -85,6 +85,8 @@ reflect_usage(FILE *f)
 	      "  --hlog-interval T     its interval (default 1s, 10ms..1h)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet           no live line on stderr\n"
+	      "  --no-doctor           no one-line host check (latprobe "
+	      "doctor) at start\n"
 	      "  --backend kernel      kernel UDP sockets instead of DPDK, "
 	      "busy-polling\n"
 	      "                        (STAMP, sockperf, UDP echo; no EAL "
@@ -356,6 +358,7 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.kernel = x->o.co.kernel;
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;
+	r->opt.no_doctor = x->o.co.no_doctor;
 	r->opt.link_required = false; /* a reflector waits for its peers */
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;

@@ -499,6 +499,9 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 	case APP_OPT_PROMISC:
 		co->promisc = true;
 		return 0;
+	case APP_OPT_NO_DOCTOR:
+		co->no_doctor = true;
+		return 0;
 	case APP_OPT_AUTH_KEY:
 		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len);
 		if (r != 0) {

@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "doctor.h"
 #include "log.h"
 #include "version.h"
 
@@ -21,6 +22,8 @@ usage(FILE *f)
 	      "percentiles\n"
 	      "  info      TSC calibration and the capabilities of every DPDK "
 	      "port\n"
+	      "  doctor    is this host set up for microsecond measurement? "
+	      "checks, fixes\n"
 	      "  plot      draw saved probe reports as one self-contained "
 	      "HTML page (no EAL)\n"
 	      "  compare   compare saved JSON reports: bootstrap intervals, "
@@ -34,6 +37,7 @@ usage(FILE *f)
 	      "\n"
 	      "examples:\n"
 	      "  latprobe info --profile ring --\n"
+	      "  latprobe doctor\n"
 	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
 	      "198.18.0.2/24\n"
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
@@ -94,7 +98,7 @@ main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if ((strcmp(cmd, "info") == 0 || strcmp(cmd, "probe") == 0 ||
-	     strcmp(cmd, "reflect") == 0) &&
+	     strcmp(cmd, "reflect") == 0 || strcmp(cmd, "doctor") == 0) &&
 	    (ret = check_sides(cmd, argc - 2, argv + 2)) != EXIT_OK)
 		return ret;
 	/* No EAL: only a "--" after something asks which side is which. */
@@ -112,6 +116,8 @@ main(int argc, char **argv)
 	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
+	if (strcmp(cmd, "doctor") == 0)
+		return cmd_doctor(argc - 2, argv + 2);
 	if (strcmp(cmd, "probe") == 0)
 		return cmd_probe(argc - 2, argv + 2);
 	if (strcmp(cmd, "reflect") == 0)

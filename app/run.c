@@ -17,6 +17,7 @@
 #include <rte_thread.h>
 #include <rte_version.h>
 
+#include "doctor.h"
 #include "run.h"
 
 /* How long a probe waits for the port's link before exit 4. */
@@ -343,6 +344,40 @@ setup(struct app_run *r)
 	return r->cmd->setup_dpdk(r);
 }
 
+/*
+ * The doctor's quick checks on the worker CPUs and the port, one line:
+ * files only (about a millisecond), no 1 s sample of steal and runnable
+ * tasks. The kernel backend's worker CPUs are the process's affinity.
+ */
+static void
+start_doctor(struct app_run *r)
+{
+	struct host_cpus cpus;
+
+	host_cpus_zero(&cpus);
+	if (r->dpdk_ready) {
+		cpu_set_t set;
+
+		worker_cpus(&set);
+		for (unsigned c = 0; c < HOST_MAX_CPUS && c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				host_cpus_set(&cpus, c);
+		doctor_brief(r->cmd->name, &cpus, &r->clk, r->port.id,
+			     r->port.pool);
+		return;
+	}
+	{
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set) != 0)
+			return;
+		for (unsigned c = 0; c < HOST_MAX_CPUS && c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				host_cpus_set(&cpus, c);
+	}
+	doctor_brief(r->cmd->name, &cpus, &r->clk, -1, NULL);
+}
+
 static double
 seconds_since(const struct timespec *t0)
 {
@@ -410,6 +445,8 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		}
 	}
 	cmd->start_line(r);
+	if (!r->opt.no_doctor)
+		start_doctor(r);
 	xs_start(r, &xs);
 
 	memset(&side, 0, sizeof(side));

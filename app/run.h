@@ -61,6 +61,7 @@ struct app_run_opts {
 	bool quiet;
 	bool promisc;
 	bool link_required; /* link down after the wait: exit 4 (else warn) */
+	bool no_doctor;	    /* no host summary at start (--no-doctor) */
 	uint16_t port_id;
 	uint64_t calib_ns;
 	uint64_t deadline_ns;	   /* the side thread stops the run; 0 = none */

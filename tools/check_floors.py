@@ -15,7 +15,7 @@ import sys
 # Keep in step with docs/design.md.
 FLOORS = {
     'util': 0,
-    'codec': 1, 'timing': 1, 'histogram': 1, 'io': 1,
+    'codec': 1, 'timing': 1, 'histogram': 1, 'io': 1, 'host': 1,
     'port': 2, 'sockio': 2, 'reflector': 2, 'prober': 2,
     'report': 3,
 }

@@ -4,7 +4,7 @@
 # as $1): a reflector and a prober over net_memif with --no-huge EAL memory,
 # every output (--json, --samples, --pcap); the kernel backend; and the
 # error paths (usage errors, a bad profile, no port, an unwritable output,
-# `info` with and without ports). Any AddressSanitizer, LeakSanitizer or
+# `info` and `doctor` with and without ports). Any AddressSanitizer, LeakSanitizer or
 # UBSan report fails it, whatever the exit code.
 . "$(dirname "$0")/lib.sh"
 need_env
@@ -87,6 +87,14 @@ run info-extra 2 "$LATPROBE" info -- extra
 run info-profile 2 "$LATPROBE" info --profile no-such-profile --
 run info-noport 0 "$LATPROBE" info "${EAL_ASAN[@]}" -- --calibrate 20ms
 run info-ring 0 "$LATPROBE" info --profile ring --log-level=lib.eal:error -- --calibrate 20ms
+# doctor: usage errors, no port (the kernel's NICs, the 1 s sample), a port
+# and its pool (exit 0: no check fails on these machines, doctor.sh checks
+# the rule itself).
+run doctor-bad-opt 2 "$LATPROBE" doctor -- --bogus
+run doctor-lcores 2 "$LATPROBE" doctor -- --lcores 1-0
+run doctor-badout 2 "$LATPROBE" doctor -- --json /nonexistent-dir/x
+run doctor-noport 0 "$LATPROBE" doctor "${EAL_ASAN[@]}" -- --calibrate 20ms --json "$WORK/doc.json"
+run doctor-ring 0 "$LATPROBE" doctor --profile ring --log-level=lib.eal:error -- --calibrate 20ms --json -
 # An option on the wrong side of '--' is refused before EAL (exit 2); a
 # device the EAL cannot create fails EAL init itself (exit 4).
 run info-side 2 "$LATPROBE" info --no-huge -m 256 --no-pci --bogus-eal-option --

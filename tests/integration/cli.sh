@@ -55,7 +55,7 @@ expect 2 "-l is an EAL option" "$LATPROBE" reflect -l 0 --addr 198.18.0.2/24
 expect 2 "'198.18.0.2' before '--'" "$LATPROBE" probe --profile ring 198.18.0.2 -- --addr 198.18.0.1/24
 # Every option each subcommand's --help lists that EAL does not have.
 eal_long=" allow base-virtaddr block create-uio-dev file-prefix force-max-simd-bitwidth help huge-dir huge-unlink huge-worker-stack in-memory iova-mode lcores legacy-mem log-level main-lcore match-allocations mbuf-pool-ops-name no-hpet no-huge no-pci no-shconf no-telemetry proc-type single-file-segments socket-limit socket-mem syslog telemetry trace trace-bufsz trace-dir trace-mode vdev vfio-intr vfio-vf-token vmware-tsc-map profile "
-for sub in probe reflect info plot; do
+for sub in probe reflect info doctor plot; do
 	n=0
 	for o in $("$LATPROBE" "$sub" --help | grep -oE '^ +--[a-z0-9-]+' | tr -d ' ' | sort -u); do
 		case "$eal_long" in *" ${o#--} "*) continue ;; esac
