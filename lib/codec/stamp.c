@@ -152,6 +152,19 @@ get_head(const uint8_t *b, uint32_t *seq, uint64_t *ts, uint16_t *ee,
 	*ssid = util_get_be16(b + R_SSID);
 }
 
+static bool all_zero(const uint8_t *p, size_t n);
+
+/*
+ * An RFC 8762 Session-Sender packet has its base length and MBZ bytes
+ * 16-43 zero; an RFC 5357 TWAMP-Light sender pads from byte 14 on, and
+ * RFC 4656 §4.1.2 (which RFC 5357 follows) asks for pseudo-random padding.
+ */
+static bool
+stamp_shaped(const uint8_t *p, size_t len)
+{
+	return len >= STAMP_BASE_LEN && all_zero(p + 16, STAMP_BASE_LEN - 16);
+}
+
 int
 stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 {
@@ -163,6 +176,7 @@ stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 	get_head(b, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
+	s->stamp = stamp_shaped(p, len);
 	return 0;
 }
 
@@ -260,6 +274,22 @@ stamp_reflector_parse(const uint8_t *p, size_t len, struct stamp_reflector *r)
 	return 0;
 }
 
+int
+stamp_answer_parse(const uint8_t *p, size_t len, struct stamp_answer *a)
+{
+	if (len < STAMP_ANSWER_MIN_LEN)
+		return -EINVAL;
+	a->seq = util_get_be32(p + R_SEQ);
+	a->sender_seq = util_get_be32(p + R_SENDER_SEQ);
+	a->error_estimate = util_get_be16(p + R_EE);
+	/* RFC 4656 §4.1.2 (RFC 8186 for PTP): the one Error Estimate of the
+	 * answer goes with both of its timestamps. */
+	a->t3_ns = stamp_ts_to_ns(util_get_be64(p + R_TS), a->error_estimate);
+	a->t2_ns =
+		stamp_ts_to_ns(util_get_be64(p + R_RX_TS), a->error_estimate);
+	return 0;
+}
+
 static bool
 all_zero(const uint8_t *p, size_t n)
 {
@@ -340,11 +370,14 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 {
 	uint8_t in[STAMP_BASE_LEN];
 	uint8_t out[STAMP_BASE_LEN];
+	bool tlvs;
 
 	if (len < 4)
 		return -EINVAL;
 	if (len > 65535)
 		return -EINVAL;
+	/* TWAMP-Light padding is not TLVs: answered as it came. */
+	tlvs = stamp_shaped(p, len);
 	/* Read every sender field before the first write: they overlap. */
 	load_base(in, p, len);
 	memset(out, 0, sizeof(out));
@@ -361,7 +394,7 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 	/* Same length as the request (RFC 8762 §4.3): a short TWAMP-Light
 	 * packet gets the fields that fit, cut at len. */
 	memcpy(p, out, len < STAMP_BASE_LEN ? len : STAMP_BASE_LEN);
-	if (len > STAMP_BASE_LEN)
+	if (len > STAMP_BASE_LEN && tlvs)
 		reflect_tlvs(p, len, o);
 	return (int)len;
 }
