@@ -152,17 +152,24 @@ get_head(const uint8_t *b, uint32_t *seq, uint64_t *ts, uint16_t *ee,
 	*ssid = util_get_be16(b + R_SSID);
 }
 
-static bool all_zero(const uint8_t *p, size_t n);
-
 /*
- * An RFC 8762 Session-Sender packet has its base length and MBZ bytes
- * 16-43 zero; an RFC 5357 TWAMP-Light sender pads from byte 14 on, and
- * RFC 4656 §4.1.2 (which RFC 5357 follows) asks for pseudo-random padding.
+ * An RFC 8762 Session-Sender packet has its base length and bytes 16-43
+ * MBZ; an RFC 5357 TWAMP-Light sender pads from byte 14 on, and RFC 4656
+ * §4.1.2 (which RFC 5357 follows) asks for pseudo-random padding. More
+ * than half of those 28 bytes non-zero is taken for such padding (random
+ * bytes are zero 1 time in 256); a STAMP sender that leaves a few MBZ
+ * bytes dirty is still STAMP (RFC 8762: MBZ is ignored on receipt).
  */
 static bool
 stamp_shaped(const uint8_t *p, size_t len)
 {
-	return len >= STAMP_BASE_LEN && all_zero(p + 16, STAMP_BASE_LEN - 16);
+	unsigned dirty = 0;
+
+	if (len < STAMP_BASE_LEN)
+		return false;
+	for (size_t i = 16; i < STAMP_BASE_LEN; i++)
+		dirty += p[i] != 0;
+	return dirty <= (STAMP_BASE_LEN - 16) / 2;
 }
 
 int
@@ -385,7 +392,10 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 	/* T3 placeholder until stamp_reflector_stamp(): T2, never T1. */
 	util_put_be64(out + R_TS, o->rx_timestamp);
 	util_put_be16(out + R_EE, o->error_estimate);
-	memcpy(out + R_SSID, in + 14, 2);
+	/* RFC 8972 §3 SSID; in a TWAMP-Light request bytes 14-15 are
+	 * padding and the RFC 5357 §4.2.1 answer has MBZ there. */
+	if (tlvs)
+		memcpy(out + R_SSID, in + 14, 2);
 	util_put_be64(out + R_RX_TS, o->rx_timestamp);
 	memcpy(out + R_SENDER_SEQ, in, 4);
 	memcpy(out + R_SENDER_TS, in + 4, 8);

@@ -104,9 +104,10 @@ struct stamp_sender {
 	uint16_t ssid;
 	size_t len;	/* bytes present (may be < 44: TWAMP-Light) */
 	size_t tlv_off; /* STAMP_BASE_LEN, or len when there are no TLVs */
-	/* RFC 8762-shaped: 44 bytes or more with bytes 16-43 (MBZ) zero.
-	 * Otherwise an RFC 5357 TWAMP-Light packet, whose bytes from 14 on
-	 * are padding (often random): ssid and TLVs there mean nothing. */
+	/* RFC 8762-shaped: 44 bytes or more, bytes 16-43 (MBZ) not random
+	 * (at most 14 of them non-zero). Otherwise an RFC 5357 TWAMP-Light
+	 * packet, whose bytes from 14 on are padding: ssid and TLVs there
+	 * mean nothing. */
 	bool stamp;
 };
 

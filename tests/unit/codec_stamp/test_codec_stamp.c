@@ -463,7 +463,12 @@ test_reflect_short(void **state)
 		assert_int_equal(stamp_reflect(p, len, &o), (int)len);
 		stamp_reflector_stamp(p, len, T3_NS);
 		if (len >= 12) {
-			assert_memory_equal(p, full, len);
+			uint8_t want[44];
+
+			/* no SSID in a TWAMP-Light answer: MBZ */
+			memcpy(want, full, sizeof(want));
+			want[14] = want[15] = 0;
+			assert_memory_equal(p, want, len);
 		} else {
 			/* T3 does not fit: the T2 placeholder, cut */
 			assert_memory_equal(p, full, 4);

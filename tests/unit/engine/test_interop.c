@@ -372,6 +372,9 @@ test_reflect_twamp_random_padding(void **state)
 		assert_memory_equal(ans + 28, sent + 4, 8);  /* sender T1 */
 		assert_memory_equal(ans + 36, sent + 12, 2); /* sender EE */
 		assert_int_equal(ans[40], 61);		     /* sender TTL */
+		/* RFC 5357 MBZ where STAMP has the SSID: the sender's
+		 * padding is not echoed there */
+		assert_int_equal(util_get_be16(ans + 14), 0);
 		if (len > STAMP_BASE_LEN)
 			assert_memory_equal(ans + STAMP_BASE_LEN,
 					    sent + STAMP_BASE_LEN,
