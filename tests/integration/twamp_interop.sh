@@ -26,7 +26,7 @@ PEER=(/usr/bin/python3 "$LP_TOP/tests/integration/stamp_peer.py")
 TWAMPY=(env "PYTHONPATH=$TWAMPY_DIR" /usr/bin/python3 -m twampy)
 probe_ip=${LP_ADDR_PROBE%/*}
 ROWS=()
-row() { ROWS+=("$(printf '%-34s %-24s %s' "$1" "$2" "$3")"); }
+row() { ROWS+=("$(printf '%-34s %-28s %s' "$1" "$2" "$3")"); }
 
 # peer_send NAME ARGS...: stamp_peer.py's sender in the probe namespace.
 peer_send() {
@@ -102,6 +102,12 @@ check_probe() { # NAME COUNT
 		fail "$1: answers_unusable"
 }
 ee() { json_get "$WORK/$1.json" "stamp/reflector_error_estimate/$2"; }
+p50() { # NAME: "RTT p50 X us, turnaround p50 Y us"
+	$PY -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("RTT p50 %.1f us, turnaround p50 %.1f us" %
+      (r["rtt_ns"]["p50"] / 1e3, r["turnaround_ns"]["p50"] / 1e3))' "$WORK/$1.json"
+}
 if [ "$have_twampy" -eq 1 ]; then
 	LP_BG_LOG=$WORK/twampy-resp.log lp_bg_ns "$LP_NS_REFL" "${TWAMPY[@]}" responder "$refl_ip:862"
 	pid=$LP_LAST_PID
@@ -111,7 +117,7 @@ if [ "$have_twampy" -eq 1 ]; then
 	# twampy: S=0 Z=0 scale 0 multiplier 1, 38-byte answers, own seq
 	[ "$(ee twampy-resp raw)" -eq 1 ] || fail "twampy's error estimate: $(ee twampy-resp raw)"
 	[ "$(ee twampy-resp timestamp_format)" = ntp ] || fail "twampy: not NTP"
-	row "latprobe probe (DPDK)" "-> twampy responder" "ok: 200/200, EE 0x0001"
+	row "latprobe probe (DPDK)" "-> twampy responder" "ok: 200/200, EE 0x0001, $(p50 twampy-resp)"
 	lp_stop_bg "$pid"
 fi
 for mode in stateless stateful ptp twamp41 long; do
@@ -134,7 +140,7 @@ for mode in stateless stateful ptp twamp41 long; do
 	twamp41)
 		[ "$(ee scapy-twamp41 raw)" -eq 1 ] || fail "twamp41: error estimate" ;;
 	esac
-	row "latprobe probe (DPDK)" "-> scapy reflector $mode" "ok: 200/200"
+	row "latprobe probe (DPDK)" "-> scapy reflector $mode" "ok: 200/200, $(p50 "scapy-$mode")"
 	lp_stop_bg "$pid"
 done
 
@@ -168,7 +174,7 @@ if [ "$have_twampy" -eq 1 ]; then
 	lp_stop_bg "$pid"
 	check_probe kernel-twampy 200
 	[ "$(ee kernel-twampy raw)" -eq 1 ] || fail "kernel backend: twampy's error estimate"
-	row "latprobe probe --backend kernel" "-> twampy responder" "ok: 200/200"
+	row "latprobe probe --backend kernel" "-> twampy responder" "ok: 200/200, $(p50 kernel-twampy)"
 fi
 
 echo "$LP_PROG: interop table (peer x direction x result):"
