@@ -28,7 +28,7 @@ hash_ipv6(const uint8_t *key, const uint8_t src[16], const uint8_t dst[16],
 {
 	uint32_t w[RTE_THASH_V6_L4_LEN];
 
-	for (unsigned i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		const uint8_t *s = src + 4 * i;
 		const uint8_t *d = dst + 4 * i;
 
