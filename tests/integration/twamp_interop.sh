@@ -160,6 +160,8 @@ lp_stop_bg "$pid"
 [ "$(json_get "$WORK/short.json" probes/answers_unusable)" = True ] || fail "answers_unusable not set"
 grep -q 'The reflector answered (20 too_short) but its answers were not usable' "$WORK/short.txt" ||
 	{ cat "$WORK/short.txt" >&2; fail "the report does not say the answers were unusable"; }
+grep -q 'the reflector answers, but its answers are too short to be used (too_short)' "$WORK/short.err" ||
+	{ cat "$WORK/short.err" >&2; fail "the dead-peer line does not name too_short"; }
 row "latprobe probe (DPDK)" "-> 20-byte answers" "too_short 20, 'not usable', exit 5"
 
 # The kernel backend prober, against twampy's responder.
