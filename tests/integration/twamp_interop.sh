@@ -164,17 +164,29 @@ grep -q 'the reflector answers, but its answers are too short to be used (too_sh
 	{ cat "$WORK/short.err" >&2; fail "the dead-peer line does not name too_short"; }
 row "latprobe probe (DPDK)" "-> 20-byte answers" "too_short 20, 'not usable', exit 5"
 
-# The kernel backend prober, against twampy's responder.
+# The kernel backend prober, against scapy's TWAMP-Light reflector and
+# twampy's responder.
+lp_kaddrs 1 1
+kernel_probe() { # NAME
+	timeout 60 ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe --backend kernel -q \
+		-n 200 --json "$WORK/$1.json" "$refl_ip" >"$WORK/$1.txt" 2>&1 ||
+		{ cat "$WORK/$1.txt" >&2; fail "$1: kernel prober"; }
+	check_probe "$1" 200
+}
+LP_BG_LOG=$WORK/peer-k41.log lp_bg_ns "$LP_NS_REFL" "${PEER[@]}" reflect \
+	--bind "$refl_ip" --mode twamp41 --timeout 30
+pid=$LP_LAST_PID
+lp_wait_for "$WORK/peer-k41.log" '^stamp_peer reflect:' 10 || fail "stamp_peer reflect twamp41"
+kernel_probe kernel-twamp41
+lp_stop_bg "$pid"
+[ "$(ee kernel-twamp41 raw)" -eq 1 ] || fail "kernel backend: twamp41 error estimate"
+row "latprobe probe --backend kernel" "-> scapy reflector twamp41" "ok: 200/200, $(p50 kernel-twamp41)"
 if [ "$have_twampy" -eq 1 ]; then
-	lp_kaddrs 1 1
 	LP_BG_LOG=$WORK/twampy-resp2.log lp_bg_ns "$LP_NS_REFL" "${TWAMPY[@]}" responder "$refl_ip:862"
 	pid=$LP_LAST_PID
 	sleep 1
-	timeout 60 ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe --backend kernel -q \
-		-n 200 --json "$WORK/kernel-twampy.json" "$refl_ip" >"$WORK/kernel-twampy.txt" 2>&1 ||
-		{ cat "$WORK/kernel-twampy.txt" >&2; fail "kernel prober against twampy"; }
+	kernel_probe kernel-twampy
 	lp_stop_bg "$pid"
-	check_probe kernel-twampy 200
 	[ "$(ee kernel-twampy raw)" -eq 1 ] || fail "kernel backend: twampy's error estimate"
 	row "latprobe probe --backend kernel" "-> twampy responder" "ok: 200/200, $(p50 kernel-twampy)"
 fi
