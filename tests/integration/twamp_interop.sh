@@ -12,7 +12,8 @@
 #     Python), a test-only tool tools/setup installs under
 #     /opt/latprobe-test/twampy (or $LP_TWAMPY); without it those rows skip.
 # 1. peers -> latprobe reflect (DPDK), stateless then --stateful;
-# 2. latprobe probe (DPDK) -> peers' reflectors, then the kernel backend.
+# 2. latprobe probe (DPDK) -> peers' reflectors; then the kernel backend,
+#    prober and reflector.
 # docs/peers.md has the table this prints.
 . "$(dirname "$0")/lib.sh"
 need_env
@@ -190,6 +191,24 @@ if [ "$have_twampy" -eq 1 ]; then
 	[ "$(ee kernel-twampy raw)" -eq 1 ] || fail "kernel backend: twampy's error estimate"
 	row "latprobe probe --backend kernel" "-> twampy responder" "ok: 200/200, $(p50 kernel-twampy)"
 fi
+
+# The kernel backend reflector, against the same senders.
+start_reflector "$LP_NS_REFL" --backend kernel --addr "$refl_ip" --sockperf-port 0 \
+	--echo-port 0 --json "$WORK/krefl.json" -q
+peer_send k-scapy-stamp44 --kind stamp --len 44 --count 50
+peer_send k-rfc5357-14 --kind twamp --len 14 --count 50
+peer_send k-rfc5357-300 --kind twamp --len 300 --random-pad --count 50
+ksent=150
+if [ "$have_twampy" -eq 1 ]; then
+	twampy_send k-twampy-41 27 50
+	[ "$(grep -c 'Reply from' "$WORK/k-twampy-41.txt")" -eq 50 ] ||
+		fail "twampy sender against the kernel reflector: not 50 replies"
+	ksent=200
+fi
+stop_reflector
+[ "$(json_get "$WORK/krefl.json" counters/answered.stamp)" -eq "$ksent" ] ||
+	fail "kernel reflector answered $(json_get "$WORK/krefl.json" counters/answered.stamp) of $ksent"
+row "scapy, RFC 5357 (, twampy) senders" "-> reflect --backend kernel" "ok: $ksent/$ksent"
 
 echo "$LP_PROG: interop table (peer x direction x result):"
 printf '  %s\n' "${ROWS[@]}"
