@@ -526,7 +526,10 @@ probe_watch(struct app_run *r, double el)
 		return false; /* alive */
 	if (done < DEAD_PROBES)
 		return !app_quit();
-	if (ignored != 0)
+	if (SUM_STAT(run, ignored[PROBER_IGN_TOO_SHORT]) != 0)
+		why = "the reflector answers, but its answers are too short to "
+		      "be used (too_short)";
+	else if (ignored != 0)
 		why = "frames come back but none answers our probes: the port "
 		      "is closed or runs another protocol";
 	else if (x->sock != NULL)
@@ -544,6 +547,37 @@ probe_watch(struct app_run *r, double el)
 		x->ip, x->o.dport, DEAD_PROBES, (unsigned long long)ignored,
 		resets ? ", RST seen" : "", why);
 	return false;
+}
+
+/* The STAMP reflector's Error Estimate: the last one of the worker that had
+ * the most answers, answers and changes summed over the workers. */
+static void
+reflector_ee(const struct probe_run *run, struct report_error_estimate *e)
+{
+	const struct prober_stats *best = NULL;
+	struct stamp_error_estimate d;
+
+	memset(e, 0, sizeof(*e));
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		const struct prober_stats *st = &run->w[i].st;
+
+		e->answers += st->reflector_ee_answers;
+		e->changes += st->reflector_ee_changes;
+		if (st->reflector_ee_answers != 0 &&
+		    (best == NULL ||
+		     st->reflector_ee_answers > best->reflector_ee_answers))
+			best = st;
+	}
+	if (best == NULL)
+		return;
+	e->present = true;
+	e->raw = (uint16_t)best->reflector_ee;
+	stamp_ee_decode(e->raw, &d);
+	e->sync = d.sync;
+	e->ptp = d.ptp;
+	e->scale = d.scale;
+	e->multiplier = d.multiplier;
+	e->seconds = stamp_ee_to_ns(&d) / 1e9;
 }
 
 static int
@@ -958,6 +992,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.timeout_ns = o->timeout_ns;
 	for (unsigned i = 0; i < run->n_workers; i++)
 		rep.interval_stretched += run->w[i].st.interval_stretched;
+	reflector_ee(run, &rep.reflector_ee);
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;

@@ -152,6 +152,26 @@ get_head(const uint8_t *b, uint32_t *seq, uint64_t *ts, uint16_t *ee,
 	*ssid = util_get_be16(b + R_SSID);
 }
 
+/*
+ * An RFC 8762 Session-Sender packet has its base length and bytes 16-43
+ * MBZ; an RFC 5357 TWAMP-Light sender pads from byte 14 on, and RFC 4656
+ * §4.1.2 (which RFC 5357 follows) asks for pseudo-random padding. More
+ * than half of those 28 bytes non-zero is taken for such padding (random
+ * bytes are zero 1 time in 256); a STAMP sender that leaves a few MBZ
+ * bytes dirty is still STAMP (RFC 8762: MBZ is ignored on receipt).
+ */
+static bool
+stamp_shaped(const uint8_t *p, size_t len)
+{
+	unsigned dirty = 0;
+
+	if (len < STAMP_BASE_LEN)
+		return false;
+	for (size_t i = 16; i < STAMP_BASE_LEN; i++)
+		dirty += p[i] != 0;
+	return dirty <= (STAMP_BASE_LEN - 16) / 2;
+}
+
 int
 stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 {
@@ -163,6 +183,7 @@ stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 	get_head(b, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
+	s->stamp = stamp_shaped(p, len);
 	return 0;
 }
 
@@ -260,6 +281,22 @@ stamp_reflector_parse(const uint8_t *p, size_t len, struct stamp_reflector *r)
 	return 0;
 }
 
+int
+stamp_answer_parse(const uint8_t *p, size_t len, struct stamp_answer *a)
+{
+	if (len < STAMP_ANSWER_MIN_LEN)
+		return -EINVAL;
+	a->seq = util_get_be32(p + R_SEQ);
+	a->sender_seq = util_get_be32(p + R_SENDER_SEQ);
+	a->error_estimate = util_get_be16(p + R_EE);
+	/* RFC 4656 §4.1.2 (RFC 8186 for PTP): the one Error Estimate of the
+	 * answer goes with both of its timestamps. */
+	a->t3_ns = stamp_ts_to_ns(util_get_be64(p + R_TS), a->error_estimate);
+	a->t2_ns =
+		stamp_ts_to_ns(util_get_be64(p + R_RX_TS), a->error_estimate);
+	return 0;
+}
+
 static bool
 all_zero(const uint8_t *p, size_t n)
 {
@@ -340,11 +377,14 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 {
 	uint8_t in[STAMP_BASE_LEN];
 	uint8_t out[STAMP_BASE_LEN];
+	bool tlvs;
 
 	if (len < 4)
 		return -EINVAL;
 	if (len > 65535)
 		return -EINVAL;
+	/* TWAMP-Light padding is not TLVs: answered as it came. */
+	tlvs = stamp_shaped(p, len);
 	/* Read every sender field before the first write: they overlap. */
 	load_base(in, p, len);
 	memset(out, 0, sizeof(out));
@@ -352,7 +392,10 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 	/* T3 placeholder until stamp_reflector_stamp(): T2, never T1. */
 	util_put_be64(out + R_TS, o->rx_timestamp);
 	util_put_be16(out + R_EE, o->error_estimate);
-	memcpy(out + R_SSID, in + 14, 2);
+	/* RFC 8972 §3 SSID; in a TWAMP-Light request bytes 14-15 are
+	 * padding and the RFC 5357 §4.2.1 answer has MBZ there. */
+	if (tlvs)
+		memcpy(out + R_SSID, in + 14, 2);
 	util_put_be64(out + R_RX_TS, o->rx_timestamp);
 	memcpy(out + R_SENDER_SEQ, in, 4);
 	memcpy(out + R_SENDER_TS, in + 4, 8);
@@ -361,7 +404,7 @@ stamp_reflect(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 	/* Same length as the request (RFC 8762 §4.3): a short TWAMP-Light
 	 * packet gets the fields that fit, cut at len. */
 	memcpy(p, out, len < STAMP_BASE_LEN ? len : STAMP_BASE_LEN);
-	if (len > STAMP_BASE_LEN)
+	if (len > STAMP_BASE_LEN && tlvs)
 		reflect_tlvs(p, len, o);
 	return (int)len;
 }

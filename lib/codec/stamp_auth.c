@@ -255,6 +255,7 @@ stamp_auth_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 	get_head(p, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
 	s->len = len;
 	s->tlv_off = len;
+	s->stamp = true; /* RFC 8762 §4.2.2: the SSID is there */
 	return 0;
 }
 

@@ -471,6 +471,16 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 	return RX_NONE;
 }
 
+/* The reflector's Error Estimate, for the report (stamp.*). */
+static void
+note_ee(struct prober_worker *w, uint16_t ee)
+{
+	if (w->st.reflector_ee_answers != 0 && w->st.reflector_ee != ee)
+		STAT_ADD(w, reflector_ee_changes, 1);
+	__atomic_store_n(&w->st.reflector_ee, ee, __ATOMIC_RELAXED);
+	STAT_ADD(w, reflector_ee_answers, 1);
+}
+
 /*
  * Match a whole (unfragmented or reassembled) IPv4 frame from our peer; l4
  * is the NIC's verdict on its L4 checksum (UNKNOWN: checked here).
@@ -508,6 +518,8 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 			ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
+	if (r.has_ee)
+		note_ee(w, r.error_estimate);
 	got = take_reply(w, &r, seq, next, t1, t4, measured);
 	if (p->on_reply != NULL)
 		p->on_reply(w, buf, f);

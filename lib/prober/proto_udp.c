@@ -114,6 +114,7 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 		    size_t len, struct probe_reply *r)
 {
 	struct stamp_reflector s;
+	struct stamp_answer a;
 
 	/* With a key every answer on our flow must verify before any field
 	 * of it is believed (RFC 8762 §4.4). */
@@ -121,15 +122,24 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 		if (stamp_auth_verify(c->auth, p, len) != 0 ||
 		    stamp_auth_reflector_parse(p, len, &s) != 0)
 			return -EBADMSG;
-	} else if (len < STAMP_BASE_LEN ||
-		   stamp_reflector_parse(p, len, &s) != 0) {
-		/* A reply shorter than the base packet has no T2/T3. */
-		return 0;
+		r->seq = codec_widen_seq32(s.sender_seq, c->near_seq);
+		r->has_remote_ts = true;
+		r->t2_ns = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
+		r->t3_ns = stamp_ts_to_ns(s.timestamp, s.error_estimate);
+		r->has_ee = true;
+		r->error_estimate = s.error_estimate;
+		return 1;
 	}
-	r->seq = codec_widen_seq32(s.sender_seq, c->near_seq);
+	/* Any reflector's answer that holds our sequence number, whatever
+	 * its length and padding (TWAMP-Light, STAMP stateless/stateful). */
+	if (stamp_answer_parse(p, len, &a) != 0)
+		return 0;
+	r->seq = codec_widen_seq32(a.sender_seq, c->near_seq);
 	r->has_remote_ts = true;
-	r->t2_ns = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
-	r->t3_ns = stamp_ts_to_ns(s.timestamp, s.error_estimate);
+	r->t2_ns = a.t2_ns;
+	r->t3_ns = a.t3_ns;
+	r->has_ee = true;
+	r->error_estimate = a.error_estimate;
 	return 1;
 }
 

@@ -549,7 +549,10 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		if (!rate_ok(w, f->src4, t2))
 			return ANSWER_NONE;
 		memset(&o, 0, sizeof(o));
-		o.seq = c->stateful ? session_next_seq(w, f, s.ssid, t2)
+		/* A TWAMP-Light sender has no SSID: its session is its
+		 * addresses and ports alone. */
+		o.seq = c->stateful ? session_next_seq(w, f,
+						       s.stamp ? s.ssid : 0, t2)
 				    : s.seq;
 		o.rx_timestamp = t2_wire;
 		o.error_estimate = c->error_estimate;

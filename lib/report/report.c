@@ -553,6 +553,44 @@ text_ignored(FILE *out, const struct report_probe *r)
 		fputc('\n', out);
 }
 
+/* Frames came back on our flow, but none could be used as an answer. */
+static bool
+answers_unusable(const struct report_probe *r)
+{
+	return r->received == 0 && r->ignored[REPORT_IGN_TOO_SHORT] != 0;
+}
+
+static void
+text_unusable(FILE *out, const struct report_probe *r)
+{
+	if (!answers_unusable(r))
+		return;
+	fprintf(out,
+		"  The reflector answered (%" PRIu64
+		" too_short) but its answers were not usable: too short to "
+		"hold %s\n",
+		r->ignored[REPORT_IGN_TOO_SHORT],
+		r->proto != NULL && strcmp(r->proto, "stamp") == 0
+			? "the Session-Sender sequence number (28 bytes)"
+			: "what this --proto reads");
+}
+
+static void
+text_error_estimate(FILE *out, const struct report_error_estimate *e)
+{
+	if (!e->present)
+		return;
+	fprintf(out,
+		"  Reflector error estimate: %.3g s (S=%d: %ssynchronised to "
+		"UTC; Z=%d: %s timestamps; scale %u, multiplier %u%s)",
+		e->seconds, e->sync, e->sync ? "" : "not ", e->ptp,
+		e->ptp ? "PTP" : "NTP", e->scale, e->multiplier,
+		e->multiplier == 0 ? ", invalid" : "");
+	if (e->changes != 0)
+		fprintf(out, ", changed %" PRIu64 " times", e->changes);
+	fputc('\n', out);
+}
+
 static void
 text_unreachable(FILE *out, const struct report_probe *r)
 {
@@ -643,6 +681,8 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			fmt_count(r->interval_stretched).s);
 	text_unreachable(out, r);
 	text_ignored(out, r);
+	text_unusable(out, r);
+	text_error_estimate(out, &r->reflector_ee);
 	if (r->authenticated)
 		fprintf(out,
 			"  Authenticated (HMAC-SHA-256): %" PRIu64
@@ -1019,7 +1059,25 @@ report_probe_json(const struct report_probe *r, FILE *out)
 		}
 		jset_u64(probes, "unreachable", unreach, &err);
 	}
+	jset_bool(probes, "answers_unusable", answers_unusable(r), &err);
 	jset(root, "probes", probes, &err);
+	if (r->reflector_ee.present) {
+		const struct report_error_estimate *e = &r->reflector_ee;
+		struct json_object *stamp = json_object_new_object();
+		struct json_object *ee = json_object_new_object();
+
+		jset_u64(ee, "raw", e->raw, &err);
+		jset_bool(ee, "synchronized", e->sync, &err);
+		jset_str(ee, "timestamp_format", e->ptp ? "ptp" : "ntp", &err);
+		jset_u64(ee, "scale", e->scale, &err);
+		jset_u64(ee, "multiplier", e->multiplier, &err);
+		jset_double(ee, "seconds", e->seconds, &err);
+		jset_bool(ee, "valid", e->multiplier != 0, &err);
+		jset_u64(ee, "answers", e->answers, &err);
+		jset_u64(ee, "changes", e->changes, &err);
+		jset(stamp, "reflector_error_estimate", ee, &err);
+		jset(root, "stamp", stamp, &err);
+	}
 
 	jset(root, "rtt_ns", json_summary(rtt, &err), &err);
 	if (r->network_rtt != NULL)

@@ -104,6 +104,11 @@ struct stamp_sender {
 	uint16_t ssid;
 	size_t len;	/* bytes present (may be < 44: TWAMP-Light) */
 	size_t tlv_off; /* STAMP_BASE_LEN, or len when there are no TLVs */
+	/* RFC 8762-shaped: 44 bytes or more, bytes 16-43 (MBZ) not random
+	 * (at most 14 of them non-zero). Otherwise an RFC 5357 TWAMP-Light
+	 * packet, whose bytes from 14 on are padding: ssid and TLVs there
+	 * mean nothing. */
+	bool stamp;
 };
 
 /* 0, or -EINVAL when len < 4 (not even a sequence number). */
@@ -157,6 +162,29 @@ struct stamp_reflector {
 /* 0, or -EINVAL when len < 4. */
 int stamp_reflector_parse(const uint8_t *p, size_t len,
 			  struct stamp_reflector *r);
+
+/*
+ * What a prober needs from any reflector's answer, whatever its length and
+ * padding: RFC 5357 §4.2.1 (TWAMP-Light, 41 bytes and up, MBZ where STAMP
+ * has the SSID) and RFC 8762 §4.3.1 lay the first 41 bytes out alike, so an
+ * answer that reaches through the Session-Sender Sequence Number (28 bytes)
+ * carries T3, the Error Estimate and T2 as well. Stateful reflectors and
+ * TWAMP-Light reflectors number their answers themselves (seq): the match is
+ * on sender_seq.
+ */
+#define STAMP_ANSWER_MIN_LEN 28
+
+struct stamp_answer {
+	uint32_t seq;		 /* the reflector's own sequence number */
+	uint32_t sender_seq;	 /* ours, echoed */
+	uint16_t error_estimate; /* the reflector's (S, Z, scale, mult.) */
+	/* T2 and T3 in ns since 1970, read as NTP or PTP per the Z bit of
+	 * error_estimate (both fit in any answer that holds sender_seq). */
+	uint64_t t2_ns, t3_ns;
+};
+
+/* 0, or -EINVAL when len < STAMP_ANSWER_MIN_LEN (no sender sequence). */
+int stamp_answer_parse(const uint8_t *p, size_t len, struct stamp_answer *a);
 
 struct stamp_reflect_opts {
 	uint32_t seq; /* stateless: the sender's; stateful: own counter */

@@ -83,6 +83,8 @@ struct probe_reply {
 	bool has_remote_ts;
 	uint64_t t2_ns, t3_ns; /* reflector's receive/transmit, its clock, ns */
 	bool is_reset;	       /* tcp-syn: the port answered RST */
+	bool has_ee;	       /* STAMP: error_estimate is the answer's */
+	uint16_t error_estimate;
 };
 
 struct probe_proto {
@@ -178,6 +180,12 @@ struct prober_stats {
 	 * stretched the interval (-i) to the timeout. */
 	uint64_t interval_stretched;
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
+	/* STAMP: the reflector's Error Estimate (RFC 4656 §4.1.2 bits, as on
+	 * the wire) of the last answer that carried one, how many did, and
+	 * how many differed from the answer before them. */
+	uint64_t reflector_ee;
+	uint64_t reflector_ee_answers;
+	uint64_t reflector_ee_changes;
 };
 
 struct prober_worker {

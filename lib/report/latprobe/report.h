@@ -158,6 +158,24 @@ struct report_port_xstats {
 	unsigned n_delta;
 };
 
+/*
+ * STAMP: the Error Estimate of the reflector's answers (RFC 4656 §4.1.2,
+ * Z bit RFC 8762 §4.2.1): JSON stamp.reflector_error_estimate, one text
+ * line. Only when present (some answer carried one).
+ */
+struct report_error_estimate {
+	bool present;
+	uint16_t raw;  /* as on the wire, of the last answer */
+	bool sync;     /* S: the reflector's clock is synchronised to UTC */
+	bool ptp;      /* Z: its timestamps are PTP, else NTP */
+	uint8_t scale; /* 6 bits */
+	uint8_t multiplier; /* 0 is invalid (RFC 4656) */
+	double seconds;	    /* multiplier * 2^(scale - 32) */
+	uint64_t answers;   /* answers that carried one */
+	uint64_t changes;   /* answers whose estimate differed from the one
+			       before */
+};
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -184,6 +202,7 @@ struct report_probe {
 	uint64_t unreachable[REPORT_UNREACH__COUNT]; /* ICMP errors by code */
 	bool authenticated;   /* STAMP authenticated mode (--auth-key) */
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
+	struct report_error_estimate reflector_ee;
 
 	const struct histogram *rtt;
 	/* NULL when the proto has no T2/T3 (likewise turnaround) */

@@ -30,6 +30,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0)
 		(void)stamp_ts_to_ns(r.timestamp, r.error_estimate);
 
+	/* Any reflector's answer, as the unkeyed prober reads it. */
+	{
+		struct stamp_answer an;
+
+		rc = stamp_answer_parse(data, size, &an);
+		assert(rc == (size < STAMP_ANSWER_MIN_LEN ? -EINVAL : 0));
+		if (rc == 0 && stamp_reflector_parse(data, size, &r) == 0) {
+			assert(an.sender_seq == r.sender_seq);
+			assert(an.seq == r.seq);
+			assert(an.error_estimate == r.error_estimate);
+			assert(an.t3_ns ==
+			       stamp_ts_to_ns(r.timestamp, r.error_estimate));
+			assert(an.t2_ns == stamp_ts_to_ns(r.rx_timestamp,
+							  r.error_estimate));
+		}
+	}
+
 	if (stamp_reflector_parse(data, size, &r) < 0)
 		return 0;
 	assert(r.tlv_off <= size);

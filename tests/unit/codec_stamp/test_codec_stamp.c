@@ -463,7 +463,12 @@ test_reflect_short(void **state)
 		assert_int_equal(stamp_reflect(p, len, &o), (int)len);
 		stamp_reflector_stamp(p, len, T3_NS);
 		if (len >= 12) {
-			assert_memory_equal(p, full, len);
+			uint8_t want[44];
+
+			/* no SSID in a TWAMP-Light answer: MBZ */
+			memcpy(want, full, sizeof(want));
+			want[14] = want[15] = 0;
+			assert_memory_equal(p, want, len);
 		} else {
 			/* T3 does not fit: the T2 placeholder, cut */
 			assert_memory_equal(p, full, 4);
@@ -478,6 +483,78 @@ test_reflect_short(void **state)
 		assert_int_equal(r.sender_ttl, len > 40 ? 63 : 0);
 		assert_int_equal(r.sender_seq, len >= 28 ? 7 : 0);
 	}
+}
+
+/* A reflector answer laid out by hand as RFC 5357 §4.2.1 / RFC 8762 §4.3.1
+ * draw it, len bytes, pad (a value) after the first 41. */
+static void
+put_answer(uint8_t *p, size_t len, uint32_t seq, uint16_t ee, uint64_t t2,
+	   uint64_t t3, uint32_t sender_seq, uint8_t pad)
+{
+	uint8_t b[41];
+
+	memset(b, 0, sizeof(b));
+	b[0] = (uint8_t)(seq >> 24);
+	b[1] = (uint8_t)(seq >> 16);
+	b[2] = (uint8_t)(seq >> 8);
+	b[3] = (uint8_t)seq;
+	for (int i = 0; i < 8; i++) {
+		b[4 + i] = (uint8_t)(t3 >> (56 - 8 * i));
+		b[16 + i] = (uint8_t)(t2 >> (56 - 8 * i));
+	}
+	b[12] = (uint8_t)(ee >> 8);
+	b[13] = (uint8_t)ee;
+	b[24] = (uint8_t)(sender_seq >> 24);
+	b[25] = (uint8_t)(sender_seq >> 16);
+	b[26] = (uint8_t)(sender_seq >> 8);
+	b[27] = (uint8_t)sender_seq;
+	b[36] = 0x3f; /* sender EE as twampy sends it */
+	b[37] = 0xff;
+	b[40] = 64; /* sender TTL */
+	memset(p, pad, len);
+	memcpy(p, b, len < sizeof(b) ? len : sizeof(b));
+}
+
+static void
+test_answer_parse(void **state)
+{
+	/* twampy's reflector (38 bytes: no TTL), RFC 5357's minimum (41),
+	 * STAMP base (44), padded TWAMP-Light, a long STAMP answer */
+	static const size_t lens[] = {28, 38, 41, 44, 45, 100, 1400};
+	static uint8_t p[1400];
+	struct stamp_answer a;
+	uint64_t t2 = stamp_ntp_from_ns(T2_NS), t3 = stamp_ntp_from_ns(T3_NS);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		/* own sequence numbers, S=0 Z=0 scale 0 mult 1 (twampy) */
+		put_answer(p, lens[i], 12345, 0x0001, t2, t3, 77, 0xa5);
+		memset(&a, 0xee, sizeof(a));
+		assert_int_equal(stamp_answer_parse(p, lens[i], &a), 0);
+		assert_int_equal(a.seq, 12345);
+		assert_int_equal(a.sender_seq, 77);
+		assert_int_equal(a.error_estimate, 0x0001);
+		assert_true(a.t2_ns + 1 >= T2_NS && a.t2_ns <= T2_NS + 1);
+		assert_true(a.t3_ns + 1 >= T3_NS && a.t3_ns <= T3_NS + 1);
+	}
+	/* too short for the sender sequence number */
+	put_answer(p, 27, 1, 0x0001, t2, t3, 77, 0);
+	assert_int_equal(stamp_answer_parse(p, 27, &a), -EINVAL);
+	assert_int_equal(stamp_answer_parse(p, 4, &a), -EINVAL);
+	assert_int_equal(stamp_answer_parse(p, 0, &a), -EINVAL);
+
+	/* Z bit: T2/T3 are truncated PTPv2, read as such (not NTP) */
+	put_answer(p, 44, 1, PTP_EE, stamp_ptp_from_ns(T2_NS),
+		   stamp_ptp_from_ns(T3_NS), 9, 0);
+	assert_int_equal(stamp_answer_parse(p, 44, &a), 0);
+	assert_int_equal(a.t2_ns, T2_NS);
+	assert_int_equal(a.t3_ns, T3_NS);
+	assert_int_equal(a.t3_ns - a.t2_ns, T3_NS - T2_NS);
+
+	/* S bit and any scale/multiplier are carried as sent */
+	put_answer(p, 41, 1, NTP_EE, t2, t3, 9, 0);
+	assert_int_equal(stamp_answer_parse(p, 41, &a), 0);
+	assert_int_equal(a.error_estimate, NTP_EE);
 }
 
 static void
@@ -690,6 +767,7 @@ main(void)
 		cmocka_unit_test(test_reflect_tlvs),
 		cmocka_unit_test(test_reflect_malformed),
 		cmocka_unit_test(test_reflect_short),
+		cmocka_unit_test(test_answer_parse),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_sockperf_captured),

@@ -51,6 +51,54 @@ test_ms_vectors(void **state)
 				 v[i].hash);
 }
 
+/* Microsoft's IPv6 table: hash of the addresses alone and of the 4-tuple. */
+static const struct {
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint32_t hash_l3, hash_l4;
+} v6[] = {
+	/* 3ffe:2501:200:1fff::7 (2794) -> 3ffe:2501:200:3::1 (1766) */
+	{{0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0,
+	  0x07},
+	 {0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0,
+	  0x01},
+	 2794,
+	 1766,
+	 0x2cc18cd5,
+	 0x40207d3d},
+	/* 3ffe:501:8::260:97ff:fe40:efab (14230) -> ff02::1 (4739) */
+	{{0x3f, 0xfe, 0x05, 0x01, 0x00, 0x08, 0x00, 0x00, 0x02, 0x60, 0x97,
+	  0xff, 0xfe, 0x40, 0xef, 0xab},
+	 {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01},
+	 14230,
+	 4739,
+	 0x0f0c461c,
+	 0xdde51bbf},
+	/* 3ffe:1900:4545:3:200:f8ff:fe21:67cf (44251)
+	 * -> fe80::200:f8ff:fe21:67cf (38024) */
+	{{0x3f, 0xfe, 0x19, 0x00, 0x45, 0x45, 0x00, 0x03, 0x02, 0x00, 0xf8,
+	  0xff, 0xfe, 0x21, 0x67, 0xcf},
+	 {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21,
+	  0x67, 0xcf},
+	 44251,
+	 38024,
+	 0x4b61e985,
+	 0x02d1feef},
+};
+
+static void
+test_ms_vectors_ipv6(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
+		assert_int_equal(rss_hash_ipv6(ms_key, v6[i].src, v6[i].dst),
+				 v6[i].hash_l3);
+		assert_int_equal(rss_hash_ipv6_l4(ms_key, v6[i].src, v6[i].dst,
+						  v6[i].sport, v6[i].dport),
+				 v6[i].hash_l4);
+	}
+}
+
 static void
 fill(struct rss_state *r, unsigned n_queues, uint16_t size)
 {
@@ -118,11 +166,65 @@ test_pick_none_when_table_skips_queue(void **state)
 			     0);
 }
 
+static void
+test_pick_ipv6_lands_on_queue(void **state)
+{
+	struct rss_state r;
+	/* 2001:2::1 and 2001:2::2 (RFC 5180 benchmarking prefix) */
+	const uint8_t ours[16] = {0x20, 0x01, 0, 0x02, 0, 0, 0, 0,
+				  0,	0,    0, 0,    0, 0, 0, 0x01};
+	const uint8_t peer[16] = {0x20, 0x01, 0, 0x02, 0, 0, 0, 0,
+				  0,	0,    0, 0,    0, 0, 0, 0x02};
+	struct rss_addr o = {.family = RSS_AF_IPV6};
+	struct rss_addr p = {.family = RSS_AF_IPV6};
+	uint16_t seen[8] = {0};
+
+	(void)state;
+	memcpy(o.v6, ours, 16);
+	memcpy(p.v6, peer, 16);
+	fill(&r, 8, 512);
+	for (uint16_t q = 0; q < 8; q++) {
+		uint16_t sport =
+			rss_pick_sport_ipv6(&r, q, ours, peer, 862, 40000);
+
+		assert_int_not_equal(sport, 0);
+		assert_int_equal(rss_queue_ipv6_udp(&r, peer, ours, 862, sport),
+				 q);
+		/* The table slot is the low bits of the 4-tuple hash. */
+		assert_int_equal(r.reta[rss_hash_ipv6_l4(ms_key, peer, ours,
+							 862, sport) &
+					511],
+				 q);
+		/* The family-generic call agrees. */
+		assert_int_equal(rss_pick_sport_addr(&r, q, &o, &p, 862, 40000),
+				 sport);
+		assert_int_equal(rss_queue_udp(&r, &p, &o, 862, sport), q);
+		seen[q] = sport;
+	}
+	for (int i = 0; i < 8; i++)
+		for (int j = i + 1; j < 8; j++)
+			assert_int_not_equal(seen[i], seen[j]);
+	/* The IPv4 picker through the generic call gives the same ports. */
+	o.family = p.family = RSS_AF_IPV4;
+	o.v4 = IP(198, 18, 0, 1);
+	p.v4 = IP(198, 18, 0, 2);
+	assert_int_equal(rss_pick_sport_addr(&r, 3, &o, &p, 862, 40000),
+			 rss_pick_sport(&r, 3, o.v4, p.v4, 862, 40000));
+	/* Mixed families are no flow. */
+	p.family = RSS_AF_IPV6;
+	assert_int_equal(rss_pick_sport_addr(&r, 3, &o, &p, 862, 40000), 0);
+	/* An IPv6 4-tuple needs a 40-byte key. */
+	r.key_len = 16;
+	assert_int_equal(rss_pick_sport_ipv6(&r, 3, ours, peer, 862, 40000), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ms_vectors),
+		cmocka_unit_test(test_ms_vectors_ipv6),
+		cmocka_unit_test(test_pick_ipv6_lands_on_queue),
 		cmocka_unit_test(test_queue_is_table_entry_of_low_bits),
 		cmocka_unit_test(test_pick_lands_on_queue),
 		cmocka_unit_test(test_pick_none_when_table_skips_queue),

@@ -1087,6 +1087,96 @@ test_probe_meta_summary(void **state)
 	assert_null(m.command);
 }
 
+/*
+ * stamp.reflector_error_estimate: S, Z, scale and multiplier as the
+ * reflector sent them, the estimate in seconds; absent when no answer
+ * carried one. And the line saying the reflector answered but too short.
+ */
+static void
+test_probe_reflector_ee(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct json_object *root, *ee;
+	char *text = NULL;
+
+	/* absent */
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_false(jhas(root, "stamp"));
+	assert_false(
+		json_object_get_boolean(jget(root, "probes.answers_unusable")));
+	json_object_put(root);
+	free(text);
+	text = NULL;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_null(strstr(text, "error estimate"));
+	assert_null(strstr(text, "not usable"));
+	free(text);
+	text = NULL;
+
+	/* S=1, Z=1, scale 12, multiplier 3: 3 * 2^-20 s */
+	r.reflector_ee = (struct report_error_estimate){
+		.present = true,
+		.raw = 0xcc03,
+		.sync = true,
+		.ptp = true,
+		.scale = 12,
+		.multiplier = 3,
+		.seconds = 3.0 / 1048576.0,
+		.answers = 1104,
+		.changes = 1,
+	};
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	ee = jget(root, "stamp.reflector_error_estimate");
+	assert_int_equal(jget_u64(ee, "raw"), 0xcc03);
+	assert_true(json_object_get_boolean(jget(ee, "synchronized")));
+	assert_string_equal(
+		json_object_get_string(jget(ee, "timestamp_format")), "ptp");
+	assert_int_equal(jget_u64(ee, "scale"), 12);
+	assert_int_equal(jget_u64(ee, "multiplier"), 3);
+	assert_true(json_object_get_double(jget(ee, "seconds")) ==
+		    3.0 / 1048576.0);
+	assert_true(json_object_get_boolean(jget(ee, "valid")));
+	assert_int_equal(jget_u64(ee, "answers"), 1104);
+	assert_int_equal(jget_u64(ee, "changes"), 1);
+	json_object_put(root);
+	free(text);
+	text = NULL;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "Reflector error estimate: 2.86e-06 s "
+				     "(S=1: synchronised to UTC; Z=1: PTP "
+				     "timestamps; scale 12, multiplier 3), "
+				     "changed 1 times\n"));
+	free(text);
+	text = NULL;
+
+	/* multiplier 0 is no estimate (RFC 4656 §4.1.2) */
+	r.reflector_ee.multiplier = 0;
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_false(json_object_get_boolean(
+		jget(root, "stamp.reflector_error_estimate.valid")));
+	json_object_put(root);
+	free(text);
+	text = NULL;
+
+	/* nothing received, answers too short: said so */
+	r.received = 0;
+	r.ignored[REPORT_IGN_TOO_SHORT] = 1010;
+	r.rx_ignored = 1010;
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_true(
+		json_object_get_boolean(jget(root, "probes.answers_unusable")));
+	json_object_put(root);
+	free(text);
+	text = NULL;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "The reflector answered (1010 too_short) "
+				     "but its answers were not usable: too "
+				     "short to hold the Session-Sender "
+				     "sequence number (28 bytes)\n"));
+	free(text);
+}
+
 int
 main(void)
 {
@@ -1096,6 +1186,7 @@ main(void)
 		cmocka_unit_test(test_probe_json_stable_keys),
 		cmocka_unit_test(test_probe_json_edges_and_absent),
 		cmocka_unit_test(test_probe_empty),
+		cmocka_unit_test(test_probe_reflector_ee),
 		cmocka_unit_test(test_probe_text),
 		cmocka_unit_test(test_empty_series_dash),
 		cmocka_unit_test(test_ignored_reasons),
