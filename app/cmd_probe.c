@@ -951,6 +951,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
+	rep.port.path = r->path;
 	rep.interval_ns = o->interval_ns;
 	rep.timeout_ns = o->timeout_ns;
 	for (unsigned i = 0; i < run->n_workers; i++)

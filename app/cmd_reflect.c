@@ -538,6 +538,7 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
+	rep.port.path = r->path;
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,
 			     r->argv) == 0) {
 		snprintf(iface, sizeof(iface), "%s (%s)",

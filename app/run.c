@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -265,6 +266,8 @@ struct xs_delta {
 	struct port_xstats before, after;
 	struct report_counter *moved;
 	unsigned n_moved;
+	struct report_port_path path;
+	struct report_counter *drv; /* the driver's counters that moved */
 };
 
 static void
@@ -272,6 +275,61 @@ xs_start(struct app_run *r, struct xs_delta *d)
 {
 	if (r->dpdk_ready && port_xstats_read(r->port.id, &d->before) != 0)
 		app_warn("port %u: cannot read its xstats", r->port.id);
+}
+
+/*
+ * The path the packets took: VF vs synthetic on netvsc/failsafe (failsafe:
+ * vdev_netvsc's layout, sub-device 0 the VF), the driver's own counters
+ * that moved on any port. A warning when the synthetic path carried any.
+ */
+static void
+xs_path(struct app_run *r, struct xs_delta *d)
+{
+	enum port_path_kind k = port_path_kind_of(r->port.driver);
+	struct port_path_split sp;
+	struct report_port_path *p = &d->path;
+	unsigned *idx, n;
+
+	idx = calloc(d->after.n + 1, sizeof(*idx));
+	d->drv = calloc(d->after.n + 1, sizeof(*d->drv));
+	if (idx == NULL || d->drv == NULL) {
+		free(idx);
+		return;
+	}
+	p->kind = port_path_kind_name(k);
+	p->vf_share = -1;
+	if (port_path_split(k, &d->before, &d->after,
+			    PORT_PATH_FAILSAFE_VF_SUBS, &sp) == 0) {
+		p->split = true;
+		p->vf_rx = sp.vf_rx;
+		p->vf_tx = sp.vf_tx;
+		p->synthetic_rx = sp.syn_rx;
+		p->synthetic_tx = sp.syn_tx;
+		p->vf_share = port_path_vf_share(&sp);
+		if (sp.syn_rx + sp.syn_tx != 0)
+			app_warn("port %u (%s): %" PRIu64 " packet(s) received "
+				 "and %" PRIu64 " sent over the synthetic "
+				 "path, not the VF (VF share %.2f%%): the VF "
+				 "was absent or being serviced",
+				 r->port.id, r->port.driver, sp.syn_rx,
+				 sp.syn_tx, p->vf_share * 100.0);
+		else if (!sp.have_vf)
+			app_warn("port %u (%s): no VF stats: is the VF "
+				 "attached (its PCI address not blocked)?",
+				 r->port.id, r->port.driver);
+	}
+	n = port_xstats_driver_moved(k, &d->before, &d->after,
+				     PORT_PATH_FAILSAFE_VF_SUBS, idx,
+				     d->after.n);
+	for (unsigned i = 0; i < n && i < d->after.n; i++) {
+		d->drv[i].name = d->after.names[idx[i]];
+		d->drv[i].value =
+			port_xstat_delta(&d->before, &d->after, idx[i]);
+	}
+	p->driver = d->drv;
+	p->n_driver = n < d->after.n ? n : d->after.n;
+	r->path = p;
+	free(idx);
 }
 
 static void
@@ -305,6 +363,7 @@ xs_end(struct app_run *r, struct xs_delta *d)
 	}
 	d->n_moved = n;
 	free(idx);
+	xs_path(r, d);
 }
 
 static void
@@ -313,6 +372,7 @@ xs_free(struct xs_delta *d)
 	port_xstats_free(&d->before);
 	port_xstats_free(&d->after);
 	free(d->moved);
+	free(d->drv);
 }
 
 static int

@@ -81,6 +81,9 @@ struct app_run {
 	unsigned worker_lcore[RTE_MAX_LCORE]; /* worker index -> lcore id */
 	int worker_ret[RTE_MAX_LCORE];
 	bool interrupted; /* SIGINT/SIGTERM stopped the workers (not -t) */
+	/* The port's path over the run (xstats classified), for the report;
+	 * NULL without a DPDK port or its xstats. */
+	const struct report_port_path *path;
 	/* The command line (after the subcommand) and the start, for the
 	 * reports' when/what. */
 	int argc;

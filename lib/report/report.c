@@ -343,6 +343,45 @@ text_xstats(FILE *out, const struct report_port_xstats *x)
 	fputc('\n', out);
 }
 
+/* The path section: VF vs synthetic, the driver's counters that moved. */
+static void
+text_path(FILE *out, const struct report_port_path *p)
+{
+	uint64_t syn;
+
+	if (p == NULL)
+		return;
+	fprintf(out, "Port path (%s):", str_or(p->kind, "?"));
+	if (p->split) {
+		syn = p->synthetic_rx + p->synthetic_tx;
+		fprintf(out,
+			" VF rx %" PRIu64 " tx %" PRIu64
+			", synthetic rx %" PRIu64 " tx %" PRIu64,
+			p->vf_rx, p->vf_tx, p->synthetic_rx, p->synthetic_tx);
+		if (p->vf_share >= 0)
+			fprintf(out, " (VF share %.2f%%)", p->vf_share * 100.0);
+		fputc('\n', out);
+		if (syn != 0)
+			fprintf(out,
+				"WARNING: %" PRIu64 " packet(s) took the "
+				"synthetic path (VF absent or being "
+				"serviced): those latencies are not the VF's\n",
+				syn);
+	} else {
+		fputs(" one path (no VF/synthetic split on this driver)\n",
+		      out);
+	}
+	if (p->n_driver == 0 || p->driver == NULL) {
+		fputs("  driver counters: none moved\n", out);
+		return;
+	}
+	fputs("  driver counters that moved:", out);
+	for (unsigned i = 0; i < p->n_driver; i++)
+		fprintf(out, "%s %s +%" PRIu64, i ? "," : "",
+			str_or(p->driver[i].name, "?"), p->driver[i].value);
+	fputc('\n', out);
+}
+
 /* 1234567 -> "1,234,567" */
 static struct ns_str
 fmt_count(uint64_t v)
@@ -690,6 +729,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_xstats(out, &r->port);
+	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
 	text_summary_line(summary, sizeof(summary), r, &s);
 	fprintf(out, "%s\n", summary);
@@ -728,6 +768,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_xstats(out, &r->port);
+	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
 	return stream_status(out);
 }
@@ -886,6 +927,31 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 	return a;
 }
 
+/* "path": {"kind", "vf_rx_packets", ..., "vf_share", "driver_delta"} */
+static struct json_object *
+json_path(const struct report_port_path *p, int *err)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *drv = json_object_new_object();
+
+	jset_str(o, "kind", p->kind, err);
+	if (p->split) {
+		jset_u64(o, "vf_rx_packets", p->vf_rx, err);
+		jset_u64(o, "vf_tx_packets", p->vf_tx, err);
+		jset_u64(o, "synthetic_rx_packets", p->synthetic_rx, err);
+		jset_u64(o, "synthetic_tx_packets", p->synthetic_tx, err);
+		/* NaN is written as null: nothing counted. */
+		jset_double(o, "vf_share", p->vf_share >= 0 ? p->vf_share : NAN,
+			    err);
+	}
+	for (unsigned i = 0; i < p->n_driver && p->driver != NULL; i++)
+		if (p->driver[i].name != NULL)
+			jset_u64(drv, p->driver[i].name, p->driver[i].value,
+				 err);
+	jset(o, "driver_delta", drv, err);
+	return o;
+}
+
 /* "port": {"xstats_delta": {...}}, when there is a port. */
 static void
 json_port(struct json_object *root, const struct report_port_xstats *x,
@@ -903,6 +969,8 @@ json_port(struct json_object *root, const struct report_port_xstats *x,
 		jset_u64(delta, x->delta[i].name, x->delta[i].value, err);
 	}
 	jset(port, "xstats_delta", delta, err);
+	if (x->path != NULL)
+		jset(port, "path", json_path(x->path, err), err);
 	jset(root, "port", port, err);
 }
 

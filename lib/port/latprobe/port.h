@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "latprobe/io.h"
+#include "latprobe/path.h"
 #include "latprobe/rss.h"
 #include "latprobe/xstats.h"
 

@@ -152,10 +152,27 @@ struct report_counter {
  * "port": {"xstats_delta": {name: delta}} in JSON, one text line. Only
  * when present (a DPDK port); delta may be empty.
  */
+/*
+ * The path the run's packets took (lib/port/path.h classifies the xstats):
+ * "port": {"path": {...}}. On a master over a VF (netvsc, failsafe) the
+ * packets counted on the VF and on the synthetic path, and vf_share
+ * (< 0: nothing counted, written as null); on any port the driver's own
+ * counters that moved (not the ethdev's generic totals).
+ */
+struct report_port_path {
+	const char *kind; /* "netvsc", "failsafe", "mlx", "mana", ... */
+	bool split;	  /* vf_* / synthetic_* below are known */
+	uint64_t vf_rx, vf_tx, synthetic_rx, synthetic_tx;
+	double vf_share;
+	const struct report_counter *driver; /* deltas */
+	unsigned n_driver;
+};
+
 struct report_port_xstats {
 	bool present;
 	const struct report_counter *delta;
 	unsigned n_delta;
+	const struct report_port_path *path; /* NULL: not classified */
 };
 
 struct report_probe {

@@ -785,6 +785,74 @@ test_port_xstats(void **state)
 	free(text);
 }
 
+/* port.path: the VF/synthetic split with vf_share and a warning when the
+ * synthetic path carried packets; the driver's counters that moved. */
+static void
+test_port_path(void **state)
+{
+	static const struct report_counter drv[] = {
+		{"rx_q0_good_packets", 10},
+		{"vf_rx_good_packets", 990},
+	};
+	struct report_port_path path = {
+		.kind = "netvsc",
+		.split = true,
+		.vf_rx = 990,
+		.vf_tx = 990,
+		.synthetic_rx = 10,
+		.synthetic_tx = 10,
+		.vf_share = 0.99,
+		.driver = drv,
+		.n_driver = 2,
+	};
+	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
+	struct json_object *root, *o;
+	char *text = NULL;
+
+	(void)state;
+	p.port.present = true;
+	p.port.path = &path;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	o = jget(root, "port.path");
+	assert_string_equal(json_object_get_string(jget(o, "kind")), "netvsc");
+	assert_int_equal(jget_u64(o, "vf_rx_packets"), 990);
+	assert_int_equal(jget_u64(o, "synthetic_tx_packets"), 10);
+	assert_true(json_object_get_double(jget(o, "vf_share")) == 0.99);
+	assert_int_equal(
+		jget_u64(jget(o, "driver_delta"), "rx_q0_good_packets"), 10);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "Port path (netvsc): VF rx 990 tx 990, "
+				     "synthetic rx 10 tx 10 (VF share "
+				     "99.00%)\n"));
+	assert_non_null(strstr(text, "WARNING: 20 packet(s) took the "
+				     "synthetic path"));
+	free(text);
+
+	/* All on the VF: no warning. Nothing counted: vf_share null. */
+	path.synthetic_rx = path.synthetic_tx = 0;
+	path.vf_share = 1.0;
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_null(strstr(text, "WARNING"));
+	free(text);
+	path.vf_rx = path.vf_tx = 0;
+	path.vf_share = -1;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_true(json_object_is_type(jget(root, "port.path.vf_share"),
+					json_type_null));
+	json_object_put(root);
+	free(text);
+
+	/* A bare NIC: no split keys, the driver's counters only. */
+	path.kind = "mlx";
+	path.split = false;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_false(jhas(jget(root, "port.path"), "vf_share"));
+	json_object_put(root);
+	free(text);
+}
+
 static void
 test_live_line(void **state)
 {
@@ -1103,6 +1171,7 @@ main(void)
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
 		cmocka_unit_test(test_port_xstats),
+		cmocka_unit_test(test_port_path),
 		cmocka_unit_test(test_live_line),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),
