@@ -96,6 +96,21 @@ port_path_has_vf(enum port_path_kind k)
 	return k == PORT_PATH_NETVSC || k == PORT_PATH_FAILSAFE;
 }
 
+bool
+port_path_owned_vf(enum port_path_kind k, const char *master_name,
+		   const char *owner_name, const char *sub_driver)
+{
+	if (owner_name == NULL || sub_driver == NULL)
+		return false;
+	if (k == PORT_PATH_NETVSC)
+		return master_name != NULL && owner_name[0] != '\0' &&
+		       strcmp(owner_name, master_name) == 0;
+	if (k == PORT_PATH_FAILSAFE)
+		return strcmp(owner_name, "Fail-safe") == 0 &&
+		       port_path_kind_of(sub_driver) != PORT_PATH_SOFTWARE;
+	return false;
+}
+
 /* s starts with "q<digits>_" (or "sub<digits>_" with sub): the number and
  * the rest after '_'. */
 static const char *

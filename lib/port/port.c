@@ -309,6 +309,38 @@ port_facts_get(uint16_t port_id, struct port_facts *f)
 	return 0;
 }
 
+int
+port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver, size_t cap)
+{
+	struct rte_eth_dev_info info, sub;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	enum port_path_kind k;
+	uint16_t p;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    rte_eth_dev_get_name_by_port(port_id, name) != 0)
+		return -ENODEV;
+	k = port_path_kind_of(info.driver_name);
+	if (!port_path_has_vf(k))
+		return -ENOENT;
+	/* rte_eth_find_next() also visits owned ports (FOREACH_DEV skips). */
+	for (p = rte_eth_find_next(0); p < RTE_MAX_ETHPORTS;
+	     p = rte_eth_find_next((uint16_t)(p + 1))) {
+		struct rte_eth_dev_owner owner;
+
+		if (p == port_id || rte_eth_dev_owner_get(p, &owner) != 0 ||
+		    owner.id == RTE_ETH_DEV_NO_OWNER ||
+		    rte_eth_dev_info_get(p, &sub) != 0)
+			continue;
+		if (!port_path_owned_vf(k, name, owner.name, sub.driver_name))
+			continue;
+		*vf_port = p;
+		snprintf(vf_driver, cap, "%s", sub.driver_name);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /*
  * The port's extended statistics, names and values in *xn and *xs (calloc'd;
  * the caller frees both, also on failure): their number, or a negative

@@ -57,6 +57,16 @@ const char *port_path_includes(enum port_path_kind k);
 /* A master over a VF and a synthetic path (netvsc, failsafe). */
 bool port_path_has_vf(enum port_path_kind k);
 
+/*
+ * Is a port owned by owner_name (rte_eth_dev_owner_get) with driver
+ * sub_driver the VF of the master port master_name of kind k? netvsc owns
+ * its VF under its own device name (hn_ethdev.c: hv->owner.name); failsafe
+ * owns its sub-devices as "Fail-safe" (failsafe_private.h,
+ * FAILSAFE_OWNER_NAME), and its net_tap sub-device is the synthetic path.
+ */
+bool port_path_owned_vf(enum port_path_kind k, const char *master_name,
+			const char *owner_name, const char *sub_driver);
+
 /* What one stat counts, by the rules above. */
 enum port_xstat_class {
 	PORT_XS_DRIVER,	 /* the driver's own counter */

@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -88,6 +89,13 @@ struct port_facts {
 };
 
 int port_facts_get(uint16_t port_id, struct port_facts *f);
+
+/*
+ * The VF behind a netvsc or failsafe port (port_path_owned_vf() among the
+ * owned ports): its port id and driver. 0, or -ENOENT when none is attached.
+ */
+int port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver,
+		size_t cap);
 
 /* Every extended stat of the port now (allocates); 0 or -errno. */
 int port_xstats_read(uint16_t port_id, struct port_xstats *x);

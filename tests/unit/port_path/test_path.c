@@ -253,6 +253,17 @@ test_kind_of(void **state)
 	assert_true(port_path_has_vf(PORT_PATH_FAILSAFE));
 	assert_false(port_path_has_vf(PORT_PATH_MLX));
 	assert_string_equal(port_path_kind_name(PORT_PATH_MANA), "mana");
+	/* Which owned port is the VF: netvsc owns it under its own name,
+	 * failsafe as "Fail-safe" (the net_tap sub-device is not the VF). */
+	assert_true(port_path_owned_vf(PORT_PATH_NETVSC, "7a2f-vmbus",
+				       "7a2f-vmbus", "mlx5_pci"));
+	assert_false(port_path_owned_vf(PORT_PATH_NETVSC, "7a2f-vmbus",
+					"other-vmbus", "mlx5_pci"));
+	assert_true(port_path_owned_vf(PORT_PATH_FAILSAFE, "net_failsafe_vsc0",
+				       "Fail-safe", "net_mlx4"));
+	assert_false(port_path_owned_vf(PORT_PATH_FAILSAFE, "net_failsafe_vsc0",
+					"Fail-safe", "net_tap"));
+	assert_false(port_path_owned_vf(PORT_PATH_MLX, "x", "x", "mlx5_pci"));
 }
 
 static void
