@@ -49,6 +49,7 @@ struct app_common_opts {
 	const char *json;
 	uint64_t calib_ns;
 	bool quiet, kernel, promisc;
+	bool hw_timestamps; /* --hw-timestamps */
 	int busy_poll_us;
 	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
 	size_t auth_key_len;		      /* 0: unauthenticated */
@@ -71,6 +72,7 @@ enum {
 	APP_OPT_PROMISC = 0x100,
 	APP_OPT_HLOG = 0x200,
 	APP_OPT_HLOG_INTERVAL,
+	APP_OPT_HW_TIMESTAMPS = 0x480, /* h3's range: 0x480-0x4bf */
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -85,6 +87,7 @@ enum {
 		{"promisc", no_argument, NULL, APP_OPT_PROMISC},               \
 		{"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY},       \
 		{"hlog", required_argument, NULL, APP_OPT_HLOG},               \
+		{"hw-timestamps", no_argument, NULL, APP_OPT_HW_TIMESTAMPS},   \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \
@@ -178,13 +181,14 @@ struct app_dpdk {
 };
 
 /*
- * EAL init, TSC calibration, then port_id with one queue pair per lcore.
+ * EAL init, TSC calibration, then port_id with one queue pair per lcore
+ * (hw_ts: with NIC rx timestamps, EXIT_SETUP when the port has none).
  * Prints its one-line error; returns an exit code. Undo with
  * app_dpdk_close(), also after a failure.
  */
 int app_dpdk_open(struct app_dpdk *d, struct port *port,
 		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
-		  bool promisc, struct app_clock *clk);
+		  bool promisc, bool hw_ts, struct app_clock *clk);
 void app_dpdk_close(struct app_dpdk *d);
 
 /*

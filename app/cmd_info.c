@@ -241,8 +241,13 @@ cmd_info(int argc, char **argv)
 	if (app_stdout_flush() != EXIT_OK && ret == EXIT_OK)
 		ret = EXIT_RUNTIME;
 out:
-	if (eal)
+	if (eal) {
+		/* Closed first: DPDK 22.11's vdev bus clean-up crashes on a
+		 * failsafe port left open (its sub-devices go twice). */
+		RTE_ETH_FOREACH_DEV (pid)
+			(void)rte_eth_dev_close(pid);
 		rte_eal_cleanup();
+	}
 	cli_free_argv(eal_argv);
 	cli_free_argv(app_argv);
 	return ret;

@@ -388,7 +388,8 @@ setup(struct app_run *r)
 		return r->cmd->setup_kernel(r);
 	}
 	ret = app_dpdk_open(&r->dpdk, &r->port, &r->args, r->opt.port_id,
-			    r->opt.calib_ns, r->opt.promisc, &r->clk);
+			    r->opt.calib_ns, r->opt.promisc,
+			    r->opt.hw_timestamps, &r->clk);
 	if (ret != EXIT_OK)
 		return ret;
 	r->dpdk_ready = true;

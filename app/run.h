@@ -60,6 +60,7 @@ struct app_run_opts {
 	bool kernel;
 	bool quiet;
 	bool promisc;
+	bool hw_timestamps; /* --hw-timestamps: the port must have them */
 	bool link_required; /* link down after the wait: exit 4 (else warn) */
 	uint16_t port_id;
 	uint64_t calib_ns;

@@ -8,6 +8,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
 #include "latprobe/port.h"
@@ -55,6 +56,12 @@ dpdk_clock(struct io_queue *q)
 	return tsc_read();
 }
 
+static int
+dpdk_read_nic_clock(struct io_queue *q, uint64_t *ticks)
+{
+	return rte_eth_read_clock(q->port_id, ticks);
+}
+
 static const struct io_ops dpdk_ops = {
 	.name = "dpdk",
 	.rx_burst = dpdk_rx,
@@ -64,6 +71,7 @@ static const struct io_ops dpdk_ops = {
 	.clock_start = dpdk_clock_start,
 	.clock_end = dpdk_clock_end,
 	.clock = dpdk_clock,
+	.read_nic_clock = dpdk_read_nic_clock,
 };
 
 /* The key and redirection table the NIC hashes with, for port_pick_sport(). */
@@ -127,7 +135,8 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	uint16_t txd = c->tx_desc ? c->tx_desc : 1024;
 	unsigned n_mbufs, room;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
-	int socket, ret;
+	int socket, ret, ts_off = 0;
+	uint64_t ts_flag = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->id = port_id;
@@ -227,7 +236,18 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	 */
 	room = rte_pktmbuf_data_room_size(p->pool) - RTE_PKTMBUF_HEADROOM -
 	       RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+	if (p->hw_rx_timestamp) {
+		/* The PMD registered it when the offload was configured; this
+		 * returns the same offset and flag. */
+		ret = rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag);
+		if (ret != 0) {
+			ret = -rte_errno;
+			goto fail;
+		}
+	}
 	for (uint16_t q = 0; q < nq; q++) {
+		p->q[q].rx_ts_off = ts_off;
+		p->q[q].rx_ts_flag = p->hw_rx_timestamp ? ts_flag : 0;
 		p->q[q].ops = &dpdk_ops;
 		p->q[q].port_id = port_id;
 		p->q[q].queue_id = q;
@@ -238,6 +258,16 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 fail:
 	port_close(p);
 	return ret < 0 ? ret : -ret;
+}
+
+int
+port_hw_ts_check(const struct port *p)
+{
+	uint64_t ticks;
+
+	if (!p->hw_rx_timestamp)
+		return -ENOTSUP;
+	return rte_eth_read_clock(p->id, &ticks) == 0 ? 0 : -EIO;
 }
 
 void

@@ -343,6 +343,29 @@ text_xstats(FILE *out, const struct report_port_xstats *x)
 	fputc('\n', out);
 }
 
+/* --hw-timestamps: the NIC-clock figures next to the TSC's. */
+static void
+text_hw(FILE *out, const struct report_hw *hw, const char *t)
+{
+	char label[64];
+
+	if (hw == NULL)
+		return;
+	if (hw->rtt != NULL)
+		text_pct_line(out, "NIC-clock RTT (NIC rx - T1)", hw->rtt);
+	if (hw->rx_delay != NULL) {
+		snprintf(label, sizeof(label), "TSC - NIC at rx (%s - NIC rx)",
+			 t);
+		text_pct_line(out, label, hw->rx_delay);
+	}
+	fprintf(out,
+		"NIC timestamps: %" PRIu64 " stamped, %" PRIu64
+		" unstamped, %" PRIu64 " outside; NIC clock %.6f MHz, %" PRIu64
+		" clock samples (%" PRIu64 " failed)\n",
+		hw->stamped, hw->unstamped, hw->outside, hw->nic_hz / 1e6,
+		hw->clock_samples, hw->clock_sample_failures);
+}
+
 /* The path section: VF vs synthetic, the driver's counters that moved. */
 static void
 text_path(FILE *out, const struct report_port_path *p)
@@ -728,6 +751,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			      r->network_rtt);
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_hw(out, r->hw, "T4");
 	text_xstats(out, &r->port);
 	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
@@ -767,6 +791,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 		fprintf(out, "  (every counter is zero)\n");
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_hw(out, r->hw, "T2");
 	text_xstats(out, &r->port);
 	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
@@ -925,6 +950,29 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 		}
 	}
 	return a;
+}
+
+/* --hw-timestamps: "hw_timestamps" and the NIC-clock series. */
+static void
+json_hw(struct json_object *root, const struct report_hw *hw, int *err)
+{
+	struct json_object *o;
+
+	if (hw == NULL)
+		return;
+	o = json_object_new_object();
+	jset_u64(o, "stamped", hw->stamped, err);
+	jset_u64(o, "unstamped", hw->unstamped, err);
+	jset_u64(o, "outside", hw->outside, err);
+	jset_u64(o, "clock_samples", hw->clock_samples, err);
+	jset_u64(o, "clock_sample_failures", hw->clock_sample_failures, err);
+	jset_double(o, "nic_hz", hw->nic_hz > 0 ? hw->nic_hz : NAN, err);
+	jset(root, "hw_timestamps", o, err);
+	if (hw->rtt != NULL)
+		jset(root, "hw_rtt_ns", json_summary(hw->rtt, err), err);
+	if (hw->rx_delay != NULL)
+		jset(root, "hw_rx_delay_ns", json_summary(hw->rx_delay, err),
+		     err);
 }
 
 /* "path": {"kind", "vf_rx_packets", ..., "vf_share", "driver_delta"} */
@@ -1096,6 +1144,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	json_hw(root, r->hw, &err);
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	free(rows);
@@ -1130,6 +1179,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	json_hw(root, r->hw, &err);
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 

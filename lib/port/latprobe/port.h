@@ -65,6 +65,12 @@ int port_pick_sport(const struct port *p, uint16_t q, uint32_t ours,
 		    uint32_t peer, uint16_t peer_port, uint16_t first,
 		    uint16_t *out);
 
+/*
+ * --hw-timestamps can run: the rx timestamp offload is on and the NIC's
+ * clock reads. 0, -ENOTSUP (no RTE_ETH_RX_OFFLOAD_TIMESTAMP) or -EIO.
+ */
+int port_hw_ts_check(const struct port *p);
+
 /* Stop and close (safe on a port that never started). */
 void port_close(struct port *p);
 

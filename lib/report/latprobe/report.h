@@ -175,6 +175,24 @@ struct report_port_xstats {
 	const struct report_port_path *path; /* NULL: not classified */
 };
 
+/*
+ * --hw-timestamps: NIC rx timestamps mapped onto the TSC. JSON
+ * "hw_timestamps": {stamped, unstamped, outside, clock_samples,
+ * clock_sample_failures, nic_hz} and the series "hw_rtt_ns" (probe: the
+ * answer's NIC rx time - T1) and "hw_rx_delay_ns" (TSC rx time - NIC rx
+ * time of the same frame: T4 on the prober, T2 on the reflector). NULL: off.
+ */
+struct report_hw {
+	uint64_t stamped;   /* frames with a NIC rx timestamp, used */
+	uint64_t unstamped; /* frames without one (or before calibration) */
+	uint64_t outside;   /* NIC time outside [T1, T4] / after T2: not
+			       recorded (conversion error) */
+	uint64_t clock_samples, clock_sample_failures;
+	double nic_hz;		     /* the NIC clock's rate on the TSC */
+	const struct histogram *rtt; /* probe only; NULL for reflect */
+	const struct histogram *rx_delay;
+};
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -209,6 +227,7 @@ struct report_probe {
 	struct report_buckets buckets;
 	struct report_tsc tsc;
 	struct report_port_xstats port;
+	const struct report_hw *hw;
 };
 
 /*
@@ -247,6 +266,7 @@ struct report_reflect {
 	struct report_tsc tsc;
 	const struct report_meta *meta; /* NULL: not shown */
 	struct report_port_xstats port;
+	const struct report_hw *hw;
 };
 
 /*

@@ -220,6 +220,40 @@ test_hw_no_resample_drifts(void **state)
 	assert_true(w->pw.hw.negative > 0);
 }
 
+/*
+ * The reflector's T2 from its own NIC (another clock: 250 MHz, 70 ppm
+ * slow): the turnaround starts when the request reached the NIC (the
+ * moment the probe was sent, on the fake wire), and TSC T2 - NIC T2 is
+ * one fake clock read (the rx burst, then T2).
+ */
+static void
+test_reflector_hw_t2(void **state)
+{
+	struct wire *w = *state;
+	uint64_t tick_ns = tsc_to_ns(&w->clock, 100);
+
+	io_fake_set_nic_clock(w->f, 1, 0.125 * (1.0 - 70e-6),
+			      98765432109876ull);
+	w->rc.hw_ts = true;
+	w->rc.hw_calib_cycles = 2000000;
+	w->rc.hw_resample_cycles = 2000000;
+	w->pc.hw_ts = false;
+	run(w);
+	/* Two requests while the NIC clock was being calibrated. */
+	assert_int_equal(w->rw.hw.unstamped, 2);
+	assert_int_equal(w->rw.hw.stamped, N_PROBES - 2);
+	assert_int_equal(w->rw.hw.outside, 0);
+	assert_true(w->rw.hw.samples >= N_PROBES - 1);
+	assert_int_equal(histogram_count(&w->rw.hw_rx_delay), N_PROBES - 2);
+	assert_true(histogram_min(&w->rw.hw_rx_delay) + HW_BOUND_NS >= tick_ns);
+	assert_true(histogram_max(&w->rw.hw_rx_delay) <= tick_ns + HW_BOUND_NS);
+	/* T3 - T2: one read (T2) after the NIC's T2, then T3: 2 reads. */
+	assert_true(histogram_max(&w->rw.turnaround) + HW_BOUND_NS >=
+		    2 * tick_ns);
+	assert_true(histogram_max(&w->rw.turnaround) <=
+		    2 * tick_ns + HW_BOUND_NS);
+}
+
 /* A queue without NIC timestamps: the worker refuses to start. */
 static void
 test_hw_not_supported(void **state)
@@ -296,6 +330,8 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hw_no_resample_drifts,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reflector_hw_t2, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hw_not_supported, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hw_off_costs_nothing,

@@ -853,6 +853,73 @@ test_port_path(void **state)
 	free(text);
 }
 
+/* --hw-timestamps: hw_timestamps.*, hw_rtt_ns, hw_rx_delay_ns and the text
+ * lines; none of them without the option. */
+static void
+test_hw_timestamps(void **state)
+{
+	struct histogram *a = histogram_create(), *b = histogram_create();
+	struct report_hw hw = {
+		.stamped = 98,
+		.unstamped = 2,
+		.outside = 1,
+		.clock_samples = 12,
+		.nic_hz = 1000050000.0,
+		.rtt = a,
+		.rx_delay = b,
+	};
+	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
+	struct report_reflect r = {.backend = "dpdk", .addr = "198.18.0.2/24"};
+	struct json_object *root;
+	char *text = NULL;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	histogram_record(a, 5000);
+	histogram_record(b, 120);
+	p.hw = &hw;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_int_equal(jget_u64(root, "hw_timestamps.stamped"), 98);
+	assert_int_equal(jget_u64(root, "hw_timestamps.outside"), 1);
+	assert_int_equal(jget_u64(root, "hw_timestamps.clock_samples"), 12);
+	assert_true(json_object_get_double(jget(
+			    root, "hw_timestamps.nic_hz")) == 1000050000.0);
+	assert_int_equal(jget_u64(root, "hw_rtt_ns.count"), 1);
+	assert_int_equal(jget_u64(root, "hw_rx_delay_ns.max"), 120);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "NIC-clock RTT (NIC rx - T1)"));
+	assert_non_null(strstr(text, "TSC - NIC at rx (T4 - NIC rx)"));
+	assert_non_null(
+		strstr(text, "NIC timestamps: 98 stamped, 2 unstamped"));
+	free(text);
+	/* Reflector: no RTT series, the rx difference at T2. */
+	hw.rtt = NULL;
+	r.hw = &hw;
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
+	assert_false(jhas(root, "hw_rtt_ns"));
+	assert_int_equal(jget_u64(root, "hw_rx_delay_ns.count"), 1);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_non_null(strstr(text, "TSC - NIC at rx (T2 - NIC rx)"));
+	free(text);
+	/* Off: no key, no line. */
+	p.hw = NULL;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_false(jhas(root, "hw_timestamps"));
+	assert_false(jhas(root, "hw_rtt_ns"));
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_null(strstr(text, "NIC"));
+	free(text);
+	histogram_destroy(a);
+	histogram_destroy(b);
+}
+
 static void
 test_live_line(void **state)
 {
@@ -1172,6 +1239,7 @@ main(void)
 		cmocka_unit_test(test_reflect),
 		cmocka_unit_test(test_port_xstats),
 		cmocka_unit_test(test_port_path),
+		cmocka_unit_test(test_hw_timestamps),
 		cmocka_unit_test(test_live_line),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),
