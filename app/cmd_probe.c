@@ -368,10 +368,13 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			return -1;
 		}
 		if (o->pcap != NULL || o->loopback || o->have_peer_mac ||
-		    o->vlan != 0 || o->co.promisc || o->co.hw_timestamps) {
-			app_err("--pcap, --loopback, --peer-mac, --vlan, "
-				"--promisc and --hw-timestamps need the dpdk "
-				"backend");
+		    o->vlan != 0 || o->co.promisc) {
+			app_err("--pcap, --loopback, --peer-mac, --vlan and "
+				"--promisc need the dpdk backend");
+			return -1;
+		}
+		if (o->co.hw_timestamps) {
+			app_err("--hw-timestamps needs the dpdk backend");
 			return -1;
 		}
 	} else if (!o->co.have_addr) {

@@ -244,8 +244,12 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		app_err("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (o->co.kernel && (o->co.promisc || o->co.hw_timestamps)) {
-		app_err("--promisc and --hw-timestamps need the dpdk backend");
+	if (o->co.kernel && o->co.promisc) {
+		app_err("--promisc needs the dpdk backend");
+		return -1;
+	}
+	if (o->co.kernel && o->co.hw_timestamps) {
+		app_err("--hw-timestamps needs the dpdk backend");
 		return -1;
 	}
 	if (!o->co.have_addr) {

@@ -51,6 +51,8 @@ expect 4 "$refused" "$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" \
 # The af_xdp port closed properly: no XDP program left behind.
 ip netns exec "$LP_NS_PROBE" ip link show "$LP_IF_PROBE" | grep -q 'prog/xdp' &&
 	fail "an XDP program was left on $LP_IF_PROBE"
-expect 2 '--hw-timestamps need the dpdk backend' "$LATPROBE" probe --backend kernel \
+expect 2 '--hw-timestamps needs the dpdk backend' "$LATPROBE" probe --backend kernel \
 	--hw-timestamps 198.18.0.2
+expect 2 '--hw-timestamps needs the dpdk backend' "$LATPROBE" reflect --backend kernel \
+	--addr 127.0.0.1 --hw-timestamps
 echo "$LP_PROG: ok"

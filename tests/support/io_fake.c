@@ -288,7 +288,9 @@ io_fake_set_nic_clock(struct io_fake *f, unsigned side, double ticks_per_cycle,
 
 	s->nic_ticks_per_cycle = ticks_per_cycle;
 	s->nic_offset = offset;
-	s->q.rx_ts_off = (int)offsetof(struct rte_mbuf, dynfield1);
+	/* In the dynamic field area, 8-byte aligned as DPDK would place it. */
+	s->q.rx_ts_off =
+		(int)((offsetof(struct rte_mbuf, dynfield1) + 7) & ~(size_t)7);
 	s->q.rx_ts_flag = ticks_per_cycle > 0 ? IO_FAKE_RX_TS_FLAG : 0;
 }
 
