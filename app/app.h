@@ -50,6 +50,7 @@ struct app_common_opts {
 	uint64_t calib_ns;
 	bool quiet, kernel, promisc;
 	bool hw_timestamps; /* --hw-timestamps */
+	bool live_path;	    /* --live-path */
 	int busy_poll_us;
 	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
 	size_t auth_key_len;		      /* 0: unauthenticated */
@@ -73,6 +74,7 @@ enum {
 	APP_OPT_HLOG = 0x200,
 	APP_OPT_HLOG_INTERVAL,
 	APP_OPT_HW_TIMESTAMPS = 0x480, /* h3's range: 0x480-0x4bf */
+	APP_OPT_LIVE_PATH = 0x481,
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -88,6 +90,7 @@ enum {
 		{"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY},       \
 		{"hlog", required_argument, NULL, APP_OPT_HLOG},               \
 		{"hw-timestamps", no_argument, NULL, APP_OPT_HW_TIMESTAMPS},   \
+		{"live-path", no_argument, NULL, APP_OPT_LIVE_PATH},           \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \

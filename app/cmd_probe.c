@@ -119,6 +119,10 @@ probe_usage(FILE *f)
 	      "                       the TSC - NIC difference next to the "
 	      "TSC figures;\n"
 	      "                       exit 4 on a port without them\n"
+	      "  --live-path          after each live line, the port's path "
+	      "that second\n"
+	      "                       (VF vs synthetic packets, or the "
+	      "driver's counters)\n"
 	      "  --vlan ID            802.1Q tag 1..4094 on probes and ARP; "
 	      "untagged\n"
 	      "                       answers are ignored\n"
@@ -663,6 +667,7 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;
 	r->opt.hw_timestamps = x->o.co.hw_timestamps;
+	r->opt.live_path = x->o.co.live_path;
 	r->opt.link_required = true;
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;

@@ -81,6 +81,10 @@ reflect_usage(FILE *f)
 	      "  --hw-timestamps       T2 from the NIC's rx timestamp (mlx5); "
 	      "exit 4 on a\n"
 	      "                        port without them\n"
+	      "  --live-path           after each live line, the port's path "
+	      "that second\n"
+	      "                        (VF vs synthetic packets, or the "
+	      "driver's counters)\n"
 	      "  --json FILE           write the counters as JSON at exit ('-' "
 	      "= stdout)\n"
 	      "  --hlog FILE           HdrHistogram interval log of the "
@@ -368,6 +372,7 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;
 	r->opt.hw_timestamps = x->o.co.hw_timestamps;
+	r->opt.live_path = x->o.co.live_path;
 	r->opt.link_required = false; /* a reflector waits for its peers */
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;

@@ -454,6 +454,9 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 	case APP_OPT_PROMISC:
 		co->promisc = true;
 		return 0;
+	case APP_OPT_LIVE_PATH:
+		co->live_path = true;
+		return 0;
 	case APP_OPT_HW_TIMESTAMPS:
 		co->hw_timestamps = true;
 		return 0;

@@ -34,7 +34,10 @@ struct side {
 	pthread_t tid;
 	bool is_ctl;
 	bool deadline_hit; /* written by the side thread, read after join */
+	struct port_xstats lp_prev; /* --live-path: the previous second's */
 };
+
+static void live_path(struct side *s);
 
 static void
 side_loop(struct side *s)
@@ -50,6 +53,11 @@ side_loop(struct side *s)
 				 ? (double)r->opt.hlog_interval_ns / 1e9
 				 : HUGE_VAL;
 	double next_iv = iv_step;
+
+	/* --live-path: the baseline of the first second. */
+	if (ticking && r->opt.live_path && r->dpdk_ready &&
+	    port_xstats_read(r->port.id, &s->lp_prev) != 0)
+		memset(&s->lp_prev, 0, sizeof(s->lp_prev));
 
 	/* Sleep until the next thing to do; with -q and no -t, for good. */
 	for (;;) {
@@ -76,6 +84,8 @@ side_loop(struct side *s)
 		}
 		if (ticking && el >= next_tick) {
 			cmd->tick(r, next_tick);
+			if (r->opt.live_path && r->dpdk_ready)
+				live_path(s);
 			while (next_tick <= el)
 				next_tick += 1.0;
 		}
@@ -212,12 +222,14 @@ side_stop(struct side *s)
 	if (!s->started)
 		return;
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	if (s->is_ctl) {
+	if (s->is_ctl)
 		rte_thread_join(s->ctl, NULL);
-		return;
-	}
-#endif
+	else
+		pthread_join(s->tid, NULL);
+#else
 	pthread_join(s->tid, NULL);
+#endif
+	port_xstats_free(&s->lp_prev); /* the side thread's, now joined */
 }
 
 static int
@@ -278,17 +290,54 @@ xs_start(struct app_run *r, struct xs_delta *d)
 }
 
 /*
- * The path the packets took: VF vs synthetic on netvsc/failsafe (failsafe:
- * vdev_netvsc's layout, sub-device 0 the VF), the driver's own counters
- * that moved on any port. A warning when the synthetic path carried any.
+ * The path the packets took from before to after into p (the driver's
+ * counters that moved in drv, after->n + 1 of them): VF vs synthetic on
+ * netvsc/failsafe (failsafe: vdev_netvsc's layout, sub-device 0 the VF).
+ * Returns the split's result (0 when p->split).
  */
+static int
+path_classify(const char *driver, const struct port_xstats *before,
+	      const struct port_xstats *after, struct report_port_path *p,
+	      struct report_counter *drv, unsigned *idx,
+	      struct port_path_split *sp)
+{
+	enum port_path_kind k = port_path_kind_of(driver);
+	unsigned n;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->kind = port_path_kind_name(k);
+	p->vf_share = -1;
+	ret = port_path_split(k, before, after, PORT_PATH_FAILSAFE_VF_SUBS, sp);
+	if (ret == 0) {
+		p->split = true;
+		p->vf_rx = sp->vf_rx;
+		p->vf_tx = sp->vf_tx;
+		p->synthetic_rx = sp->syn_rx;
+		p->synthetic_tx = sp->syn_tx;
+		p->vf_share = port_path_vf_share(sp);
+	}
+	n = port_xstats_driver_moved(k, before, after,
+				     PORT_PATH_FAILSAFE_VF_SUBS, idx, after->n);
+	if (n > after->n)
+		n = after->n;
+	for (unsigned i = 0; i < n; i++) {
+		drv[i].name = after->names[idx[i]];
+		drv[i].value = port_xstat_delta(before, after, idx[i]);
+	}
+	p->driver = drv;
+	p->n_driver = n;
+	return ret;
+}
+
+/* The run's path for the report, and a warning when the synthetic path
+ * carried any packet. */
 static void
 xs_path(struct app_run *r, struct xs_delta *d)
 {
-	enum port_path_kind k = port_path_kind_of(r->port.driver);
-	struct port_path_split sp;
 	struct report_port_path *p = &d->path;
-	unsigned *idx, n;
+	struct port_path_split sp;
+	unsigned *idx;
 
 	idx = calloc(d->after.n + 1, sizeof(*idx));
 	d->drv = calloc(d->after.n + 1, sizeof(*d->drv));
@@ -296,16 +345,8 @@ xs_path(struct app_run *r, struct xs_delta *d)
 		free(idx);
 		return;
 	}
-	p->kind = port_path_kind_name(k);
-	p->vf_share = -1;
-	if (port_path_split(k, &d->before, &d->after,
-			    PORT_PATH_FAILSAFE_VF_SUBS, &sp) == 0) {
-		p->split = true;
-		p->vf_rx = sp.vf_rx;
-		p->vf_tx = sp.vf_tx;
-		p->synthetic_rx = sp.syn_rx;
-		p->synthetic_tx = sp.syn_tx;
-		p->vf_share = port_path_vf_share(&sp);
+	if (path_classify(r->port.driver, &d->before, &d->after, p, d->drv, idx,
+			  &sp) == 0) {
 		if (sp.syn_rx + sp.syn_tx != 0)
 			app_warn("port %u (%s): %" PRIu64 " packet(s) received "
 				 "and %" PRIu64 " sent over the synthetic "
@@ -318,18 +359,36 @@ xs_path(struct app_run *r, struct xs_delta *d)
 				 "attached (its PCI address not blocked)?",
 				 r->port.id, r->port.driver);
 	}
-	n = port_xstats_driver_moved(k, &d->before, &d->after,
-				     PORT_PATH_FAILSAFE_VF_SUBS, idx,
-				     d->after.n);
-	for (unsigned i = 0; i < n && i < d->after.n; i++) {
-		d->drv[i].name = d->after.names[idx[i]];
-		d->drv[i].value =
-			port_xstat_delta(&d->before, &d->after, idx[i]);
-	}
-	p->driver = d->drv;
-	p->n_driver = n < d->after.n ? n : d->after.n;
 	r->path = p;
 	free(idx);
+}
+
+/* --live-path: the path over the last second, after the live line. */
+static void
+live_path(struct side *s)
+{
+	struct app_run *r = s->r;
+	struct port_xstats now;
+	struct report_port_path p;
+	struct port_path_split sp;
+	struct report_counter *drv;
+	unsigned *idx;
+	char line[512];
+
+	if (port_xstats_read(r->port.id, &now) != 0)
+		return;
+	drv = calloc(now.n + 1, sizeof(*drv));
+	idx = calloc(now.n + 1, sizeof(*idx));
+	if (drv != NULL && idx != NULL && s->lp_prev.names != NULL) {
+		(void)path_classify(r->port.driver, &s->lp_prev, &now, &p, drv,
+				    idx, &sp);
+		if (report_live_path(line, sizeof(line), &p) > 0)
+			fprintf(stderr, "%s\n", line);
+	}
+	free(drv);
+	free(idx);
+	port_xstats_free(&s->lp_prev);
+	s->lp_prev = now;
 }
 
 static void

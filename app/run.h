@@ -61,6 +61,7 @@ struct app_run_opts {
 	bool quiet;
 	bool promisc;
 	bool hw_timestamps; /* --hw-timestamps: the port must have them */
+	bool live_path;	    /* --live-path: the path each second too */
 	bool link_required; /* link down after the wait: exit 4 (else warn) */
 	uint16_t port_id;
 	uint64_t calib_ns;

@@ -1186,6 +1186,51 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 /* ---------------------------------------------------------------- live */
 
 int
+report_live_path(char *buf, size_t cap, const struct report_port_path *p)
+{
+	size_t len;
+	int n;
+
+	if (buf == NULL || cap == 0 || p == NULL)
+		return -EINVAL;
+	if (p->split)
+		n = snprintf(buf, cap,
+			     "         path (%s): VF rx +%" PRIu64
+			     " tx +%" PRIu64 ", synthetic rx +%" PRIu64
+			     " tx +%" PRIu64 "%s",
+			     str_or(p->kind, "?"), p->vf_rx, p->vf_tx,
+			     p->synthetic_rx, p->synthetic_tx,
+			     p->synthetic_rx + p->synthetic_tx != 0
+				     ? " (SYNTHETIC PATH)"
+				     : "");
+	else
+		n = snprintf(buf, cap,
+			     "         path (%s):", str_or(p->kind, "?"));
+	if (n < 0)
+		return -EINVAL;
+	len = (size_t)n < cap ? (size_t)n : cap - 1;
+	if (p->split)
+		return (int)len;
+	if (p->n_driver == 0 || p->driver == NULL) {
+		n = snprintf(buf + len, cap - len, " no driver counter moved");
+		len += n > 0 ? (size_t)n : 0;
+		return (int)(len < cap ? len : cap - 1);
+	}
+	for (unsigned i = 0; i < p->n_driver && i < 4 && len < cap - 1; i++) {
+		n = snprintf(buf + len, cap - len, "%s %s +%" PRIu64,
+			     i ? "," : "", str_or(p->driver[i].name, "?"),
+			     p->driver[i].value);
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (p->n_driver > 4 && len < cap - 1) {
+		n = snprintf(buf + len, cap - len, ", %u more",
+			     p->n_driver - 4);
+		len += n > 0 ? (size_t)n : 0;
+	}
+	return (int)(len < cap ? len : cap - 1);
+}
+
+int
 report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 		 uint64_t received, uint64_t lost,
 		 const struct histogram *interval)

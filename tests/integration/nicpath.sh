@@ -24,6 +24,12 @@ fs=(-l 0 "${EAL_COMMON[@]}" --vdev 'net_failsafe0,dev(net_ring0)')
 grep -q '^Port path (failsafe): VF rx [0-9]* tx [0-9]*, synthetic rx 0 tx 0 (VF share 100.00%)$' \
 	"$WORK/fs.txt" || fail "text report lacks the path line"
 grep -q WARNING "$WORK/fs.txt" && fail "a warning with no synthetic packet"
+# --live-path: under each live line, the path of that second.
+"$LATPROBE" probe "${fs[@]}" -- --addr 198.18.0.1/24 --loopback -n 2500 -i 1ms -w 0 \
+	-t 2.5 --live-path 198.18.0.2 >/dev/null 2>"$WORK/live.err" ||
+	{ cat "$WORK/live.err" >&2; fail "--live-path probe exited $?"; }
+grep -qE '^ +path \(failsafe\): VF rx \+[1-9][0-9]* tx \+[1-9][0-9]*, synthetic rx \+0 tx \+0$' \
+	"$WORK/live.err" || { cat "$WORK/live.err" >&2; fail "no live path line"; }
 # A software port: its kind, no split.
 "$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \
 	--loopback -n 100 -q --json "$WORK/ring.json" 198.18.0.2 >/dev/null 2>&1 ||

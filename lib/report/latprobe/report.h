@@ -291,6 +291,15 @@ int report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 		     const struct histogram *interval);
 
 /*
+ * The path over one live interval (--live-path): "path (netvsc): VF rx +N
+ * tx +N, synthetic rx +N tx +N" on a master over a VF, else the driver's
+ * counters that moved ("path (mlx): rx_vport_packets +N, ..." up to four,
+ * or "no driver counter moved"). Writes into buf like report_live_line;
+ * returns the length, or -EINVAL.
+ */
+int report_live_path(char *buf, size_t cap, const struct report_port_path *p);
+
+/*
  * Format ns as "812ns", "3.21us", "4.567ms", "1.234s" (at most three integer
  * digits; from 999.9995 s on, whole seconds) into buf (>= 16 is always
  * enough). Returns buf, or NULL with errno EINVAL when buf is NULL or cap 0.

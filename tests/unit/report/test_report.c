@@ -844,6 +844,32 @@ test_port_path(void **state)
 	json_object_put(root);
 	free(text);
 
+	/* The live line's form. */
+	{
+		char line[256];
+		int n;
+
+		path.synthetic_rx = 3;
+		path.vf_rx = 5;
+		n = report_live_path(line, sizeof(line), &path);
+		assert_true(n > 0);
+		assert_non_null(strstr(line, "path (netvsc): VF rx +5 tx +0, "
+					     "synthetic rx +3 tx +0 "
+					     "(SYNTHETIC PATH)"));
+		path.split = false;
+		path.kind = "mlx";
+		n = report_live_path(line, sizeof(line), &path);
+		assert_true(n > 0);
+		assert_non_null(strstr(line, "path (mlx): rx_q0_good_packets "
+					     "+10, vf_rx_good_packets +990"));
+		/* Truncated, still terminated. */
+		assert_int_equal(report_live_path(line, 12, &path), 11);
+		assert_int_equal(strlen(line), 11);
+		assert_int_equal(report_live_path(NULL, 1, &path), -EINVAL);
+		path.split = true;
+		path.kind = "netvsc";
+	}
+
 	/* A bare NIC: no split keys, the driver's counters only. */
 	path.kind = "mlx";
 	path.split = false;
