@@ -292,23 +292,24 @@ xs_start(struct app_run *r, struct xs_delta *d)
 /*
  * The path the packets took from before to after into p (the driver's
  * counters that moved in drv, after->n + 1 of them): VF vs synthetic on
- * netvsc/failsafe (failsafe: vdev_netvsc's layout, sub-device 0 the VF).
+ * netvsc/failsafe (failsafe: its devargs say which sub-device is the VF).
  * Returns the split's result (0 when p->split).
  */
 static int
-path_classify(const char *driver, const struct port_xstats *before,
+path_classify(const struct port *port, const struct port_xstats *before,
 	      const struct port_xstats *after, struct report_port_path *p,
 	      struct report_counter *drv, unsigned *idx,
 	      struct port_path_split *sp)
 {
-	enum port_path_kind k = port_path_kind_of(driver);
+	enum port_path_kind k = port_path_kind_of(port->driver);
+	uint32_t vf_subs = port_failsafe_vf_subs(port->id);
 	unsigned n;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->kind = port_path_kind_name(k);
 	p->vf_share = -1;
-	ret = port_path_split(k, before, after, PORT_PATH_FAILSAFE_VF_SUBS, sp);
+	ret = port_path_split(k, before, after, vf_subs, sp);
 	if (ret == 0) {
 		p->split = true;
 		p->vf_rx = sp->vf_rx;
@@ -317,8 +318,7 @@ path_classify(const char *driver, const struct port_xstats *before,
 		p->synthetic_tx = sp->syn_tx;
 		p->vf_share = port_path_vf_share(sp);
 	}
-	n = port_xstats_driver_moved(k, before, after,
-				     PORT_PATH_FAILSAFE_VF_SUBS, idx, after->n);
+	n = port_xstats_driver_moved(k, before, after, vf_subs, idx, after->n);
 	if (n > after->n)
 		n = after->n;
 	for (unsigned i = 0; i < n; i++) {
@@ -345,7 +345,7 @@ xs_path(struct app_run *r, struct xs_delta *d)
 		free(idx);
 		return;
 	}
-	if (path_classify(r->port.driver, &d->before, &d->after, p, d->drv, idx,
+	if (path_classify(&r->port, &d->before, &d->after, p, d->drv, idx,
 			  &sp) == 0) {
 		if (sp.syn_rx + sp.syn_tx != 0)
 			app_warn("port %u (%s): %" PRIu64 " packet(s) received "
@@ -380,8 +380,8 @@ live_path(struct side *s)
 	drv = calloc(now.n + 1, sizeof(*drv));
 	idx = calloc(now.n + 1, sizeof(*idx));
 	if (drv != NULL && idx != NULL && s->lp_prev.names != NULL) {
-		(void)path_classify(r->port.driver, &s->lp_prev, &now, &p, drv,
-				    idx, &sp);
+		(void)path_classify(&r->port, &s->lp_prev, &now, &p, drv, idx,
+				    &sp);
 		if (report_live_path(line, sizeof(line), &p) > 0)
 			fprintf(stderr, "%s\n", line);
 	}

@@ -202,6 +202,68 @@ failsafe_class(const char *name, uint32_t vf_subs)
 	return generic(name) ? PORT_XS_GENERIC : PORT_XS_DRIVER;
 }
 
+/* The index of the ')' closing the '(' at s[0], or 0 when unbalanced. */
+static size_t
+closing(const char *s)
+{
+	size_t depth = 0;
+
+	for (size_t i = 0; s[i] != '\0'; i++) {
+		if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && --depth == 0)
+			return i;
+	}
+	return 0;
+}
+
+int64_t
+port_path_failsafe_vf_subs(const char *devargs)
+{
+	char name[64];
+	uint32_t mask = 0;
+	unsigned sub = 0;
+	size_t a = 0;
+
+	if (devargs == NULL)
+		return -EINVAL;
+	while (devargs[a] != '\0') {
+		size_t b = a, end, n;
+
+		while (devargs[b] != '(' && devargs[b] != ',' &&
+		       devargs[b] != '\0')
+			b++;
+		if (devargs[b] != '(') { /* mac=..., hotplug_poll=... */
+			a = devargs[b] == ',' ? b + 1 : b;
+			continue;
+		}
+		end = closing(devargs + b);
+		if (end == 0)
+			return -EINVAL;
+		if (sub >= 32)
+			return -EINVAL;
+		/* dev(NAME[,args]): the name says which kind of PMD. */
+		n = 0;
+		if (b - a == 3 && strncmp(devargs + a, "dev", 3) == 0) {
+			const char *p = devargs + b + 1;
+
+			while (n < sizeof(name) - 1 && p[n] != ',' &&
+			       p[n] != ')' && p[n] != '\0') {
+				name[n] = p[n];
+				n++;
+			}
+		}
+		name[n] = '\0';
+		if (n == 0 || port_path_kind_of(name) != PORT_PATH_SOFTWARE)
+			mask |= 1u << sub;
+		sub++;
+		a = b + end + 1;
+		if (devargs[a] == ',')
+			a++;
+	}
+	return mask;
+}
+
 enum port_xstat_class
 port_xstat_class(enum port_path_kind k, const char *name,
 		 uint32_t failsafe_vf_subs)

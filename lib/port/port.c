@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -369,6 +370,23 @@ port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver, size_t cap)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+uint32_t
+port_failsafe_vf_subs(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	int64_t mask;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 || info.device == NULL ||
+	    port_path_kind_of(info.driver_name) != PORT_PATH_FAILSAFE)
+		return PORT_PATH_FAILSAFE_VF_SUBS;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return PORT_PATH_FAILSAFE_VF_SUBS;
+	mask = port_path_failsafe_vf_subs(da->args);
+	return mask < 0 ? PORT_PATH_FAILSAFE_VF_SUBS : (uint32_t)mask;
 }
 
 /*

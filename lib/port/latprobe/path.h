@@ -23,7 +23,8 @@
  *  failsafe (drivers/net/failsafe/failsafe_ops.c, __fs_xstats_get_names):
  *    sub-device N's stats are rx_sub<N>_..., tx_sub<N>_... or sub<N>_...;
  *    rx_sub<N>_good_packets / tx_sub<N>_good_packets are its totals. Which
- *    sub-device is the VF is a mask given by the caller; vdev_netvsc
+ *    sub-device is the VF is a mask given by the caller, read from the
+ *    port's devargs (port_path_failsafe_vf_subs); vdev_netvsc
  *    (drivers/net/vdev_netvsc) builds "fd(..),dev(net_tap_vscN,..)": the
  *    VF hot-plugged as sub-device 0, the synthetic net_tap as 1.
  *  The ethdev's generic stats (lib/ethdev/rte_ethdev.c: rx_good_packets,
@@ -85,6 +86,19 @@ enum port_xstat_class port_xstat_class(enum port_path_kind k, const char *name,
 
 /* vdev_netvsc's layout: sub-device 0 is the VF. */
 #define PORT_PATH_FAILSAFE_VF_SUBS 0x1u
+
+/*
+ * The VF mask of a failsafe port from its devargs (what follows the
+ * device name in --vdev, e.g. vdev_netvsc's "fd(7),dev(net_tap_vsc0,
+ * remote=eth1)"): sub-devices are numbered in the order of their dev(),
+ * exec() and fd() parameters, as failsafe_args.c does
+ * (fs_parse_sub_devices); one whose dev() names a software PMD (net_tap,
+ * net_ring, ...) is the synthetic path, any other (a PCI address, or the
+ * device an exec()/fd() gives at run time: vdev_netvsc hot-plugs the VF
+ * through fd()) is the VF. Returns the mask, or -EINVAL when the string is
+ * malformed (unbalanced parentheses) or names more than 32 sub-devices.
+ */
+int64_t port_path_failsafe_vf_subs(const char *devargs);
 
 /* Packets per path over a run (deltas of the classified stats). */
 struct port_path_split {

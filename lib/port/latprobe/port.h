@@ -103,6 +103,13 @@ int port_facts_get(uint16_t port_id, struct port_facts *f);
 int port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver,
 		size_t cap);
 
+/*
+ * Which sub-devices of a failsafe port are the VF, from its devargs
+ * (port_path_failsafe_vf_subs); PORT_PATH_FAILSAFE_VF_SUBS (vdev_netvsc's
+ * layout) when they cannot be read. Any other port: that default too.
+ */
+uint32_t port_failsafe_vf_subs(uint16_t port_id);
+
 /* Every extended stat of the port now (allocates); 0 or -errno. */
 int port_xstats_read(uint16_t port_id, struct port_xstats *x);
 

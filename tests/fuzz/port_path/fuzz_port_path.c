@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The path classification on arbitrary xstats names: the input, split at
- * newlines, is the name list of a port (values from the line numbers) read
- * twice; every kind of path classifies it, splits it and lists the driver's
- * counters that moved.
+ * The path classification on arbitrary xstats names and failsafe devargs:
+ * the input whole is parsed as failsafe devargs, then, split at newlines, is
+ * the name list of a port (values from the line numbers) read twice; every kind
+ * of path classifies it, splits it and lists the driver's counters that moved.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +27,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (size_t i = 0; i < size; i++)
 		n += data[i] == '\n';
-	if (n > 256 || port_xstats_alloc(&b, n) != 0)
+	if (n > 256)
+		return 0;
+	{
+		/* The input whole as failsafe devargs. */
+		char *s = malloc(size + 1);
+
+		if (s == NULL)
+			return 0;
+		memcpy(s, data, size);
+		s[size] = '\0';
+		(void)port_path_failsafe_vf_subs(s);
+		free(s);
+	}
+	if (port_xstats_alloc(&b, n) != 0)
 		return 0;
 	if (port_xstats_alloc(&a, n) != 0) {
 		port_xstats_free(&b);

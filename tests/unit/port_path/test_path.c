@@ -309,6 +309,34 @@ test_class_names(void **state)
 			 PORT_XS_GENERIC);
 }
 
+/* The failsafe VF mask from its devargs, as failsafe_args.c numbers the
+ * sub-devices. */
+static void
+test_failsafe_devargs(void **state)
+{
+	(void)state;
+	/* vdev_netvsc (drivers/net/vdev_netvsc/vdev_netvsc.c). */
+	assert_int_equal(port_path_failsafe_vf_subs(
+				 "fd(7),dev(net_tap_vsc0,remote=eth1)"),
+			 0x1);
+	assert_int_equal(port_path_failsafe_vf_subs(
+				 "dev(net_tap0,iface=x),dev(0000:00:02.0)"),
+			 0x2);
+	assert_int_equal(
+		port_path_failsafe_vf_subs(
+			"mac=00:15:5d:00:00:01,dev(net_ring0),"
+			"exec(/bin/echo 0000:00:02.0),hotplug_poll=100"),
+		0x2);
+	/* Nested parentheses inside a sub-device's arguments. */
+	assert_int_equal(
+		port_path_failsafe_vf_subs("dev(net_tap0,x=(a,b)),dev(mlx5_0)"),
+		0x2);
+	assert_int_equal(port_path_failsafe_vf_subs("dev(net_ring0)"), 0);
+	assert_int_equal(port_path_failsafe_vf_subs(""), 0);
+	assert_int_equal(port_path_failsafe_vf_subs("dev(net_ring0"), -EINVAL);
+	assert_int_equal(port_path_failsafe_vf_subs(NULL), -EINVAL);
+}
+
 /* netvsc with the VF: probes and answers all on the VF, share 1. */
 static void
 test_netvsc_vf(void **state)
@@ -518,6 +546,7 @@ main(void)
 		cmocka_unit_test(test_netvsc_fallback),
 		cmocka_unit_test(test_netvsc_vf_appears),
 		cmocka_unit_test(test_failsafe),
+		cmocka_unit_test(test_failsafe_devargs),
 		cmocka_unit_test(test_mlx5),
 	};
 
