@@ -95,11 +95,11 @@ prober_hw_record(struct prober_worker *w, uint64_t t1, uint64_t t4)
 		w->hw.unstamped++;
 		return;
 	}
-	w->hw.stamped++;
 	if (w->hw_t4 < t1 || w->hw_t4 > t4) {
 		w->hw.negative++;
 		return;
 	}
+	w->hw.stamped++;
 	histogram_record(&w->hw_rtt, tsc_to_ns(clk, w->hw_t4 - t1));
 	histogram_record(&w->hw_rx_delay, tsc_to_ns(clk, t4 - w->hw_t4));
 }

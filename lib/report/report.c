@@ -361,9 +361,10 @@ text_hw(FILE *out, const struct report_hw *hw, const char *t)
 	fprintf(out,
 		"NIC timestamps: %" PRIu64 " stamped, %" PRIu64
 		" unstamped, %" PRIu64 " outside; NIC clock %.6f MHz, %" PRIu64
-		" clock samples (%" PRIu64 " failed)\n",
+		" clock samples (%" PRIu64 " failed), offset +/- %.0f ns\n",
 		hw->stamped, hw->unstamped, hw->outside, hw->nic_hz / 1e6,
-		hw->clock_samples, hw->clock_sample_failures);
+		hw->clock_samples, hw->clock_sample_failures,
+		hw->pair_gap_ns / 2);
 }
 
 /* The path section: VF vs synthetic, the driver's counters that moved. */
@@ -967,6 +968,8 @@ json_hw(struct json_object *root, const struct report_hw *hw, int *err)
 	jset_u64(o, "clock_samples", hw->clock_samples, err);
 	jset_u64(o, "clock_sample_failures", hw->clock_sample_failures, err);
 	jset_double(o, "nic_hz", hw->nic_hz > 0 ? hw->nic_hz : NAN, err);
+	jset_double(o, "clock_pair_gap_ns",
+		    hw->clock_samples > 0 ? hw->pair_gap_ns : NAN, err);
 	jset(root, "hw_timestamps", o, err);
 	if (hw->rtt != NULL)
 		jset(root, "hw_rtt_ns", json_summary(hw->rtt, err), err);

@@ -159,9 +159,9 @@ struct prober_conf {
 
 /* --hw-timestamps counters (single writer: the worker). */
 struct prober_hw_stats {
-	uint64_t stamped;     /* measured answers with a NIC rx timestamp */
-	uint64_t unstamped;   /* measured answers without one */
-	uint64_t negative;    /* stamped answers whose NIC time fell before
+	uint64_t stamped;     /* measured answers timed by the NIC */
+	uint64_t unstamped;   /* measured answers without a NIC time */
+	uint64_t negative;    /* answers whose NIC time fell before
 				 T1 or after T4 (conversion error) */
 	uint64_t samples;     /* NIC clock reads paired with the TSC */
 	uint64_t sample_fail; /* reads that failed or went backwards */

@@ -188,7 +188,11 @@ struct report_hw {
 	uint64_t outside;   /* NIC time outside [T1, T4] / after T2: not
 			       recorded (conversion error) */
 	uint64_t clock_samples, clock_sample_failures;
-	double nic_hz;		     /* the NIC clock's rate on the TSC */
+	double nic_hz; /* the NIC clock's rate on the TSC */
+	/* TSC span (ns) around the NIC read of the latest pair: the mapping's
+	 * offset is uncertain by half of it (mlx5 reads its clock through an
+	 * ioctl, microseconds). */
+	double pair_gap_ns;
 	const struct histogram *rtt; /* probe only; NULL for reflect */
 	const struct histogram *rx_delay;
 };

@@ -891,6 +891,7 @@ test_hw_timestamps(void **state)
 		.outside = 1,
 		.clock_samples = 12,
 		.nic_hz = 1000050000.0,
+		.pair_gap_ns = 3000.0,
 		.rtt = a,
 		.rx_delay = b,
 	};
@@ -911,6 +912,9 @@ test_hw_timestamps(void **state)
 	assert_int_equal(jget_u64(root, "hw_timestamps.clock_samples"), 12);
 	assert_true(json_object_get_double(jget(
 			    root, "hw_timestamps.nic_hz")) == 1000050000.0);
+	assert_true(json_object_get_double(
+			    jget(root, "hw_timestamps.clock_pair_gap_ns")) ==
+		    3000.0);
 	assert_int_equal(jget_u64(root, "hw_rtt_ns.count"), 1);
 	assert_int_equal(jget_u64(root, "hw_rx_delay_ns.max"), 120);
 	json_object_put(root);
@@ -920,6 +924,7 @@ test_hw_timestamps(void **state)
 	assert_non_null(strstr(text, "TSC - NIC at rx (T4 - NIC rx)"));
 	assert_non_null(
 		strstr(text, "NIC timestamps: 98 stamped, 2 unstamped"));
+	assert_non_null(strstr(text, "offset +/- 1500 ns"));
 	free(text);
 	/* Reflector: no RTT series, the rx difference at T2. */
 	hw.rtt = NULL;
