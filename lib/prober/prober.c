@@ -637,7 +637,6 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 
 		if (hw)
 			prober_hw_rx(w, pkts[i]);
-
 		if (w->conf->capture.fn != NULL)
 			w->conf->capture.fn(w->conf->capture.arg, w->index,
 					    pkts[i], t4, false);
