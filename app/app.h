@@ -49,6 +49,8 @@ struct app_common_opts {
 	const char *json;
 	uint64_t calib_ns;
 	bool quiet, kernel, promisc;
+	bool hw_timestamps; /* --hw-timestamps */
+	bool live_path;	    /* --live-path */
 	int busy_poll_us;
 	uint8_t auth_key[STAMP_AUTH_KEY_MAX]; /* never printed */
 	size_t auth_key_len;		      /* 0: unauthenticated */
@@ -73,6 +75,8 @@ enum {
 	APP_OPT_HLOG = 0x200,
 	APP_OPT_HLOG_INTERVAL,
 	APP_OPT_NO_DOCTOR = 0x440,
+	APP_OPT_HW_TIMESTAMPS = 0x480, /* h3's range: 0x480-0x4bf */
+	APP_OPT_LIVE_PATH = 0x481,
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -88,6 +92,8 @@ enum {
 		{"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY},       \
 		{"hlog", required_argument, NULL, APP_OPT_HLOG},               \
 		{"no-doctor", no_argument, NULL, APP_OPT_NO_DOCTOR},           \
+		{"hw-timestamps", no_argument, NULL, APP_OPT_HW_TIMESTAMPS},   \
+		{"live-path", no_argument, NULL, APP_OPT_LIVE_PATH},           \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \
@@ -181,13 +187,14 @@ struct app_dpdk {
 };
 
 /*
- * EAL init, TSC calibration, then port_id with one queue pair per lcore.
+ * EAL init, TSC calibration, then port_id with one queue pair per lcore
+ * (hw_ts: with NIC rx timestamps, EXIT_SETUP when the port has none).
  * Prints its one-line error; returns an exit code. Undo with
  * app_dpdk_close(), also after a failure.
  */
 int app_dpdk_open(struct app_dpdk *d, struct port *port,
 		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
-		  bool promisc, struct app_clock *clk);
+		  bool promisc, bool hw_ts, struct app_clock *clk);
 void app_dpdk_close(struct app_dpdk *d);
 
 /*

@@ -56,6 +56,42 @@ print_offloads(const char *what, uint64_t capa, int rx)
 	printf("\n");
 }
 
+/* The kind of path, the VF behind a master, what a latency includes. */
+static void
+print_path(uint16_t pid, const struct port_facts *f)
+{
+	enum port_path_kind k = port_path_kind_of(f->driver);
+	char vf_driver[64];
+	uint16_t vf;
+
+	printf("    path: ");
+	switch (k) {
+	case PORT_PATH_NETVSC:
+	case PORT_PATH_FAILSAFE:
+		if (port_vf_get(pid, &vf, vf_driver, sizeof(vf_driver)) == 0)
+			printf("VF behind %s (VF port %u, driver %s)\n",
+			       port_path_kind_name(k), vf, vf_driver);
+		else
+			printf("%s with NO hardware VF among the ports it "
+			       "owns: synthetic (or software) path only\n",
+			       port_path_kind_name(k));
+		break;
+	case PORT_PATH_MLX:
+		printf("bare NIC (%s, no synthetic fallback)\n", f->driver);
+		break;
+	case PORT_PATH_MANA:
+		printf("bare MANA NIC\n");
+		break;
+	case PORT_PATH_SOFTWARE:
+		printf("software (%s)\n", f->driver);
+		break;
+	default:
+		printf("other (%s: not classified)\n", f->driver);
+		break;
+	}
+	printf("    a latency here includes: %s\n", port_path_includes(k));
+}
+
 int
 cmd_info(int argc, char **argv)
 {
@@ -185,6 +221,7 @@ cmd_info(int argc, char **argv)
 		       (unsigned long long)f.rss_offloads);
 		print_offloads("rx", f.rx_offload_capa, 1);
 		print_offloads("tx", f.tx_offload_capa, 0);
+		print_path(pid, &f);
 		printf("    hardware rx timestamp: %s\n",
 		       f.rx_timestamp_capa
 			       ? "yes (RTE_ETH_RX_OFFLOAD_TIMESTAMP)"
@@ -204,8 +241,13 @@ cmd_info(int argc, char **argv)
 	if (app_stdout_flush() != EXIT_OK && ret == EXIT_OK)
 		ret = EXIT_RUNTIME;
 out:
-	if (eal)
+	if (eal) {
+		/* Closed first: DPDK 22.11's vdev bus clean-up crashes on a
+		 * failsafe port left open (its sub-devices go twice). */
+		RTE_ETH_FOREACH_DEV (pid)
+			(void)rte_eth_dev_close(pid);
 		rte_eal_cleanup();
+	}
 	cli_free_argv(eal_argv);
 	cli_free_argv(app_argv);
 	return ret;

@@ -114,6 +114,15 @@ probe_usage(FILE *f)
 	      "  --port-id N          DPDK port to use (default 0)\n"
 	      "  --promisc            put the port in promiscuous mode "
 	      "(default: off)\n"
+	      "  --hw-timestamps      NIC rx timestamps too (mlx5): the "
+	      "NIC-clock RTT and\n"
+	      "                       the TSC - NIC difference next to the "
+	      "TSC figures;\n"
+	      "                       exit 4 on a port without them\n"
+	      "  --live-path          after each live line, the port's path "
+	      "that second\n"
+	      "                       (VF vs synthetic packets, or the "
+	      "driver's counters)\n"
 	      "  --vlan ID            802.1Q tag 1..4094 on probes and ARP; "
 	      "untagged\n"
 	      "                       answers are ignored\n"
@@ -368,6 +377,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		    o->vlan != 0 || o->co.promisc) {
 			app_err("--pcap, --loopback, --peer-mac, --vlan and "
 				"--promisc need the dpdk backend");
+			return -1;
+		}
+		if (o->co.hw_timestamps) {
+			app_err("--hw-timestamps needs the dpdk backend");
 			return -1;
 		}
 	} else if (!o->co.have_addr) {
@@ -671,6 +684,10 @@ conf_common(struct app_run *r)
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
 	c->auth_key = o->co.auth_key;
 	c->auth_key_len = o->co.auth_key_len;
+	/* NIC clock: two reads 10 ms apart to start, then one a second. */
+	c->hw_ts = o->co.hw_timestamps;
+	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
+	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
 	cli_format_ipv4(o->target, x->ip);
 }
 
@@ -686,6 +703,8 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;
 	r->opt.no_doctor = x->o.co.no_doctor;
+	r->opt.hw_timestamps = x->o.co.hw_timestamps;
+	r->opt.live_path = x->o.co.live_path;
 	r->opt.link_required = true;
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;
@@ -918,12 +937,16 @@ probe_report(struct app_run *r, double duration_s,
 	struct histogram *rtt = histogram_create();
 	struct histogram *net = histogram_create();
 	struct histogram *turn = histogram_create();
+	struct histogram *hw_rtt = histogram_create();
+	struct histogram *hw_rxd = histogram_create();
+	struct report_hw hw = {.rtt = hw_rtt, .rx_delay = hw_rxd};
 	struct report_probe rep;
 	struct report_meta meta = {0};
 	char target[40], src[16], iface[160];
 	int ret = EXIT_OK;
 
-	if (rtt == NULL || net == NULL || turn == NULL) {
+	if (rtt == NULL || net == NULL || turn == NULL || hw_rtt == NULL ||
+	    hw_rxd == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;
@@ -935,6 +958,18 @@ probe_report(struct app_run *r, double duration_s,
 		histogram_merge(rtt, &w->rtt);
 		histogram_merge(net, &w->network_rtt);
 		histogram_merge(turn, &w->turnaround);
+		histogram_merge(hw_rtt, &w->hw_rtt);
+		histogram_merge(hw_rxd, &w->hw_rx_delay);
+		hw.stamped += w->hw.stamped;
+		hw.unstamped += w->hw.unstamped;
+		hw.outside += w->hw.negative;
+		hw.clock_samples += w->hw.samples;
+		hw.clock_sample_failures += w->hw.sample_fail;
+		if (hw.nic_hz == 0) {
+			hw.nic_hz = nic_clock_hz(&w->nic, r->clk.clock.hz);
+			hw.pair_gap_ns = (double)tsc_to_ns(&r->clk.clock,
+							   w->nic.best_gap);
+		}
 		rep.sent += w->st.sent;
 		rep.received += w->st.received;
 		rep.lost += w->st.lost;
@@ -988,6 +1023,15 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
+	rep.port.path = r->path;
+	rep.hw = o->co.hw_timestamps ? &hw : NULL;
+	if (rep.hw != NULL && hw.outside > hw.stamped / 2)
+		app_warn("--hw-timestamps: %llu of %llu NIC times fell outside "
+			 "the TSC's window: the NIC's rx timestamps are not "
+			 "on the clock rte_eth_read_clock reads (mlx5 in "
+			 "real-time clock mode?)",
+			 (unsigned long long)hw.outside,
+			 (unsigned long long)(hw.stamped + hw.outside));
 	rep.interval_ns = o->interval_ns;
 	rep.timeout_ns = o->timeout_ns;
 	for (unsigned i = 0; i < run->n_workers; i++)
@@ -1042,6 +1086,8 @@ out:
 	histogram_destroy(rtt);
 	histogram_destroy(net);
 	histogram_destroy(turn);
+	histogram_destroy(hw_rtt);
+	histogram_destroy(hw_rxd);
 	return ret;
 }
 

@@ -78,6 +78,13 @@ reflect_usage(FILE *f)
 	      "  --port-id N           DPDK port to use (default 0)\n"
 	      "  --promisc             put the port in promiscuous mode "
 	      "(default: off)\n"
+	      "  --hw-timestamps       T2 from the NIC's rx timestamp (mlx5); "
+	      "exit 4 on a\n"
+	      "                        port without them\n"
+	      "  --live-path           after each live line, the port's path "
+	      "that second\n"
+	      "                        (VF vs synthetic packets, or the "
+	      "driver's counters)\n"
 	      "  --json FILE           write the counters as JSON at exit ('-' "
 	      "= stdout)\n"
 	      "  --hlog FILE           HdrHistogram interval log of the "
@@ -247,6 +254,10 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		app_err("--promisc needs the dpdk backend");
 		return -1;
 	}
+	if (o->co.kernel && o->co.hw_timestamps) {
+		app_err("--hw-timestamps needs the dpdk backend");
+		return -1;
+	}
 	if (!o->co.have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (the address to answer "
 			"for)");
@@ -344,6 +355,10 @@ conf_common(struct app_run *r)
 	c->session_idle_s = o->session_idle_s;
 	c->auth_key = o->co.auth_key;
 	c->auth_key_len = o->co.auth_key_len;
+	/* NIC clock: two reads 10 ms apart to start, then one a second. */
+	c->hw_ts = o->co.hw_timestamps;
+	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
+	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
 	cli_format_ipv4(o->co.addr, abuf);
 	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->co.prefix);
 }
@@ -359,6 +374,8 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;
 	r->opt.no_doctor = x->o.co.no_doctor;
+	r->opt.hw_timestamps = x->o.co.hw_timestamps;
+	r->opt.live_path = x->o.co.live_path;
 	r->opt.link_required = false; /* a reflector waits for its peers */
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;
@@ -514,21 +531,39 @@ reflect_report(struct app_run *r, double duration_s,
 	struct reflect_run *run = x->run;
 	struct report_counter counters[RC__COUNT];
 	struct histogram *turn = histogram_create();
+	struct histogram *hw_rxd = histogram_create();
+	struct report_hw hw = {.rx_delay = hw_rxd};
 	struct report_reflect rep;
 	struct report_meta meta;
 	char iface[160];
 	int ret = EXIT_OK;
 
-	if (turn == NULL) {
+	if (turn == NULL || hw_rxd == NULL) {
 		app_err("out of memory");
+		histogram_destroy(turn);
+		histogram_destroy(hw_rxd);
 		return EXIT_RUNTIME;
 	}
 	for (unsigned k = 0; k < RC__COUNT; k++) {
 		counters[k].name = reflector_counter_name(k);
 		counters[k].value = sum_counter(run, k);
 	}
-	for (unsigned k = 0; k < run->n_workers; k++)
-		histogram_merge(turn, &run->w[k].turnaround);
+	for (unsigned k = 0; k < run->n_workers; k++) {
+		const struct reflector_worker *w = &run->w[k];
+
+		histogram_merge(turn, &w->turnaround);
+		histogram_merge(hw_rxd, &w->hw_rx_delay);
+		hw.stamped += w->hw.stamped;
+		hw.unstamped += w->hw.unstamped;
+		hw.outside += w->hw.outside;
+		hw.clock_samples += w->hw.samples;
+		hw.clock_sample_failures += w->hw.sample_fail;
+		if (hw.nic_hz == 0) {
+			hw.nic_hz = nic_clock_hz(&w->nic, r->clk.clock.hz);
+			hw.pair_gap_ns = (double)tsc_to_ns(&r->clk.clock,
+							   w->nic.best_gap);
+		}
+	}
 	memset(&rep, 0, sizeof(rep));
 	rep.backend = x->sock ? "kernel" : "dpdk";
 	rep.addr = x->addr_str;
@@ -541,6 +576,15 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
+	rep.port.path = r->path;
+	rep.hw = o->co.hw_timestamps ? &hw : NULL;
+	if (rep.hw != NULL && hw.outside > hw.stamped / 2)
+		app_warn("--hw-timestamps: %llu of %llu NIC times fell outside "
+			 "the TSC's window: the NIC's rx timestamps are not "
+			 "on the clock rte_eth_read_clock reads (mlx5 in "
+			 "real-time clock mode?)",
+			 (unsigned long long)hw.outside,
+			 (unsigned long long)(hw.stamped + hw.outside));
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,
 			     r->argv) == 0) {
 		snprintf(iface, sizeof(iface), "%s (%s)",
@@ -569,6 +613,7 @@ reflect_report(struct app_run *r, double duration_s,
 	if (rep.meta != NULL)
 		report_meta_fini(&meta);
 	histogram_destroy(turn);
+	histogram_destroy(hw_rxd);
 	return ret;
 }
 

@@ -279,7 +279,7 @@ app_args_free(struct app_args *a)
 /* The port, once EAL is up; an exit code (message printed). */
 static int
 dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
-	       bool promisc, struct port_conf *pc)
+	       bool promisc, bool hw_ts, struct port_conf *pc)
 {
 	int ret;
 
@@ -293,6 +293,7 @@ dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
 	memset(pc, 0, sizeof(*pc));
 	pc->n_queues = (uint16_t)d->n_lcores;
 	pc->promiscuous = promisc;
+	pc->rx_timestamp = hw_ts;
 	ret = port_setup(port, port_id, pc);
 	if (ret != 0) {
 		app_err("port %u set-up with %u queue(s) failed: %s", port_id,
@@ -300,12 +301,24 @@ dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
 		return EXIT_SETUP;
 	}
 	d->have_port = true;
+	ret = hw_ts ? port_hw_ts_check(port) : 0;
+	if (ret != 0) {
+		app_err("--hw-timestamps: port %u (%s) %s (mlx5 can; netvsc, "
+			"failsafe, MANA, af_xdp, af_packet, memif cannot): "
+			"leave the option out to time with the TSC only",
+			port_id, port->driver,
+			ret == -ENOTSUP ? "cannot timestamp received packets "
+					  "(no RTE_ETH_RX_OFFLOAD_TIMESTAMP)"
+					: "cannot read its clock "
+					  "(rte_eth_read_clock)");
+		return EXIT_SETUP;
+	}
 	return EXIT_OK;
 }
 
 int
 app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
-	      uint16_t port_id, uint64_t calib_ns, bool promisc,
+	      uint16_t port_id, uint64_t calib_ns, bool promisc, bool hw_ts,
 	      struct app_clock *clk)
 {
 	struct calib_job job = {.window_ns = calib_ns, .ret = -EINVAL};
@@ -328,7 +341,7 @@ app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
 	if (ret == EXIT_OK) {
 		d->eal = true;
 		app_signals_install(); /* EAL may have set its own */
-		ret = dpdk_port_open(d, port, port_id, promisc, &pc);
+		ret = dpdk_port_open(d, port, port_id, promisc, hw_ts, &pc);
 	}
 	if (calib_running)
 		pthread_join(calib, NULL);
@@ -501,6 +514,12 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		return 0;
 	case APP_OPT_NO_DOCTOR:
 		co->no_doctor = true;
+		return 0;
+	case APP_OPT_LIVE_PATH:
+		co->live_path = true;
+		return 0;
+	case APP_OPT_HW_TIMESTAMPS:
+		co->hw_timestamps = true;
 		return 0;
 	case APP_OPT_AUTH_KEY:
 		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -34,7 +35,10 @@ struct side {
 	pthread_t tid;
 	bool is_ctl;
 	bool deadline_hit; /* written by the side thread, read after join */
+	struct port_xstats lp_prev; /* --live-path: the previous second's */
 };
+
+static void live_path(struct side *s);
 
 static void
 side_loop(struct side *s)
@@ -50,6 +54,11 @@ side_loop(struct side *s)
 				 ? (double)r->opt.hlog_interval_ns / 1e9
 				 : HUGE_VAL;
 	double next_iv = iv_step;
+
+	/* --live-path: the baseline of the first second. */
+	if (ticking && r->opt.live_path && r->dpdk_ready &&
+	    port_xstats_read(r->port.id, &s->lp_prev) != 0)
+		memset(&s->lp_prev, 0, sizeof(s->lp_prev));
 
 	/* Sleep until the next thing to do; with -q and no -t, for good. */
 	for (;;) {
@@ -76,6 +85,8 @@ side_loop(struct side *s)
 		}
 		if (ticking && el >= next_tick) {
 			cmd->tick(r, next_tick);
+			if (r->opt.live_path && r->dpdk_ready)
+				live_path(s);
 			while (next_tick <= el)
 				next_tick += 1.0;
 		}
@@ -212,12 +223,14 @@ side_stop(struct side *s)
 	if (!s->started)
 		return;
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	if (s->is_ctl) {
+	if (s->is_ctl)
 		rte_thread_join(s->ctl, NULL);
-		return;
-	}
-#endif
+	else
+		pthread_join(s->tid, NULL);
+#else
 	pthread_join(s->tid, NULL);
+#endif
+	port_xstats_free(&s->lp_prev); /* the side thread's, now joined */
 }
 
 static int
@@ -266,6 +279,8 @@ struct xs_delta {
 	struct port_xstats before, after;
 	struct report_counter *moved;
 	unsigned n_moved;
+	struct report_port_path path;
+	struct report_counter *drv; /* the driver's counters that moved */
 };
 
 static void
@@ -273,6 +288,108 @@ xs_start(struct app_run *r, struct xs_delta *d)
 {
 	if (r->dpdk_ready && port_xstats_read(r->port.id, &d->before) != 0)
 		app_warn("port %u: cannot read its xstats", r->port.id);
+}
+
+/*
+ * The path the packets took from before to after into p (the driver's
+ * counters that moved in drv, after->n + 1 of them): VF vs synthetic on
+ * netvsc/failsafe (failsafe: its devargs say which sub-device is the VF).
+ * Returns the split's result (0 when p->split).
+ */
+static int
+path_classify(const struct port *port, const struct port_xstats *before,
+	      const struct port_xstats *after, struct report_port_path *p,
+	      struct report_counter *drv, unsigned *idx,
+	      struct port_path_split *sp)
+{
+	enum port_path_kind k = port_path_kind_of(port->driver);
+	uint32_t vf_subs = port_failsafe_vf_subs(port->id);
+	unsigned n;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->kind = port_path_kind_name(k);
+	p->vf_share = -1;
+	ret = port_path_split(k, before, after, vf_subs, sp);
+	if (ret == 0) {
+		p->split = true;
+		p->vf_rx = sp->vf_rx;
+		p->vf_tx = sp->vf_tx;
+		p->synthetic_rx = sp->syn_rx;
+		p->synthetic_tx = sp->syn_tx;
+		p->vf_share = port_path_vf_share(sp);
+	}
+	n = port_xstats_driver_moved(k, before, after, vf_subs, idx, after->n);
+	if (n > after->n)
+		n = after->n;
+	for (unsigned i = 0; i < n; i++) {
+		drv[i].name = after->names[idx[i]];
+		drv[i].value = port_xstat_delta(before, after, idx[i]);
+	}
+	p->driver = drv;
+	p->n_driver = n;
+	return ret;
+}
+
+/* The run's path for the report, and a warning when the synthetic path
+ * carried any packet. */
+static void
+xs_path(struct app_run *r, struct xs_delta *d)
+{
+	struct report_port_path *p = &d->path;
+	struct port_path_split sp;
+	unsigned *idx;
+
+	idx = calloc(d->after.n + 1, sizeof(*idx));
+	d->drv = calloc(d->after.n + 1, sizeof(*d->drv));
+	if (idx == NULL || d->drv == NULL) {
+		free(idx);
+		return;
+	}
+	if (path_classify(&r->port, &d->before, &d->after, p, d->drv, idx,
+			  &sp) == 0) {
+		if (sp.syn_rx + sp.syn_tx != 0)
+			app_warn("port %u (%s): %" PRIu64 " packet(s) received "
+				 "and %" PRIu64 " sent over the synthetic "
+				 "path, not the VF (VF share %.2f%%): the VF "
+				 "was absent or being serviced",
+				 r->port.id, r->port.driver, sp.syn_rx,
+				 sp.syn_tx, p->vf_share * 100.0);
+		else if (!sp.have_vf)
+			app_warn("port %u (%s): no VF stats: is the VF "
+				 "attached (its PCI address not blocked)?",
+				 r->port.id, r->port.driver);
+	}
+	r->path = p;
+	free(idx);
+}
+
+/* --live-path: the path over the last second, after the live line. */
+static void
+live_path(struct side *s)
+{
+	struct app_run *r = s->r;
+	struct port_xstats now;
+	struct report_port_path p;
+	struct port_path_split sp;
+	struct report_counter *drv;
+	unsigned *idx;
+	char line[512];
+
+	if (port_xstats_read(r->port.id, &now) != 0)
+		return;
+	drv = calloc(now.n + 1, sizeof(*drv));
+	idx = calloc(now.n + 1, sizeof(*idx));
+	if (drv != NULL && idx != NULL && s->lp_prev.names != NULL) {
+		(void)path_classify(&r->port, &s->lp_prev, &now, &p, drv, idx,
+				    &sp);
+		if (report_live_path(line, sizeof(line), &p) > 0)
+			fprintf(stderr, "%s\n", line);
+	}
+	free(drv);
+	free(idx);
+	port_xstats_free(&s->lp_prev);
+	s->lp_prev = now;
 }
 
 static void
@@ -306,6 +423,7 @@ xs_end(struct app_run *r, struct xs_delta *d)
 	}
 	d->n_moved = n;
 	free(idx);
+	xs_path(r, d);
 }
 
 static void
@@ -314,6 +432,7 @@ xs_free(struct xs_delta *d)
 	port_xstats_free(&d->before);
 	port_xstats_free(&d->after);
 	free(d->moved);
+	free(d->drv);
 }
 
 static int
@@ -329,7 +448,8 @@ setup(struct app_run *r)
 		return r->cmd->setup_kernel(r);
 	}
 	ret = app_dpdk_open(&r->dpdk, &r->port, &r->args, r->opt.port_id,
-			    r->opt.calib_ns, r->opt.promisc, &r->clk);
+			    r->opt.calib_ns, r->opt.promisc,
+			    r->opt.hw_timestamps, &r->clk);
 	if (ret != EXIT_OK)
 		return ret;
 	r->dpdk_ready = true;

@@ -60,6 +60,8 @@ struct app_run_opts {
 	bool kernel;
 	bool quiet;
 	bool promisc;
+	bool hw_timestamps; /* --hw-timestamps: the port must have them */
+	bool live_path;	    /* --live-path: the path each second too */
 	bool link_required; /* link down after the wait: exit 4 (else warn) */
 	bool no_doctor;	    /* no host summary at start (--no-doctor) */
 	uint16_t port_id;
@@ -82,6 +84,9 @@ struct app_run {
 	unsigned worker_lcore[RTE_MAX_LCORE]; /* worker index -> lcore id */
 	int worker_ret[RTE_MAX_LCORE];
 	bool interrupted; /* SIGINT/SIGTERM stopped the workers (not -t) */
+	/* The port's path over the run (xstats classified), for the report;
+	 * NULL without a DPDK port or its xstats. */
+	const struct report_port_path *path;
 	/* The command line (after the subcommand) and the start, for the
 	 * reports' when/what. */
 	int argc;

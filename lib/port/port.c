@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
 #include "latprobe/port.h"
@@ -55,6 +57,12 @@ dpdk_clock(struct io_queue *q)
 	return tsc_read();
 }
 
+static int
+dpdk_read_nic_clock(struct io_queue *q, uint64_t *ticks)
+{
+	return rte_eth_read_clock(q->port_id, ticks);
+}
+
 static const struct io_ops dpdk_ops = {
 	.name = "dpdk",
 	.rx_burst = dpdk_rx,
@@ -64,6 +72,7 @@ static const struct io_ops dpdk_ops = {
 	.clock_start = dpdk_clock_start,
 	.clock_end = dpdk_clock_end,
 	.clock = dpdk_clock,
+	.read_nic_clock = dpdk_read_nic_clock,
 };
 
 /* The key and redirection table the NIC hashes with, for port_pick_sport(). */
@@ -127,7 +136,8 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	uint16_t txd = c->tx_desc ? c->tx_desc : 1024;
 	unsigned n_mbufs, room;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
-	int socket, ret;
+	int socket, ret, ts_off = 0;
+	uint64_t ts_flag = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->id = port_id;
@@ -227,7 +237,18 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	 */
 	room = rte_pktmbuf_data_room_size(p->pool) - RTE_PKTMBUF_HEADROOM -
 	       RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+	if (p->hw_rx_timestamp) {
+		/* The PMD registered it when the offload was configured; this
+		 * returns the same offset and flag. */
+		ret = rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag);
+		if (ret != 0) {
+			ret = -rte_errno;
+			goto fail;
+		}
+	}
 	for (uint16_t q = 0; q < nq; q++) {
+		p->q[q].rx_ts_off = ts_off;
+		p->q[q].rx_ts_flag = p->hw_rx_timestamp ? ts_flag : 0;
 		p->q[q].ops = &dpdk_ops;
 		p->q[q].port_id = port_id;
 		p->q[q].queue_id = q;
@@ -238,6 +259,16 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 fail:
 	port_close(p);
 	return ret < 0 ? ret : -ret;
+}
+
+int
+port_hw_ts_check(const struct port *p)
+{
+	uint64_t ticks;
+
+	if (!p->hw_rx_timestamp)
+		return -ENOTSUP;
+	return rte_eth_read_clock(p->id, &ticks) == 0 ? 0 : -EIO;
 }
 
 void
@@ -307,6 +338,55 @@ port_facts_get(uint16_t port_id, struct port_facts *f)
 		(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP) != 0;
 	f->socket_id = rte_eth_dev_socket_id(port_id);
 	return 0;
+}
+
+int
+port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver, size_t cap)
+{
+	struct rte_eth_dev_info info, sub;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	enum port_path_kind k;
+	uint16_t p;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 ||
+	    rte_eth_dev_get_name_by_port(port_id, name) != 0)
+		return -ENODEV;
+	k = port_path_kind_of(info.driver_name);
+	if (!port_path_has_vf(k))
+		return -ENOENT;
+	/* rte_eth_find_next() also visits owned ports (FOREACH_DEV skips). */
+	for (p = rte_eth_find_next(0); p < RTE_MAX_ETHPORTS;
+	     p = rte_eth_find_next((uint16_t)(p + 1))) {
+		struct rte_eth_dev_owner owner;
+
+		if (p == port_id || rte_eth_dev_owner_get(p, &owner) != 0 ||
+		    owner.id == RTE_ETH_DEV_NO_OWNER ||
+		    rte_eth_dev_info_get(p, &sub) != 0)
+			continue;
+		if (!port_path_owned_vf(k, name, owner.name, sub.driver_name))
+			continue;
+		*vf_port = p;
+		snprintf(vf_driver, cap, "%s", sub.driver_name);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+uint32_t
+port_failsafe_vf_subs(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	int64_t mask;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 || info.device == NULL ||
+	    port_path_kind_of(info.driver_name) != PORT_PATH_FAILSAFE)
+		return PORT_PATH_FAILSAFE_VF_SUBS;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return PORT_PATH_FAILSAFE_VF_SUBS;
+	mask = port_path_failsafe_vf_subs(da->args);
+	return mask < 0 ? PORT_PATH_FAILSAFE_VF_SUBS : (uint32_t)mask;
 }
 
 /*

@@ -88,6 +88,7 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->rtt);
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);
+	prober_hw_init(w);
 	w->mtu = q->mtu;
 	room = mbuf_l3_room(q, &w->flow);
 	if (room != 0 && room < w->mtu)
@@ -394,6 +395,8 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		STAT_ADD(w, resets, 1);
 	if (c->keep_samples)
 		keep_sample(w, seq, t1, rtt, net_sample);
+	if (c->hw_ts)
+		prober_hw_record(w, t1, t4);
 	return true;
 }
 
@@ -633,15 +636,19 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	enum rx_outcome got = RX_NONE;
 	uint64_t t4;
 	uint16_t n;
+	bool hw;
 
 	n = io_rx(q, pkts, PROBER_BURST);
 	if (n == 0)
 		return RX_NONE;
 	/* T4 right after the burst that brought the answer. */
 	t4 = io_clock_end(q);
+	hw = w->conf->hw_ts;
 	for (uint16_t i = 0; i < n; i++) {
 		enum rx_outcome o;
 
+		if (hw)
+			prober_hw_rx(w, pkts[i]);
 		if (w->conf->capture.fn != NULL)
 			w->conf->capture.fn(w->conf->capture.arg, w->index,
 					    pkts[i], t4, false);
@@ -746,6 +753,8 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 	/* -t bounds the whole run, warm-up included. */
 	if (c->duration_cycles != 0)
 		deadline = w->t_run + c->duration_cycles;
+	if (c->hw_ts && (ret = prober_hw_start(w)) != 0)
+		goto out;
 	for (;;) {
 		bool measured = seq >= c->warmup;
 		bool got = false, abandoned = false, unreachable = false;
@@ -771,6 +780,8 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 			break;
 
 		now = io_clock(q);
+		if (c->hw_ts)
+			prober_hw_resample(w, now);
 		n_tx = build_probe(
 			w, tx, seq,
 			tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
@@ -832,6 +843,7 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 		}
 		seq++;
 	}
+out:
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	return ret;
 }

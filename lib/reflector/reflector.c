@@ -101,6 +101,7 @@ reflector_worker_init(struct reflector_worker *w,
 	w->conf = conf;
 	w->q = q;
 	histogram_init(&w->turnaround);
+	reflector_hw_init(w);
 	if (conf->n_reasm > REFLECTOR_MAX_REASM ||
 	    conf->n_allow > REFLECTOR_MAX_ALLOW ||
 	    (conf->rate_limit_pps != 0 && conf->clock.hz == 0))
@@ -667,13 +668,23 @@ reflector_poll(struct reflector_worker *w)
 {
 	struct rte_mbuf *rx[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
+	uint64_t t2;
 	uint16_t n;
 
 	n = io_rx(q, rx, REFLECTOR_BURST);
-	if (n == 0)
+	if (n == 0) {
+		if (w->conf->hw_ts)
+			reflector_hw_after(w);
 		return 0;
+	}
 	/* T2 as early as possible after the frames left the rx ring. */
-	reflector_handle(w, rx, n, io_clock_end(q));
+	t2 = io_clock_end(q);
+	if (w->conf->hw_ts) {
+		reflector_handle(w, rx, n, reflector_hw_t2(w, rx, n, t2));
+		reflector_hw_after(w);
+		return n;
+	}
+	reflector_handle(w, rx, n, t2);
 	return n;
 }
 

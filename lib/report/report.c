@@ -343,6 +343,69 @@ text_xstats(FILE *out, const struct report_port_xstats *x)
 	fputc('\n', out);
 }
 
+/* --hw-timestamps: the NIC-clock figures next to the TSC's. */
+static void
+text_hw(FILE *out, const struct report_hw *hw, const char *t)
+{
+	char label[64];
+
+	if (hw == NULL)
+		return;
+	if (hw->rtt != NULL)
+		text_pct_line(out, "NIC-clock RTT (NIC rx - T1)", hw->rtt);
+	if (hw->rx_delay != NULL) {
+		snprintf(label, sizeof(label), "TSC - NIC at rx (%s - NIC rx)",
+			 t);
+		text_pct_line(out, label, hw->rx_delay);
+	}
+	fprintf(out,
+		"NIC timestamps: %" PRIu64 " stamped, %" PRIu64
+		" unstamped, %" PRIu64 " outside; NIC clock %.6f MHz, %" PRIu64
+		" clock samples (%" PRIu64 " failed), offset +/- %.0f ns\n",
+		hw->stamped, hw->unstamped, hw->outside, hw->nic_hz / 1e6,
+		hw->clock_samples, hw->clock_sample_failures,
+		hw->pair_gap_ns / 2);
+}
+
+/* The path section: VF vs synthetic, the driver's counters that moved. */
+static void
+text_path(FILE *out, const struct report_port_path *p)
+{
+	uint64_t syn;
+
+	if (p == NULL)
+		return;
+	fprintf(out, "Port path (%s):", str_or(p->kind, "?"));
+	if (p->split) {
+		syn = p->synthetic_rx + p->synthetic_tx;
+		fprintf(out,
+			" VF rx %" PRIu64 " tx %" PRIu64
+			", synthetic rx %" PRIu64 " tx %" PRIu64,
+			p->vf_rx, p->vf_tx, p->synthetic_rx, p->synthetic_tx);
+		if (p->vf_share >= 0)
+			fprintf(out, " (VF share %.2f%%)", p->vf_share * 100.0);
+		fputc('\n', out);
+		if (syn != 0)
+			fprintf(out,
+				"WARNING: %" PRIu64 " packet(s) took the "
+				"synthetic path (VF absent or being "
+				"serviced): those latencies are not the VF's\n",
+				syn);
+	} else {
+		fputs(" one path (no VF/synthetic split on this driver)\n",
+		      out);
+	}
+	if (p->n_driver == 0 || p->driver == NULL) {
+		fputs("  driver counters: none moved\n", out);
+		return;
+	}
+	fputs("  driver counters that moved:", out);
+	for (unsigned i = 0; i < p->n_driver; i++)
+		fprintf(out, "%s %s +%" PRIu64, i ? "," : "",
+			str_or(p->driver[i].name, "?"), p->driver[i].value);
+	fputc('\n', out);
+}
+
 /* 1234567 -> "1,234,567" */
 static struct ns_str
 fmt_count(uint64_t v)
@@ -729,7 +792,9 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			      r->network_rtt);
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_hw(out, r->hw, "T4");
 	text_xstats(out, &r->port);
+	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
 	text_summary_line(summary, sizeof(summary), r, &s);
 	fprintf(out, "%s\n", summary);
@@ -767,7 +832,9 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 		fprintf(out, "  (every counter is zero)\n");
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_hw(out, r->hw, "T2");
 	text_xstats(out, &r->port);
+	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
 	return stream_status(out);
 }
@@ -926,6 +993,56 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 	return a;
 }
 
+/* --hw-timestamps: "hw_timestamps" and the NIC-clock series. */
+static void
+json_hw(struct json_object *root, const struct report_hw *hw, int *err)
+{
+	struct json_object *o;
+
+	if (hw == NULL)
+		return;
+	o = json_object_new_object();
+	jset_u64(o, "stamped", hw->stamped, err);
+	jset_u64(o, "unstamped", hw->unstamped, err);
+	jset_u64(o, "outside", hw->outside, err);
+	jset_u64(o, "clock_samples", hw->clock_samples, err);
+	jset_u64(o, "clock_sample_failures", hw->clock_sample_failures, err);
+	jset_double(o, "nic_hz", hw->nic_hz > 0 ? hw->nic_hz : NAN, err);
+	jset_double(o, "clock_pair_gap_ns",
+		    hw->clock_samples > 0 ? hw->pair_gap_ns : NAN, err);
+	jset(root, "hw_timestamps", o, err);
+	if (hw->rtt != NULL)
+		jset(root, "hw_rtt_ns", json_summary(hw->rtt, err), err);
+	if (hw->rx_delay != NULL)
+		jset(root, "hw_rx_delay_ns", json_summary(hw->rx_delay, err),
+		     err);
+}
+
+/* "path": {"kind", "vf_rx_packets", ..., "vf_share", "driver_delta"} */
+static struct json_object *
+json_path(const struct report_port_path *p, int *err)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *drv = json_object_new_object();
+
+	jset_str(o, "kind", p->kind, err);
+	if (p->split) {
+		jset_u64(o, "vf_rx_packets", p->vf_rx, err);
+		jset_u64(o, "vf_tx_packets", p->vf_tx, err);
+		jset_u64(o, "synthetic_rx_packets", p->synthetic_rx, err);
+		jset_u64(o, "synthetic_tx_packets", p->synthetic_tx, err);
+		/* NaN is written as null: nothing counted. */
+		jset_double(o, "vf_share", p->vf_share >= 0 ? p->vf_share : NAN,
+			    err);
+	}
+	for (unsigned i = 0; i < p->n_driver && p->driver != NULL; i++)
+		if (p->driver[i].name != NULL)
+			jset_u64(drv, p->driver[i].name, p->driver[i].value,
+				 err);
+	jset(o, "driver_delta", drv, err);
+	return o;
+}
+
 /* "port": {"xstats_delta": {...}}, when there is a port. */
 static void
 json_port(struct json_object *root, const struct report_port_xstats *x,
@@ -943,6 +1060,8 @@ json_port(struct json_object *root, const struct report_port_xstats *x,
 		jset_u64(delta, x->delta[i].name, x->delta[i].value, err);
 	}
 	jset(port, "xstats_delta", delta, err);
+	if (x->path != NULL)
+		jset(port, "path", json_path(x->path, err), err);
 	jset(root, "port", port, err);
 }
 
@@ -1086,6 +1205,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	json_hw(root, r->hw, &err);
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	free(rows);
@@ -1120,10 +1240,56 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	json_hw(root, r->hw, &err);
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
 /* ---------------------------------------------------------------- live */
+
+int
+report_live_path(char *buf, size_t cap, const struct report_port_path *p)
+{
+	size_t len;
+	int n;
+
+	if (buf == NULL || cap == 0 || p == NULL)
+		return -EINVAL;
+	if (p->split)
+		n = snprintf(buf, cap,
+			     "         path (%s): VF rx +%" PRIu64
+			     " tx +%" PRIu64 ", synthetic rx +%" PRIu64
+			     " tx +%" PRIu64 "%s",
+			     str_or(p->kind, "?"), p->vf_rx, p->vf_tx,
+			     p->synthetic_rx, p->synthetic_tx,
+			     p->synthetic_rx + p->synthetic_tx != 0
+				     ? " (SYNTHETIC PATH)"
+				     : "");
+	else
+		n = snprintf(buf, cap,
+			     "         path (%s):", str_or(p->kind, "?"));
+	if (n < 0)
+		return -EINVAL;
+	len = (size_t)n < cap ? (size_t)n : cap - 1;
+	if (p->split)
+		return (int)len;
+	if (p->n_driver == 0 || p->driver == NULL) {
+		n = snprintf(buf + len, cap - len, " no driver counter moved");
+		len += n > 0 ? (size_t)n : 0;
+		return (int)(len < cap ? len : cap - 1);
+	}
+	for (unsigned i = 0; i < p->n_driver && i < 4 && len < cap - 1; i++) {
+		n = snprintf(buf + len, cap - len, "%s %s +%" PRIu64,
+			     i ? "," : "", str_or(p->driver[i].name, "?"),
+			     p->driver[i].value);
+		len += n > 0 ? (size_t)n : 0;
+	}
+	if (p->n_driver > 4 && len < cap - 1) {
+		n = snprintf(buf + len, cap - len, ", %u more",
+			     p->n_driver - 4);
+		len += n > 0 ? (size_t)n : 0;
+	}
+	return (int)(len < cap ? len : cap - 1);
+}
 
 int
 report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,

@@ -23,6 +23,9 @@ struct fake_side {
 	void *hook_arg;
 	unsigned drop_every, dup_every;
 	uint64_t rx_ol_flags; /* set on every frame this side receives */
+	/* A NIC clock stamping the frames this side receives (0: none). */
+	double nic_ticks_per_cycle;
+	uint64_t nic_offset;
 	uint64_t tx_count;
 	unsigned in_hook;
 	struct io_fake *f;
@@ -82,7 +85,10 @@ fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 
 	while (i < n && r->head != r->tail) {
 		pkts[i] = r->slot[r->head++ % FAKE_RING];
-		pkts[i++]->ol_flags = s->rx_ol_flags;
+		/* Keep the stamp bit fake_tx set (or cleared). */
+		pkts[i]->ol_flags =
+			s->rx_ol_flags | (pkts[i]->ol_flags & q->rx_ts_flag);
+		i++;
 	}
 	return i;
 }
@@ -98,6 +104,38 @@ fake_clone(struct io_fake *f, const struct rte_mbuf *m)
 	       m->data_len);
 	io_mbuf_set_len(c, m->data_len);
 	return c;
+}
+
+static uint64_t
+nic_ticks(const struct fake_side *s, uint64_t now)
+{
+	return s->nic_offset + (uint64_t)((double)now * s->nic_ticks_per_cycle);
+}
+
+/* The receiving NIC stamps the frame as it comes off the wire: now. */
+static void
+nic_stamp(struct fake_side *to, struct rte_mbuf *m)
+{
+	uint64_t flag = to->q.rx_ts_flag;
+
+	m->ol_flags &= ~IO_FAKE_RX_TS_FLAG;
+	if (flag == 0)
+		return;
+	*RTE_MBUF_DYNFIELD(m, to->q.rx_ts_off, uint64_t *) =
+		nic_ticks(to, to->f->now);
+	m->ol_flags |= flag;
+}
+
+static int
+fake_read_nic_clock(struct io_queue *q, uint64_t *ticks)
+{
+	struct fake_side *s = side_of(q);
+
+	if (s->q.rx_ts_flag == 0)
+		return -ENOTSUP;
+	s->f->now += s->f->tick;
+	*ticks = nic_ticks(s, s->f->now);
+	return 0;
 }
 
 static uint16_t
@@ -119,9 +157,12 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 		if (s->dup_every && s->tx_count % s->dup_every == 0) {
 			struct rte_mbuf *c = fake_clone(f, m);
 
+			if (c != NULL)
+				nic_stamp(peer, c);
 			if (c != NULL && ring_put(&peer->rx, c) != 0)
 				fake_free_raw(f, c);
 		}
+		nic_stamp(peer, m);
 		if (ring_put(&peer->rx, m) != 0)
 			fake_free_raw(f, m); /* a full ring drops, like a NIC */
 	}
@@ -152,6 +193,7 @@ static const struct io_ops fake_ops = {
 	.clock_start = fake_clock,
 	.clock_end = fake_clock,
 	.clock = fake_clock,
+	.read_nic_clock = fake_read_nic_clock,
 };
 
 struct io_fake *
@@ -238,6 +280,20 @@ io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side, uint64_t ol_flags)
 	f->side[side & 1].rx_ol_flags = ol_flags;
 }
 
+void
+io_fake_set_nic_clock(struct io_fake *f, unsigned side, double ticks_per_cycle,
+		      uint64_t offset)
+{
+	struct fake_side *s = &f->side[side & 1];
+
+	s->nic_ticks_per_cycle = ticks_per_cycle;
+	s->nic_offset = offset;
+	/* In the dynamic field area, 8-byte aligned as DPDK would place it. */
+	s->q.rx_ts_off =
+		(int)((offsetof(struct rte_mbuf, dynfield1) + 7) & ~(size_t)7);
+	s->q.rx_ts_flag = ticks_per_cycle > 0 ? IO_FAKE_RX_TS_FLAG : 0;
+}
+
 int
 io_fake_inject(struct io_fake *f, unsigned side, const void *frame, size_t len)
 {
@@ -250,6 +306,7 @@ io_fake_inject(struct io_fake *f, unsigned side, const void *frame, size_t len)
 		return -ENOBUFS;
 	memcpy(rte_pktmbuf_mtod(m, void *), frame, len);
 	io_mbuf_set_len(m, (uint16_t)len);
+	m->ol_flags &= ~IO_FAKE_RX_TS_FLAG; /* no NIC saw it */
 	if (ring_put(&f->side[side & 1].rx, m) != 0) {
 		fake_free_raw(f, m);
 		return -ENOBUFS;

@@ -42,6 +42,16 @@ void io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n);
 void io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side,
 			     uint64_t ol_flags);
 
+/*
+ * A NIC clock on side: every frame side receives carries an rx timestamp
+ * (io_rx_nic_ts) of the moment it was sent to it, in ticks = offset + now *
+ * ticks_per_cycle of the fake clock (a skewed, offset clock), and side's
+ * queue reads that clock (read_nic_clock). ticks_per_cycle 0: none.
+ */
+#define IO_FAKE_RX_TS_FLAG (1ull << 30)
+void io_fake_set_nic_clock(struct io_fake *f, unsigned side,
+			   double ticks_per_cycle, uint64_t offset);
+
 /* Put raw bytes on the rx ring of side, as if they came off the wire. */
 int io_fake_inject(struct io_fake *f, unsigned side, const void *frame,
 		   size_t len);

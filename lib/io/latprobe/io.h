@@ -16,9 +16,11 @@
  * table, so a fake can hand out hand-made single-segment mbufs without EAL.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_mbuf_core.h>
+#include <rte_mbuf_dyn.h>
 
 struct io_queue;
 
@@ -38,6 +40,9 @@ struct io_ops {
 	uint64_t (*clock_end)(struct io_queue *q);
 	/* Unordered read for loop bookkeeping (timeouts, pacing). */
 	uint64_t (*clock)(struct io_queue *q);
+	/* The NIC's clock in its ticks (rte_eth_read_clock): 0 or -errno.
+	 * Optional (NULL: no NIC clock). */
+	int (*read_nic_clock)(struct io_queue *q, uint64_t *ticks);
 };
 
 /* One rx/tx queue pair, owned by one lcore. */
@@ -48,6 +53,10 @@ struct io_queue {
 	uint16_t mtu; /* largest L3 packet the port takes */
 	void *pool;   /* struct rte_mempool * for DPDK */
 	void *priv;   /* implementation state (fake) */
+	/* NIC rx timestamps (--hw-timestamps): the dynamic field's offset and
+	 * the ol_flags bit saying a frame has one; flag 0 = none. */
+	int rx_ts_off;
+	uint64_t rx_ts_flag;
 };
 
 static inline uint16_t
@@ -128,6 +137,18 @@ io_rx_l4_csum(const struct rte_mbuf *m)
 	return v == RTE_MBUF_F_RX_L4_CKSUM_GOOD	 ? IO_CSUM_GOOD
 	       : v == RTE_MBUF_F_RX_L4_CKSUM_BAD ? IO_CSUM_BAD
 						 : IO_CSUM_UNKNOWN;
+}
+
+/* The NIC's rx timestamp of m, in NIC ticks: false when the queue has none
+ * or the NIC did not stamp m. */
+static inline bool
+io_rx_nic_ts(const struct io_queue *q, const struct rte_mbuf *m,
+	     uint64_t *ticks)
+{
+	if ((m->ol_flags & q->rx_ts_flag) == 0)
+		return false;
+	*ticks = *RTE_MBUF_DYNFIELD(m, q->rx_ts_off, const uint64_t *);
+	return true;
 }
 
 /* tx that frees what the queue did not take; returns how many were sent. */

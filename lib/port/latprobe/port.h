@@ -9,11 +9,13 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
 
 #include "latprobe/io.h"
+#include "latprobe/path.h"
 #include "latprobe/rss.h"
 #include "latprobe/xstats.h"
 
@@ -63,6 +65,12 @@ int port_pick_sport(const struct port *p, uint16_t q, uint32_t ours,
 		    uint32_t peer, uint16_t peer_port, uint16_t first,
 		    uint16_t *out);
 
+/*
+ * --hw-timestamps can run: the rx timestamp offload is on and the NIC's
+ * clock reads. 0, -ENOTSUP (no RTE_ETH_RX_OFFLOAD_TIMESTAMP) or -EIO.
+ */
+int port_hw_ts_check(const struct port *p);
+
 /* Stop and close (safe on a port that never started). */
 void port_close(struct port *p);
 
@@ -87,6 +95,20 @@ struct port_facts {
 };
 
 int port_facts_get(uint16_t port_id, struct port_facts *f);
+
+/*
+ * The VF behind a netvsc or failsafe port (port_path_owned_vf() among the
+ * owned ports): its port id and driver. 0, or -ENOENT when none is attached.
+ */
+int port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver,
+		size_t cap);
+
+/*
+ * Which sub-devices of a failsafe port are the VF, from its devargs
+ * (port_path_failsafe_vf_subs); PORT_PATH_FAILSAFE_VF_SUBS (vdev_netvsc's
+ * layout) when they cannot be read. Any other port: that default too.
+ */
+uint32_t port_failsafe_vf_subs(uint16_t port_id);
 
 /* Every extended stat of the port now (allocates); 0 or -errno. */
 int port_xstats_read(uint16_t port_id, struct port_xstats *x);

@@ -19,6 +19,7 @@
 #include "latprobe/frag.h"
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
+#include "latprobe/nic_clock.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -149,6 +150,23 @@ struct prober_conf {
 	/* STAMP authenticated mode (RFC 8762 §4.4) when auth_key_len > 0 */
 	const uint8_t *auth_key;
 	size_t auth_key_len;
+	/* --hw-timestamps: the queue's NIC stamps answers (io_rx_nic_ts) and
+	 * reads its clock; the NIC clock is mapped onto the TSC from two
+	 * reads hw_calib_cycles apart at the start, then re-read every
+	 * hw_resample_cycles (between probes). prober_hwts.c. */
+	bool hw_ts;
+	uint64_t hw_calib_cycles;
+	uint64_t hw_resample_cycles;
+};
+
+/* --hw-timestamps counters (single writer: the worker). */
+struct prober_hw_stats {
+	uint64_t stamped;     /* measured answers timed by the NIC */
+	uint64_t unstamped;   /* measured answers without a NIC time */
+	uint64_t negative;    /* answers whose NIC time fell before
+				 T1 or after T4 (conversion error) */
+	uint64_t samples;     /* NIC clock reads paired with the TSC */
+	uint64_t sample_fail; /* reads that failed or went backwards */
 };
 
 /* Counters: single writer (the worker), read relaxed by the reporter. */
@@ -215,7 +233,23 @@ struct prober_worker {
 	uint16_t mtu;
 	bool done;		 /* set when the worker returns */
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
+	/* --hw-timestamps: answer's NIC rx time - T1 (hw_rtt) and T4 - the
+	 * answer's NIC rx time (hw_rx_delay: the two clocks' views of one
+	 * arrival), both on the TSC's timeline, ns. */
+	struct histogram hw_rtt, hw_rx_delay;
+	struct prober_hw_stats hw;
+	struct nic_clock nic;
+	uint64_t hw_last_sample; /* TSC of the latest NIC clock read */
+	uint64_t hw_t4;		 /* NIC rx time of the frame being taken */
+	bool hw_t4_ok;
 };
+
+/* prober_hwts.c: the --hw-timestamps hooks of the worker. */
+void prober_hw_init(struct prober_worker *w);
+int prober_hw_start(struct prober_worker *w);
+void prober_hw_resample(struct prober_worker *w, uint64_t now);
+void prober_hw_rx(struct prober_worker *w, const struct rte_mbuf *m);
+void prober_hw_record(struct prober_worker *w, uint64_t t1, uint64_t t4);
 
 /*
  * IPv4 ID of probe seq on worker index: the worker in the top 6 bits,

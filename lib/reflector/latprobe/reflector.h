@@ -16,6 +16,7 @@
 #include "latprobe/frag.h"
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
+#include "latprobe/nic_clock.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -108,6 +109,22 @@ struct reflector_conf {
 	 * only authenticated requests that verify are answered. */
 	const uint8_t *auth_key;
 	size_t auth_key_len;
+	/* --hw-timestamps: T2 from the queue's NIC rx timestamps
+	 * (io_rx_nic_ts) mapped onto the TSC; the NIC clock read when the
+	 * worker is idle or after a burst is sent: hw_calib_cycles apart at
+	 * first, then every hw_resample_cycles. reflector_hwts.c. */
+	bool hw_ts;
+	uint64_t hw_calib_cycles;
+	uint64_t hw_resample_cycles;
+};
+
+/* --hw-timestamps counters (single writer: the worker). */
+struct reflector_hw_stats {
+	uint64_t stamped;   /* bursts whose T2 came from the NIC */
+	uint64_t unstamped; /* bursts without a NIC timestamp (or before the
+			       NIC clock was calibrated): TSC T2 */
+	uint64_t outside;   /* NIC time after the TSC's T2: TSC T2 kept */
+	uint64_t samples, sample_fail;
 };
 
 /*
@@ -141,7 +158,18 @@ struct reflector_worker {
 	uint64_t rate_tolerance; /* cycles of burst */
 	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
+	/* --hw-timestamps: TSC T2 - NIC T2 of each stamped burst, ns */
+	struct histogram hw_rx_delay;
+	struct reflector_hw_stats hw;
+	struct nic_clock nic;
+	uint64_t hw_last_sample;
 };
+
+/* reflector_hwts.c: the --hw-timestamps hooks of the worker. */
+void reflector_hw_init(struct reflector_worker *w);
+uint64_t reflector_hw_t2(struct reflector_worker *w, struct rte_mbuf **rx,
+			 uint16_t n, uint64_t t2);
+void reflector_hw_after(struct reflector_worker *w);
 
 /*
  * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL (also a

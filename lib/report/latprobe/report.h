@@ -152,10 +152,49 @@ struct report_counter {
  * "port": {"xstats_delta": {name: delta}} in JSON, one text line. Only
  * when present (a DPDK port); delta may be empty.
  */
+/*
+ * The path the run's packets took (lib/port/path.h classifies the xstats):
+ * "port": {"path": {...}}. On a master over a VF (netvsc, failsafe) the
+ * packets counted on the VF and on the synthetic path, and vf_share
+ * (< 0: nothing counted, written as null); on any port the driver's own
+ * counters that moved (not the ethdev's generic totals).
+ */
+struct report_port_path {
+	const char *kind; /* "netvsc", "failsafe", "mlx", "mana", ... */
+	bool split;	  /* vf_* / synthetic_* below are known */
+	uint64_t vf_rx, vf_tx, synthetic_rx, synthetic_tx;
+	double vf_share;
+	const struct report_counter *driver; /* deltas */
+	unsigned n_driver;
+};
+
 struct report_port_xstats {
 	bool present;
 	const struct report_counter *delta;
 	unsigned n_delta;
+	const struct report_port_path *path; /* NULL: not classified */
+};
+
+/*
+ * --hw-timestamps: NIC rx timestamps mapped onto the TSC. JSON
+ * "hw_timestamps": {stamped, unstamped, outside, clock_samples,
+ * clock_sample_failures, nic_hz} and the series "hw_rtt_ns" (probe: the
+ * answer's NIC rx time - T1) and "hw_rx_delay_ns" (TSC rx time - NIC rx
+ * time of the same frame: T4 on the prober, T2 on the reflector). NULL: off.
+ */
+struct report_hw {
+	uint64_t stamped;   /* frames with a NIC rx timestamp, used */
+	uint64_t unstamped; /* frames without one (or before calibration) */
+	uint64_t outside;   /* NIC time outside [T1, T4] / after T2: not
+			       recorded (conversion error) */
+	uint64_t clock_samples, clock_sample_failures;
+	double nic_hz; /* the NIC clock's rate on the TSC */
+	/* TSC span (ns) around the NIC read of the latest pair: the mapping's
+	 * offset is uncertain by half of it (mlx5 reads its clock through an
+	 * ioctl, microseconds). */
+	double pair_gap_ns;
+	const struct histogram *rtt; /* probe only; NULL for reflect */
+	const struct histogram *rx_delay;
 };
 
 /*
@@ -211,6 +250,7 @@ struct report_probe {
 	struct report_buckets buckets;
 	struct report_tsc tsc;
 	struct report_port_xstats port;
+	const struct report_hw *hw;
 };
 
 /*
@@ -249,6 +289,7 @@ struct report_reflect {
 	struct report_tsc tsc;
 	const struct report_meta *meta; /* NULL: not shown */
 	struct report_port_xstats port;
+	const struct report_hw *hw;
 };
 
 /*
@@ -271,6 +312,15 @@ int report_reflect_json(const struct report_reflect *r, FILE *out);
 int report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 		     uint64_t received, uint64_t lost,
 		     const struct histogram *interval);
+
+/*
+ * The path over one live interval (--live-path): "path (netvsc): VF rx +N
+ * tx +N, synthetic rx +N tx +N" on a master over a VF, else the driver's
+ * counters that moved ("path (mlx): rx_vport_packets +N, ..." up to four,
+ * or "no driver counter moved"). Writes into buf like report_live_line;
+ * returns the length, or -EINVAL.
+ */
+int report_live_path(char *buf, size_t cap, const struct report_port_path *p);
 
 /*
  * Format ns as "812ns", "3.21us", "4.567ms", "1.234s" (at most three integer

@@ -785,6 +785,172 @@ test_port_xstats(void **state)
 	free(text);
 }
 
+/* port.path: the VF/synthetic split with vf_share and a warning when the
+ * synthetic path carried packets; the driver's counters that moved. */
+static void
+test_port_path(void **state)
+{
+	static const struct report_counter drv[] = {
+		{"rx_q0_good_packets", 10},
+		{"vf_rx_good_packets", 990},
+	};
+	struct report_port_path path = {
+		.kind = "netvsc",
+		.split = true,
+		.vf_rx = 990,
+		.vf_tx = 990,
+		.synthetic_rx = 10,
+		.synthetic_tx = 10,
+		.vf_share = 0.99,
+		.driver = drv,
+		.n_driver = 2,
+	};
+	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
+	struct json_object *root, *o;
+	char *text = NULL;
+
+	(void)state;
+	p.port.present = true;
+	p.port.path = &path;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	o = jget(root, "port.path");
+	assert_string_equal(json_object_get_string(jget(o, "kind")), "netvsc");
+	assert_int_equal(jget_u64(o, "vf_rx_packets"), 990);
+	assert_int_equal(jget_u64(o, "synthetic_tx_packets"), 10);
+	assert_true(json_object_get_double(jget(o, "vf_share")) == 0.99);
+	assert_int_equal(
+		jget_u64(jget(o, "driver_delta"), "rx_q0_good_packets"), 10);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "Port path (netvsc): VF rx 990 tx 990, "
+				     "synthetic rx 10 tx 10 (VF share "
+				     "99.00%)\n"));
+	assert_non_null(strstr(text, "WARNING: 20 packet(s) took the "
+				     "synthetic path"));
+	free(text);
+
+	/* All on the VF: no warning. Nothing counted: vf_share null. */
+	path.synthetic_rx = path.synthetic_tx = 0;
+	path.vf_share = 1.0;
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_null(strstr(text, "WARNING"));
+	free(text);
+	path.vf_rx = path.vf_tx = 0;
+	path.vf_share = -1;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_true(json_object_is_type(jget(root, "port.path.vf_share"),
+					json_type_null));
+	json_object_put(root);
+	free(text);
+
+	/* The live line's form. */
+	{
+		char line[256];
+		int n;
+
+		path.synthetic_rx = 3;
+		path.vf_rx = 5;
+		n = report_live_path(line, sizeof(line), &path);
+		assert_true(n > 0);
+		assert_non_null(strstr(line, "path (netvsc): VF rx +5 tx +0, "
+					     "synthetic rx +3 tx +0 "
+					     "(SYNTHETIC PATH)"));
+		path.split = false;
+		path.kind = "mlx";
+		n = report_live_path(line, sizeof(line), &path);
+		assert_true(n > 0);
+		assert_non_null(strstr(line, "path (mlx): rx_q0_good_packets "
+					     "+10, vf_rx_good_packets +990"));
+		/* Truncated, still terminated. */
+		assert_int_equal(report_live_path(line, 12, &path), 11);
+		assert_int_equal(strlen(line), 11);
+		assert_int_equal(report_live_path(NULL, 1, &path), -EINVAL);
+		path.split = true;
+		path.kind = "netvsc";
+	}
+
+	/* A bare NIC: no split keys, the driver's counters only. */
+	path.kind = "mlx";
+	path.split = false;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_false(jhas(jget(root, "port.path"), "vf_share"));
+	json_object_put(root);
+	free(text);
+}
+
+/* --hw-timestamps: hw_timestamps.*, hw_rtt_ns, hw_rx_delay_ns and the text
+ * lines; none of them without the option. */
+static void
+test_hw_timestamps(void **state)
+{
+	struct histogram *a = histogram_create(), *b = histogram_create();
+	struct report_hw hw = {
+		.stamped = 98,
+		.unstamped = 2,
+		.outside = 1,
+		.clock_samples = 12,
+		.nic_hz = 1000050000.0,
+		.pair_gap_ns = 3000.0,
+		.rtt = a,
+		.rx_delay = b,
+	};
+	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
+	struct report_reflect r = {.backend = "dpdk", .addr = "198.18.0.2/24"};
+	struct json_object *root;
+	char *text = NULL;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	histogram_record(a, 5000);
+	histogram_record(b, 120);
+	p.hw = &hw;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_int_equal(jget_u64(root, "hw_timestamps.stamped"), 98);
+	assert_int_equal(jget_u64(root, "hw_timestamps.outside"), 1);
+	assert_int_equal(jget_u64(root, "hw_timestamps.clock_samples"), 12);
+	assert_true(json_object_get_double(jget(
+			    root, "hw_timestamps.nic_hz")) == 1000050000.0);
+	assert_true(json_object_get_double(
+			    jget(root, "hw_timestamps.clock_pair_gap_ns")) ==
+		    3000.0);
+	assert_int_equal(jget_u64(root, "hw_rtt_ns.count"), 1);
+	assert_int_equal(jget_u64(root, "hw_rx_delay_ns.max"), 120);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "NIC-clock RTT (NIC rx - T1)"));
+	assert_non_null(strstr(text, "TSC - NIC at rx (T4 - NIC rx)"));
+	assert_non_null(
+		strstr(text, "NIC timestamps: 98 stamped, 2 unstamped"));
+	assert_non_null(strstr(text, "offset +/- 1500 ns"));
+	free(text);
+	/* Reflector: no RTT series, the rx difference at T2. */
+	hw.rtt = NULL;
+	r.hw = &hw;
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
+	assert_false(jhas(root, "hw_rtt_ns"));
+	assert_int_equal(jget_u64(root, "hw_rx_delay_ns.count"), 1);
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_non_null(strstr(text, "TSC - NIC at rx (T2 - NIC rx)"));
+	free(text);
+	/* Off: no key, no line. */
+	p.hw = NULL;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_false(jhas(root, "hw_timestamps"));
+	assert_false(jhas(root, "hw_rtt_ns"));
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_null(strstr(text, "NIC"));
+	free(text);
+	histogram_destroy(a);
+	histogram_destroy(b);
+}
+
 static void
 test_live_line(void **state)
 {
@@ -1194,6 +1360,8 @@ main(void)
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
 		cmocka_unit_test(test_port_xstats),
+		cmocka_unit_test(test_port_path),
+		cmocka_unit_test(test_hw_timestamps),
 		cmocka_unit_test(test_live_line),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),

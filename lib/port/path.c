@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latprobe/path.h"
+
+/* Driver names as DPDK 22.11 reports them (rte_eth_dev_info.driver_name). */
+static const struct {
+	const char *prefix;
+	enum port_path_kind kind;
+} drivers[] = {
+	{"net_netvsc", PORT_PATH_NETVSC},
+	{"net_failsafe", PORT_PATH_FAILSAFE},
+	{"mlx5", PORT_PATH_MLX},
+	{"net_mlx5", PORT_PATH_MLX},
+	{"net_mlx4", PORT_PATH_MLX},
+	{"mlx4", PORT_PATH_MLX},
+	{"net_mana", PORT_PATH_MANA},
+	{"mana", PORT_PATH_MANA},
+	{"net_af_xdp", PORT_PATH_SOFTWARE},
+	{"net_af_packet", PORT_PATH_SOFTWARE},
+	{"net_memif", PORT_PATH_SOFTWARE},
+	{"net_ring", PORT_PATH_SOFTWARE},
+	{"net_tap", PORT_PATH_SOFTWARE},
+	{"net_null", PORT_PATH_SOFTWARE},
+	{"net_pcap", PORT_PATH_SOFTWARE},
+	{"net_vhost", PORT_PATH_SOFTWARE},
+	{"net_virtio_user", PORT_PATH_SOFTWARE},
+};
+
+enum port_path_kind
+port_path_kind_of(const char *driver)
+{
+	if (driver == NULL)
+		return PORT_PATH_OTHER;
+	for (unsigned i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
+		if (strncmp(driver, drivers[i].prefix,
+			    strlen(drivers[i].prefix)) == 0)
+			return drivers[i].kind;
+	return PORT_PATH_OTHER;
+}
+
+const char *
+port_path_kind_name(enum port_path_kind k)
+{
+	switch (k) {
+	case PORT_PATH_NETVSC:
+		return "netvsc";
+	case PORT_PATH_FAILSAFE:
+		return "failsafe";
+	case PORT_PATH_MLX:
+		return "mlx";
+	case PORT_PATH_MANA:
+		return "mana";
+	case PORT_PATH_SOFTWARE:
+		return "software";
+	case PORT_PATH_OTHER:
+		break;
+	}
+	return "other";
+}
+
+const char *
+port_path_includes(enum port_path_kind k)
+{
+	switch (k) {
+	case PORT_PATH_NETVSC:
+		return "the VF's NIC and the fabric while the VF carries the "
+		       "packets; on the synthetic fallback (VMBus through the "
+		       "host's virtual switch) several times more";
+	case PORT_PATH_FAILSAFE:
+		return "the VF's NIC and the fabric while the VF sub-device "
+		       "carries the packets; on the net_tap sub-device the "
+		       "kernel stack and the host's synthetic path too";
+	case PORT_PATH_MLX:
+		return "the NIC (PCIe, DMA, its queues) and the wire or "
+		       "fabric; no host software on the path";
+	case PORT_PATH_MANA:
+		return "the MANA NIC and the fabric; no host software on the "
+		       "path";
+	case PORT_PATH_SOFTWARE:
+		return "software only (kernel, shared memory or a ring): no "
+		       "NIC, a floor of the tool and the host, not of a "
+		       "network";
+	case PORT_PATH_OTHER:
+		break;
+	}
+	return "whatever this driver puts between rx/tx burst and the wire "
+	       "(not classified)";
+}
+
+bool
+port_path_has_vf(enum port_path_kind k)
+{
+	return k == PORT_PATH_NETVSC || k == PORT_PATH_FAILSAFE;
+}
+
+bool
+port_path_owned_vf(enum port_path_kind k, const char *master_name,
+		   const char *owner_name, const char *sub_driver)
+{
+	if (owner_name == NULL || sub_driver == NULL)
+		return false;
+	if (k == PORT_PATH_NETVSC)
+		return master_name != NULL && owner_name[0] != '\0' &&
+		       strcmp(owner_name, master_name) == 0;
+	if (k == PORT_PATH_FAILSAFE)
+		return strcmp(owner_name, "Fail-safe") == 0 &&
+		       port_path_kind_of(sub_driver) != PORT_PATH_SOFTWARE;
+	return false;
+}
+
+/* s starts with "q<digits>_" (or "sub<digits>_" with sub): the number and
+ * the rest after '_'. */
+static const char *
+numbered(const char *s, const char *lead, unsigned *num)
+{
+	size_t l = strlen(lead);
+	char *end;
+	unsigned long v;
+
+	if (strncmp(s, lead, l) != 0 || s[l] < '0' || s[l] > '9')
+		return NULL;
+	v = strtoul(s + l, &end, 10);
+	if (*end != '_' || v > 1000000ul)
+		return NULL;
+	*num = (unsigned)v;
+	return end + 1;
+}
+
+/* lib/ethdev/rte_ethdev.c: eth_dev_stats_strings and the per-queue ones. */
+static bool
+generic(const char *name)
+{
+	static const char *const totals[] = {
+		"rx_good_packets", "tx_good_packets",		"rx_good_bytes",
+		"tx_good_bytes",   "rx_missed_errors",		"rx_errors",
+		"tx_errors",	   "rx_mbuf_allocation_errors",
+	};
+	unsigned q;
+	const char *rest;
+
+	for (unsigned i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
+		if (strcmp(name, totals[i]) == 0)
+			return true;
+	if (strncmp(name, "rx_", 3) == 0 &&
+	    (rest = numbered(name + 3, "q", &q)) != NULL)
+		return strcmp(rest, "packets") == 0 ||
+		       strcmp(rest, "bytes") == 0 ||
+		       strcmp(rest, "errors") == 0;
+	if (strncmp(name, "tx_", 3) == 0 &&
+	    (rest = numbered(name + 3, "q", &q)) != NULL)
+		return strcmp(rest, "packets") == 0 ||
+		       strcmp(rest, "bytes") == 0;
+	return false;
+}
+
+static enum port_xstat_class
+netvsc_class(const char *name)
+{
+	unsigned q;
+	const char *rest;
+
+	if (strncmp(name, "vf_", 3) == 0) {
+		if (strcmp(name + 3, "rx_good_packets") == 0)
+			return PORT_XS_VF_RX;
+		if (strcmp(name + 3, "tx_good_packets") == 0)
+			return PORT_XS_VF_TX;
+		return PORT_XS_VF_OTHER;
+	}
+	if (generic(name))
+		return PORT_XS_GENERIC;
+	if ((name[0] == 'r' || name[0] == 't') && name[1] == 'x' &&
+	    name[2] == '_' && (rest = numbered(name + 3, "q", &q)) != NULL &&
+	    strcmp(rest, "good_packets") == 0)
+		return name[0] == 'r' ? PORT_XS_SYN_RX : PORT_XS_SYN_TX;
+	return PORT_XS_DRIVER;
+}
+
+static enum port_xstat_class
+failsafe_class(const char *name, uint32_t vf_subs)
+{
+	unsigned sub;
+	const char *rest;
+	bool vf;
+
+	if ((name[0] == 'r' || name[0] == 't') && name[1] == 'x' &&
+	    name[2] == '_' &&
+	    (rest = numbered(name + 3, "sub", &sub)) != NULL) {
+		vf = sub < 32 && (vf_subs >> sub & 1u);
+		if (strcmp(rest, "good_packets") == 0) {
+			if (name[0] == 'r')
+				return vf ? PORT_XS_VF_RX : PORT_XS_SYN_RX;
+			return vf ? PORT_XS_VF_TX : PORT_XS_SYN_TX;
+		}
+		return PORT_XS_VF_OTHER;
+	}
+	if (numbered(name, "sub", &sub) != NULL)
+		return PORT_XS_VF_OTHER;
+	/* failsafe itself exposes no xstats: what is left is generic. */
+	return generic(name) ? PORT_XS_GENERIC : PORT_XS_DRIVER;
+}
+
+/* The index of the ')' closing the '(' at s[0], or 0 when unbalanced. */
+static size_t
+closing(const char *s)
+{
+	size_t depth = 0;
+
+	for (size_t i = 0; s[i] != '\0'; i++) {
+		if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && --depth == 0)
+			return i;
+	}
+	return 0;
+}
+
+int64_t
+port_path_failsafe_vf_subs(const char *devargs)
+{
+	char name[64];
+	uint32_t mask = 0;
+	unsigned sub = 0;
+	size_t a = 0;
+
+	if (devargs == NULL)
+		return -EINVAL;
+	while (devargs[a] != '\0') {
+		size_t b = a, end, n;
+
+		while (devargs[b] != '(' && devargs[b] != ',' &&
+		       devargs[b] != '\0')
+			b++;
+		if (devargs[b] != '(') { /* mac=..., hotplug_poll=... */
+			a = devargs[b] == ',' ? b + 1 : b;
+			continue;
+		}
+		end = closing(devargs + b);
+		if (end == 0)
+			return -EINVAL;
+		if (sub >= 32)
+			return -EINVAL;
+		/* dev(NAME[,args]): the name says which kind of PMD. */
+		n = 0;
+		if (b - a == 3 && strncmp(devargs + a, "dev", 3) == 0) {
+			const char *p = devargs + b + 1;
+
+			while (n < sizeof(name) - 1 && p[n] != ',' &&
+			       p[n] != ')' && p[n] != '\0') {
+				name[n] = p[n];
+				n++;
+			}
+		}
+		name[n] = '\0';
+		if (n == 0 || port_path_kind_of(name) != PORT_PATH_SOFTWARE)
+			mask |= 1u << sub;
+		sub++;
+		a = b + end + 1;
+		if (devargs[a] == ',')
+			a++;
+	}
+	return mask;
+}
+
+enum port_xstat_class
+port_xstat_class(enum port_path_kind k, const char *name,
+		 uint32_t failsafe_vf_subs)
+{
+	if (k == PORT_PATH_NETVSC)
+		return netvsc_class(name);
+	if (k == PORT_PATH_FAILSAFE)
+		return failsafe_class(name, failsafe_vf_subs);
+	return generic(name) ? PORT_XS_GENERIC : PORT_XS_DRIVER;
+}
+
+uint64_t
+port_xstat_delta(const struct port_xstats *before,
+		 const struct port_xstats *after, unsigned i)
+{
+	uint64_t b = 0;
+
+	if (i < before->n && strcmp(before->names[i], after->names[i]) == 0) {
+		b = before->values[i];
+	} else {
+		for (unsigned j = 0; j < before->n; j++) {
+			if (strcmp(before->names[j], after->names[i]) == 0) {
+				b = before->values[j];
+				break;
+			}
+		}
+	}
+	return after->values[i] > b ? after->values[i] - b : 0;
+}
+
+int
+port_path_split(enum port_path_kind k, const struct port_xstats *before,
+		const struct port_xstats *after, uint32_t failsafe_vf_subs,
+		struct port_path_split *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!port_path_has_vf(k))
+		return -ENOTSUP;
+	for (unsigned i = 0; i < after->n; i++) {
+		enum port_xstat_class c =
+			port_xstat_class(k, after->names[i], failsafe_vf_subs);
+		uint64_t d;
+
+		if (c != PORT_XS_VF_RX && c != PORT_XS_VF_TX &&
+		    c != PORT_XS_SYN_RX && c != PORT_XS_SYN_TX)
+			continue;
+		d = port_xstat_delta(before, after, i);
+		switch (c) {
+		case PORT_XS_VF_RX:
+			out->vf_rx += d;
+			out->have_vf = true;
+			break;
+		case PORT_XS_VF_TX:
+			out->vf_tx += d;
+			out->have_vf = true;
+			break;
+		case PORT_XS_SYN_RX:
+			out->syn_rx += d;
+			out->have_syn = true;
+			break;
+		default:
+			out->syn_tx += d;
+			out->have_syn = true;
+			break;
+		}
+	}
+	return out->have_vf || out->have_syn ? 0 : -ENOTSUP;
+}
+
+double
+port_path_vf_share(const struct port_path_split *s)
+{
+	uint64_t vf = s->vf_rx + s->vf_tx;
+	uint64_t all = vf + s->syn_rx + s->syn_tx;
+
+	return all != 0 ? (double)vf / (double)all : -1.0;
+}
+
+unsigned
+port_xstats_driver_moved(enum port_path_kind k,
+			 const struct port_xstats *before,
+			 const struct port_xstats *after,
+			 uint32_t failsafe_vf_subs, unsigned *idx, unsigned cap)
+{
+	unsigned moved = 0;
+
+	for (unsigned i = 0; i < after->n; i++) {
+		if (port_xstat_class(k, after->names[i], failsafe_vf_subs) ==
+		    PORT_XS_GENERIC)
+			continue;
+		if (port_xstat_delta(before, after, i) == 0)
+			continue;
+		if (moved < cap)
+			idx[moved] = i;
+		moved++;
+	}
+	return moved;
+}
