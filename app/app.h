@@ -55,6 +55,9 @@ struct app_common_opts {
 	const char *hlog;		      /* --hlog FILE */
 	uint64_t hlog_interval_ns;	      /* --hlog-interval */
 	bool have_hlog_interval;
+	uint32_t metrics_addr; /* --metrics ADDR:PORT, host order */
+	uint16_t metrics_port;
+	bool have_metrics;
 };
 
 /* getopt_long codes of the shared options (long-only ones above 0xff). */
@@ -71,6 +74,7 @@ enum {
 	APP_OPT_PROMISC = 0x100,
 	APP_OPT_HLOG = 0x200,
 	APP_OPT_HLOG_INTERVAL,
+	APP_OPT_METRICS = 0x580, /* h6's range: 0x580-0x5bf */
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -85,6 +89,7 @@ enum {
 		{"promisc", no_argument, NULL, APP_OPT_PROMISC},               \
 		{"auth-key", required_argument, NULL, APP_OPT_AUTH_KEY},       \
 		{"hlog", required_argument, NULL, APP_OPT_HLOG},               \
+		{"metrics", required_argument, NULL, APP_OPT_METRICS},         \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \

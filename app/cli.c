@@ -416,13 +416,13 @@ static const struct {
 	const char *shorts;
 } sub_opts[] = {
 	{"probe",
-	 (const char *const[]){"addr",	       "proto",		"timeout",
-			       "peer-mac",     "arp-timeout",	"sport",
-			       "port-id",      "json",		"samples",
-			       "pcap",	       "calibrate",	"backend",
-			       "busy-poll-us", "quiet",		"loopback",
-			       "vlan",	       "promisc",	"auth-key",
-			       "hlog",	       "hlog-interval", NULL},
+	 (const char *const[]){
+		 "addr",	 "proto",    "timeout",	  "peer-mac",
+		 "arp-timeout",	 "sport",    "port-id",	  "json",
+		 "samples",	 "pcap",     "calibrate", "backend",
+		 "busy-poll-us", "quiet",    "loopback",  "vlan",
+		 "promisc",	 "auth-key", "hlog",	  "hlog-interval",
+		 "metrics",	 NULL},
 	 "ntlwihq"},
 	{"reflect",
 	 (const char *const[]){"addr",
@@ -446,6 +446,7 @@ static const struct {
 			       "auth-key",
 			       "hlog",
 			       "hlog-interval",
+			       "metrics",
 			       NULL},
 	 "tq"},
 	{"info", (const char *const[]){"calibrate", NULL}, ""},

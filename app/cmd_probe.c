@@ -127,6 +127,10 @@ probe_usage(FILE *f)
 	      "                       turnaround; ns) for HdrHistogram's "
 	      "tools\n"
 	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
+	      "  --metrics ADDR:PORT  serve Prometheus metrics on "
+	      "http://ADDR:PORT/metrics\n"
+	      "                       (counters and RTT histograms per "
+	      "target; off by default)\n"
 	      "  --pcap FILE          every probe and answer as pcapng (first "
 	      "256 bytes),\n"
 	      "                       TSC timestamps; copies taken outside "
@@ -407,6 +411,7 @@ struct probe_ctx {
 	char ip[16];
 	struct codec_mac peer;
 	struct live live;
+	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
 };
 
 static int
@@ -576,6 +581,74 @@ static const enum report_unreach unreach_to_report[PROBER_UNREACH__COUNT] = {
 _Static_assert((int)PROBER_UNREACH__COUNT == (int)REPORT_UNREACH__COUNT,
 	       "every unreachable class has a report name");
 
+/* A histogram of every worker probing target t, merged into x->mx_sum. */
+static void
+mx_merge(struct probe_ctx *x, size_t off)
+{
+	struct probe_run *run = x->run;
+
+	histogram_init(x->mx_sum);
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		histogram_snapshot(
+			(const struct histogram *)((const char *)&run->w[i] +
+						   off),
+			x->mx_snap);
+		histogram_merge(x->mx_sum, x->mx_snap);
+	}
+}
+
+/*
+ * --metrics, from the metrics thread: counters and histograms read relaxed
+ * from the workers (single writer each; they only grow) and merged in this
+ * thread's own scratch histograms. Warm-up probes are not in them.
+ */
+static int
+probe_metrics(struct app_run *r, struct metrics_buf *b)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	char target[40];
+	const struct metrics_label l[] = {
+		{"target", target},
+		{"proto", x->o.proto->name},
+		{"label", ""},
+	};
+
+	if (x->mx_snap == NULL) {
+		x->mx_snap = histogram_create();
+		x->mx_sum = histogram_create();
+		if (x->mx_snap == NULL || x->mx_sum == NULL)
+			return -ENOMEM;
+	}
+	snprintf(target, sizeof(target), "%s:%u", x->ip, x->o.dport);
+	app_metrics_preamble(b, "probe", r->dpdk_ready, r->clk.clock.hz);
+	metrics_family(b, "latprobe_probes_sent_total", "counter",
+		       "Probes sent whose fate is known (answered or lost)");
+	metrics_counter(b, "latprobe_probes_sent_total", l, 3,
+			SUM_STAT(run, sent));
+	metrics_family(b, "latprobe_probes_received_total", "counter",
+		       "Probes answered");
+	metrics_counter(b, "latprobe_probes_received_total", l, 3,
+			SUM_STAT(run, received));
+	metrics_family(b, "latprobe_probes_lost_total", "counter",
+		       "Probes not answered within --timeout");
+	metrics_counter(b, "latprobe_probes_lost_total", l, 3,
+			SUM_STAT(run, lost));
+	mx_merge(x, offsetof(struct prober_worker, rtt));
+	metrics_family(b, "latprobe_rtt_seconds", "histogram",
+		       "Round-trip time T4 - T1 (TSC, same lcore)");
+	metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
+	if (x->o.proto->has_remote_ts) {
+		mx_merge(x, offsetof(struct prober_worker, network_rtt));
+		metrics_family(b, "latprobe_network_rtt_seconds", "histogram",
+			       "Network round-trip time (T4 - T1) - (T3 - "
+			       "T2): the reflector's turnaround taken out");
+		metrics_histogram(b, "latprobe_network_rtt_seconds", l, 3,
+				  x->mx_sum);
+	}
+	return b->err;
+}
+
 static int
 write_samples(const void *arg, FILE *f)
 {
@@ -654,6 +727,9 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.calib_ns = x->o.co.calib_ns;
 	r->opt.hlog_interval_ns =
 		x->o.co.hlog != NULL ? x->o.co.hlog_interval_ns : 0;
+	r->opt.have_metrics = x->o.co.have_metrics;
+	r->opt.metrics_addr = x->o.co.metrics_addr;
+	r->opt.metrics_port = x->o.co.metrics_port;
 	return 0;
 }
 
@@ -1041,6 +1117,9 @@ probe_teardown(struct app_run *r)
 	histogram_destroy(x->live.iv);
 	histogram_destroy(x->live.sum);
 	memset(&x->live, 0, sizeof(x->live));
+	histogram_destroy(x->mx_snap);
+	histogram_destroy(x->mx_sum);
+	x->mx_snap = x->mx_sum = NULL;
 }
 
 static const struct app_cmd probe_cmd = {
@@ -1060,6 +1139,7 @@ static const struct app_cmd probe_cmd = {
 	.watch = probe_watch,
 	.report = probe_report,
 	.teardown = probe_teardown,
+	.metrics = probe_metrics,
 };
 
 int

@@ -343,6 +343,14 @@ setup(struct app_run *r)
 	return r->cmd->setup_dpdk(r);
 }
 
+static int
+run_metrics(void *arg, struct metrics_buf *b)
+{
+	struct app_run *r = arg;
+
+	return r->cmd->metrics != NULL ? r->cmd->metrics(r, b) : -ENOTSUP;
+}
+
 static double
 seconds_since(const struct timespec *t0)
 {
@@ -372,6 +380,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->argc = argc;
 	r->argv = argv;
 	r->start = time(NULL);
+	app_metrics_init(&r->metrics);
 	memset(&xs, 0, sizeof(xs));
 	ret = app_args_split(argc, argv, cmd->usage, cmd->short_help, &r->args);
 	if (ret != EXIT_OK) {
@@ -394,6 +403,10 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (cmd->open_outputs != NULL &&
 	    (ret = cmd->open_outputs(r)) != EXIT_OK)
 		goto out;
+	if (r->opt.have_metrics &&
+	    (ret = app_metrics_listen(&r->metrics, r->opt.metrics_addr,
+				      r->opt.metrics_port)) != EXIT_OK)
+		goto out;
 	app_signals_install();
 	ret = setup(r);
 	if (ret != EXIT_OK)
@@ -411,6 +424,13 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	}
 	cmd->start_line(r);
 	xs_start(r, &xs);
+	ret = app_metrics_start(&r->metrics, r->dpdk_ready, run_metrics, r);
+	if (ret != 0) {
+		app_err("cannot start the --metrics thread: %s",
+			strerror(-ret));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 
 	memset(&side, 0, sizeof(side));
 	side.r = r;
@@ -433,6 +453,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->interrupted = app_quit();
 	app_quit_set(); /* the side thread's deadline is moot now */
 	side_stop(&side);
+	app_metrics_stop(&r->metrics);
 	/* The workers are done: the last partial interval, complete. */
 	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
 		cmd->interval(r, seconds_since(&t0), true);
@@ -452,6 +473,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (failed && (ret == EXIT_OK || ret == EXIT_ALL_LOST))
 		ret = EXIT_RUNTIME;
 out:
+	app_metrics_stop(&r->metrics);
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);

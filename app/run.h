@@ -18,6 +18,7 @@
 #include <rte_config.h>
 
 #include "app.h"
+#include "metrics_srv.h"
 #include "latprobe/port.h"
 
 struct app_run;
@@ -53,6 +54,9 @@ struct app_cmd {
 	int (*report)(struct app_run *r, double duration_s,
 		      const struct report_counter *xs, unsigned n_xs);
 	void (*teardown)(struct app_run *r); /* also after any failure */
+	/* --metrics: the exposition of a scrape, from the metrics thread
+	 * while the workers run (relaxed reads only); 0 or -errno. */
+	int (*metrics)(struct app_run *r, struct metrics_buf *b);
 };
 
 /* What parse tells the skeleton. */
@@ -65,6 +69,9 @@ struct app_run_opts {
 	uint64_t calib_ns;
 	uint64_t deadline_ns;	   /* the side thread stops the run; 0 = none */
 	uint64_t hlog_interval_ns; /* cmd->interval's period; 0 = none */
+	bool have_metrics;	   /* --metrics ADDR:PORT */
+	uint32_t metrics_addr;
+	uint16_t metrics_port;
 };
 
 struct app_run {
@@ -86,6 +93,7 @@ struct app_run {
 	int argc;
 	char **argv;
 	time_t start;
+	struct app_metrics_srv metrics; /* --metrics */
 };
 
 /* Runs a subcommand from its argv (after the subcommand's name). */
