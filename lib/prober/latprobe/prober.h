@@ -205,7 +205,10 @@ struct prober_worker {
 	/* Largest L3 packet sent whole: the queue's MTU capped at what one
 	 * of its mbufs holds after the L2 header. */
 	uint16_t mtu;
-	bool done;		 /* set when the worker returns */
+	bool done; /* set when the worker returns */
+	/* prober_worker_step()'s place: the next sequence number, when the
+	 * next probe may start (-i), the -t deadline (0 = none). */
+	uint64_t step_seq, step_next_send, step_deadline;
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
 };
 
@@ -230,6 +233,29 @@ void prober_worker_fini(struct prober_worker *w);
  * lost), or *stop is set (read relaxed). 0 or -errno.
  */
 int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
+
+/*
+ * The same run one probe at a time, for a caller that takes turns between
+ * workers (prober_multi_run()): begin once (the clock of -t starts), then
+ * step: one probe sent and answered or lost (after -i's wait); 1 when the
+ * worker has more to do, 0 once count or the deadline is reached or *stop
+ * is set, -errno on an error.
+ */
+void prober_worker_begin(struct prober_worker *w);
+int prober_worker_step(struct prober_worker *w, const atomic_bool *stop);
+
+/*
+ * Several workers (one per target) on one lcore: their probes take turns,
+ * one in flight at a time. A worker whose last PROBER_MULTI_DEAD probes
+ * went unanswered (warm-up included) rests for backoff_cycles (others go on
+ * meanwhile), so a target that stops answering costs the others one timeout per
+ * backoff rather than one per round. Returns when every worker is done or *stop
+ * is set: 0, or the first -errno (that worker stops, the others go on).
+ * Each worker's done flag is set when it finishes.
+ */
+#define PROBER_MULTI_DEAD 2
+int prober_multi_run(struct prober_worker *const *ws, unsigned n,
+		     uint64_t backoff_cycles, const atomic_bool *stop);
 
 static inline uint64_t
 prober_stat_read(const uint64_t *p)
