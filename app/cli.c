@@ -422,7 +422,7 @@ static const struct {
 		 "samples",	 "pcap",     "calibrate", "backend",
 		 "busy-poll-us", "quiet",    "loopback",  "vlan",
 		 "promisc",	 "auth-key", "hlog",	  "hlog-interval",
-		 "metrics",	 NULL},
+		 "metrics",	 "targets",  NULL},
 	 "ntlwihq"},
 	{"reflect",
 	 (const char *const[]){"addr",

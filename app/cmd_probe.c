@@ -29,9 +29,39 @@
 #include "latprobe/sockperf.h"
 #include "latprobe/stamp.h"
 #include "latprobe/stamp_auth.h"
+#include "metrics_srv.h"
+#include "pinglist.h"
+
+/* How long a target that stopped answering rests between tries. */
+#define PROBE_REST_NS 1000000000ull
+
+/* Long-only option codes of probe (h6's range: 0x581-0x5bf). */
+enum {
+	PROBE_OPT_TARGETS = 0x581,
+};
+
+/* One target of --targets FILE or of several TARGET arguments. */
+struct probe_target {
+	uint32_t addr;
+	uint16_t dport;
+	const struct probe_proto *proto;
+	unsigned size; /* -l, or the proto's minimum */
+	char label[PINGLIST_LABEL_MAX];
+	char name[24]; /* "A.B.C.D:PORT" */
+	struct codec_mac mac;
+	struct sockio *sock; /* kernel backend: its own socket */
+	bool skip;	     /* ARP did not resolve it: not probed */
+};
 
 struct probe_opts {
 	struct app_common_opts co;
+	/* Several targets (--targets, or more than one TARGET): each its own
+	 * worker, round robin per lcore. Else tg[0] is the target below. */
+	bool multi;
+	const char *targets_file;
+	struct probe_target tg[PINGLIST_MAX];
+	unsigned n_tg;
+	bool have_l;
 	uint32_t target;
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
@@ -56,8 +86,10 @@ static void
 probe_usage(FILE *f)
 {
 	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN "
-	      "[options] TARGET[:PORT]\n"
-	      "       latprobe probe --backend kernel [options] TARGET[:PORT]\n"
+	      "[options] TARGET[:PORT]...\n"
+	      "       latprobe probe --backend kernel [options] "
+	      "TARGET[:PORT]...\n"
+	      "       latprobe probe ... --targets FILE [TARGET[:PORT]...]\n"
 	      "\n"
 	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read "
 	      "right before\n"
@@ -103,6 +135,13 @@ probe_usage(FILE *f)
 	      "(default 200ms);\n"
 	      "                       a lost probe delays the next -i start "
 	      "to its timeout\n"
+	      "  --targets FILE       a pinglist, one target a line: "
+	      "ADDR[:PORT] [proto=P]\n"
+	      "                       [label=L], '#' comments; with TARGETs "
+	      "too. Targets take\n"
+	      "                       turns on each lcore (spread over "
+	      "lcores), -n per target,\n"
+	      "                       one row each in the report\n"
 	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
@@ -179,6 +218,152 @@ probe_usage(FILE *f)
 }
 /* clang-format on */
 
+struct pinglist_bad {
+	const char *file;
+};
+
+static void
+pinglist_warn(void *arg, unsigned line, const char *why)
+{
+	const struct pinglist_bad *b = arg;
+
+	app_warn("--targets %s:%u: %s; line skipped", b->file, line, why);
+}
+
+/* One target into o->tg (a duplicate is skipped); 0, or -1 (printed). */
+static int
+target_add(struct probe_opts *o, uint32_t addr, bool has_port, uint16_t port,
+	   const char *proto, const char *label, const char *where)
+{
+	struct probe_target *t = &o->tg[o->n_tg];
+	char ip[16];
+
+	if (o->n_tg >= PINGLIST_MAX) {
+		app_warn("%s: more than %u targets; skipped", where,
+			 PINGLIST_MAX);
+		return 0;
+	}
+	memset(t, 0, sizeof(*t));
+	t->proto = proto[0] != '\0' ? probe_proto_find(proto) : o->proto;
+	if (t->proto == NULL) {
+		app_warn("%s: unknown proto '%s'; skipped", where, proto);
+		return 0;
+	}
+	if (o->co.kernel && !t->proto->udp) {
+		app_warn("%s: --backend kernel runs stamp, sockperf and "
+			 "udp-echo, not %s; skipped",
+			 where, t->proto->name);
+		return 0;
+	}
+	if (o->co.auth_key_len != 0 && t->proto != &probe_proto_stamp) {
+		app_warn("%s: --auth-key applies to stamp only, not %s; "
+			 "skipped",
+			 where, t->proto->name);
+		return 0;
+	}
+	t->addr = addr;
+	t->dport = has_port ? port : t->proto->default_port;
+	t->size = o->have_l		    ? (unsigned)o->size
+		  : o->co.auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
+					    : t->proto->min_size;
+	if (t->size < t->proto->min_size ||
+	    (o->have_l && t->proto == &probe_proto_tcp_syn)) {
+		app_warn("%s: -l %u does not fit %s; skipped", where, t->size,
+			 t->proto->name);
+		return 0;
+	}
+	snprintf(t->label, sizeof(t->label), "%s", label);
+	cli_format_ipv4(addr, ip);
+	snprintf(t->name, sizeof(t->name), "%s:%u", ip, t->dport);
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		if (o->tg[i].addr == t->addr && o->tg[i].dport == t->dport &&
+		    o->tg[i].proto == t->proto) {
+			app_warn("%s: %s %s given twice; skipped", where,
+				 t->name, t->proto->name);
+			return 0;
+		}
+	}
+	o->n_tg++;
+	return 0;
+}
+
+/* The TARGET arguments, then --targets FILE. 0 or -1 (printed). */
+static int
+probe_targets_load(struct probe_opts *o, int n_args, char **args)
+{
+	struct pinglist_entry *e;
+	struct pinglist_bad bad;
+	unsigned n, n_bad;
+	char *text = NULL, where[320];
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < n_args; i++) {
+		uint32_t addr;
+		uint16_t port;
+		bool has_port;
+
+		if (cli_parse_target(args[i], &addr, &port, &has_port))
+			return app_opt_bad("TARGET", "A.B.C.D[:PORT]", args[i]);
+		snprintf(where, sizeof(where), "TARGET %s", args[i]);
+		if (has_port && port == 0)
+			return app_opt_bad("TARGET", "A.B.C.D[:PORT]", args[i]);
+		target_add(o, addr, has_port, port, "", "", where);
+	}
+	if (o->targets_file != NULL) {
+		f = fopen(o->targets_file, "re");
+		if (f == NULL) {
+			app_err("--targets %s: %s", o->targets_file,
+				strerror(errno));
+			return -1;
+		}
+		text = malloc(PINGLIST_FILE_MAX + 1);
+		if (text != NULL)
+			len = fread(text, 1, PINGLIST_FILE_MAX + 1, f);
+		if (text == NULL || ferror(f) || len > PINGLIST_FILE_MAX) {
+			app_err("--targets %s: %s", o->targets_file,
+				text == NULL ? "out of memory"
+				: ferror(f)  ? "cannot read it"
+					     : "larger than 1 MiB");
+			fclose(f);
+			free(text);
+			return -1;
+		}
+		fclose(f);
+		e = calloc(PINGLIST_MAX, sizeof(*e));
+		if (e == NULL) {
+			free(text);
+			app_err("out of memory");
+			return -1;
+		}
+		bad.file = o->targets_file;
+		n = pinglist_parse(text, len, e, PINGLIST_MAX, pinglist_warn,
+				   &bad, &n_bad);
+		for (unsigned i = 0; i < n; i++) {
+			snprintf(where, sizeof(where), "--targets %s:%u",
+				 o->targets_file, e[i].line);
+			target_add(o, e[i].addr, e[i].has_port, e[i].port,
+				   e[i].proto, e[i].label, where);
+		}
+		free(e);
+		free(text);
+	}
+	if (o->n_tg == 0) {
+		app_err(n_args == 0 && o->targets_file == NULL
+				? "no TARGET given (e.g. 198.18.0.2 or "
+				  "198.18.0.2:862, or --targets FILE)"
+				: "no target left to probe");
+		return -1;
+	}
+	o->multi = o->targets_file != NULL || o->n_tg > 1;
+	/* One target: the command line's proto and size as before. */
+	if (!o->multi) {
+		o->proto = o->tg[0].proto;
+		o->size = o->tg[0].size;
+	}
+	return 0;
+}
+
 static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
@@ -193,6 +378,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"pcap", required_argument, NULL, 'W'},
 		{"vlan", required_argument, NULL, 'V'},
 		{"loopback", no_argument, NULL, 'L'},
+		{"targets", required_argument, NULL, PROBE_OPT_TARGETS},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -302,6 +488,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'L':
 			o->loopback = true;
 			break;
+		case PROBE_OPT_TARGETS:
+			o->targets_file = optarg;
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -344,21 +533,17 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->proto->min_size);
 		return -1;
 	}
-	if (optind >= argc) {
-		app_err("no TARGET given (e.g. 198.18.0.2 or 198.18.0.2:862)");
+	o->have_l = have_l;
+	if (probe_targets_load(o, argc - optind, argv + optind) != 0)
 		return -1;
-	}
-	if (optind + 1 < argc) {
-		app_err("unexpected argument '%s' after the target",
-			argv[optind + 1]);
+	if (o->multi && (o->loopback || o->pcap != NULL)) {
+		app_err("--loopback and --pcap take one target");
 		return -1;
 	}
 	o->target_str = argv[optind];
-	if (cli_parse_target(argv[optind], &o->target, &o->dport,
-			     &o->have_port))
-		return app_opt_bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
-	if (!o->have_port)
-		o->dport = o->proto->default_port;
+	o->target = o->tg[0].addr;
+	o->dport = o->tg[0].dport;
+	o->have_port = true;
 	if (o->co.kernel) {
 		if (!o->proto->udp) {
 			app_err("--backend kernel runs stamp, sockperf and "
@@ -384,11 +569,19 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
+/* One worker per lcore, or (several targets) one per target. */
+#define PROBE_MAX_WORKERS                                                      \
+	(RTE_MAX_LCORE > PINGLIST_MAX ? RTE_MAX_LCORE : PINGLIST_MAX)
+
 struct probe_run {
-	struct prober_worker w[RTE_MAX_LCORE];
-	struct prober_conf conf[RTE_MAX_LCORE];
+	struct prober_worker w[PROBE_MAX_WORKERS];
+	struct prober_conf conf[PROBE_MAX_WORKERS];
 	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
+	/* Several targets: worker i probes o.tg[target[i]] on lcore (run
+	 * worker index) lane[i]. */
+	unsigned target[PROBE_MAX_WORKERS];
+	unsigned lane[PROBE_MAX_WORKERS];
 };
 
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
@@ -418,9 +611,29 @@ static int
 probe_worker(struct app_run *r, unsigned idx)
 {
 	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	struct prober_worker **ws;
+	unsigned n = 0;
+	int ret;
 
-	x->run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
-	return prober_worker_run(&x->run->w[idx], &force_quit);
+	if (!x->o.multi) {
+		run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+		return prober_worker_run(&run->w[idx], &force_quit);
+	}
+	/* This lcore's targets take turns; a silent one rests 1 s. */
+	ws = calloc(run->n_workers, sizeof(*ws));
+	if (ws == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		if (run->lane[i] != idx)
+			continue;
+		run->w[i].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+		ws[n++] = &run->w[i];
+	}
+	ret = prober_multi_run(ws, n, tsc_from_ns(&r->clk.clock, PROBE_REST_NS),
+			       &force_quit);
+	free(ws);
+	return ret;
 }
 
 static uint64_t
@@ -525,6 +738,8 @@ probe_watch(struct app_run *r, double el)
 	const char *why;
 
 	(void)el;
+	if (x->o.multi)
+		return false; /* per target: the report's rows, the metrics */
 	if (SUM_STAT(run, answered) != 0)
 		return false; /* alive */
 	if (done < DEAD_PROBES)
@@ -581,19 +796,80 @@ static const enum report_unreach unreach_to_report[PROBER_UNREACH__COUNT] = {
 _Static_assert((int)PROBER_UNREACH__COUNT == (int)REPORT_UNREACH__COUNT,
 	       "every unreachable class has a report name");
 
-/* A histogram of every worker probing target t, merged into x->mx_sum. */
+/*
+ * The series of --metrics: one per target with several targets (worker i
+ * is target i), else one for all the workers of the one target.
+ */
+static unsigned
+mx_n_series(const struct probe_ctx *x)
+{
+	return x->o.multi ? x->run->n_workers : 1;
+}
+
+static bool
+mx_in(const struct probe_ctx *x, unsigned series, unsigned worker)
+{
+	return !x->o.multi || series == worker;
+}
+
+static const struct probe_target *
+mx_target(const struct probe_ctx *x, unsigned series)
+{
+	return &x->o.tg[x->o.multi ? x->run->target[series] : 0];
+}
+
+static uint64_t
+mx_stat(const struct probe_ctx *x, unsigned series, size_t off)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < x->run->n_workers; i++)
+		if (mx_in(x, series, i))
+			v += prober_stat_read(
+				(const uint64_t *)((const char *)&x->run->w[i]
+							   .st +
+						   off));
+	return v;
+}
+
+/* The series' histogram at off in struct prober_worker, in x->mx_sum. */
 static void
-mx_merge(struct probe_ctx *x, size_t off)
+mx_merge(struct probe_ctx *x, unsigned series, size_t off)
 {
 	struct probe_run *run = x->run;
 
 	histogram_init(x->mx_sum);
 	for (unsigned i = 0; i < run->n_workers; i++) {
+		if (!mx_in(x, series, i))
+			continue;
 		histogram_snapshot(
 			(const struct histogram *)((const char *)&run->w[i] +
 						   off),
 			x->mx_snap);
 		histogram_merge(x->mx_sum, x->mx_snap);
+	}
+}
+
+static void
+mx_labels(const struct probe_ctx *x, unsigned series, struct metrics_label l[3])
+{
+	const struct probe_target *t = mx_target(x, series);
+
+	l[0] = (struct metrics_label){"target", t->name};
+	l[1] = (struct metrics_label){"proto", t->proto->name};
+	l[2] = (struct metrics_label){"label", t->label};
+}
+
+static void
+mx_counter(struct probe_ctx *x, struct metrics_buf *b, const char *name,
+	   const char *help, size_t off)
+{
+	struct metrics_label l[3];
+
+	metrics_family(b, name, "counter", help);
+	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		mx_labels(x, s, l);
+		metrics_counter(b, name, l, 3, mx_stat(x, s, off));
 	}
 }
 
@@ -606,13 +882,8 @@ static int
 probe_metrics(struct app_run *r, struct metrics_buf *b)
 {
 	struct probe_ctx *x = r->ctx;
-	struct probe_run *run = x->run;
-	char target[40];
-	const struct metrics_label l[] = {
-		{"target", target},
-		{"proto", x->o.proto->name},
-		{"label", ""},
-	};
+	struct metrics_label l[3];
+	bool any_net = false;
 
 	if (x->mx_snap == NULL) {
 		x->mx_snap = histogram_create();
@@ -620,29 +891,33 @@ probe_metrics(struct app_run *r, struct metrics_buf *b)
 		if (x->mx_snap == NULL || x->mx_sum == NULL)
 			return -ENOMEM;
 	}
-	snprintf(target, sizeof(target), "%s:%u", x->ip, x->o.dport);
 	app_metrics_preamble(b, "probe", r->dpdk_ready, r->clk.clock.hz);
-	metrics_family(b, "latprobe_probes_sent_total", "counter",
-		       "Probes sent whose fate is known (answered or lost)");
-	metrics_counter(b, "latprobe_probes_sent_total", l, 3,
-			SUM_STAT(run, sent));
-	metrics_family(b, "latprobe_probes_received_total", "counter",
-		       "Probes answered");
-	metrics_counter(b, "latprobe_probes_received_total", l, 3,
-			SUM_STAT(run, received));
-	metrics_family(b, "latprobe_probes_lost_total", "counter",
-		       "Probes not answered within --timeout");
-	metrics_counter(b, "latprobe_probes_lost_total", l, 3,
-			SUM_STAT(run, lost));
-	mx_merge(x, offsetof(struct prober_worker, rtt));
+	mx_counter(x, b, "latprobe_probes_sent_total",
+		   "Probes sent whose fate is known (answered or lost)",
+		   offsetof(struct prober_stats, sent));
+	mx_counter(x, b, "latprobe_probes_received_total", "Probes answered",
+		   offsetof(struct prober_stats, received));
+	mx_counter(x, b, "latprobe_probes_lost_total",
+		   "Probes not answered within --timeout",
+		   offsetof(struct prober_stats, lost));
 	metrics_family(b, "latprobe_rtt_seconds", "histogram",
 		       "Round-trip time T4 - T1 (TSC, same lcore)");
-	metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
-	if (x->o.proto->has_remote_ts) {
-		mx_merge(x, offsetof(struct prober_worker, network_rtt));
-		metrics_family(b, "latprobe_network_rtt_seconds", "histogram",
-			       "Network round-trip time (T4 - T1) - (T3 - "
-			       "T2): the reflector's turnaround taken out");
+	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		mx_labels(x, s, l);
+		mx_merge(x, s, offsetof(struct prober_worker, rtt));
+		metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
+		any_net = any_net || mx_target(x, s)->proto->has_remote_ts;
+	}
+	if (!any_net)
+		return b->err;
+	metrics_family(b, "latprobe_network_rtt_seconds", "histogram",
+		       "Network round-trip time (T4 - T1) - (T3 - T2): the "
+		       "reflector's turnaround taken out");
+	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		if (!mx_target(x, s)->proto->has_remote_ts)
+			continue;
+		mx_labels(x, s, l);
+		mx_merge(x, s, offsetof(struct prober_worker, network_rtt));
 		metrics_histogram(b, "latprobe_network_rtt_seconds", l, 3,
 				  x->mx_sum);
 	}
@@ -757,6 +1032,93 @@ probe_open_outputs(struct app_run *r)
 	return ret;
 }
 
+/* Several targets: each its own ARP resolution (or --peer-mac). */
+static int
+probe_setup_dpdk_multi(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_opts *o = &x->o;
+	unsigned ok = 0;
+
+	conf_common(r);
+	memcpy(x->conf.flow.src_mac.b, r->port.mac.addr_bytes, 6);
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		struct probe_target *t = &o->tg[i];
+		int ret;
+
+		if (o->have_peer_mac) {
+			t->mac = o->peer_mac;
+			ok++;
+			continue;
+		}
+		if (app_quit()) {
+			t->skip = true;
+			continue;
+		}
+		ret = prober_arp_resolve_vlan(
+			&r->port.q[0], &x->conf.flow.src_mac, o->co.addr,
+			o->vlan, t->addr,
+			(unsigned)(o->arp_timeout_ns / 1000000), &r->clk.clock,
+			&t->mac, &force_quit);
+		if (ret != 0) {
+			t->skip = true;
+			if (ret != -EINTR)
+				app_warn("no ARP answer from %s within %.1fs: "
+					 "not probed",
+					 t->name,
+					 (double)o->arp_timeout_ns / 1e9);
+			continue;
+		}
+		ok++;
+	}
+	if (ok == 0 && !app_quit()) {
+		app_err("no target answered ARP (is a reflector running? "
+			"--peer-mac skips ARP)");
+		return EXIT_UNREACHABLE;
+	}
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		if (!o->tg[i].skip) {
+			x->peer = o->tg[i].mac;
+			break;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* Several targets on the kernel backend: one connected socket each. */
+static int
+probe_setup_kernel_multi(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_opts *o = &x->o;
+	struct sockio_opts so;
+
+	sockio_opts_default(&so);
+	so.so_busy_poll_us = o->co.busy_poll_us;
+	conf_common(r);
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		struct probe_target *t = &o->tg[i];
+		uint16_t sport = (uint16_t)(o->sport + i);
+
+		t->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0,
+					     sport, t->addr, t->dport, &t->mac,
+					     &so);
+		if (t->sock == NULL) {
+			int err = errno;
+
+			app_err("kernel UDP socket :%u -> %s: %s%s", sport,
+				t->name, strerror(err),
+				err == EADDRINUSE
+					? " (the source port is in use: "
+					  "--sport N picks another range)"
+					: "");
+			return err == EINVAL ? EXIT_USAGE : EXIT_SETUP;
+		}
+	}
+	x->conf.flow.src4 = sockio_local_addr(o->tg[0].sock, 0);
+	return EXIT_OK;
+}
+
 /* Peer MAC, capture. Returns an exit code. */
 static int
 probe_setup_dpdk(struct app_run *r)
@@ -765,6 +1127,9 @@ probe_setup_dpdk(struct app_run *r)
 	struct probe_opts *o = &x->o;
 	char err[256];
 	int ret;
+
+	if (o->multi)
+		return probe_setup_dpdk_multi(r);
 
 	conf_common(r);
 	memcpy(x->conf.flow.src_mac.b, r->port.mac.addr_bytes, 6);
@@ -817,6 +1182,8 @@ probe_setup_kernel(struct app_run *r)
 	struct probe_opts *o = &x->o;
 	struct sockio_opts so;
 
+	if (o->multi)
+		return probe_setup_kernel_multi(r);
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
 	x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0, o->sport,
@@ -844,6 +1211,76 @@ probe_setup_kernel(struct app_run *r)
 	return EXIT_OK;
 }
 
+/* Several targets: one worker each, spread over the lcores in turn. */
+static int
+probe_init_workers_multi(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	const struct probe_opts *o = &x->o;
+	struct probe_run *run;
+	unsigned nl = r->n_workers, k = 0;
+
+	run = x->run = calloc(1, sizeof(*x->run));
+	if (run == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (unsigned ti = 0; ti < o->n_tg; ti++) {
+		const struct probe_target *t = &o->tg[ti];
+		struct prober_conf *c = &run->conf[k];
+		unsigned lane = k % nl;
+		struct io_queue *q;
+
+		if (t->skip)
+			continue;
+		*c = x->conf;
+		c->proto = t->proto;
+		c->flow.dst4 = t->addr;
+		c->flow.dport = t->dport;
+		c->size = t->size;
+		c->count = o->count; /* -n per target */
+		c->max_samples = 16u * 1024 * 1024 / o->n_tg;
+		if (t->sock != NULL) {
+			q = sockio_queue(t->sock);
+			c->flow.src_mac = t->mac;
+			c->flow.src4 = sockio_local_addr(t->sock, 0);
+			c->flow.sport = sockio_local_port(t->sock, 0);
+		} else {
+			uint16_t sport;
+			int ret = port_pick_sport(&r->port, (uint16_t)lane,
+						  o->co.addr, t->addr, t->dport,
+						  o->sport, &sport);
+
+			if (ret == 0 && !t->proto->udp &&
+			    t->proto != &probe_proto_tcp_syn && nl > 1 &&
+			    r->port.rss)
+				ret = -ENOTSUP; /* ICMP: hashed on addresses */
+			if (ret == 0 && nl > 1 && r->port.rss &&
+			    t->size + 28 > r->port.q[lane].mtu)
+				ret = -ENOTSUP; /* fragments: no ports */
+			if (ret != 0) {
+				app_err("with %u lcores the answers must come "
+					"back on each lcore's queue, and this "
+					"port's RSS cannot steer %s's %s "
+					"answers there: use one lcore (-l N)",
+					nl, t->name, t->proto->name);
+				return EXIT_USAGE;
+			}
+			q = &r->port.q[lane];
+			c->flow.dst_mac = t->mac;
+			c->flow.sport = sport;
+		}
+		run->target[k] = ti;
+		run->lane[k] = lane;
+		if (prober_worker_init(&run->w[k], c, q, k) != 0) {
+			app_err("out of memory (samples, fragment buffers)");
+			return EXIT_RUNTIME;
+		}
+		run->n_workers = ++k;
+	}
+	return EXIT_OK;
+}
+
 static int
 probe_init_workers(struct app_run *r)
 {
@@ -852,6 +1289,8 @@ probe_init_workers(struct app_run *r)
 	struct probe_run *run;
 	unsigned nw = r->n_workers;
 
+	if (o->multi)
+		return probe_init_workers_multi(r);
 	run = x->run = calloc(1, sizeof(*x->run));
 	if (run == NULL) {
 		app_err("out of memory");
@@ -938,13 +1377,27 @@ probe_start_line(struct app_run *r)
 
 	codec_mac_format(&x->peer, mac);
 	cli_format_ipv4(x->conf.flow.src4, src);
+	if (x->o.multi) {
+		fprintf(stderr,
+			"latprobe probe: %s -> %u targets (%s first), %s, "
+			"%u lcore(s), %s %s (%s)\n",
+			src, x->run->n_workers,
+			x->run->n_workers != 0 ? x->o.tg[x->run->target[0]].name
+					       : "-",
+			x->o.co.kernel ? "kernel routes" : "ARP per target",
+			r->n_workers, x->o.co.kernel ? "backend" : "port",
+			x->o.co.kernel ? "kernel" : r->port.name,
+			x->o.co.kernel ? "UDP sockets" : r->port.driver);
+		return;
+	}
 	fprintf(stderr,
 		"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
 		"probes, %u lcore(s), %s %s (%s)\n",
-		src, x->ip, x->o.dport, x->sock ? "kernel route" : mac,
+		src, x->ip, x->o.dport, x->o.co.kernel ? "kernel route" : mac,
 		x->o.proto->name, (unsigned long long)x->o.size, r->n_workers,
-		x->sock ? "backend" : "port", x->sock ? "kernel" : r->port.name,
-		x->sock ? "UDP socket" : r->port.driver);
+		x->o.co.kernel ? "backend" : "port",
+		x->o.co.kernel ? "kernel" : r->port.name,
+		x->o.co.kernel ? "UDP socket" : r->port.driver);
 }
 
 static int
@@ -959,7 +1412,9 @@ probe_report(struct app_run *r, double duration_s,
 	struct histogram *turn = histogram_create();
 	struct report_probe rep;
 	struct report_meta meta = {0};
+	struct report_target *tgs = NULL;
 	char target[40], src[16], iface[160];
+	bool remote_ts = o->proto->has_remote_ts;
 	int ret = EXIT_OK;
 
 	if (rtt == NULL || net == NULL || turn == NULL) {
@@ -1009,18 +1464,49 @@ probe_report(struct app_run *r, double duration_s,
 			 (unsigned long long)rep.warmup,
 			 (unsigned long long)o->warmup);
 	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
+	if (o->multi) {
+		/* One row per target; the figures above merge them all. */
+		tgs = calloc(run->n_workers + 1, sizeof(*tgs));
+		if (tgs == NULL) {
+			app_err("out of memory");
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		remote_ts = run->n_workers != 0;
+		for (unsigned i = 0; i < run->n_workers; i++) {
+			const struct prober_worker *w = &run->w[i];
+			const struct probe_target *t = &o->tg[run->target[i]];
+
+			tgs[i] = (struct report_target){
+				.target = t->name,
+				.proto = t->proto->name,
+				.label = t->label,
+				.sent = w->st.sent,
+				.received = w->st.received,
+				.lost = w->st.lost,
+				.rtt = &w->rtt,
+				.network_rtt = t->proto->has_remote_ts
+						       ? &w->network_rtt
+						       : NULL,
+			};
+			remote_ts = remote_ts && t->proto->has_remote_ts;
+		}
+		rep.targets = tgs;
+		rep.n_targets = run->n_workers;
+		snprintf(target, sizeof(target), "%u targets", run->n_workers);
+	}
 	rep.proto = o->proto->name;
-	rep.backend = x->sock ? "kernel" : "dpdk";
+	rep.backend = x->o.co.kernel ? "kernel" : "dpdk";
 	rep.target = target;
-	rep.port_driver = x->sock ? "udp-socket" : r->port.driver;
+	rep.port_driver = x->o.co.kernel ? "udp-socket" : r->port.driver;
 	rep.size = (unsigned)o->size;
 	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;
 	rep.interrupted = r->interrupted;
 	rep.authenticated = o->co.auth_key_len != 0;
 	rep.rtt = rtt;
-	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
-	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
+	rep.network_rtt = remote_ts ? net : NULL;
+	rep.turnaround = remote_ts ? turn : NULL;
 	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
 	rep.buckets.edges_ns = o->edges_ns;
 	rep.buckets.n_edges = o->n_edges;
@@ -1034,14 +1520,14 @@ probe_report(struct app_run *r, double duration_s,
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;
-	meta.dpdk_version = x->sock ? NULL : rte_version();
+	meta.dpdk_version = x->o.co.kernel ? NULL : rte_version();
 	meta.nic_driver = rep.port_driver;
 	meta.cores_used = rep.lcores;
 	cli_format_ipv4(x->conf.flow.src4, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",
-		 x->sock ? "kernel" : r->port.name,
-		 x->sock ? "UDP socket" : r->port.driver);
+		 x->o.co.kernel ? "kernel" : r->port.name,
+		 x->o.co.kernel ? "UDP socket" : r->port.driver);
 	meta.interface = iface;
 	app_clock_report(&r->clk, &rep.tsc);
 
@@ -1076,6 +1562,7 @@ probe_report(struct app_run *r, double duration_s,
 	if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 		ret = EXIT_ALL_LOST;
 out:
+	free(tgs);
 	report_meta_fini(&meta);
 	histogram_destroy(rtt);
 	histogram_destroy(net);
@@ -1112,6 +1599,11 @@ probe_teardown(struct app_run *r)
 	if (x->sock != NULL)
 		sockio_close(x->sock);
 	x->sock = NULL;
+	for (unsigned i = 0; i < x->o.n_tg; i++) {
+		if (x->o.tg[i].sock != NULL)
+			sockio_close(x->o.tg[i].sock);
+		x->o.tg[i].sock = NULL;
+	}
 	free(x->live.prev);
 	histogram_destroy(x->live.snap);
 	histogram_destroy(x->live.iv);

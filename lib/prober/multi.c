@@ -69,8 +69,14 @@ prober_multi_run(struct prober_worker *const *ws, unsigned n,
 			t[k].dead++;
 		else
 			t[k].dead = 0;
-		if (t[k].dead >= PROBER_MULTI_DEAD && backoff_cycles != 0)
+		if (t[k].dead >= PROBER_MULTI_DEAD && backoff_cycles != 0) {
 			t[k].rest_until = io_clock(w->q) + backoff_cycles;
+			/* Silent in warm-up: warm-up ends, so that its
+			 * probes count as lost from now on rather than
+			 * after -w tries at one per backoff. */
+			if (w->step_seq < w->conf->warmup)
+				w->step_seq = w->conf->warmup;
+		}
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (!t[i].done)

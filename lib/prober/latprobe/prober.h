@@ -249,9 +249,10 @@ int prober_worker_step(struct prober_worker *w, const atomic_bool *stop);
  * one in flight at a time. A worker whose last PROBER_MULTI_DEAD probes
  * went unanswered (warm-up included) rests for backoff_cycles (others go on
  * meanwhile), so a target that stops answering costs the others one timeout per
- * backoff rather than one per round. Returns when every worker is done or *stop
- * is set: 0, or the first -errno (that worker stops, the others go on).
- * Each worker's done flag is set when it finishes.
+ * backoff rather than one per round; one silent during its warm-up leaves
+ * the warm-up then (its probes count as lost from there). Returns when every
+ * worker is done or *stop is set: 0, or the first -errno (that worker stops,
+ * the others go on). Each worker's done flag is set when it finishes.
  */
 #define PROBER_MULTI_DEAD 2
 int prober_multi_run(struct prober_worker *const *ws, unsigned n,

@@ -158,6 +158,16 @@ struct report_port_xstats {
 	unsigned n_delta;
 };
 
+/* One target of a run with several (--targets, or several TARGETs). */
+struct report_target {
+	const char *target; /* "198.18.0.2:862" */
+	const char *proto;
+	const char *label; /* "" = none */
+	uint64_t sent, received, lost;
+	const struct histogram *rtt;
+	const struct histogram *network_rtt; /* NULL: the proto has none */
+};
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -192,6 +202,11 @@ struct report_probe {
 	struct report_buckets buckets;
 	struct report_tsc tsc;
 	struct report_port_xstats port;
+	/* Several targets: one row each in the text report (worst p99
+	 * first) and JSON "targets"; the figures above are all of them
+	 * merged. n_targets 0: a run with one target, no table. */
+	const struct report_target *targets;
+	unsigned n_targets;
 };
 
 /*
