@@ -34,6 +34,11 @@ app_quit_set(void)
 
 /* The first SIGINT/SIGTERM sets force_quit, a second one _exit()s. */
 void app_signals_install(void);
+/* SIGHUP sets a flag only (probe --targets re-reads its pinglist); the
+ * side thread takes it with app_hup_take(). Without this, SIGHUP ends the
+ * process as by default. */
+void app_hup_install(void);
+bool app_hup_take(void);
 
 /* "latprobe: <msg>" on stderr. */
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -45,6 +50,7 @@ struct app_common_opts {
 	unsigned prefix;
 	bool have_addr;
 	uint64_t duration_ns; /* -t; 0 = no limit */
+	bool forever;	      /* -t 0 (probe: also --forever): until stopped */
 	uint16_t port_id;
 	const char *json;
 	uint64_t calib_ns;

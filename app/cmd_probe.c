@@ -38,7 +38,13 @@
 /* Long-only option codes of probe (h6's range: 0x581-0x5bf). */
 enum {
 	PROBE_OPT_TARGETS = 0x581,
+	PROBE_OPT_FOREVER,	   /* 0x582 */
+	PROBE_OPT_INTERVAL_REPORT, /* 0x583 */
 };
+
+/* --interval-report keeps this many intervals for the JSON (the oldest
+ * are let go): a run of any length holds bounded memory. */
+#define PROBE_IV_KEEP 1000
 
 /* One target of --targets FILE or of several TARGET arguments. */
 struct probe_target {
@@ -62,6 +68,7 @@ struct probe_opts {
 	struct probe_target tg[PINGLIST_MAX];
 	unsigned n_tg;
 	bool have_l;
+	uint64_t iv_report_ns; /* --interval-report; 0 = off */
 	uint32_t target;
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
@@ -131,6 +138,14 @@ probe_usage(FILE *f)
 	      "                       upper edges in microseconds (default: "
 	      "about 20 rows\n"
 	      "                       spaced for the data, from p0.1 to max)\n"
+	      "  -t 0, --forever      run until SIGINT/SIGTERM (with "
+	      "--interval-report,\n"
+	      "                       --metrics: memory stays bounded)\n"
+	      "  --interval-report T  each T (100ms..1h): one line per target "
+	      "on stdout\n"
+	      "                       (sent, lost, p50, p99, max of that "
+	      "interval); JSON\n"
+	      "                       \"intervals\" keeps the last 1000\n"
 	      "  --timeout T          a probe not answered by then is lost "
 	      "(default 200ms);\n"
 	      "                       a lost probe delays the next -i start "
@@ -379,6 +394,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"vlan", required_argument, NULL, 'V'},
 		{"loopback", no_argument, NULL, 'L'},
 		{"targets", required_argument, NULL, PROBE_OPT_TARGETS},
+		{"forever", no_argument, NULL, PROBE_OPT_FOREVER},
+		{"interval-report", required_argument, NULL,
+		 PROBE_OPT_INTERVAL_REPORT},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -491,6 +509,18 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case PROBE_OPT_TARGETS:
 			o->targets_file = optarg;
 			break;
+		case PROBE_OPT_FOREVER:
+			o->co.forever = true;
+			o->co.duration_ns = 0;
+			break;
+		case PROBE_OPT_INTERVAL_REPORT:
+			if (cli_parse_duration_ns(optarg, &o->iv_report_ns) ||
+			    o->iv_report_ns < 100000000ull ||
+			    o->iv_report_ns > 3600000000000ull)
+				return app_opt_bad(
+					"--interval-report",
+					"a duration from 100ms to 1h", optarg);
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -503,6 +533,14 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	}
 	if (o->co.duration_ns != 0 && !have_n)
 		o->count = 0;
+	if (o->co.forever) {
+		if (have_n) {
+			app_err("-n COUNT and --forever (-t 0) do not go "
+				"together");
+			return -1;
+		}
+		o->count = 0; /* until SIGINT/SIGTERM */
+	}
 	if (have_l && o->proto == &probe_proto_tcp_syn) {
 		app_err("-l does not apply to tcp-syn (a SYN carries no data)");
 		return -1;
@@ -591,6 +629,20 @@ struct live {
 	bool oom;
 };
 
+/* --interval-report: per-worker snapshots and the last intervals. */
+struct ivrep {
+	struct histogram *prev[PROBE_MAX_WORKERS];
+	uint64_t sent[PROBE_MAX_WORKERS], recv[PROBE_MAX_WORKERS],
+		lost[PROBE_MAX_WORKERS];
+	struct histogram *snap, *iv, *sum;
+	struct report_interval ring[PROBE_IV_KEEP];
+	unsigned head, n; /* ring[head] is the oldest of n */
+	unsigned keep;	  /* PROBE_IV_KEEP (tests: LATPROBE_TEST_IV_KEEP) */
+	uint64_t dropped;
+	double last_el;
+	bool oom;
+};
+
 /* Everything one probe run sets up, so each step can fail and unwind. */
 struct probe_ctx {
 	struct probe_opts o;
@@ -605,6 +657,7 @@ struct probe_ctx {
 	struct codec_mac peer;
 	struct live live;
 	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
+	struct ivrep *ivr;		    /* --interval-report */
 };
 
 static int
@@ -873,6 +926,107 @@ mx_counter(struct probe_ctx *x, struct metrics_buf *b, const char *name,
 	}
 }
 
+/* Where the interval lines go: stdout, unless it carries the JSON. */
+static FILE *
+iv_out(const struct probe_ctx *x)
+{
+	return x->o.co.json != NULL && strcmp(x->o.co.json, "-") == 0 ? stderr
+								      : stdout;
+}
+
+/*
+ * --interval-report, from the side thread (and once more from the main
+ * thread after the workers stopped): each series' interval from relaxed
+ * snapshots, one line each, and into a ring of PROBE_IV_KEEP intervals.
+ */
+static void
+probe_report_interval(struct app_run *r, double el, bool final)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	struct ivrep *v = x->ivr;
+	unsigned nw = run->n_workers, ns = mx_n_series(x);
+	struct report_iv_row *rows;
+	struct report_interval *slot;
+	char line[256];
+	FILE *out = iv_out(x);
+
+	(void) final;
+	if (v == NULL || v->oom)
+		return;
+	if (v->snap == NULL) {
+		v->snap = histogram_create();
+		v->iv = histogram_create();
+		v->sum = histogram_create();
+		if (v->snap == NULL || v->iv == NULL || v->sum == NULL) {
+			v->oom = true;
+			return;
+		}
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		if (v->prev[i] == NULL &&
+		    (v->prev[i] = histogram_create()) == NULL) {
+			v->oom = true;
+			return;
+		}
+	}
+	rows = calloc(ns != 0 ? ns : 1, sizeof(*rows));
+	if (rows == NULL)
+		return; /* this interval is lost; the next one covers it */
+	for (unsigned s = 0; s < ns; s++) {
+		struct report_iv_row *row = &rows[s];
+		struct report_summary sm;
+
+		histogram_init(v->sum);
+		for (unsigned i = 0; i < nw; i++) {
+			const struct prober_worker *w = &run->w[i];
+			uint64_t sent, recv, lost;
+
+			if (!mx_in(x, s, i))
+				continue;
+			histogram_snapshot(&w->rtt, v->snap);
+			histogram_interval(v->iv, v->snap, v->prev[i]);
+			histogram_merge(v->sum, v->iv);
+			*v->prev[i] = *v->snap;
+			sent = prober_stat_read(&w->st.sent);
+			recv = prober_stat_read(&w->st.received);
+			lost = prober_stat_read(&w->st.lost);
+			row->sent += sent - v->sent[i];
+			row->received += recv - v->recv[i];
+			row->lost += lost - v->lost[i];
+			v->sent[i] = sent;
+			v->recv[i] = recv;
+			v->lost[i] = lost;
+		}
+		report_summarise(v->sum, &sm);
+		row->target = mx_target(x, s)->name;
+		row->count = sm.count;
+		row->p50 = sm.pct[0];
+		row->p99 = sm.pct[2];
+		row->max = sm.max;
+	}
+	if (v->n == v->keep) {
+		free((void *)v->ring[v->head].rows);
+		v->head = (v->head + 1) % PROBE_IV_KEEP;
+		v->n--;
+		v->dropped++;
+	}
+	slot = &v->ring[(v->head + v->n) % PROBE_IV_KEEP];
+	*slot = (struct report_interval){
+		.t_s = el,
+		.len_s = el - v->last_el,
+		.rows = rows,
+		.n_rows = ns,
+	};
+	v->n++;
+	v->last_el = el;
+	for (unsigned s = 0; s < ns; s++) {
+		report_iv_line(line, sizeof(line), slot, &rows[s]);
+		fprintf(out, "%s\n", line);
+	}
+	fflush(out);
+}
+
 /*
  * --metrics, from the metrics thread: counters and histograms read relaxed
  * from the workers (single writer each; they only grow) and merged in this
@@ -1005,6 +1159,21 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.have_metrics = x->o.co.have_metrics;
 	r->opt.metrics_addr = x->o.co.metrics_addr;
 	r->opt.metrics_port = x->o.co.metrics_port;
+	r->opt.report_interval_ns = x->o.iv_report_ns;
+	if (x->o.iv_report_ns != 0) {
+		const char *keep = getenv("LATPROBE_TEST_IV_KEEP");
+
+		x->ivr = calloc(1, sizeof(*x->ivr));
+		if (x->ivr == NULL) {
+			app_err("out of memory");
+			return -1;
+		}
+		/* Tests show the bound without a run of 1000 intervals. */
+		x->ivr->keep = keep != NULL && atoi(keep) > 0 &&
+					       atoi(keep) < PROBE_IV_KEEP
+				       ? (unsigned)atoi(keep)
+				       : PROBE_IV_KEEP;
+	}
 	return 0;
 }
 
@@ -1413,6 +1582,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_probe rep;
 	struct report_meta meta = {0};
 	struct report_target *tgs = NULL;
+	struct report_interval *ivs = NULL;
 	char target[40], src[16], iface[160];
 	bool remote_ts = o->proto->has_remote_ts;
 	int ret = EXIT_OK;
@@ -1495,6 +1665,21 @@ probe_report(struct app_run *r, double duration_s,
 		rep.n_targets = run->n_workers;
 		snprintf(target, sizeof(target), "%u targets", run->n_workers);
 	}
+	if (x->ivr != NULL && x->ivr->n != 0) {
+		ivs = calloc(x->ivr->n, sizeof(*ivs));
+		if (ivs == NULL) {
+			app_err("out of memory");
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		for (unsigned k = 0; k < x->ivr->n; k++)
+			ivs[k] = x->ivr->ring[(x->ivr->head + k) %
+					      PROBE_IV_KEEP];
+		rep.intervals = ivs;
+		rep.n_intervals = x->ivr->n;
+	}
+	if (x->ivr != NULL)
+		rep.intervals_dropped = x->ivr->dropped;
 	rep.proto = o->proto->name;
 	rep.backend = x->o.co.kernel ? "kernel" : "dpdk";
 	rep.target = target;
@@ -1563,6 +1748,7 @@ probe_report(struct app_run *r, double duration_s,
 		ret = EXIT_ALL_LOST;
 out:
 	free(tgs);
+	free(ivs);
 	report_meta_fini(&meta);
 	histogram_destroy(rtt);
 	histogram_destroy(net);
@@ -1612,6 +1798,20 @@ probe_teardown(struct app_run *r)
 	histogram_destroy(x->mx_snap);
 	histogram_destroy(x->mx_sum);
 	x->mx_snap = x->mx_sum = NULL;
+	if (x->ivr != NULL) {
+		struct ivrep *v = x->ivr;
+
+		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
+			histogram_destroy(v->prev[i]);
+		for (unsigned k = 0; k < v->n; k++)
+			free((void *)v->ring[(v->head + k) % PROBE_IV_KEEP]
+				     .rows);
+		histogram_destroy(v->snap);
+		histogram_destroy(v->iv);
+		histogram_destroy(v->sum);
+		free(v);
+		x->ivr = NULL;
+	}
 }
 
 static const struct app_cmd probe_cmd = {
@@ -1632,6 +1832,7 @@ static const struct app_cmd probe_cmd = {
 	.report = probe_report,
 	.teardown = probe_teardown,
 	.metrics = probe_metrics,
+	.report_interval = probe_report_interval,
 };
 
 int

@@ -49,11 +49,20 @@ side_loop(struct side *s)
 				 ? (double)r->opt.hlog_interval_ns / 1e9
 				 : HUGE_VAL;
 	double next_iv = iv_step;
+	double rep_step =
+		cmd->report_interval != NULL && r->opt.report_interval_ns != 0
+			? (double)r->opt.report_interval_ns / 1e9
+			: HUGE_VAL;
+	double next_rep = rep_step;
+	/* SIGHUP is looked at every 100 ms when the command takes it. */
+	double hup_step = cmd->hup != NULL && r->opt.want_hup ? 0.1 : HUGE_VAL;
+	double next_hup = hup_step;
 
 	/* Sleep until the next thing to do; with -q and no -t, for good. */
 	for (;;) {
-		double wake =
-			fmin(fmin(fmin(next_tick, next_watch), end), next_iv);
+		double wake = fmin(
+			fmin(fmin(fmin(next_tick, next_watch), end), next_iv),
+			fmin(next_rep, next_hup));
 		double el;
 
 		if (!app_tick_sleep_until(&s->tick, wake))
@@ -72,6 +81,17 @@ side_loop(struct side *s)
 			cmd->interval(r, el, false);
 			while (next_iv <= el)
 				next_iv += iv_step;
+		}
+		if (cmd->report_interval != NULL && el >= next_rep) {
+			cmd->report_interval(r, el, false);
+			while (next_rep <= el)
+				next_rep += rep_step;
+		}
+		if (el >= next_hup) {
+			if (app_hup_take())
+				cmd->hup(r);
+			while (next_hup <= el)
+				next_hup += hup_step;
 		}
 		if (ticking && el >= next_tick) {
 			cmd->tick(r, next_tick);
@@ -199,7 +219,10 @@ side_start(struct side *s)
 	/* Nothing to do while the run lasts: no thread, no wake-up. */
 	if ((r->opt.quiet || r->cmd->tick == NULL) && r->cmd->watch == NULL &&
 	    r->opt.deadline_ns == 0 &&
-	    (r->cmd->interval == NULL || r->opt.hlog_interval_ns == 0))
+	    (r->cmd->interval == NULL || r->opt.hlog_interval_ns == 0) &&
+	    (r->cmd->report_interval == NULL ||
+	     r->opt.report_interval_ns == 0) &&
+	    (r->cmd->hup == NULL || !r->opt.want_hup))
 		return 0;
 	return r->dpdk_ready ? side_start_dpdk(s) : side_start_kernel(s);
 }
@@ -408,6 +431,8 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 				      r->opt.metrics_port)) != EXIT_OK)
 		goto out;
 	app_signals_install();
+	if (cmd->hup != NULL && r->opt.want_hup)
+		app_hup_install();
 	ret = setup(r);
 	if (ret != EXIT_OK)
 		goto out;
@@ -457,6 +482,8 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	/* The workers are done: the last partial interval, complete. */
 	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
 		cmd->interval(r, seconds_since(&t0), true);
+	if (cmd->report_interval != NULL && r->opt.report_interval_ns != 0)
+		cmd->report_interval(r, seconds_since(&t0), true);
 	app_tick_fini(&side.tick);
 	r->interrupted = r->interrupted && !side.deadline_hit;
 	for (unsigned i = 0; i < r->n_workers; i++) {

@@ -1015,6 +1015,63 @@ json_meta(struct json_object *root, const struct report_meta *m, int *err)
 	jset_str(root, "command", m != NULL ? m->command : NULL, err);
 }
 
+int
+report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
+	       const struct report_iv_row *row)
+{
+	return snprintf(buf, cap,
+			"interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
+			"  p50 %s p99 %s max %s",
+			iv->t_s, str_or(row->target, "?"), row->sent, row->lost,
+			fmt_ns_of(row->count, row->p50).s,
+			fmt_ns_of(row->count, row->p99).s,
+			fmt_ns_of(row->count, row->max).s);
+}
+
+static struct json_object *
+json_intervals(const struct report_probe *r, int *err)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (a == NULL) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < r->n_intervals; i++) {
+		const struct report_interval *iv = &r->intervals[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *rows = json_object_new_array();
+
+		jset_double(o, "t_s", iv->t_s, err);
+		jset_double(o, "len_s", iv->len_s, err);
+		for (unsigned k = 0; rows != NULL && k < iv->n_rows; k++) {
+			const struct report_iv_row *w = &iv->rows[k];
+			struct json_object *x = json_object_new_object();
+			struct json_object *rtt = json_object_new_object();
+
+			jset_str(x, "target", w->target, err);
+			jset_u64(x, "sent", w->sent, err);
+			jset_u64(x, "received", w->received, err);
+			jset_u64(x, "lost", w->lost, err);
+			jset_u64(rtt, "count", w->count, err);
+			jset_u64(rtt, "p50", w->p50, err);
+			jset_u64(rtt, "p99", w->p99, err);
+			jset_u64(rtt, "max", w->max, err);
+			jset(x, "rtt_ns", rtt, err);
+			if (x == NULL || json_object_array_add(rows, x) != 0) {
+				json_object_put(x);
+				*err = -ENOMEM;
+			}
+		}
+		jset(o, "targets", rows, err);
+		if (o == NULL || json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			*err = -ENOMEM;
+		}
+	}
+	return a;
+}
+
 static struct json_object *
 json_targets(const struct report_probe *r, int *err)
 {
@@ -1126,6 +1183,10 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
 	if (r->n_targets != 0)
 		jset(root, "targets", json_targets(r, &err), &err);
+	if (r->n_intervals != 0 || r->intervals_dropped != 0) {
+		jset(root, "intervals", json_intervals(r, &err), &err);
+		jset_u64(root, "intervals_dropped", r->intervals_dropped, &err);
+	}
 	free(rows);
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }

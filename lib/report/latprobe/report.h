@@ -168,6 +168,25 @@ struct report_target {
 	const struct histogram *network_rtt; /* NULL: the proto has none */
 };
 
+/* One target's figures over one --interval-report interval. */
+struct report_iv_row {
+	const char *target; /* "198.18.0.2:862" */
+	uint64_t sent, received, lost;
+	uint64_t count, p50, p99, max; /* round trips, ns; 0 when none */
+};
+
+struct report_interval {
+	double t_s;   /* end of the interval, seconds since the start */
+	double len_s; /* its length */
+	const struct report_iv_row *rows;
+	unsigned n_rows;
+};
+
+/* "interval 12.000s 198.18.0.2:862 sent 50 lost 0 p50 ... p99 ... max
+ * ..." into buf; the length snprintf would write. */
+int report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
+		   const struct report_iv_row *row);
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -207,6 +226,12 @@ struct report_probe {
 	 * merged. n_targets 0: a run with one target, no table. */
 	const struct report_target *targets;
 	unsigned n_targets;
+	/* --interval-report: the last n_intervals intervals (JSON
+	 * "intervals", oldest first); intervals_dropped older ones were let
+	 * go to bound the memory. n_intervals 0 and no drop: no key. */
+	const struct report_interval *intervals;
+	unsigned n_intervals;
+	uint64_t intervals_dropped;
 };
 
 /*
