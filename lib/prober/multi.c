@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "latprobe/prober.h"
 
@@ -8,51 +9,94 @@ struct turn {
 	uint64_t answered;   /* st.answered before the worker's last step */
 	unsigned dead;	     /* consecutive unanswered probes (warm-up too) */
 	uint64_t rest_until; /* cycles; 0 = may go */
-	bool done;
+	bool begun, done;
 };
 
-int
-prober_multi_run(struct prober_worker *const *ws, unsigned n,
-		 uint64_t backoff_cycles, const atomic_bool *stop)
+void
+prober_set_init(struct prober_set *s, bool open)
 {
-	struct turn *t = calloc(n != 0 ? n : 1, sizeof(*t));
-	unsigned left = n, next = 0;
+	memset(s, 0, sizeof(*s));
+	s->open = open;
+}
+
+int
+prober_set_add(struct prober_set *s, struct prober_worker *w)
+{
+	unsigned n = __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+
+	if (n >= PROBER_SET_MAX)
+		return -ENOSPC;
+	s->w[n] = w;
+	/* The worker is whole before the lcore can see it. */
+	__atomic_store_n(&s->n, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+prober_set_retire(struct prober_set *s, unsigned i)
+{
+	if (i < PROBER_SET_MAX)
+		__atomic_store_n(&s->retired[i], true, __ATOMIC_RELAXED);
+}
+
+static void
+finish(struct turn *t, struct prober_worker *w)
+{
+	t->done = true;
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+}
+
+int
+prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
+	       const atomic_bool *stop)
+{
+	struct turn *t = calloc(PROBER_SET_MAX, sizeof(*t));
+	unsigned next = 0;
 	int err = 0;
 
 	if (t == NULL)
 		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++)
-		prober_worker_begin(ws[i]);
-	while (left > 0 && !atomic_load_explicit(stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 		struct prober_worker *w = NULL;
-		unsigned k = 0;
+		unsigned k = 0, left = 0;
 		int ret;
 
 		/* Round robin over those that may go now. */
 		for (unsigned j = 0; j < n; j++) {
 			unsigned i = (next + j) % n;
+			struct prober_worker *c = s->w[i];
 
 			if (t[i].done)
 				continue;
+			if (!t[i].begun) {
+				prober_worker_begin(c);
+				t[i].begun = true;
+			}
+			if (__atomic_load_n(&s->retired[i], __ATOMIC_RELAXED)) {
+				finish(&t[i], c);
+				continue;
+			}
+			left++;
 			if (t[i].rest_until != 0 &&
-			    io_clock(ws[i]->q) < t[i].rest_until) {
+			    io_clock(c->q) < t[i].rest_until) {
 				/* A resting worker still stops at -t. */
-				if (ws[i]->step_deadline != 0 &&
-				    io_clock(ws[i]->q) >=
-					    ws[i]->step_deadline) {
-					t[i].done = true;
-					__atomic_store_n(&ws[i]->done, true,
-							 __ATOMIC_RELEASE);
+				if (c->step_deadline != 0 &&
+				    io_clock(c->q) >= c->step_deadline) {
+					finish(&t[i], c);
 					left--;
 				}
 				continue;
 			}
-			w = ws[i];
-			k = i;
-			break;
+			if (w == NULL) {
+				w = c;
+				k = i;
+			}
 		}
+		if (left == 0 && !s->open)
+			break;
 		if (w == NULL)
-			continue; /* all resting: wait for the first */
+			continue; /* all resting, or waiting for workers */
 		next = k + 1;
 		t[k].rest_until = 0;
 		t[k].answered = prober_stat_read(&w->st.answered);
@@ -60,9 +104,7 @@ prober_multi_run(struct prober_worker *const *ws, unsigned n,
 		if (ret <= 0) {
 			if (ret < 0 && err == 0)
 				err = ret;
-			t[k].done = true;
-			__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
-			left--;
+			finish(&t[k], w);
 			continue;
 		}
 		if (prober_stat_read(&w->st.answered) == t[k].answered)
@@ -78,9 +120,30 @@ prober_multi_run(struct prober_worker *const *ws, unsigned n,
 				w->step_seq = w->conf->warmup;
 		}
 	}
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < __atomic_load_n(&s->n, __ATOMIC_ACQUIRE); i++)
 		if (!t[i].done)
-			__atomic_store_n(&ws[i]->done, true, __ATOMIC_RELEASE);
+			finish(&t[i], s->w[i]);
 	free(t);
 	return err;
+}
+
+int
+prober_multi_run(struct prober_worker *const *ws, unsigned n,
+		 uint64_t backoff_cycles, const atomic_bool *stop)
+{
+	struct prober_set *s = malloc(sizeof(*s));
+	int ret;
+
+	if (s == NULL)
+		return -ENOMEM;
+	if (n > PROBER_SET_MAX) {
+		free(s);
+		return -EINVAL;
+	}
+	prober_set_init(s, false);
+	for (unsigned i = 0; i < n; i++)
+		(void)prober_set_add(s, ws[i]);
+	ret = prober_set_run(s, backoff_cycles, stop);
+	free(s);
+	return ret;
 }

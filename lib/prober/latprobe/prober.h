@@ -258,6 +258,31 @@ int prober_worker_step(struct prober_worker *w, const atomic_bool *stop);
 int prober_multi_run(struct prober_worker *const *ws, unsigned n,
 		     uint64_t backoff_cycles, const atomic_bool *stop);
 
+/*
+ * The same over a set that may change while it runs (a pinglist re-read on
+ * SIGHUP): one thread (the control thread) adds workers, whole, and
+ * retires them; the lcore running prober_set_run() picks additions up
+ * (acquire) between probes, begins them then, and stops a retired worker
+ * before its next probe. A retired worker keeps its counters and
+ * histograms. An open set waits for workers when none is left (until
+ * *stop); a closed one returns when all are done.
+ */
+#define PROBER_SET_MAX 128
+
+struct prober_set {
+	struct prober_worker *w[PROBER_SET_MAX];
+	unsigned n; /* published workers: store release, load acquire */
+	bool retired[PROBER_SET_MAX];
+	bool open;
+};
+
+void prober_set_init(struct prober_set *s, bool open);
+/* Control thread: 0, or -ENOSPC when the set is full. */
+int prober_set_add(struct prober_set *s, struct prober_worker *w);
+void prober_set_retire(struct prober_set *s, unsigned i);
+int prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
+		   const atomic_bool *stop);
+
 static inline uint64_t
 prober_stat_read(const uint64_t *p)
 {

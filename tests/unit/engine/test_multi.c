@@ -25,6 +25,11 @@
 #define TIMEOUT 10000 /* cycles: 100 fake clock reads */
 
 struct wire {
+	/* test_set_changes: what the "control thread" does from the hook */
+	struct prober_set *set;
+	atomic_bool stop;
+	uint64_t sent0_at_retire;
+	unsigned phase;
 	struct io_fake *f;
 	struct tsc_clock clock;
 	struct reflector_conf rc;
@@ -39,6 +44,22 @@ reflector_hook(void *arg)
 	struct wire *w = arg;
 
 	reflector_poll(&w->rw);
+	if (w->set == NULL)
+		return;
+	/* Between probes, as the control thread would: add worker 1 after
+	 * 20 answers of worker 0, retire worker 0 after 20 more, stop once
+	 * worker 1 has 30. */
+	if (w->phase == 0 && w->pw[0].st.received >= 20) {
+		assert_int_equal(prober_set_add(w->set, &w->pw[1]), 0);
+		w->phase = 1;
+	} else if (w->phase == 1 && w->pw[0].st.received >= 40) {
+		prober_set_retire(w->set, 0);
+		w->sent0_at_retire = w->pw[0].st.sent;
+		w->phase = 2;
+	} else if (w->phase == 2 && w->pw[1].st.received >= 30) {
+		atomic_store(&w->stop, true);
+		w->phase = 3;
+	}
 }
 
 static int
@@ -185,6 +206,37 @@ test_dead_target_rests(void **state)
 	       (unsigned long long)lost_busy);
 }
 
+/* A set that changes while it runs: an addition is picked up, a retired
+ * worker stops (keeping its figures), and an open set waits for more. */
+static void
+test_set_changes(void **state)
+{
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, true);
+	w->pc[0].count = 0;
+	w->pc[1].count = 0;
+	start(w);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	w->set = s;
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	assert_int_equal(w->phase, 3);
+	assert_true(w->pw[1].st.received >= 30);
+	/* Retired: at most the probe in flight then was completed. */
+	assert_true(w->pw[0].st.sent <= w->sent0_at_retire + 1);
+	assert_true(w->pw[0].st.received >= 40);
+	assert_true(histogram_count(&w->pw[0].rtt) >= 40);
+	assert_true(w->pw[0].done && w->pw[1].done);
+	/* Full: -ENOSPC. */
+	s->n = PROBER_SET_MAX;
+	assert_int_equal(prober_set_add(s, &w->pw[0]), -ENOSPC);
+	w->set = NULL;
+	free(s);
+	stop(w);
+}
+
 static void
 test_stop(void **state)
 {
@@ -209,6 +261,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dead_target_rests, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_changes, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("multi", tests, NULL, NULL);
