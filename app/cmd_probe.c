@@ -69,6 +69,8 @@ struct probe_opts {
 	unsigned n_tg;
 	bool have_l;
 	uint64_t iv_report_ns; /* --interval-report; 0 = off */
+	char **args;	       /* the TARGET arguments, again on SIGHUP */
+	int n_args;
 	uint32_t target;
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
@@ -302,9 +304,10 @@ target_add(struct probe_opts *o, uint32_t addr, bool has_port, uint16_t port,
 	return 0;
 }
 
-/* The TARGET arguments, then --targets FILE. 0 or -1 (printed). */
+/* The TARGET arguments, then --targets FILE (again on SIGHUP: reload). 0
+ * or -1 (printed). */
 static int
-probe_targets_load(struct probe_opts *o, int n_args, char **args)
+probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
 {
 	struct pinglist_entry *e;
 	struct pinglist_bad bad;
@@ -363,6 +366,8 @@ probe_targets_load(struct probe_opts *o, int n_args, char **args)
 		free(e);
 		free(text);
 	}
+	if (reload)
+		return 0; /* an empty list is a list: every target stops */
 	if (o->n_tg == 0) {
 		app_err(n_args == 0 && o->targets_file == NULL
 				? "no TARGET given (e.g. 198.18.0.2 or "
@@ -572,7 +577,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		return -1;
 	}
 	o->have_l = have_l;
-	if (probe_targets_load(o, argc - optind, argv + optind) != 0)
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	if (probe_targets_load(o, o->n_args, o->args, false) != 0)
 		return -1;
 	if (o->multi && (o->loopback || o->pcap != NULL)) {
 		app_err("--loopback and --pcap take one target");
@@ -617,9 +624,14 @@ struct probe_run {
 	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
 	/* Several targets: worker i probes o.tg[target[i]] on lcore (run
-	 * worker index) lane[i]. */
+	 * worker index) lane[i], place slot[i] in that lane's set; retired
+	 * when SIGHUP took its target out of the pinglist. */
 	unsigned target[PROBE_MAX_WORKERS];
 	unsigned lane[PROBE_MAX_WORKERS];
+	unsigned slot[PROBE_MAX_WORKERS];
+	bool retired[PROBE_MAX_WORKERS];
+	struct prober_set *sets; /* one per lane */
+	unsigned n_lanes;
 };
 
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
@@ -665,28 +677,18 @@ probe_worker(struct app_run *r, unsigned idx)
 {
 	struct probe_ctx *x = r->ctx;
 	struct probe_run *run = x->run;
-	struct prober_worker **ws;
-	unsigned n = 0;
-	int ret;
 
 	if (!x->o.multi) {
 		run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
 		return prober_worker_run(&run->w[idx], &force_quit);
 	}
 	/* This lcore's targets take turns; a silent one rests 1 s. */
-	ws = calloc(run->n_workers, sizeof(*ws));
-	if (ws == NULL)
-		return -ENOMEM;
-	for (unsigned i = 0; i < run->n_workers; i++) {
-		if (run->lane[i] != idx)
-			continue;
-		run->w[i].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
-		ws[n++] = &run->w[i];
-	}
-	ret = prober_multi_run(ws, n, tsc_from_ns(&r->clk.clock, PROBE_REST_NS),
-			       &force_quit);
-	free(ws);
-	return ret;
+	for (unsigned i = 0; i < run->sets[idx].n; i++)
+		run->sets[idx].w[i]->lcore =
+			r->dpdk_ready ? r->worker_lcore[idx] : 0;
+	return prober_set_run(&run->sets[idx],
+			      tsc_from_ns(&r->clk.clock, PROBE_REST_NS),
+			      &force_quit);
 }
 
 static uint64_t
@@ -737,7 +739,8 @@ probe_tick(struct app_run *r, double el)
 	if (lv->oom)
 		return;
 	if (lv->prev == NULL) {
-		lv->prev = calloc(run->n_workers + 1, sizeof(*lv->prev));
+		/* Room for workers SIGHUP may add later. */
+		lv->prev = calloc(PROBE_MAX_WORKERS + 1, sizeof(*lv->prev));
 		lv->snap = histogram_create();
 		lv->iv = histogram_create();
 		lv->sum = histogram_create();
@@ -746,7 +749,7 @@ probe_tick(struct app_run *r, double el)
 			lv->oom = true;
 			return;
 		}
-		for (unsigned i = 0; i < run->n_workers; i++)
+		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
 			histogram_init(&lv->prev[i]);
 	}
 	sent = SUM_STAT(run, sent);
@@ -853,16 +856,31 @@ _Static_assert((int)PROBER_UNREACH__COUNT == (int)REPORT_UNREACH__COUNT,
  * The series of --metrics: one per target with several targets (worker i
  * is target i), else one for all the workers of the one target.
  */
+/* Workers published so far (SIGHUP adds some from the side thread). */
+static unsigned
+run_nw(const struct probe_run *run)
+{
+	return __atomic_load_n(&run->n_workers, __ATOMIC_ACQUIRE);
+}
+
 static unsigned
 mx_n_series(const struct probe_ctx *x)
 {
-	return x->o.multi ? x->run->n_workers : 1;
+	return x->o.multi ? run_nw(x->run) : 1;
 }
 
 static bool
 mx_in(const struct probe_ctx *x, unsigned series, unsigned worker)
 {
 	return !x->o.multi || series == worker;
+}
+
+/* A target SIGHUP removed: its series leaves the exposition. */
+static bool
+mx_retired(const struct probe_ctx *x, unsigned series)
+{
+	return x->o.multi &&
+	       __atomic_load_n(&x->run->retired[series], __ATOMIC_RELAXED);
 }
 
 static const struct probe_target *
@@ -876,7 +894,7 @@ mx_stat(const struct probe_ctx *x, unsigned series, size_t off)
 {
 	uint64_t v = 0;
 
-	for (unsigned i = 0; i < x->run->n_workers; i++)
+	for (unsigned i = 0; i < run_nw(x->run); i++)
 		if (mx_in(x, series, i))
 			v += prober_stat_read(
 				(const uint64_t *)((const char *)&x->run->w[i]
@@ -892,7 +910,7 @@ mx_merge(struct probe_ctx *x, unsigned series, size_t off)
 	struct probe_run *run = x->run;
 
 	histogram_init(x->mx_sum);
-	for (unsigned i = 0; i < run->n_workers; i++) {
+	for (unsigned i = 0; i < run_nw(run); i++) {
 		if (!mx_in(x, series, i))
 			continue;
 		histogram_snapshot(
@@ -921,6 +939,8 @@ mx_counter(struct probe_ctx *x, struct metrics_buf *b, const char *name,
 
 	metrics_family(b, name, "counter", help);
 	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		if (mx_retired(x, s))
+			continue;
 		mx_labels(x, s, l);
 		metrics_counter(b, name, l, 3, mx_stat(x, s, off));
 	}
@@ -1057,6 +1077,8 @@ probe_metrics(struct app_run *r, struct metrics_buf *b)
 	metrics_family(b, "latprobe_rtt_seconds", "histogram",
 		       "Round-trip time T4 - T1 (TSC, same lcore)");
 	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		if (mx_retired(x, s))
+			continue;
 		mx_labels(x, s, l);
 		mx_merge(x, s, offsetof(struct prober_worker, rtt));
 		metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
@@ -1068,7 +1090,7 @@ probe_metrics(struct app_run *r, struct metrics_buf *b)
 		       "Network round-trip time (T4 - T1) - (T3 - T2): the "
 		       "reflector's turnaround taken out");
 	for (unsigned s = 0; s < mx_n_series(x); s++) {
-		if (!mx_target(x, s)->proto->has_remote_ts)
+		if (!mx_target(x, s)->proto->has_remote_ts || mx_retired(x, s))
 			continue;
 		mx_labels(x, s, l);
 		mx_merge(x, s, offsetof(struct prober_worker, network_rtt));
@@ -1160,6 +1182,11 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.metrics_addr = x->o.co.metrics_addr;
 	r->opt.metrics_port = x->o.co.metrics_port;
 	r->opt.report_interval_ns = x->o.iv_report_ns;
+	/* SIGHUP re-reads the pinglist; its lcores then wait for targets
+	 * until the run ends, which the side thread's deadline does. */
+	r->opt.want_hup = x->o.targets_file != NULL;
+	if (x->o.targets_file != NULL && x->o.count == 0)
+		r->opt.deadline_ns = x->o.co.duration_ns;
 	if (x->o.iv_report_ns != 0) {
 		const char *keep = getenv("LATPROBE_TEST_IV_KEEP");
 
@@ -1380,6 +1407,77 @@ probe_setup_kernel(struct app_run *r)
 	return EXIT_OK;
 }
 
+/*
+ * Worker k for target o.tg[ti] on lane k % lanes: its conf, queue (the
+ * lane's DPDK queue, or the target's own socket), and a place in the
+ * lane's set (which publishes it to the lcore). Returns an exit code
+ * (message printed); from the side thread on SIGHUP too.
+ */
+static int
+probe_add_worker(struct app_run *r, unsigned ti, unsigned k)
+{
+	struct probe_ctx *x = r->ctx;
+	const struct probe_opts *o = &x->o;
+	struct probe_run *run = x->run;
+	const struct probe_target *t = &o->tg[ti];
+	struct prober_conf *c = &run->conf[k];
+	unsigned nl = run->n_lanes, lane = k % nl;
+	struct io_queue *q;
+
+	*c = x->conf;
+	c->proto = t->proto;
+	c->flow.dst4 = t->addr;
+	c->flow.dport = t->dport;
+	c->size = t->size;
+	c->count = o->count; /* -n per target */
+	c->max_samples = 16u * 1024 * 1024 / PINGLIST_MAX;
+	if (t->sock != NULL) {
+		q = sockio_queue(t->sock);
+		c->flow.src_mac = t->mac;
+		c->flow.src4 = sockio_local_addr(t->sock, 0);
+		c->flow.sport = sockio_local_port(t->sock, 0);
+	} else {
+		uint16_t sport;
+		int ret = port_pick_sport(&r->port, (uint16_t)lane, o->co.addr,
+					  t->addr, t->dport, o->sport, &sport);
+
+		if (ret == 0 && !t->proto->udp &&
+		    t->proto != &probe_proto_tcp_syn && nl > 1 && r->port.rss)
+			ret = -ENOTSUP; /* ICMP: hashed on addresses */
+		if (ret == 0 && nl > 1 && r->port.rss &&
+		    t->size + 28 > r->port.q[lane].mtu)
+			ret = -ENOTSUP; /* fragments: no ports */
+		if (ret != 0) {
+			app_err("with %u lcores the answers must come back on "
+				"each lcore's queue, and this port's RSS "
+				"cannot steer %s's %s answers there: use one "
+				"lcore (-l N)",
+				nl, t->name, t->proto->name);
+			return EXIT_USAGE;
+		}
+		q = &r->port.q[lane];
+		c->flow.dst_mac = t->mac;
+		c->flow.sport = sport;
+	}
+	run->target[k] = ti;
+	run->lane[k] = lane;
+	run->w[k].lcore = r->dpdk_ready ? r->worker_lcore[lane] : 0;
+	if (prober_worker_init(&run->w[k], c, q, k) != 0) {
+		app_err("out of memory (samples, fragment buffers)");
+		return EXIT_RUNTIME;
+	}
+	run->slot[k] = run->sets[lane].n;
+	if (prober_set_add(&run->sets[lane], &run->w[k]) != 0) {
+		prober_worker_fini(&run->w[k]);
+		app_err("lcore %u has %u targets already", lane,
+			PROBER_SET_MAX);
+		return EXIT_USAGE;
+	}
+	/* Published whole (release): the metrics thread reads up to here. */
+	__atomic_store_n(&run->n_workers, k + 1, __ATOMIC_RELEASE);
+	return EXIT_OK;
+}
+
 /* Several targets: one worker each, spread over the lcores in turn. */
 static int
 probe_init_workers_multi(struct app_run *r)
@@ -1387,67 +1485,136 @@ probe_init_workers_multi(struct app_run *r)
 	struct probe_ctx *x = r->ctx;
 	const struct probe_opts *o = &x->o;
 	struct probe_run *run;
-	unsigned nl = r->n_workers, k = 0;
+	unsigned k = 0;
+	int ret;
 
 	run = x->run = calloc(1, sizeof(*x->run));
-	if (run == NULL) {
+	if (run != NULL)
+		run->sets = calloc(r->n_workers, sizeof(*run->sets));
+	if (run == NULL || run->sets == NULL) {
 		app_err("out of memory");
 		return EXIT_RUNTIME;
 	}
+	run->n_lanes = r->n_workers;
+	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
+	 * lcores wait for new ones until the run ends. */
+	for (unsigned l = 0; l < run->n_lanes; l++)
+		prober_set_init(&run->sets[l],
+				o->targets_file != NULL && o->count == 0);
 	for (unsigned ti = 0; ti < o->n_tg; ti++) {
-		const struct probe_target *t = &o->tg[ti];
-		struct prober_conf *c = &run->conf[k];
-		unsigned lane = k % nl;
-		struct io_queue *q;
-
-		if (t->skip)
+		if (o->tg[ti].skip)
 			continue;
-		*c = x->conf;
-		c->proto = t->proto;
-		c->flow.dst4 = t->addr;
-		c->flow.dport = t->dport;
-		c->size = t->size;
-		c->count = o->count; /* -n per target */
-		c->max_samples = 16u * 1024 * 1024 / o->n_tg;
-		if (t->sock != NULL) {
-			q = sockio_queue(t->sock);
-			c->flow.src_mac = t->mac;
-			c->flow.src4 = sockio_local_addr(t->sock, 0);
-			c->flow.sport = sockio_local_port(t->sock, 0);
-		} else {
-			uint16_t sport;
-			int ret = port_pick_sport(&r->port, (uint16_t)lane,
-						  o->co.addr, t->addr, t->dport,
-						  o->sport, &sport);
-
-			if (ret == 0 && !t->proto->udp &&
-			    t->proto != &probe_proto_tcp_syn && nl > 1 &&
-			    r->port.rss)
-				ret = -ENOTSUP; /* ICMP: hashed on addresses */
-			if (ret == 0 && nl > 1 && r->port.rss &&
-			    t->size + 28 > r->port.q[lane].mtu)
-				ret = -ENOTSUP; /* fragments: no ports */
-			if (ret != 0) {
-				app_err("with %u lcores the answers must come "
-					"back on each lcore's queue, and this "
-					"port's RSS cannot steer %s's %s "
-					"answers there: use one lcore (-l N)",
-					nl, t->name, t->proto->name);
-				return EXIT_USAGE;
-			}
-			q = &r->port.q[lane];
-			c->flow.dst_mac = t->mac;
-			c->flow.sport = sport;
-		}
-		run->target[k] = ti;
-		run->lane[k] = lane;
-		if (prober_worker_init(&run->w[k], c, q, k) != 0) {
-			app_err("out of memory (samples, fragment buffers)");
-			return EXIT_RUNTIME;
-		}
-		run->n_workers = ++k;
+		ret = probe_add_worker(r, ti, k++);
+		if (ret != EXIT_OK)
+			return ret;
 	}
 	return EXIT_OK;
+}
+
+static bool
+same_target(const struct probe_target *a, const struct probe_target *b)
+{
+	return a->addr == b->addr && a->dport == b->dport &&
+	       a->proto == b->proto;
+}
+
+/*
+ * SIGHUP, on the side thread: re-read the pinglist. Targets no longer in
+ * it are retired (their lcore stops them before their next probe; their
+ * figures stay in the report), new ones get a worker and a place in an
+ * lcore's set, unchanged ones go on with their histograms. Bad lines are
+ * reported and skipped; a file that cannot be read changes nothing.
+ */
+static void
+probe_hup(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_opts *o = &x->o;
+	struct probe_run *run = x->run;
+	struct probe_opts *nw = malloc(sizeof(*nw));
+	unsigned kept = 0, added = 0, removed = 0, n_run = run->n_workers;
+
+	if (nw == NULL) {
+		app_warn("SIGHUP: out of memory; targets unchanged");
+		return;
+	}
+	memcpy(nw, o, sizeof(*nw));
+	nw->n_tg = 0;
+	if (probe_targets_load(nw, o->n_args, o->args, true) != 0) {
+		app_warn("SIGHUP: targets unchanged");
+		free(nw);
+		return;
+	}
+	/* Retire what is gone. */
+	for (unsigned k = 0; k < n_run; k++) {
+		bool keep = false;
+
+		if (run->retired[k])
+			continue;
+		for (unsigned i = 0; i < nw->n_tg && !keep; i++)
+			keep = same_target(&o->tg[run->target[k]], &nw->tg[i]);
+		if (keep) {
+			kept++;
+			continue;
+		}
+		__atomic_store_n(&run->retired[k], true, __ATOMIC_RELAXED);
+		prober_set_retire(&run->sets[run->lane[k]], run->slot[k]);
+		removed++;
+	}
+	/* Start what is new. */
+	for (unsigned i = 0; i < nw->n_tg; i++) {
+		struct probe_target *t = &nw->tg[i];
+		unsigned ti = o->n_tg, k = run->n_workers;
+		bool have = false;
+
+		for (unsigned j = 0; j < n_run && !have; j++)
+			have = !run->retired[j] &&
+			       same_target(&o->tg[run->target[j]], t);
+		if (have)
+			continue;
+		if (ti >= PINGLIST_MAX || k >= PROBE_MAX_WORKERS) {
+			app_warn("SIGHUP: %s not added: %u targets were "
+				 "probed in this run already",
+				 t->name, PINGLIST_MAX);
+			continue;
+		}
+		if (r->dpdk_ready) {
+			if (!o->have_peer_mac) {
+				app_warn("SIGHUP: %s not added: on the dpdk "
+					 "backend a new target needs "
+					 "--peer-mac (no ARP after the start)",
+					 t->name);
+				continue;
+			}
+			t->mac = o->peer_mac;
+		} else {
+			struct sockio_opts so;
+
+			sockio_opts_default(&so);
+			so.so_busy_poll_us = o->co.busy_poll_us;
+			t->sock = sockio_open_prober(
+				o->co.have_addr ? o->co.addr : 0,
+				(uint16_t)(o->sport + k), t->addr, t->dport,
+				&t->mac, &so);
+			if (t->sock == NULL) {
+				app_warn("SIGHUP: %s not added: kernel UDP "
+					 "socket: %s",
+					 t->name, strerror(errno));
+				continue;
+			}
+		}
+		o->tg[ti] = *t;
+		o->n_tg = ti + 1;
+		t->sock = NULL; /* o->tg owns it now */
+		if (probe_add_worker(r, ti, k) != EXIT_OK)
+			continue; /* said why; its socket closes at teardown */
+		added++;
+	}
+	fprintf(stderr,
+		"latprobe probe: SIGHUP: --targets %s re-read: %u kept, %u "
+		"added, %u removed\n",
+		o->targets_file, kept, added, removed);
+	free(nw);
 }
 
 static int
@@ -1767,6 +1934,7 @@ probe_teardown(struct app_run *r)
 			if (x->o.loopback)
 				loopback_io_fini(&x->run->lo[i]);
 		}
+		free(x->run->sets);
 		free(x->run);
 		x->run = NULL;
 	}
@@ -1833,6 +2001,7 @@ static const struct app_cmd probe_cmd = {
 	.teardown = probe_teardown,
 	.metrics = probe_metrics,
 	.report_interval = probe_report_interval,
+	.hup = probe_hup,
 };
 
 int
