@@ -291,7 +291,11 @@ target_add(struct probe_opts *o, uint32_t addr, bool has_port, uint16_t port,
 	}
 	snprintf(t->label, sizeof(t->label), "%s", label);
 	cli_format_ipv4(addr, ip);
-	snprintf(t->name, sizeof(t->name), "%s:%u", ip, t->dport);
+	/* ICMP has no port: the address alone names it. */
+	if (t->proto == &probe_proto_icmp)
+		snprintf(t->name, sizeof(t->name), "%s", ip);
+	else
+		snprintf(t->name, sizeof(t->name), "%s:%u", ip, t->dport);
 	for (unsigned i = 0; i < o->n_tg; i++) {
 		if (o->tg[i].addr == t->addr && o->tg[i].dport == t->dport &&
 		    o->tg[i].proto == t->proto) {
