@@ -96,5 +96,6 @@ PYEOF
 
 export LP_EXPECT_ONE_LINE=1
 expect 2 "-n COUNT and --forever" "$LATPROBE" probe --backend kernel --forever -n 5 127.0.0.1
+expect 2 "-n COUNT and --forever \(-t 0\)" "$LATPROBE" probe --backend kernel -t 0 -n 5 127.0.0.1
 expect 2 "--interval-report wants" "$LATPROBE" probe --backend kernel --interval-report 1ms 127.0.0.1
 echo "long_run: ok"
