@@ -1829,6 +1829,7 @@ probe_report(struct app_run *r, double duration_s,
 				.network_rtt = t->proto->has_remote_ts
 						       ? &w->network_rtt
 						       : NULL,
+				.removed = run->retired[i],
 			};
 			remote_ts = remote_ts && t->proto->has_remote_ts;
 		}

@@ -613,6 +613,15 @@ target_row_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+static bool
+any_removed(const struct report_probe *r)
+{
+	for (unsigned i = 0; i < r->n_targets; i++)
+		if (r->targets[i].removed)
+			return true;
+	return false;
+}
+
 static int
 text_targets(FILE *out, const struct report_probe *r)
 {
@@ -628,7 +637,8 @@ text_targets(FILE *out, const struct report_probe *r)
 		report_summarise(hist_or_empty(r->targets[i].rtt), &rows[i].s);
 	}
 	qsort(rows, r->n_targets, sizeof(*rows), target_row_cmp);
-	fprintf(out, "Targets (%u, worst p99 first):\n", r->n_targets);
+	fprintf(out, "Targets (%u, worst p99 first%s):\n", r->n_targets,
+		any_removed(r) ? "; * removed on SIGHUP" : "");
 	fprintf(out, "  %-21s %-8s %-12s %9s %9s %7s %10s %10s %10s\n",
 		"target", "proto", "label", "sent", "received", "loss", "p50",
 		"p99", "max");
@@ -637,9 +647,10 @@ text_targets(FILE *out, const struct report_probe *r)
 		const struct report_summary *s = &rows[i].s;
 
 		fprintf(out,
-			"  %-21s %-8s %-12s %9" PRIu64 " %9" PRIu64
+			"%c %-21s %-8s %-12s %9" PRIu64 " %9" PRIu64
 			" %6.2f%% %10s %10s %10s\n",
-			str_or(t->target, "?"), str_or(t->proto, "?"),
+			t->removed ? '*' : ' ', str_or(t->target, "?"),
+			str_or(t->proto, "?"),
 			t->label != NULL && t->label[0] != '\0' ? t->label
 								: "-",
 			t->sent, t->received,
@@ -1089,6 +1100,7 @@ json_targets(const struct report_probe *r, int *err)
 		jset_str(o, "target", t->target, err);
 		jset_str(o, "proto", t->proto, err);
 		jset_str(o, "label", t->label != NULL ? t->label : "", err);
+		jset_bool(o, "removed", t->removed, err);
 		jset_u64(p, "sent", t->sent, err);
 		jset_u64(p, "received", t->received, err);
 		jset_u64(p, "lost", t->lost, err);

@@ -84,6 +84,7 @@ assert d['interrupted'] is True
 t = [(x['target'], x['label']) for x in d['targets']]
 # The retired .1 keeps its row; .2 and the new .1.
 assert t == [(f'{net}.1:862', 'a'), (f'{net}.2:862', 'b'), (f'{net}.1:862', 'a')], t
+assert [x['removed'] for x in d['targets']] == [True, False, False], d['targets']
 assert all(x['probes']['lost'] == 0 for x in d['targets']), d['targets']
 # Bounded: the last 5 intervals, the rest counted.
 assert len(d['intervals']) == 5, len(d['intervals'])

@@ -166,6 +166,7 @@ struct report_target {
 	uint64_t sent, received, lost;
 	const struct histogram *rtt;
 	const struct histogram *network_rtt; /* NULL: the proto has none */
+	bool removed; /* SIGHUP took it out of the pinglist during the run */
 };
 
 /* One target's figures over one --interval-report interval. */

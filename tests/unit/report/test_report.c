@@ -685,18 +685,28 @@ test_probe_targets(void **state)
 	for (uint64_t v = 50000; v < 90000; v += 400)
 		histogram_record(slow, v);
 	t[0] = (struct report_target){
-		"198.18.0.2:862", "stamp", "", 100, 100, 0, fast, fast};
-	t[1] = (struct report_target){
-		"198.18.0.3:862", "stamp", "rack-2", 104, 100, 4, slow, slow};
+		"198.18.0.2:862", "stamp", "", 100, 100, 0, fast, fast, false};
+	t[1] = (struct report_target){"198.18.0.3:862",
+				      "stamp",
+				      "rack-2",
+				      104,
+				      100,
+				      4,
+				      slow,
+				      slow,
+				      false};
 	t[2] = (struct report_target){
-		"198.18.0.4:862", "stamp", "", 5, 0, 5, NULL, NULL};
+		"198.18.0.4:862", "stamp", "", 5, 0, 5, NULL, NULL, true};
 	r.targets = t;
 	r.n_targets = 3;
 	CAPTURE(report_probe_text(&r, m_), text);
-	assert_non_null(strstr(text, "Targets (3, worst p99 first):"));
+	assert_non_null(strstr(text, "Targets (3, worst p99 first; * removed "
+				     "on SIGHUP):"));
+	assert_non_null(strstr(text, "* 198.18.0.4:862"));
+	assert_non_null(strstr(text, "  198.18.0.3:862"));
 	pf = strstr(text, "  198.18.0.2:862");
 	ps = strstr(text, "  198.18.0.3:862");
-	pe = strstr(text, "  198.18.0.4:862");
+	pe = strstr(text, "* 198.18.0.4:862");
 	assert_non_null(pf);
 	assert_non_null(ps);
 	assert_non_null(pe);
@@ -717,7 +727,9 @@ test_probe_targets(void **state)
 	assert_int_equal(jget_u64(o, "probes.lost"), 4);
 	check_summary(o, "rtt_ns", slow);
 	check_summary(o, "network_rtt_ns", slow);
+	assert_false(json_object_get_boolean(jget(o, "removed")));
 	o = json_object_array_get_idx(a, 2);
+	assert_true(json_object_get_boolean(jget(o, "removed")));
 	assert_int_equal(jget_u64(o, "rtt_ns.count"), 0);
 	assert_false(json_object_object_get_ex(o, "network_rtt_ns", NULL));
 	json_object_put(root);
