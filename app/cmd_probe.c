@@ -1502,9 +1502,14 @@ probe_init_workers_multi(struct app_run *r)
 	run->n_lanes = r->n_workers;
 	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
 	 * lcores wait for new ones until the run ends. */
-	for (unsigned l = 0; l < run->n_lanes; l++)
+	for (unsigned l = 0; l < run->n_lanes; l++) {
 		prober_set_init(&run->sets[l],
 				o->targets_file != NULL && o->count == 0);
+		/* Targets SIGHUP adds: ARP by their lcore. */
+		if (r->dpdk_ready && !o->have_peer_mac)
+			run->sets[l].arp_timeout_ms =
+				(unsigned)(o->arp_timeout_ns / 1000000);
+	}
 	for (unsigned ti = 0; ti < o->n_tg; ti++) {
 		if (o->tg[ti].skip)
 			continue;
@@ -1583,14 +1588,10 @@ probe_hup(struct app_run *r)
 			continue;
 		}
 		if (r->dpdk_ready) {
-			if (!o->have_peer_mac) {
-				app_warn("SIGHUP: %s not added: on the dpdk "
-					 "backend a new target needs "
-					 "--peer-mac (no ARP after the start)",
-					 t->name);
-				continue;
-			}
-			t->mac = o->peer_mac;
+			/* Without --peer-mac its lcore resolves it. */
+			memset(&t->mac, 0, sizeof(t->mac));
+			if (o->have_peer_mac)
+				t->mac = o->peer_mac;
 		} else {
 			struct sockio_opts so;
 

@@ -39,6 +39,32 @@ prober_set_retire(struct prober_set *s, unsigned i)
 		__atomic_store_n(&s->retired[i], true, __ATOMIC_RELAXED);
 }
 
+static bool
+mac_zero(const struct codec_mac *m)
+{
+	static const struct codec_mac zero;
+
+	return memcmp(m, &zero, sizeof(zero)) == 0;
+}
+
+/* The peer's MAC of a worker added without one; false if none came. */
+static bool
+resolve(const struct prober_set *s, struct prober_worker *w,
+	const atomic_bool *stop)
+{
+	struct codec_flow *f = &w->flow;
+
+	if (s->arp_timeout_ms == 0 || !mac_zero(&f->dst_mac))
+		return true;
+	if (prober_arp_resolve_vlan(
+		    w->q, &f->src_mac, f->src4,
+		    f->vlan ? (uint16_t)(f->vlan_tci & 0xfff) : 0, f->dst4,
+		    s->arp_timeout_ms, &w->conf->clock, &f->dst_mac, stop) == 0)
+		return true;
+	w->unresolved = true;
+	return false;
+}
+
 static void
 finish(struct turn *t, struct prober_worker *w)
 {
@@ -70,8 +96,12 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 			if (t[i].done)
 				continue;
 			if (!t[i].begun) {
-				prober_worker_begin(c);
 				t[i].begun = true;
+				if (!resolve(s, c, stop)) {
+					finish(&t[i], c);
+					continue;
+				}
+				prober_worker_begin(c);
 			}
 			if (__atomic_load_n(&s->retired[i], __ATOMIC_RELAXED)) {
 				finish(&t[i], c);

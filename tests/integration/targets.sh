@@ -79,5 +79,30 @@ if lp_have curl; then
 		promtool check metrics <"$WORK/m.prom" || fail "promtool: dpdk exposition"
 	fi
 fi
+
+# SIGHUP on the dpdk backend: the new target's MAC comes from ARP on the
+# lcore that probes it.
+printf '%s\n' "$refl_ip" >"$WORK/pl2"
+LP_BG_LOG=$WORK/probe3.log lp_bg_ns "$LP_NS_PROBE" "$LATPROBE" probe -l 1 \
+	"${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=$LP_IF_PROBE" -- \
+	--addr "$LP_ADDR_PROBE" --forever -q -i 1ms --targets "$WORK/pl2" \
+	--json "$WORK/probe3.json"
+pid=$LP_LAST_PID
+lp_wait_for "$WORK/probe3.log" '^latprobe probe: ' 20 ||
+	{ cat "$WORK/probe3.log" >&2; fail "prober 3 did not start"; }
+sleep 0.5
+printf '%s\n%s proto=sockperf\n' "$refl_ip" "$refl_ip" >"$WORK/pl2"
+kill -HUP "$pid"
+lp_wait_for "$WORK/probe3.log" 'SIGHUP: .* 1 kept, 1 added, 0 removed' 10 ||
+	{ cat "$WORK/probe3.log" >&2; fail "SIGHUP not applied"; }
+sleep 1
+lp_stop_bg "$pid"
+$PY - "$WORK/probe3.json" "$refl_ip" <<'PYEOF' || fail "SIGHUP on dpdk: the JSON report"
+import json, sys
+d, ip = json.load(open(sys.argv[1])), sys.argv[2]
+t = {(x['target'], x['proto']): x['probes'] for x in d['targets']}
+assert set(t) == {(f'{ip}:862', 'stamp'), (f'{ip}:11111', 'sockperf')}, t
+assert all(p['sent'] > 0 and p['lost'] == 0 for p in t.values()), t
+PYEOF
 stop_reflector
 echo "$LP_PROG: ok"

@@ -205,7 +205,8 @@ struct prober_worker {
 	/* Largest L3 packet sent whole: the queue's MTU capped at what one
 	 * of its mbufs holds after the L2 header. */
 	uint16_t mtu;
-	bool done; /* set when the worker returns */
+	bool done;	 /* set when the worker returns */
+	bool unresolved; /* prober_set_run(): ARP for its peer failed */
 	/* prober_worker_step()'s place: the next sequence number, when the
 	 * next probe may start (-i), the -t deadline (0 = none). */
 	uint64_t step_seq, step_next_send, step_deadline;
@@ -274,6 +275,11 @@ struct prober_set {
 	unsigned n; /* published workers: store release, load acquire */
 	bool retired[PROBER_SET_MAX];
 	bool open;
+	/* Non-zero: a worker added without its peer's MAC (all zero) is
+	 * resolved by ARP on its queue when the lcore begins it (its other
+	 * workers wait meanwhile); if nobody answers within this many ms it
+	 * is done at once (unresolved set, nothing sent). */
+	unsigned arp_timeout_ms;
 };
 
 void prober_set_init(struct prober_set *s, bool open);

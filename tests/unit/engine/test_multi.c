@@ -237,6 +237,38 @@ test_set_changes(void **state)
 	stop(w);
 }
 
+/* Workers added without the peer's MAC: their lcore resolves it by ARP
+ * when it begins them; one nobody answers is done, unresolved. */
+static void
+test_set_arp(void **state)
+{
+	static const atomic_bool no_stop;
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, false);
+	s->arp_timeout_ms = 1;
+	w->pc[0].count = 20;
+	w->pc[1].count = 20;
+	memset(&w->pc[0].flow.dst_mac, 0, sizeof(w->pc[0].flow.dst_mac));
+	memset(&w->pc[1].flow.dst_mac, 0, sizeof(w->pc[1].flow.dst_mac));
+	w->pc[1].flow.dst4 = TW_OTHER_IP;
+	start(w);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	assert_int_equal(prober_set_add(s, &w->pw[1]), 0);
+	assert_int_equal(prober_set_run(s, 0, &no_stop), 0);
+	assert_memory_equal(&w->pw[0].flow.dst_mac, &tw_refl_mac,
+			    sizeof(tw_refl_mac));
+	assert_false(w->pw[0].unresolved);
+	assert_int_equal(w->pw[0].st.received, 20);
+	assert_true(w->pw[1].unresolved);
+	assert_int_equal(w->pw[1].st.sent + w->pw[1].st.warmup, 0);
+	assert_true(w->pw[1].done);
+	free(s);
+	stop(w);
+}
+
 static void
 test_stop(void **state)
 {
@@ -263,6 +295,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_changes, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_set_arp, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("multi", tests, NULL, NULL);
