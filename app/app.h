@@ -34,6 +34,11 @@ app_quit_set(void)
 
 /* The first SIGINT/SIGTERM sets force_quit, a second one _exit()s. */
 void app_signals_install(void);
+/* SIGHUP sets a flag only (probe --targets re-reads its pinglist); the
+ * side thread takes it with app_hup_take(). Without this, SIGHUP ends the
+ * process as by default. */
+void app_hup_install(void);
+bool app_hup_take(void);
 
 /* "latprobe: <msg>" on stderr. */
 void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -45,6 +50,7 @@ struct app_common_opts {
 	unsigned prefix;
 	bool have_addr;
 	uint64_t duration_ns; /* -t; 0 = no limit */
+	bool forever;	      /* -t 0 (probe: also --forever): until stopped */
 	uint16_t port_id;
 	const char *json;
 	uint64_t calib_ns;
@@ -57,7 +63,10 @@ struct app_common_opts {
 	const char *hlog;		      /* --hlog FILE */
 	uint64_t hlog_interval_ns;	      /* --hlog-interval */
 	bool have_hlog_interval;
-	bool no_doctor; /* --no-doctor: no host summary at start */
+	bool no_doctor;	       /* --no-doctor: no host summary at start */
+	uint32_t metrics_addr; /* --metrics ADDR:PORT, host order */
+	uint16_t metrics_port;
+	bool have_metrics;
 };
 
 /* getopt_long codes of the shared options (long-only ones above 0xff). */
@@ -77,6 +86,7 @@ enum {
 	APP_OPT_NO_DOCTOR = 0x440,
 	APP_OPT_HW_TIMESTAMPS = 0x480, /* h3's range: 0x480-0x4bf */
 	APP_OPT_LIVE_PATH = 0x481,
+	APP_OPT_METRICS = 0x580, /* h6's range: 0x580-0x5bf */
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -94,6 +104,7 @@ enum {
 		{"no-doctor", no_argument, NULL, APP_OPT_NO_DOCTOR},           \
 		{"hw-timestamps", no_argument, NULL, APP_OPT_HW_TIMESTAMPS},   \
 		{"live-path", no_argument, NULL, APP_OPT_LIVE_PATH},           \
+		{"metrics", required_argument, NULL, APP_OPT_METRICS},         \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \

@@ -29,9 +29,48 @@
 #include "latprobe/sockperf.h"
 #include "latprobe/stamp.h"
 #include "latprobe/stamp_auth.h"
+#include "metrics_srv.h"
+#include "pinglist.h"
+
+/* How long a target that stopped answering rests between tries. */
+#define PROBE_REST_NS 1000000000ull
+
+/* Long-only option codes of probe (h6's range: 0x581-0x5bf). */
+enum {
+	PROBE_OPT_TARGETS = 0x581,
+	PROBE_OPT_FOREVER,	   /* 0x582 */
+	PROBE_OPT_INTERVAL_REPORT, /* 0x583 */
+};
+
+/* --interval-report keeps this many intervals for the JSON (the oldest
+ * are let go): a run of any length holds bounded memory. */
+#define PROBE_IV_KEEP 1000
+
+/* One target of --targets FILE or of several TARGET arguments. */
+struct probe_target {
+	uint32_t addr;
+	uint16_t dport;
+	const struct probe_proto *proto;
+	unsigned size; /* -l, or the proto's minimum */
+	char label[PINGLIST_LABEL_MAX];
+	char name[24]; /* "A.B.C.D:PORT" */
+	struct codec_mac mac;
+	struct sockio *sock; /* kernel backend: its own socket */
+	bool skip;	     /* ARP did not resolve it: not probed */
+};
 
 struct probe_opts {
 	struct app_common_opts co;
+	/* Several targets (--targets, or more than one TARGET): each its own
+	 * worker, round robin per lcore. Else tg[0] is the target below. */
+	bool multi;
+	const char *targets_file;
+	struct probe_target tg[PINGLIST_MAX];
+	unsigned n_tg;
+	bool have_l;
+	uint64_t iv_report_ns; /* --interval-report; 0 = off */
+	char **args;	       /* the TARGET arguments, again on SIGHUP */
+	int n_args;
 	uint32_t target;
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
@@ -56,8 +95,10 @@ static void
 probe_usage(FILE *f)
 {
 	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN "
-	      "[options] TARGET[:PORT]\n"
-	      "       latprobe probe --backend kernel [options] TARGET[:PORT]\n"
+	      "[options] TARGET[:PORT]...\n"
+	      "       latprobe probe --backend kernel [options] "
+	      "TARGET[:PORT]...\n"
+	      "       latprobe probe ... --targets FILE [TARGET[:PORT]...]\n"
 	      "\n"
 	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read "
 	      "right before\n"
@@ -99,10 +140,25 @@ probe_usage(FILE *f)
 	      "                       upper edges in microseconds (default: "
 	      "about 20 rows\n"
 	      "                       spaced for the data, from p0.1 to max)\n"
+	      "  -t 0, --forever      run until SIGINT/SIGTERM (with "
+	      "--interval-report,\n"
+	      "                       --metrics: memory stays bounded)\n"
+	      "  --interval-report T  each T (100ms..1h): one line per target "
+	      "on stdout\n"
+	      "                       (sent, lost, p50, p99, max of that "
+	      "interval); JSON\n"
+	      "                       \"intervals\" keeps the last 1000\n"
 	      "  --timeout T          a probe not answered by then is lost "
 	      "(default 200ms);\n"
 	      "                       a lost probe delays the next -i start "
 	      "to its timeout\n"
+	      "  --targets FILE       a pinglist, one target a line: "
+	      "ADDR[:PORT] [proto=P]\n"
+	      "                       [label=L], '#' comments; with TARGETs "
+	      "too. Targets take\n"
+	      "                       turns on each lcore (spread over "
+	      "lcores), -n per target,\n"
+	      "                       one row each in the report\n"
 	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
@@ -136,6 +192,10 @@ probe_usage(FILE *f)
 	      "                       turnaround; ns) for HdrHistogram's "
 	      "tools\n"
 	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
+	      "  --metrics ADDR:PORT  serve Prometheus metrics on "
+	      "http://ADDR:PORT/metrics\n"
+	      "                       (counters and RTT histograms per "
+	      "target; off by default)\n"
 	      "  --pcap FILE          every probe and answer as pcapng (first "
 	      "256 bytes),\n"
 	      "                       TSC timestamps; copies taken outside "
@@ -186,6 +246,159 @@ probe_usage(FILE *f)
 }
 /* clang-format on */
 
+struct pinglist_bad {
+	const char *file;
+};
+
+static void
+pinglist_warn(void *arg, unsigned line, const char *why)
+{
+	const struct pinglist_bad *b = arg;
+
+	app_warn("--targets %s:%u: %s; line skipped", b->file, line, why);
+}
+
+/* One target into o->tg (a duplicate is skipped); 0, or -1 (printed). */
+static int
+target_add(struct probe_opts *o, uint32_t addr, bool has_port, uint16_t port,
+	   const char *proto, const char *label, const char *where)
+{
+	struct probe_target *t = &o->tg[o->n_tg];
+	char ip[16];
+
+	if (o->n_tg >= PINGLIST_MAX) {
+		app_warn("%s: more than %u targets; skipped", where,
+			 PINGLIST_MAX);
+		return 0;
+	}
+	memset(t, 0, sizeof(*t));
+	t->proto = proto[0] != '\0' ? probe_proto_find(proto) : o->proto;
+	if (t->proto == NULL) {
+		app_warn("%s: unknown proto '%s'; skipped", where, proto);
+		return 0;
+	}
+	if (o->co.kernel && !t->proto->udp) {
+		app_warn("%s: --backend kernel runs stamp, sockperf and "
+			 "udp-echo, not %s; skipped",
+			 where, t->proto->name);
+		return 0;
+	}
+	if (o->co.auth_key_len != 0 && t->proto != &probe_proto_stamp) {
+		app_warn("%s: --auth-key applies to stamp only, not %s; "
+			 "skipped",
+			 where, t->proto->name);
+		return 0;
+	}
+	t->addr = addr;
+	t->dport = has_port ? port : t->proto->default_port;
+	t->size = o->have_l		    ? (unsigned)o->size
+		  : o->co.auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
+					    : t->proto->min_size;
+	if (t->size < t->proto->min_size ||
+	    (o->have_l && t->proto == &probe_proto_tcp_syn)) {
+		app_warn("%s: -l %u does not fit %s; skipped", where, t->size,
+			 t->proto->name);
+		return 0;
+	}
+	snprintf(t->label, sizeof(t->label), "%s", label);
+	cli_format_ipv4(addr, ip);
+	/* ICMP has no port: the address alone names it. */
+	if (t->proto == &probe_proto_icmp)
+		snprintf(t->name, sizeof(t->name), "%s", ip);
+	else
+		snprintf(t->name, sizeof(t->name), "%s:%u", ip, t->dport);
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		if (o->tg[i].addr == t->addr && o->tg[i].dport == t->dport &&
+		    o->tg[i].proto == t->proto) {
+			app_warn("%s: %s %s given twice; skipped", where,
+				 t->name, t->proto->name);
+			return 0;
+		}
+	}
+	o->n_tg++;
+	return 0;
+}
+
+/* The TARGET arguments, then --targets FILE (again on SIGHUP: reload). 0
+ * or -1 (printed). */
+static int
+probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
+{
+	struct pinglist_entry *e;
+	struct pinglist_bad bad;
+	unsigned n, n_bad;
+	char *text = NULL, where[320];
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < n_args; i++) {
+		uint32_t addr;
+		uint16_t port;
+		bool has_port;
+
+		if (cli_parse_target(args[i], &addr, &port, &has_port))
+			return app_opt_bad("TARGET", "A.B.C.D[:PORT]", args[i]);
+		snprintf(where, sizeof(where), "TARGET %s", args[i]);
+		if (has_port && port == 0)
+			return app_opt_bad("TARGET", "A.B.C.D[:PORT]", args[i]);
+		target_add(o, addr, has_port, port, "", "", where);
+	}
+	if (o->targets_file != NULL) {
+		f = fopen(o->targets_file, "re");
+		if (f == NULL) {
+			app_err("--targets %s: %s", o->targets_file,
+				strerror(errno));
+			return -1;
+		}
+		text = malloc(PINGLIST_FILE_MAX + 1);
+		if (text != NULL)
+			len = fread(text, 1, PINGLIST_FILE_MAX + 1, f);
+		if (text == NULL || ferror(f) || len > PINGLIST_FILE_MAX) {
+			app_err("--targets %s: %s", o->targets_file,
+				text == NULL ? "out of memory"
+				: ferror(f)  ? "cannot read it"
+					     : "larger than 1 MiB");
+			fclose(f);
+			free(text);
+			return -1;
+		}
+		fclose(f);
+		e = calloc(PINGLIST_MAX, sizeof(*e));
+		if (e == NULL) {
+			free(text);
+			app_err("out of memory");
+			return -1;
+		}
+		bad.file = o->targets_file;
+		n = pinglist_parse(text, len, e, PINGLIST_MAX, pinglist_warn,
+				   &bad, &n_bad);
+		for (unsigned i = 0; i < n; i++) {
+			snprintf(where, sizeof(where), "--targets %s:%u",
+				 o->targets_file, e[i].line);
+			target_add(o, e[i].addr, e[i].has_port, e[i].port,
+				   e[i].proto, e[i].label, where);
+		}
+		free(e);
+		free(text);
+	}
+	if (reload)
+		return 0; /* an empty list is a list: every target stops */
+	if (o->n_tg == 0) {
+		app_err(n_args == 0 && o->targets_file == NULL
+				? "no TARGET given (e.g. 198.18.0.2 or "
+				  "198.18.0.2:862, or --targets FILE)"
+				: "no target left to probe");
+		return -1;
+	}
+	o->multi = o->targets_file != NULL || o->n_tg > 1;
+	/* One target: the command line's proto and size as before. */
+	if (!o->multi) {
+		o->proto = o->tg[0].proto;
+		o->size = o->tg[0].size;
+	}
+	return 0;
+}
+
 static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
@@ -200,6 +413,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"pcap", required_argument, NULL, 'W'},
 		{"vlan", required_argument, NULL, 'V'},
 		{"loopback", no_argument, NULL, 'L'},
+		{"targets", required_argument, NULL, PROBE_OPT_TARGETS},
+		{"forever", no_argument, NULL, PROBE_OPT_FOREVER},
+		{"interval-report", required_argument, NULL,
+		 PROBE_OPT_INTERVAL_REPORT},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -309,6 +526,21 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		case 'L':
 			o->loopback = true;
 			break;
+		case PROBE_OPT_TARGETS:
+			o->targets_file = optarg;
+			break;
+		case PROBE_OPT_FOREVER:
+			o->co.forever = true;
+			o->co.duration_ns = 0;
+			break;
+		case PROBE_OPT_INTERVAL_REPORT:
+			if (cli_parse_duration_ns(optarg, &o->iv_report_ns) ||
+			    o->iv_report_ns < 100000000ull ||
+			    o->iv_report_ns > 3600000000000ull)
+				return app_opt_bad(
+					"--interval-report",
+					"a duration from 100ms to 1h", optarg);
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -321,6 +553,14 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	}
 	if (o->co.duration_ns != 0 && !have_n)
 		o->count = 0;
+	if (o->co.forever) {
+		if (have_n) {
+			app_err("-n COUNT and --forever (-t 0) do not go "
+				"together");
+			return -1;
+		}
+		o->count = 0; /* until SIGINT/SIGTERM */
+	}
 	if (have_l && o->proto == &probe_proto_tcp_syn) {
 		app_err("-l does not apply to tcp-syn (a SYN carries no data)");
 		return -1;
@@ -351,21 +591,19 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->proto->min_size);
 		return -1;
 	}
-	if (optind >= argc) {
-		app_err("no TARGET given (e.g. 198.18.0.2 or 198.18.0.2:862)");
+	o->have_l = have_l;
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	if (probe_targets_load(o, o->n_args, o->args, false) != 0)
 		return -1;
-	}
-	if (optind + 1 < argc) {
-		app_err("unexpected argument '%s' after the target",
-			argv[optind + 1]);
+	if (o->multi && (o->loopback || o->pcap != NULL)) {
+		app_err("--loopback and --pcap take one target");
 		return -1;
 	}
 	o->target_str = argv[optind];
-	if (cli_parse_target(argv[optind], &o->target, &o->dport,
-			     &o->have_port))
-		return app_opt_bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
-	if (!o->have_port)
-		o->dport = o->proto->default_port;
+	o->target = o->tg[0].addr;
+	o->dport = o->tg[0].dport;
+	o->have_port = true;
 	if (o->co.kernel) {
 		if (!o->proto->udp) {
 			app_err("--backend kernel runs stamp, sockperf and "
@@ -395,17 +633,44 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
+/* One worker per lcore, or (several targets) one per target. */
+#define PROBE_MAX_WORKERS                                                      \
+	(RTE_MAX_LCORE > PINGLIST_MAX ? RTE_MAX_LCORE : PINGLIST_MAX)
+
 struct probe_run {
-	struct prober_worker w[RTE_MAX_LCORE];
-	struct prober_conf conf[RTE_MAX_LCORE];
+	struct prober_worker w[PROBE_MAX_WORKERS];
+	struct prober_conf conf[PROBE_MAX_WORKERS];
 	struct loopback_io lo[RTE_MAX_LCORE];
 	unsigned n_workers;
+	/* Several targets: worker i probes o.tg[target[i]] on lcore (run
+	 * worker index) lane[i], place slot[i] in that lane's set; retired
+	 * when SIGHUP took its target out of the pinglist. */
+	unsigned target[PROBE_MAX_WORKERS];
+	unsigned lane[PROBE_MAX_WORKERS];
+	unsigned slot[PROBE_MAX_WORKERS];
+	bool retired[PROBE_MAX_WORKERS];
+	struct prober_set *sets; /* one per lane */
+	unsigned n_lanes;
 };
 
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
 struct live {
 	struct histogram *prev, *snap, *iv, *sum;
 	uint64_t sent, recv, lost;
+	bool oom;
+};
+
+/* --interval-report: per-worker snapshots and the last intervals. */
+struct ivrep {
+	struct histogram *prev[PROBE_MAX_WORKERS];
+	uint64_t sent[PROBE_MAX_WORKERS], recv[PROBE_MAX_WORKERS],
+		lost[PROBE_MAX_WORKERS];
+	struct histogram *snap, *iv, *sum;
+	struct report_interval ring[PROBE_IV_KEEP];
+	unsigned head, n; /* ring[head] is the oldest of n */
+	unsigned keep;	  /* PROBE_IV_KEEP (tests: LATPROBE_TEST_IV_KEEP) */
+	uint64_t dropped;
+	double last_el;
 	bool oom;
 };
 
@@ -422,15 +687,27 @@ struct probe_ctx {
 	char ip[16];
 	struct codec_mac peer;
 	struct live live;
+	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
+	struct ivrep *ivr;		    /* --interval-report */
 };
 
 static int
 probe_worker(struct app_run *r, unsigned idx)
 {
 	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
 
-	x->run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
-	return prober_worker_run(&x->run->w[idx], &force_quit);
+	if (!x->o.multi) {
+		run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+		return prober_worker_run(&run->w[idx], &force_quit);
+	}
+	/* This lcore's targets take turns; a silent one rests 1 s. */
+	for (unsigned i = 0; i < run->sets[idx].n; i++)
+		run->sets[idx].w[i]->lcore =
+			r->dpdk_ready ? r->worker_lcore[idx] : 0;
+	return prober_set_run(&run->sets[idx],
+			      tsc_from_ns(&r->clk.clock, PROBE_REST_NS),
+			      &force_quit);
 }
 
 static uint64_t
@@ -481,7 +758,8 @@ probe_tick(struct app_run *r, double el)
 	if (lv->oom)
 		return;
 	if (lv->prev == NULL) {
-		lv->prev = calloc(run->n_workers + 1, sizeof(*lv->prev));
+		/* Room for workers SIGHUP may add later. */
+		lv->prev = calloc(PROBE_MAX_WORKERS + 1, sizeof(*lv->prev));
 		lv->snap = histogram_create();
 		lv->iv = histogram_create();
 		lv->sum = histogram_create();
@@ -490,7 +768,7 @@ probe_tick(struct app_run *r, double el)
 			lv->oom = true;
 			return;
 		}
-		for (unsigned i = 0; i < run->n_workers; i++)
+		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
 			histogram_init(&lv->prev[i]);
 	}
 	sent = SUM_STAT(run, sent);
@@ -535,6 +813,8 @@ probe_watch(struct app_run *r, double el)
 	const char *why;
 
 	(void)el;
+	if (x->o.multi)
+		return false; /* per target: the report's rows, the metrics */
 	if (SUM_STAT(run, answered) != 0)
 		return false; /* alive */
 	if (done < DEAD_PROBES)
@@ -625,6 +905,254 @@ static const enum report_unreach unreach_to_report[PROBER_UNREACH__COUNT] = {
 _Static_assert((int)PROBER_UNREACH__COUNT == (int)REPORT_UNREACH__COUNT,
 	       "every unreachable class has a report name");
 
+/*
+ * The series of --metrics: one per target with several targets (worker i
+ * is target i), else one for all the workers of the one target.
+ */
+/* Workers published so far (SIGHUP adds some from the side thread). */
+static unsigned
+run_nw(const struct probe_run *run)
+{
+	return __atomic_load_n(&run->n_workers, __ATOMIC_ACQUIRE);
+}
+
+static unsigned
+mx_n_series(const struct probe_ctx *x)
+{
+	return x->o.multi ? run_nw(x->run) : 1;
+}
+
+static bool
+mx_in(const struct probe_ctx *x, unsigned series, unsigned worker)
+{
+	return !x->o.multi || series == worker;
+}
+
+/* A target SIGHUP removed: its series leaves the exposition. */
+static bool
+mx_retired(const struct probe_ctx *x, unsigned series)
+{
+	return x->o.multi &&
+	       __atomic_load_n(&x->run->retired[series], __ATOMIC_RELAXED);
+}
+
+static const struct probe_target *
+mx_target(const struct probe_ctx *x, unsigned series)
+{
+	return &x->o.tg[x->o.multi ? x->run->target[series] : 0];
+}
+
+static uint64_t
+mx_stat(const struct probe_ctx *x, unsigned series, size_t off)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < run_nw(x->run); i++)
+		if (mx_in(x, series, i))
+			v += prober_stat_read(
+				(const uint64_t *)((const char *)&x->run->w[i]
+							   .st +
+						   off));
+	return v;
+}
+
+/* The series' histogram at off in struct prober_worker, in x->mx_sum. */
+static void
+mx_merge(struct probe_ctx *x, unsigned series, size_t off)
+{
+	struct probe_run *run = x->run;
+
+	histogram_init(x->mx_sum);
+	for (unsigned i = 0; i < run_nw(run); i++) {
+		if (!mx_in(x, series, i))
+			continue;
+		histogram_snapshot(
+			(const struct histogram *)((const char *)&run->w[i] +
+						   off),
+			x->mx_snap);
+		histogram_merge(x->mx_sum, x->mx_snap);
+	}
+}
+
+static void
+mx_labels(const struct probe_ctx *x, unsigned series, struct metrics_label l[3])
+{
+	const struct probe_target *t = mx_target(x, series);
+
+	l[0] = (struct metrics_label){"target", t->name};
+	l[1] = (struct metrics_label){"proto", t->proto->name};
+	l[2] = (struct metrics_label){"label", t->label};
+}
+
+static void
+mx_counter(struct probe_ctx *x, struct metrics_buf *b, const char *name,
+	   const char *help, size_t off)
+{
+	struct metrics_label l[3];
+
+	metrics_family(b, name, "counter", help);
+	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		if (mx_retired(x, s))
+			continue;
+		mx_labels(x, s, l);
+		metrics_counter(b, name, l, 3, mx_stat(x, s, off));
+	}
+}
+
+/* Where the interval lines go: stdout, unless it carries the JSON. */
+static FILE *
+iv_out(const struct probe_ctx *x)
+{
+	return x->o.co.json != NULL && strcmp(x->o.co.json, "-") == 0 ? stderr
+								      : stdout;
+}
+
+/*
+ * --interval-report, from the side thread (and once more from the main
+ * thread after the workers stopped): each series' interval from relaxed
+ * snapshots, one line each, and into a ring of PROBE_IV_KEEP intervals.
+ */
+static void
+probe_report_interval(struct app_run *r, double el, bool final)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_run *run = x->run;
+	struct ivrep *v = x->ivr;
+	unsigned nw = run->n_workers, ns = mx_n_series(x);
+	struct report_iv_row *rows;
+	struct report_interval *slot;
+	char line[256];
+	FILE *out = iv_out(x);
+
+	(void) final;
+	if (v == NULL || v->oom)
+		return;
+	if (v->snap == NULL) {
+		v->snap = histogram_create();
+		v->iv = histogram_create();
+		v->sum = histogram_create();
+		if (v->snap == NULL || v->iv == NULL || v->sum == NULL) {
+			v->oom = true;
+			return;
+		}
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		if (v->prev[i] == NULL &&
+		    (v->prev[i] = histogram_create()) == NULL) {
+			v->oom = true;
+			return;
+		}
+	}
+	rows = calloc(ns != 0 ? ns : 1, sizeof(*rows));
+	if (rows == NULL)
+		return; /* this interval is lost; the next one covers it */
+	for (unsigned s = 0; s < ns; s++) {
+		struct report_iv_row *row = &rows[s];
+		struct report_summary sm;
+
+		histogram_init(v->sum);
+		for (unsigned i = 0; i < nw; i++) {
+			const struct prober_worker *w = &run->w[i];
+			uint64_t sent, recv, lost;
+
+			if (!mx_in(x, s, i))
+				continue;
+			histogram_snapshot(&w->rtt, v->snap);
+			histogram_interval(v->iv, v->snap, v->prev[i]);
+			histogram_merge(v->sum, v->iv);
+			*v->prev[i] = *v->snap;
+			sent = prober_stat_read(&w->st.sent);
+			recv = prober_stat_read(&w->st.received);
+			lost = prober_stat_read(&w->st.lost);
+			row->sent += sent - v->sent[i];
+			row->received += recv - v->recv[i];
+			row->lost += lost - v->lost[i];
+			v->sent[i] = sent;
+			v->recv[i] = recv;
+			v->lost[i] = lost;
+		}
+		report_summarise(v->sum, &sm);
+		row->target = mx_target(x, s)->name;
+		row->count = sm.count;
+		row->p50 = sm.pct[0];
+		row->p99 = sm.pct[2];
+		row->max = sm.max;
+	}
+	if (v->n == v->keep) {
+		free((void *)v->ring[v->head].rows);
+		v->head = (v->head + 1) % PROBE_IV_KEEP;
+		v->n--;
+		v->dropped++;
+	}
+	slot = &v->ring[(v->head + v->n) % PROBE_IV_KEEP];
+	*slot = (struct report_interval){
+		.t_s = el,
+		.len_s = el - v->last_el,
+		.rows = rows,
+		.n_rows = ns,
+	};
+	v->n++;
+	v->last_el = el;
+	for (unsigned s = 0; s < ns; s++) {
+		report_iv_line(line, sizeof(line), slot, &rows[s]);
+		fprintf(out, "%s\n", line);
+	}
+	fflush(out);
+}
+
+/*
+ * --metrics, from the metrics thread: counters and histograms read relaxed
+ * from the workers (single writer each; they only grow) and merged in this
+ * thread's own scratch histograms. Warm-up probes are not in them.
+ */
+static int
+probe_metrics(struct app_run *r, struct metrics_buf *b)
+{
+	struct probe_ctx *x = r->ctx;
+	struct metrics_label l[3];
+	bool any_net = false;
+
+	if (x->mx_snap == NULL) {
+		x->mx_snap = histogram_create();
+		x->mx_sum = histogram_create();
+		if (x->mx_snap == NULL || x->mx_sum == NULL)
+			return -ENOMEM;
+	}
+	app_metrics_preamble(b, "probe", r->dpdk_ready, r->clk.clock.hz);
+	mx_counter(x, b, "latprobe_probes_sent_total",
+		   "Probes sent whose fate is known (answered or lost)",
+		   offsetof(struct prober_stats, sent));
+	mx_counter(x, b, "latprobe_probes_received_total", "Probes answered",
+		   offsetof(struct prober_stats, received));
+	mx_counter(x, b, "latprobe_probes_lost_total",
+		   "Probes not answered within --timeout",
+		   offsetof(struct prober_stats, lost));
+	metrics_family(b, "latprobe_rtt_seconds", "histogram",
+		       "Round-trip time T4 - T1 (TSC, same lcore)");
+	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		if (mx_retired(x, s))
+			continue;
+		mx_labels(x, s, l);
+		mx_merge(x, s, offsetof(struct prober_worker, rtt));
+		metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
+		any_net = any_net || mx_target(x, s)->proto->has_remote_ts;
+	}
+	if (!any_net)
+		return b->err;
+	metrics_family(b, "latprobe_network_rtt_seconds", "histogram",
+		       "Network round-trip time (T4 - T1) - (T3 - T2): the "
+		       "reflector's turnaround taken out");
+	for (unsigned s = 0; s < mx_n_series(x); s++) {
+		if (!mx_target(x, s)->proto->has_remote_ts || mx_retired(x, s))
+			continue;
+		mx_labels(x, s, l);
+		mx_merge(x, s, offsetof(struct prober_worker, network_rtt));
+		metrics_histogram(b, "latprobe_network_rtt_seconds", l, 3,
+				  x->mx_sum);
+	}
+	return b->err;
+}
+
 static int
 write_samples(const void *arg, FILE *f)
 {
@@ -710,6 +1238,29 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.calib_ns = x->o.co.calib_ns;
 	r->opt.hlog_interval_ns =
 		x->o.co.hlog != NULL ? x->o.co.hlog_interval_ns : 0;
+	r->opt.have_metrics = x->o.co.have_metrics;
+	r->opt.metrics_addr = x->o.co.metrics_addr;
+	r->opt.metrics_port = x->o.co.metrics_port;
+	r->opt.report_interval_ns = x->o.iv_report_ns;
+	/* SIGHUP re-reads the pinglist; its lcores then wait for targets
+	 * until the run ends, which the side thread's deadline does. */
+	r->opt.want_hup = x->o.targets_file != NULL;
+	if (x->o.targets_file != NULL && x->o.count == 0)
+		r->opt.deadline_ns = x->o.co.duration_ns;
+	if (x->o.iv_report_ns != 0) {
+		const char *keep = getenv("LATPROBE_TEST_IV_KEEP");
+
+		x->ivr = calloc(1, sizeof(*x->ivr));
+		if (x->ivr == NULL) {
+			app_err("out of memory");
+			return -1;
+		}
+		/* Tests show the bound without a run of 1000 intervals. */
+		x->ivr->keep = keep != NULL && atoi(keep) > 0 &&
+					       atoi(keep) < PROBE_IV_KEEP
+				       ? (unsigned)atoi(keep)
+				       : PROBE_IV_KEEP;
+	}
 	return 0;
 }
 
@@ -737,6 +1288,93 @@ probe_open_outputs(struct app_run *r)
 	return ret;
 }
 
+/* Several targets: each its own ARP resolution (or --peer-mac). */
+static int
+probe_setup_dpdk_multi(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_opts *o = &x->o;
+	unsigned ok = 0;
+
+	conf_common(r);
+	memcpy(x->conf.flow.src_mac.b, r->port.mac.addr_bytes, 6);
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		struct probe_target *t = &o->tg[i];
+		int ret;
+
+		if (o->have_peer_mac) {
+			t->mac = o->peer_mac;
+			ok++;
+			continue;
+		}
+		if (app_quit()) {
+			t->skip = true;
+			continue;
+		}
+		ret = prober_arp_resolve_vlan(
+			&r->port.q[0], &x->conf.flow.src_mac, o->co.addr,
+			o->vlan, t->addr,
+			(unsigned)(o->arp_timeout_ns / 1000000), &r->clk.clock,
+			&t->mac, &force_quit);
+		if (ret != 0) {
+			t->skip = true;
+			if (ret != -EINTR)
+				app_warn("no ARP answer from %s within %.1fs: "
+					 "not probed",
+					 t->name,
+					 (double)o->arp_timeout_ns / 1e9);
+			continue;
+		}
+		ok++;
+	}
+	if (ok == 0 && !app_quit()) {
+		app_err("no target answered ARP (is a reflector running? "
+			"--peer-mac skips ARP)");
+		return EXIT_UNREACHABLE;
+	}
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		if (!o->tg[i].skip) {
+			x->peer = o->tg[i].mac;
+			break;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* Several targets on the kernel backend: one connected socket each. */
+static int
+probe_setup_kernel_multi(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_opts *o = &x->o;
+	struct sockio_opts so;
+
+	sockio_opts_default(&so);
+	so.so_busy_poll_us = o->co.busy_poll_us;
+	conf_common(r);
+	for (unsigned i = 0; i < o->n_tg; i++) {
+		struct probe_target *t = &o->tg[i];
+		uint16_t sport = (uint16_t)(o->sport + i);
+
+		t->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0,
+					     sport, t->addr, t->dport, &t->mac,
+					     &so);
+		if (t->sock == NULL) {
+			int err = errno;
+
+			app_err("kernel UDP socket :%u -> %s: %s%s", sport,
+				t->name, strerror(err),
+				err == EADDRINUSE
+					? " (the source port is in use: "
+					  "--sport N picks another range)"
+					: "");
+			return err == EINVAL ? EXIT_USAGE : EXIT_SETUP;
+		}
+	}
+	x->conf.flow.src4 = sockio_local_addr(o->tg[0].sock, 0);
+	return EXIT_OK;
+}
+
 /* Peer MAC, capture. Returns an exit code. */
 static int
 probe_setup_dpdk(struct app_run *r)
@@ -745,6 +1383,9 @@ probe_setup_dpdk(struct app_run *r)
 	struct probe_opts *o = &x->o;
 	char err[256];
 	int ret;
+
+	if (o->multi)
+		return probe_setup_dpdk_multi(r);
 
 	conf_common(r);
 	memcpy(x->conf.flow.src_mac.b, r->port.mac.addr_bytes, 6);
@@ -797,6 +1438,8 @@ probe_setup_kernel(struct app_run *r)
 	struct probe_opts *o = &x->o;
 	struct sockio_opts so;
 
+	if (o->multi)
+		return probe_setup_kernel_multi(r);
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
 	x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0, o->sport,
@@ -824,6 +1467,217 @@ probe_setup_kernel(struct app_run *r)
 	return EXIT_OK;
 }
 
+/*
+ * Worker k for target o.tg[ti] on lane k % lanes: its conf, queue (the
+ * lane's DPDK queue, or the target's own socket), and a place in the
+ * lane's set (which publishes it to the lcore). Returns an exit code
+ * (message printed); from the side thread on SIGHUP too.
+ */
+static int
+probe_add_worker(struct app_run *r, unsigned ti, unsigned k)
+{
+	struct probe_ctx *x = r->ctx;
+	const struct probe_opts *o = &x->o;
+	struct probe_run *run = x->run;
+	const struct probe_target *t = &o->tg[ti];
+	struct prober_conf *c = &run->conf[k];
+	unsigned nl = run->n_lanes, lane = k % nl;
+	struct io_queue *q;
+
+	*c = x->conf;
+	c->proto = t->proto;
+	c->flow.dst4 = t->addr;
+	c->flow.dport = t->dport;
+	c->size = t->size;
+	c->count = o->count; /* -n per target */
+	c->max_samples = 16u * 1024 * 1024 / PINGLIST_MAX;
+	if (t->sock != NULL) {
+		q = sockio_queue(t->sock);
+		c->flow.src_mac = t->mac;
+		c->flow.src4 = sockio_local_addr(t->sock, 0);
+		c->flow.sport = sockio_local_port(t->sock, 0);
+	} else {
+		uint16_t sport;
+		int ret = port_pick_sport(&r->port, (uint16_t)lane, o->co.addr,
+					  t->addr, t->dport, o->sport, &sport);
+
+		if (ret == 0 && !t->proto->udp &&
+		    t->proto != &probe_proto_tcp_syn && nl > 1 && r->port.rss)
+			ret = -ENOTSUP; /* ICMP: hashed on addresses */
+		if (ret == 0 && nl > 1 && r->port.rss &&
+		    t->size + 28 > r->port.q[lane].mtu)
+			ret = -ENOTSUP; /* fragments: no ports */
+		if (ret != 0) {
+			app_err("with %u lcores the answers must come back on "
+				"each lcore's queue, and this port's RSS "
+				"cannot steer %s's %s answers there: use one "
+				"lcore (-l N)",
+				nl, t->name, t->proto->name);
+			return EXIT_USAGE;
+		}
+		q = &r->port.q[lane];
+		c->flow.dst_mac = t->mac;
+		c->flow.sport = sport;
+	}
+	run->target[k] = ti;
+	run->lane[k] = lane;
+	run->w[k].lcore = r->dpdk_ready ? r->worker_lcore[lane] : 0;
+	if (prober_worker_init(&run->w[k], c, q, k) != 0) {
+		app_err("out of memory (samples, fragment buffers)");
+		return EXIT_RUNTIME;
+	}
+	run->slot[k] = run->sets[lane].n;
+	if (prober_set_add(&run->sets[lane], &run->w[k]) != 0) {
+		prober_worker_fini(&run->w[k]);
+		app_err("lcore %u has %u targets already", lane,
+			PROBER_SET_MAX);
+		return EXIT_USAGE;
+	}
+	/* Published whole (release): the metrics thread reads up to here. */
+	__atomic_store_n(&run->n_workers, k + 1, __ATOMIC_RELEASE);
+	return EXIT_OK;
+}
+
+/* Several targets: one worker each, spread over the lcores in turn. */
+static int
+probe_init_workers_multi(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	const struct probe_opts *o = &x->o;
+	struct probe_run *run;
+	unsigned k = 0;
+	int ret;
+
+	run = x->run = calloc(1, sizeof(*x->run));
+	if (run != NULL)
+		run->sets = calloc(r->n_workers, sizeof(*run->sets));
+	if (run == NULL || run->sets == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	run->n_lanes = r->n_workers;
+	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
+	 * lcores wait for new ones until the run ends. */
+	for (unsigned l = 0; l < run->n_lanes; l++) {
+		prober_set_init(&run->sets[l],
+				o->targets_file != NULL && o->count == 0);
+		/* Targets SIGHUP adds: ARP by their lcore. */
+		if (r->dpdk_ready && !o->have_peer_mac)
+			run->sets[l].arp_timeout_ms =
+				(unsigned)(o->arp_timeout_ns / 1000000);
+	}
+	for (unsigned ti = 0; ti < o->n_tg; ti++) {
+		if (o->tg[ti].skip)
+			continue;
+		ret = probe_add_worker(r, ti, k++);
+		if (ret != EXIT_OK)
+			return ret;
+	}
+	return EXIT_OK;
+}
+
+static bool
+same_target(const struct probe_target *a, const struct probe_target *b)
+{
+	return a->addr == b->addr && a->dport == b->dport &&
+	       a->proto == b->proto;
+}
+
+/*
+ * SIGHUP, on the side thread: re-read the pinglist. Targets no longer in
+ * it are retired (their lcore stops them before their next probe; their
+ * figures stay in the report), new ones get a worker and a place in an
+ * lcore's set, unchanged ones go on with their histograms. Bad lines are
+ * reported and skipped; a file that cannot be read changes nothing.
+ */
+static void
+probe_hup(struct app_run *r)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_opts *o = &x->o;
+	struct probe_run *run = x->run;
+	struct probe_opts *nw = malloc(sizeof(*nw));
+	unsigned kept = 0, added = 0, removed = 0, n_run = run->n_workers;
+
+	if (nw == NULL) {
+		app_warn("SIGHUP: out of memory; targets unchanged");
+		return;
+	}
+	memcpy(nw, o, sizeof(*nw));
+	nw->n_tg = 0;
+	if (probe_targets_load(nw, o->n_args, o->args, true) != 0) {
+		app_warn("SIGHUP: targets unchanged");
+		free(nw);
+		return;
+	}
+	/* Retire what is gone. */
+	for (unsigned k = 0; k < n_run; k++) {
+		bool keep = false;
+
+		if (run->retired[k])
+			continue;
+		for (unsigned i = 0; i < nw->n_tg && !keep; i++)
+			keep = same_target(&o->tg[run->target[k]], &nw->tg[i]);
+		if (keep) {
+			kept++;
+			continue;
+		}
+		__atomic_store_n(&run->retired[k], true, __ATOMIC_RELAXED);
+		prober_set_retire(&run->sets[run->lane[k]], run->slot[k]);
+		removed++;
+	}
+	/* Start what is new. */
+	for (unsigned i = 0; i < nw->n_tg; i++) {
+		struct probe_target *t = &nw->tg[i];
+		unsigned ti = o->n_tg, k = run->n_workers;
+		bool have = false;
+
+		for (unsigned j = 0; j < n_run && !have; j++)
+			have = !run->retired[j] &&
+			       same_target(&o->tg[run->target[j]], t);
+		if (have)
+			continue;
+		if (ti >= PINGLIST_MAX || k >= PROBE_MAX_WORKERS) {
+			app_warn("SIGHUP: %s not added: %u targets were "
+				 "probed in this run already",
+				 t->name, PINGLIST_MAX);
+			continue;
+		}
+		if (r->dpdk_ready) {
+			/* Without --peer-mac its lcore resolves it. */
+			memset(&t->mac, 0, sizeof(t->mac));
+			if (o->have_peer_mac)
+				t->mac = o->peer_mac;
+		} else {
+			struct sockio_opts so;
+
+			sockio_opts_default(&so);
+			so.so_busy_poll_us = o->co.busy_poll_us;
+			t->sock = sockio_open_prober(
+				o->co.have_addr ? o->co.addr : 0,
+				(uint16_t)(o->sport + k), t->addr, t->dport,
+				&t->mac, &so);
+			if (t->sock == NULL) {
+				app_warn("SIGHUP: %s not added: kernel UDP "
+					 "socket: %s",
+					 t->name, strerror(errno));
+				continue;
+			}
+		}
+		o->tg[ti] = *t;
+		o->n_tg = ti + 1;
+		t->sock = NULL; /* o->tg owns it now */
+		if (probe_add_worker(r, ti, k) != EXIT_OK)
+			continue; /* said why; its socket closes at teardown */
+		added++;
+	}
+	fprintf(stderr,
+		"latprobe probe: SIGHUP: --targets %s re-read: %u kept, %u "
+		"added, %u removed\n",
+		o->targets_file, kept, added, removed);
+	free(nw);
+}
+
 static int
 probe_init_workers(struct app_run *r)
 {
@@ -832,6 +1686,8 @@ probe_init_workers(struct app_run *r)
 	struct probe_run *run;
 	unsigned nw = r->n_workers;
 
+	if (o->multi)
+		return probe_init_workers_multi(r);
 	run = x->run = calloc(1, sizeof(*x->run));
 	if (run == NULL) {
 		app_err("out of memory");
@@ -918,13 +1774,27 @@ probe_start_line(struct app_run *r)
 
 	codec_mac_format(&x->peer, mac);
 	cli_format_ipv4(x->conf.flow.src4, src);
+	if (x->o.multi) {
+		fprintf(stderr,
+			"latprobe probe: %s -> %u targets (%s first), %s, "
+			"%u lcore(s), %s %s (%s)\n",
+			src, x->run->n_workers,
+			x->run->n_workers != 0 ? x->o.tg[x->run->target[0]].name
+					       : "-",
+			x->o.co.kernel ? "kernel routes" : "ARP per target",
+			r->n_workers, x->o.co.kernel ? "backend" : "port",
+			x->o.co.kernel ? "kernel" : r->port.name,
+			x->o.co.kernel ? "UDP sockets" : r->port.driver);
+		return;
+	}
 	fprintf(stderr,
 		"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
 		"probes, %u lcore(s), %s %s (%s)\n",
-		src, x->ip, x->o.dport, x->sock ? "kernel route" : mac,
+		src, x->ip, x->o.dport, x->o.co.kernel ? "kernel route" : mac,
 		x->o.proto->name, (unsigned long long)x->o.size, r->n_workers,
-		x->sock ? "backend" : "port", x->sock ? "kernel" : r->port.name,
-		x->sock ? "UDP socket" : r->port.driver);
+		x->o.co.kernel ? "backend" : "port",
+		x->o.co.kernel ? "kernel" : r->port.name,
+		x->o.co.kernel ? "UDP socket" : r->port.driver);
 }
 
 static int
@@ -942,7 +1812,10 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_hw hw = {.rtt = hw_rtt, .rx_delay = hw_rxd};
 	struct report_probe rep;
 	struct report_meta meta = {0};
+	struct report_target *tgs = NULL;
+	struct report_interval *ivs = NULL;
 	char target[40], src[16], iface[160];
+	bool remote_ts = o->proto->has_remote_ts;
 	int ret = EXIT_OK;
 
 	if (rtt == NULL || net == NULL || turn == NULL || hw_rtt == NULL ||
@@ -1005,18 +1878,65 @@ probe_report(struct app_run *r, double duration_s,
 			 (unsigned long long)rep.warmup,
 			 (unsigned long long)o->warmup);
 	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
+	if (o->multi) {
+		/* One row per target; the figures above merge them all. */
+		tgs = calloc(run->n_workers + 1, sizeof(*tgs));
+		if (tgs == NULL) {
+			app_err("out of memory");
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		remote_ts = run->n_workers != 0;
+		for (unsigned i = 0; i < run->n_workers; i++) {
+			const struct prober_worker *w = &run->w[i];
+			const struct probe_target *t = &o->tg[run->target[i]];
+
+			tgs[i] = (struct report_target){
+				.target = t->name,
+				.proto = t->proto->name,
+				.label = t->label,
+				.sent = w->st.sent,
+				.received = w->st.received,
+				.lost = w->st.lost,
+				.rtt = &w->rtt,
+				.network_rtt = t->proto->has_remote_ts
+						       ? &w->network_rtt
+						       : NULL,
+				.removed = run->retired[i],
+			};
+			remote_ts = remote_ts && t->proto->has_remote_ts;
+		}
+		rep.targets = tgs;
+		rep.n_targets = run->n_workers;
+		snprintf(target, sizeof(target), "%u targets", run->n_workers);
+	}
+	if (x->ivr != NULL && x->ivr->n != 0) {
+		ivs = calloc(x->ivr->n, sizeof(*ivs));
+		if (ivs == NULL) {
+			app_err("out of memory");
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		for (unsigned k = 0; k < x->ivr->n; k++)
+			ivs[k] = x->ivr->ring[(x->ivr->head + k) %
+					      PROBE_IV_KEEP];
+		rep.intervals = ivs;
+		rep.n_intervals = x->ivr->n;
+	}
+	if (x->ivr != NULL)
+		rep.intervals_dropped = x->ivr->dropped;
 	rep.proto = o->proto->name;
-	rep.backend = x->sock ? "kernel" : "dpdk";
+	rep.backend = x->o.co.kernel ? "kernel" : "dpdk";
 	rep.target = target;
-	rep.port_driver = x->sock ? "udp-socket" : r->port.driver;
+	rep.port_driver = x->o.co.kernel ? "udp-socket" : r->port.driver;
 	rep.size = (unsigned)o->size;
 	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;
 	rep.interrupted = r->interrupted;
 	rep.authenticated = o->co.auth_key_len != 0;
 	rep.rtt = rtt;
-	rep.network_rtt = o->proto->has_remote_ts ? net : NULL;
-	rep.turnaround = o->proto->has_remote_ts ? turn : NULL;
+	rep.network_rtt = remote_ts ? net : NULL;
+	rep.turnaround = remote_ts ? turn : NULL;
 	rep.buckets.n_buckets = o->n_edges ? 0 : o->n_buckets;
 	rep.buckets.edges_ns = o->edges_ns;
 	rep.buckets.n_edges = o->n_edges;
@@ -1040,14 +1960,14 @@ probe_report(struct app_run *r, double duration_s,
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;
-	meta.dpdk_version = x->sock ? NULL : rte_version();
+	meta.dpdk_version = x->o.co.kernel ? NULL : rte_version();
 	meta.nic_driver = rep.port_driver;
 	meta.cores_used = rep.lcores;
 	cli_format_ipv4(x->conf.flow.src4, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",
-		 x->sock ? "kernel" : r->port.name,
-		 x->sock ? "UDP socket" : r->port.driver);
+		 x->o.co.kernel ? "kernel" : r->port.name,
+		 x->o.co.kernel ? "UDP socket" : r->port.driver);
 	meta.interface = iface;
 	app_clock_report(&r->clk, &rep.tsc);
 
@@ -1082,6 +2002,8 @@ probe_report(struct app_run *r, double duration_s,
 	if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 		ret = EXIT_ALL_LOST;
 out:
+	free(tgs);
+	free(ivs);
 	report_meta_fini(&meta);
 	histogram_destroy(rtt);
 	histogram_destroy(net);
@@ -1102,6 +2024,7 @@ probe_teardown(struct app_run *r)
 			if (x->o.loopback)
 				loopback_io_fini(&x->run->lo[i]);
 		}
+		free(x->run->sets);
 		free(x->run);
 		x->run = NULL;
 	}
@@ -1120,11 +2043,33 @@ probe_teardown(struct app_run *r)
 	if (x->sock != NULL)
 		sockio_close(x->sock);
 	x->sock = NULL;
+	for (unsigned i = 0; i < x->o.n_tg; i++) {
+		if (x->o.tg[i].sock != NULL)
+			sockio_close(x->o.tg[i].sock);
+		x->o.tg[i].sock = NULL;
+	}
 	free(x->live.prev);
 	histogram_destroy(x->live.snap);
 	histogram_destroy(x->live.iv);
 	histogram_destroy(x->live.sum);
 	memset(&x->live, 0, sizeof(x->live));
+	histogram_destroy(x->mx_snap);
+	histogram_destroy(x->mx_sum);
+	x->mx_snap = x->mx_sum = NULL;
+	if (x->ivr != NULL) {
+		struct ivrep *v = x->ivr;
+
+		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
+			histogram_destroy(v->prev[i]);
+		for (unsigned k = 0; k < v->n; k++)
+			free((void *)v->ring[(v->head + k) % PROBE_IV_KEEP]
+				     .rows);
+		histogram_destroy(v->snap);
+		histogram_destroy(v->iv);
+		histogram_destroy(v->sum);
+		free(v);
+		x->ivr = NULL;
+	}
 }
 
 static const struct app_cmd probe_cmd = {
@@ -1144,6 +2089,9 @@ static const struct app_cmd probe_cmd = {
 	.watch = probe_watch,
 	.report = probe_report,
 	.teardown = probe_teardown,
+	.metrics = probe_metrics,
+	.report_interval = probe_report_interval,
+	.hup = probe_hup,
 };
 
 int

@@ -90,6 +90,10 @@ reflect_usage(FILE *f)
 	      "  --hlog FILE           HdrHistogram interval log of the "
 	      "turnaround (ns)\n"
 	      "  --hlog-interval T     its interval (default 1s, 10ms..1h)\n"
+	      "  --metrics ADDR:PORT   serve Prometheus metrics on "
+	      "http://ADDR:PORT/metrics\n"
+	      "                        (answered/dropped counters, "
+	      "turnaround histogram)\n"
 	      "  --calibrate T         TSC calibration window (default 250ms)\n"
 	      "  -q, --quiet           no live line on stderr\n"
 	      "  --no-doctor           no one-line host check (latprobe "
@@ -279,6 +283,7 @@ struct reflect_ctx {
 	struct app_out json;
 	struct app_hlog hlog;
 	char addr_str[24];
+	struct histogram *mx_snap, *mx_sum;   /* the metrics thread's */
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 };
 
@@ -380,6 +385,9 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	r->opt.port_id = x->o.co.port_id;
 	r->opt.calib_ns = x->o.co.calib_ns;
 	r->opt.deadline_ns = x->o.co.duration_ns;
+	r->opt.have_metrics = x->o.co.have_metrics;
+	r->opt.metrics_addr = x->o.co.metrics_addr;
+	r->opt.metrics_port = x->o.co.metrics_port;
 	if (x->o.co.have_hlog_interval && x->o.co.hlog == NULL) {
 		app_err("--hlog-interval needs --hlog FILE");
 		return -1;
@@ -401,6 +409,66 @@ reflect_open_outputs(struct app_run *r)
 	if (ret == EXIT_OK)
 		ret = app_hlog_open(&x->hlog, x->o.co.hlog);
 	return ret;
+}
+
+/*
+ * --metrics, from the metrics thread: the workers' counters and turnaround
+ * histograms read relaxed (they only grow), merged in this thread's own
+ * scratch histograms.
+ */
+static int
+reflect_metrics(struct app_run *r, struct metrics_buf *b)
+{
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+	struct metrics_label l[1];
+
+	if (x->mx_snap == NULL) {
+		x->mx_snap = histogram_create();
+		x->mx_sum = histogram_create();
+		if (x->mx_snap == NULL || x->mx_sum == NULL)
+			return -ENOMEM;
+	}
+	app_metrics_preamble(b, "reflect", r->dpdk_ready, r->clk.clock.hz);
+	metrics_family(b, "latprobe_reflector_rx_frames_total", "counter",
+		       "Frames the reflector received");
+	metrics_counter(b, "latprobe_reflector_rx_frames_total", NULL, 0,
+			sum_counter(run, RC_RX));
+	metrics_family(b, "latprobe_reflector_tx_frames_total", "counter",
+		       "Frames the reflector sent");
+	metrics_counter(b, "latprobe_reflector_tx_frames_total", NULL, 0,
+			sum_counter(run, RC_TX));
+	metrics_family(b, "latprobe_reflector_answered_total", "counter",
+		       "Requests answered, by protocol");
+	for (unsigned c = 0; c < RC__COUNT; c++) {
+		const char *n = reflector_counter_name(c);
+
+		if (strncmp(n, "answered.", 9) != 0)
+			continue;
+		l[0] = (struct metrics_label){"proto", n + 9};
+		metrics_counter(b, "latprobe_reflector_answered_total", l, 1,
+				sum_counter(run, c));
+	}
+	metrics_family(b, "latprobe_reflector_dropped_total", "counter",
+		       "Frames not answered, by reason");
+	for (unsigned c = 0; c < RC__COUNT; c++) {
+		const char *n = reflector_counter_name(c);
+
+		if (strncmp(n, "dropped.", 8) != 0)
+			continue;
+		l[0] = (struct metrics_label){"reason", n + 8};
+		metrics_counter(b, "latprobe_reflector_dropped_total", l, 1,
+				sum_counter(run, c));
+	}
+	histogram_init(x->mx_sum);
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		histogram_snapshot(&run->w[i].turnaround, x->mx_snap);
+		histogram_merge(x->mx_sum, x->mx_snap);
+	}
+	metrics_family(b, "latprobe_reflector_turnaround_seconds", "histogram",
+		       "STAMP turnaround T3 - T2 inside the reflector");
+	return metrics_histogram(b, "latprobe_reflector_turnaround_seconds",
+				 NULL, 0, x->mx_sum);
 }
 
 static const struct histogram *
@@ -633,6 +701,9 @@ reflect_teardown(struct app_run *r)
 	if (x->sock != NULL)
 		sockio_close(x->sock);
 	x->sock = NULL;
+	histogram_destroy(x->mx_snap);
+	histogram_destroy(x->mx_sum);
+	x->mx_snap = x->mx_sum = NULL;
 }
 
 static const struct app_cmd reflect_cmd = {
@@ -651,6 +722,7 @@ static const struct app_cmd reflect_cmd = {
 	.interval = reflect_interval,
 	.report = reflect_report,
 	.teardown = reflect_teardown,
+	.metrics = reflect_metrics,
 };
 
 int

@@ -21,6 +21,36 @@
 #include "latprobe/stamp_auth.h"
 
 atomic_bool force_quit;
+static atomic_bool hup_pending;
+static atomic_bool hup_wanted;
+
+/* SIGHUP: only the flag; the side thread takes it (app_hup_take()). */
+static void
+on_hup(int sig)
+{
+	(void)sig;
+	atomic_store_explicit(&hup_pending, true, memory_order_relaxed);
+}
+
+void
+app_hup_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_hup;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGHUP, &sa, NULL);
+	atomic_store_explicit(&hup_wanted, true, memory_order_relaxed);
+}
+
+bool
+app_hup_take(void)
+{
+	return atomic_exchange_explicit(&hup_pending, false,
+					memory_order_relaxed);
+}
 
 /* Async-signal-safe: a lock-free atomic exchange, then _exit() at most. */
 static void
@@ -40,6 +70,9 @@ app_signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* EAL init calls this again: keep a SIGHUP handler we installed. */
+	if (atomic_load_explicit(&hup_wanted, memory_order_relaxed))
+		app_hup_install();
 }
 
 static void
@@ -461,10 +494,12 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		co->have_addr = true;
 		return 0;
 	case APP_OPT_DURATION:
-		if (cli_parse_duration_ns(arg, &co->duration_ns) != 0 ||
-		    co->duration_ns == 0)
-			return app_opt_bad("-t", "a duration (10, 1.5s, 500ms)",
+		if (cli_parse_duration_ns(arg, &co->duration_ns) != 0)
+			return app_opt_bad("-t",
+					   "a duration (10, 1.5s, 500ms; 0 = "
+					   "until stopped)",
 					   arg);
+		co->forever = co->duration_ns == 0;
 		return 0;
 	case APP_OPT_PORT_ID:
 		if (cli_parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) != 0)
@@ -496,6 +531,15 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 			return app_opt_bad("--hlog-interval",
 					   "a duration from 10ms to 1h", arg);
 		co->have_hlog_interval = true;
+		return 0;
+	case APP_OPT_METRICS:
+		if (cli_parse_target(arg, &co->metrics_addr, &co->metrics_port,
+				     &co->have_metrics) != 0 ||
+		    !co->have_metrics || co->metrics_port == 0) {
+			co->have_metrics = false;
+			return app_opt_bad("--metrics",
+					   "ADDR:PORT (127.0.0.1:9100)", arg);
+		}
 		return 0;
 	case APP_OPT_BACKEND:
 		if (strcmp(arg, "kernel") == 0)

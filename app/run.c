@@ -54,6 +54,14 @@ side_loop(struct side *s)
 				 ? (double)r->opt.hlog_interval_ns / 1e9
 				 : HUGE_VAL;
 	double next_iv = iv_step;
+	double rep_step =
+		cmd->report_interval != NULL && r->opt.report_interval_ns != 0
+			? (double)r->opt.report_interval_ns / 1e9
+			: HUGE_VAL;
+	double next_rep = rep_step;
+	/* SIGHUP is looked at every 100 ms when the command takes it. */
+	double hup_step = cmd->hup != NULL && r->opt.want_hup ? 0.1 : HUGE_VAL;
+	double next_hup = hup_step;
 
 	/* --live-path: the baseline of the first second. */
 	if (ticking && r->opt.live_path && r->dpdk_ready &&
@@ -62,8 +70,9 @@ side_loop(struct side *s)
 
 	/* Sleep until the next thing to do; with -q and no -t, for good. */
 	for (;;) {
-		double wake =
-			fmin(fmin(fmin(next_tick, next_watch), end), next_iv);
+		double wake = fmin(
+			fmin(fmin(fmin(next_tick, next_watch), end), next_iv),
+			fmin(next_rep, next_hup));
 		double el;
 
 		if (!app_tick_sleep_until(&s->tick, wake))
@@ -82,6 +91,17 @@ side_loop(struct side *s)
 			cmd->interval(r, el, false);
 			while (next_iv <= el)
 				next_iv += iv_step;
+		}
+		if (cmd->report_interval != NULL && el >= next_rep) {
+			cmd->report_interval(r, el, false);
+			while (next_rep <= el)
+				next_rep += rep_step;
+		}
+		if (el >= next_hup) {
+			if (app_hup_take())
+				cmd->hup(r);
+			while (next_hup <= el)
+				next_hup += hup_step;
 		}
 		if (ticking && el >= next_tick) {
 			cmd->tick(r, next_tick);
@@ -211,7 +231,10 @@ side_start(struct side *s)
 	/* Nothing to do while the run lasts: no thread, no wake-up. */
 	if ((r->opt.quiet || r->cmd->tick == NULL) && r->cmd->watch == NULL &&
 	    r->opt.deadline_ns == 0 &&
-	    (r->cmd->interval == NULL || r->opt.hlog_interval_ns == 0))
+	    (r->cmd->interval == NULL || r->opt.hlog_interval_ns == 0) &&
+	    (r->cmd->report_interval == NULL ||
+	     r->opt.report_interval_ns == 0) &&
+	    (r->cmd->hup == NULL || !r->opt.want_hup))
 		return 0;
 	return r->dpdk_ready ? side_start_dpdk(s) : side_start_kernel(s);
 }
@@ -498,6 +521,14 @@ start_doctor(struct app_run *r)
 	doctor_brief(r->cmd->name, &cpus, &r->clk, -1, NULL);
 }
 
+static int
+run_metrics(void *arg, struct metrics_buf *b)
+{
+	struct app_run *r = arg;
+
+	return r->cmd->metrics != NULL ? r->cmd->metrics(r, b) : -ENOTSUP;
+}
+
 static double
 seconds_since(const struct timespec *t0)
 {
@@ -527,6 +558,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->argc = argc;
 	r->argv = argv;
 	r->start = time(NULL);
+	app_metrics_init(&r->metrics);
 	memset(&xs, 0, sizeof(xs));
 	ret = app_args_split(argc, argv, cmd->usage, cmd->short_help, &r->args);
 	if (ret != EXIT_OK) {
@@ -549,7 +581,13 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (cmd->open_outputs != NULL &&
 	    (ret = cmd->open_outputs(r)) != EXIT_OK)
 		goto out;
+	if (r->opt.have_metrics &&
+	    (ret = app_metrics_listen(&r->metrics, r->opt.metrics_addr,
+				      r->opt.metrics_port)) != EXIT_OK)
+		goto out;
 	app_signals_install();
+	if (cmd->hup != NULL && r->opt.want_hup)
+		app_hup_install();
 	ret = setup(r);
 	if (ret != EXIT_OK)
 		goto out;
@@ -568,6 +606,13 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (!r->opt.no_doctor)
 		start_doctor(r);
 	xs_start(r, &xs);
+	ret = app_metrics_start(&r->metrics, r->dpdk_ready, run_metrics, r);
+	if (ret != 0) {
+		app_err("cannot start the --metrics thread: %s",
+			strerror(-ret));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 
 	memset(&side, 0, sizeof(side));
 	side.r = r;
@@ -590,9 +635,12 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->interrupted = app_quit();
 	app_quit_set(); /* the side thread's deadline is moot now */
 	side_stop(&side);
+	app_metrics_stop(&r->metrics);
 	/* The workers are done: the last partial interval, complete. */
 	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
 		cmd->interval(r, seconds_since(&t0), true);
+	if (cmd->report_interval != NULL && r->opt.report_interval_ns != 0)
+		cmd->report_interval(r, seconds_since(&t0), true);
 	app_tick_fini(&side.tick);
 	r->interrupted = r->interrupted && !side.deadline_hit;
 	for (unsigned i = 0; i < r->n_workers; i++) {
@@ -609,6 +657,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (failed && (ret == EXIT_OK || ret == EXIT_ALL_LOST))
 		ret = EXIT_RUNTIME;
 out:
+	app_metrics_stop(&r->metrics);
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);

@@ -18,6 +18,7 @@
 #include <rte_config.h>
 
 #include "app.h"
+#include "metrics_srv.h"
 #include "latprobe/port.h"
 
 struct app_run;
@@ -49,10 +50,18 @@ struct app_cmd {
 	 * seconds; then once more from the main thread after the workers
 	 * stopped (final = true, the last partial interval). Optional. */
 	void (*interval)(struct app_run *r, double el, bool final);
+	/* Side thread: every r->opt.report_interval_ns (--interval-report),
+	 * then once more after the workers stopped (final). Optional. */
+	void (*report_interval)(struct app_run *r, double el, bool final);
+	/* Side thread: a SIGHUP came (app_hup_take() was true). Optional. */
+	void (*hup)(struct app_run *r);
 	/* Report with xs (port xstats that moved; n may be 0); exit code. */
 	int (*report)(struct app_run *r, double duration_s,
 		      const struct report_counter *xs, unsigned n_xs);
 	void (*teardown)(struct app_run *r); /* also after any failure */
+	/* --metrics: the exposition of a scrape, from the metrics thread
+	 * while the workers run (relaxed reads only); 0 or -errno. */
+	int (*metrics)(struct app_run *r, struct metrics_buf *b);
 };
 
 /* What parse tells the skeleton. */
@@ -68,6 +77,11 @@ struct app_run_opts {
 	uint64_t calib_ns;
 	uint64_t deadline_ns;	   /* the side thread stops the run; 0 = none */
 	uint64_t hlog_interval_ns; /* cmd->interval's period; 0 = none */
+	uint64_t report_interval_ns; /* cmd->report_interval's; 0 = none */
+	bool want_hup; /* SIGHUP calls cmd->hup (else it ends the process) */
+	bool have_metrics; /* --metrics ADDR:PORT */
+	uint32_t metrics_addr;
+	uint16_t metrics_port;
 };
 
 struct app_run {
@@ -92,6 +106,7 @@ struct app_run {
 	int argc;
 	char **argv;
 	time_t start;
+	struct app_metrics_srv metrics; /* --metrics */
 };
 
 /* Runs a subcommand from its argv (after the subcommand's name). */

@@ -741,109 +741,121 @@ fail:
 }
 
 int
-prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
+prober_worker_begin(struct prober_worker *w)
+{
+	const struct prober_conf *c = w->conf;
+
+	w->t_start = io_clock(w->q);
+	w->t_run = w->t_start;
+	w->step_seq = 0;
+	w->step_next_send = 0;
+	w->step_deadline = 0;
+	/* -t bounds the whole run, warm-up included. */
+	if (c->duration_cycles != 0)
+		w->step_deadline = w->t_run + c->duration_cycles;
+	return c->hw_ts ? prober_hw_start(w) : 0;
+}
+
+int
+prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 {
 	const struct prober_conf *c = w->conf;
 	struct io_queue *q = w->q;
-	uint64_t seq = 0, next_send = 0, deadline = 0;
-	int ret = 0;
+	uint64_t seq = w->step_seq, deadline = w->step_deadline;
+	bool measured = seq >= c->warmup;
+	bool got = false, abandoned = false, unreachable = false;
+	struct rte_mbuf *tx[PROBER_MAX_FRAGS];
+	uint64_t t1, now;
+	int n_tx;
 
-	w->t_start = io_clock(q);
-	w->t_run = w->t_start;
-	/* -t bounds the whole run, warm-up included. */
-	if (c->duration_cycles != 0)
-		deadline = w->t_run + c->duration_cycles;
-	if (c->hw_ts && (ret = prober_hw_start(w)) != 0)
-		goto out;
-	for (;;) {
-		bool measured = seq >= c->warmup;
-		bool got = false, abandoned = false, unreachable = false;
-		struct rte_mbuf *tx[PROBER_MAX_FRAGS];
-		uint64_t t1, now;
-		int n_tx;
+	if (atomic_load_explicit(stop, memory_order_relaxed))
+		return 0;
+	if (measured && c->count != 0 && seq - c->warmup >= c->count)
+		return 0;
+	if (measured && seq == c->warmup)
+		w->t_start = io_clock(q);
+	if (deadline != 0 && io_clock(q) >= deadline)
+		return 0;
+	/* Pacing: keep draining (late answers, ARP) while we wait. */
+	while (c->interval_cycles != 0 &&
+	       !atomic_load_explicit(stop, memory_order_relaxed) &&
+	       io_clock(q) < w->step_next_send &&
+	       (deadline == 0 || io_clock(q) < deadline))
+		poll_replies(w, UINT64_MAX, seq, 0, false);
+	if (deadline != 0 && io_clock(q) >= deadline)
+		return 0;
 
-		if (atomic_load_explicit(stop, memory_order_relaxed))
-			break;
-		if (measured && c->count != 0 && seq - c->warmup >= c->count)
-			break;
-		if (measured && seq == c->warmup)
-			w->t_start = io_clock(q);
-		if (deadline != 0 && io_clock(q) >= deadline)
-			break;
-		/* Pacing: keep draining (late answers, ARP) while we wait. */
-		while (c->interval_cycles != 0 &&
-		       !atomic_load_explicit(stop, memory_order_relaxed) &&
-		       io_clock(q) < next_send &&
-		       (deadline == 0 || io_clock(q) < deadline))
-			poll_replies(w, UINT64_MAX, seq, 0, false);
-		if (deadline != 0 && io_clock(q) >= deadline)
-			break;
-
-		now = io_clock(q);
-		if (c->hw_ts)
-			prober_hw_resample(w, now);
-		n_tx = build_probe(
-			w, tx, seq,
-			tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
-		if (n_tx < 0) {
-			ret = n_tx;
-			break;
-		}
-		if (c->capture.fn != NULL) {
-			for (int i = 0; i < n_tx; i++)
-				c->capture.fn(c->capture.arg, w->index, tx[i],
-					      io_clock(q), true);
-		}
-
-		t1 = io_clock_start(q);
-		if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
-			/* A probe missing a fragment is no probe. */
-			STAT_ADD(w, tx_fail, 1);
-			seq++;
-			continue;
-		}
-		next_send = t1 + c->interval_cycles;
-		for (;;) {
-			enum rx_outcome o =
-				poll_replies(w, seq, seq + 1, t1, measured);
-
-			if (o == RX_ANSWERED) {
-				got = true;
-				break;
-			}
-			now = io_clock(q);
-			if (o == RX_UNREACHABLE) {
-				unreachable = true;
-				break; /* nobody will answer it: lost */
-			}
-			if (now - t1 > c->timeout_cycles)
-				break;
-			if (atomic_load_explicit(stop, memory_order_relaxed) ||
-			    (deadline != 0 && now >= deadline)) {
-				abandoned = true;
-				break;
-			}
-		}
-		if (abandoned)
-			break; /* in flight at stop: neither sent nor lost */
-		if (!measured) {
-			STAT_ADD(w, warmup, 1);
-		} else {
-			STAT_ADD(w, sent, 1);
-			if (got)
-				STAT_ADD(w, received, 1);
-			else
-				STAT_ADD(w, lost, 1);
-			/* The timeout ran past the next probe's start. */
-			if (!got && !unreachable && c->interval_cycles != 0 &&
-			    now > next_send)
-				STAT_ADD(w, interval_stretched, 1);
-			if (unreachable)
-				STAT_ADD(w, lost_unreachable, 1);
-		}
-		seq++;
+	now = io_clock(q);
+	if (c->hw_ts)
+		prober_hw_resample(w, now);
+	n_tx = build_probe(
+		w, tx, seq,
+		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
+	if (n_tx < 0)
+		return n_tx;
+	if (c->capture.fn != NULL) {
+		for (int i = 0; i < n_tx; i++)
+			c->capture.fn(c->capture.arg, w->index, tx[i],
+				      io_clock(q), true);
 	}
-out:
+
+	t1 = io_clock_start(q);
+	if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
+		/* A probe missing a fragment is no probe. */
+		STAT_ADD(w, tx_fail, 1);
+		w->step_seq = seq + 1;
+		return 1;
+	}
+	w->step_next_send = t1 + c->interval_cycles;
+	for (;;) {
+		enum rx_outcome o = poll_replies(w, seq, seq + 1, t1, measured);
+
+		if (o == RX_ANSWERED) {
+			got = true;
+			break;
+		}
+		now = io_clock(q);
+		if (o == RX_UNREACHABLE) {
+			unreachable = true;
+			break; /* nobody will answer it: lost */
+		}
+		if (now - t1 > c->timeout_cycles)
+			break;
+		if (atomic_load_explicit(stop, memory_order_relaxed) ||
+		    (deadline != 0 && now >= deadline)) {
+			abandoned = true;
+			break;
+		}
+	}
+	if (abandoned)
+		return 0; /* in flight at stop: neither sent nor lost */
+	if (!measured) {
+		STAT_ADD(w, warmup, 1);
+	} else {
+		STAT_ADD(w, sent, 1);
+		if (got)
+			STAT_ADD(w, received, 1);
+		else
+			STAT_ADD(w, lost, 1);
+		/* The timeout ran past the next probe's start. */
+		if (!got && !unreachable && c->interval_cycles != 0 &&
+		    now > w->step_next_send)
+			STAT_ADD(w, interval_stretched, 1);
+		if (unreachable)
+			STAT_ADD(w, lost_unreachable, 1);
+	}
+	w->step_seq = seq + 1;
+	return 1;
+}
+
+int
+prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
+{
+	int ret;
+
+	ret = prober_worker_begin(w);
+	while (ret == 0 && (ret = prober_worker_step(w, stop)) > 0)
+		;
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
-	return ret;
+	return ret < 0 ? ret : 0;
 }

@@ -696,6 +696,75 @@ probe_rtt(const struct report_probe *r, const struct histogram **rtt,
 	return n;
 }
 
+struct target_row {
+	const struct report_target *t;
+	struct report_summary s;
+};
+
+/* Worst p99 first; targets without a round trip last, in list order. */
+static int
+target_row_cmp(const void *a, const void *b)
+{
+	const struct target_row *x = a, *y = b;
+
+	if ((x->s.count == 0) != (y->s.count == 0))
+		return x->s.count == 0 ? 1 : -1;
+	if (x->s.pct[2] != y->s.pct[2])
+		return x->s.pct[2] < y->s.pct[2] ? 1 : -1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static bool
+any_removed(const struct report_probe *r)
+{
+	for (unsigned i = 0; i < r->n_targets; i++)
+		if (r->targets[i].removed)
+			return true;
+	return false;
+}
+
+static int
+text_targets(FILE *out, const struct report_probe *r)
+{
+	struct target_row *rows;
+
+	if (r->n_targets == 0)
+		return 0;
+	rows = calloc(r->n_targets, sizeof(*rows));
+	if (rows == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->n_targets; i++) {
+		rows[i].t = &r->targets[i];
+		report_summarise(hist_or_empty(r->targets[i].rtt), &rows[i].s);
+	}
+	qsort(rows, r->n_targets, sizeof(*rows), target_row_cmp);
+	fprintf(out, "Targets (%u, worst p99 first%s):\n", r->n_targets,
+		any_removed(r) ? "; * removed on SIGHUP" : "");
+	fprintf(out, "  %-21s %-8s %-12s %9s %9s %7s %10s %10s %10s\n",
+		"target", "proto", "label", "sent", "received", "loss", "p50",
+		"p99", "max");
+	for (unsigned i = 0; i < r->n_targets; i++) {
+		const struct report_target *t = rows[i].t;
+		const struct report_summary *s = &rows[i].s;
+
+		fprintf(out,
+			"%c %-21s %-8s %-12s %9" PRIu64 " %9" PRIu64
+			" %6.2f%% %10s %10s %10s\n",
+			t->removed ? '*' : ' ', str_or(t->target, "?"),
+			str_or(t->proto, "?"),
+			t->label != NULL && t->label[0] != '\0' ? t->label
+								: "-",
+			t->sent, t->received,
+			t->sent != 0 ? 100.0 * (double)t->lost / (double)t->sent
+				     : 0.0,
+			fmt_ns_of(s->count, s->pct[0]).s,
+			fmt_ns_of(s->count, s->pct[2]).s,
+			fmt_ns_of(s->count, s->max).s);
+	}
+	free(rows);
+	return 0;
+}
+
 int
 report_probe_text(const struct report_probe *r, FILE *out)
 {
@@ -793,6 +862,8 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_hw(out, r->hw, "T4");
+	if (text_targets(out, r) != 0)
+		return -ENOMEM;
 	text_xstats(out, &r->port);
 	text_path(out, r->port.path);
 	text_tsc(out, &r->tsc);
@@ -1115,6 +1186,98 @@ json_meta(struct json_object *root, const struct report_meta *m, int *err)
 }
 
 int
+report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
+	       const struct report_iv_row *row)
+{
+	return snprintf(buf, cap,
+			"interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
+			"  p50 %s p99 %s max %s",
+			iv->t_s, str_or(row->target, "?"), row->sent, row->lost,
+			fmt_ns_of(row->count, row->p50).s,
+			fmt_ns_of(row->count, row->p99).s,
+			fmt_ns_of(row->count, row->max).s);
+}
+
+static struct json_object *
+json_intervals(const struct report_probe *r, int *err)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (a == NULL) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < r->n_intervals; i++) {
+		const struct report_interval *iv = &r->intervals[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *rows = json_object_new_array();
+
+		jset_double(o, "t_s", iv->t_s, err);
+		jset_double(o, "len_s", iv->len_s, err);
+		for (unsigned k = 0; rows != NULL && k < iv->n_rows; k++) {
+			const struct report_iv_row *w = &iv->rows[k];
+			struct json_object *x = json_object_new_object();
+			struct json_object *rtt = json_object_new_object();
+
+			jset_str(x, "target", w->target, err);
+			jset_u64(x, "sent", w->sent, err);
+			jset_u64(x, "received", w->received, err);
+			jset_u64(x, "lost", w->lost, err);
+			jset_u64(rtt, "count", w->count, err);
+			jset_u64(rtt, "p50", w->p50, err);
+			jset_u64(rtt, "p99", w->p99, err);
+			jset_u64(rtt, "max", w->max, err);
+			jset(x, "rtt_ns", rtt, err);
+			if (x == NULL || json_object_array_add(rows, x) != 0) {
+				json_object_put(x);
+				*err = -ENOMEM;
+			}
+		}
+		jset(o, "targets", rows, err);
+		if (o == NULL || json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			*err = -ENOMEM;
+		}
+	}
+	return a;
+}
+
+static struct json_object *
+json_targets(const struct report_probe *r, int *err)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (a == NULL) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (unsigned i = 0; i < r->n_targets; i++) {
+		const struct report_target *t = &r->targets[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *p = json_object_new_object();
+
+		jset_str(o, "target", t->target, err);
+		jset_str(o, "proto", t->proto, err);
+		jset_str(o, "label", t->label != NULL ? t->label : "", err);
+		jset_bool(o, "removed", t->removed, err);
+		jset_u64(p, "sent", t->sent, err);
+		jset_u64(p, "received", t->received, err);
+		jset_u64(p, "lost", t->lost, err);
+		jset(o, "probes", p, err);
+		jset(o, "rtt_ns", json_summary(hist_or_empty(t->rtt), err),
+		     err);
+		if (t->network_rtt != NULL)
+			jset(o, "network_rtt_ns",
+			     json_summary(t->network_rtt, err), err);
+		if (o == NULL || json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			*err = -ENOMEM;
+		}
+	}
+	return a;
+}
+
+int
 report_probe_json(const struct report_probe *r, FILE *out)
 {
 	struct json_object *root, *probes;
@@ -1208,6 +1371,12 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	json_hw(root, r->hw, &err);
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
+	if (r->n_targets != 0)
+		jset(root, "targets", json_targets(r, &err), &err);
+	if (r->n_intervals != 0 || r->intervals_dropped != 0) {
+		jset(root, "intervals", json_intervals(r, &err), &err);
+		jset_u64(root, "intervals_dropped", r->intervals_dropped, &err);
+	}
 	free(rows);
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }

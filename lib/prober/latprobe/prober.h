@@ -231,7 +231,11 @@ struct prober_worker {
 	/* Largest L3 packet sent whole: the queue's MTU capped at what one
 	 * of its mbufs holds after the L2 header. */
 	uint16_t mtu;
-	bool done;		 /* set when the worker returns */
+	bool done;	 /* set when the worker returns */
+	bool unresolved; /* prober_set_run(): ARP for its peer failed */
+	/* prober_worker_step()'s place: the next sequence number, when the
+	 * next probe may start (-i), the -t deadline (0 = none). */
+	uint64_t step_seq, step_next_send, step_deadline;
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
 	/* --hw-timestamps: answer's NIC rx time - T1 (hw_rtt) and T4 - the
 	 * answer's NIC rx time (hw_rx_delay: the two clocks' views of one
@@ -272,6 +276,61 @@ void prober_worker_fini(struct prober_worker *w);
  * lost), or *stop is set (read relaxed). 0 or -errno.
  */
 int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
+
+/*
+ * The same run one probe at a time, for a caller that takes turns between
+ * workers (prober_multi_run()): begin once (the clock of -t starts), then
+ * step: one probe sent and answered or lost (after -i's wait); 1 when the
+ * worker has more to do, 0 once count or the deadline is reached or *stop
+ * is set, -errno on an error. begin: 0, or -errno when --hw-timestamps
+ * cannot read the NIC's clock.
+ */
+int prober_worker_begin(struct prober_worker *w);
+int prober_worker_step(struct prober_worker *w, const atomic_bool *stop);
+
+/*
+ * Several workers (one per target) on one lcore: their probes take turns,
+ * one in flight at a time. A worker whose last PROBER_MULTI_DEAD probes
+ * went unanswered (warm-up included) rests for backoff_cycles (others go on
+ * meanwhile), so a target that stops answering costs the others one timeout per
+ * backoff rather than one per round; one silent during its warm-up leaves
+ * the warm-up then (its probes count as lost from there). Returns when every
+ * worker is done or *stop is set: 0, or the first -errno (that worker stops,
+ * the others go on). Each worker's done flag is set when it finishes.
+ */
+#define PROBER_MULTI_DEAD 2
+int prober_multi_run(struct prober_worker *const *ws, unsigned n,
+		     uint64_t backoff_cycles, const atomic_bool *stop);
+
+/*
+ * The same over a set that may change while it runs (a pinglist re-read on
+ * SIGHUP): one thread (the control thread) adds workers, whole, and
+ * retires them; the lcore running prober_set_run() picks additions up
+ * (acquire) between probes, begins them then, and stops a retired worker
+ * before its next probe. A retired worker keeps its counters and
+ * histograms. An open set waits for workers when none is left (until
+ * *stop); a closed one returns when all are done.
+ */
+#define PROBER_SET_MAX 128
+
+struct prober_set {
+	struct prober_worker *w[PROBER_SET_MAX];
+	unsigned n; /* published workers: store release, load acquire */
+	bool retired[PROBER_SET_MAX];
+	bool open;
+	/* Non-zero: a worker added without its peer's MAC (all zero) is
+	 * resolved by ARP on its queue when the lcore begins it (its other
+	 * workers wait meanwhile); if nobody answers within this many ms it
+	 * is done at once (unresolved set, nothing sent). */
+	unsigned arp_timeout_ms;
+};
+
+void prober_set_init(struct prober_set *s, bool open);
+/* Control thread: 0, or -ENOSPC when the set is full. */
+int prober_set_add(struct prober_set *s, struct prober_worker *w);
+void prober_set_retire(struct prober_set *s, unsigned i);
+int prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
+		   const atomic_bool *stop);
 
 static inline uint64_t
 prober_stat_read(const uint64_t *p)

@@ -215,6 +215,36 @@ struct report_error_estimate {
 			       before */
 };
 
+/* One target of a run with several (--targets, or several TARGETs). */
+struct report_target {
+	const char *target; /* "198.18.0.2:862" */
+	const char *proto;
+	const char *label; /* "" = none */
+	uint64_t sent, received, lost;
+	const struct histogram *rtt;
+	const struct histogram *network_rtt; /* NULL: the proto has none */
+	bool removed; /* SIGHUP took it out of the pinglist during the run */
+};
+
+/* One target's figures over one --interval-report interval. */
+struct report_iv_row {
+	const char *target; /* "198.18.0.2:862" */
+	uint64_t sent, received, lost;
+	uint64_t count, p50, p99, max; /* round trips, ns; 0 when none */
+};
+
+struct report_interval {
+	double t_s;   /* end of the interval, seconds since the start */
+	double len_s; /* its length */
+	const struct report_iv_row *rows;
+	unsigned n_rows;
+};
+
+/* "interval 12.000s 198.18.0.2:862 sent 50 lost 0 p50 ... p99 ... max
+ * ..." into buf; the length snprintf would write. */
+int report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
+		   const struct report_iv_row *row);
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -251,6 +281,17 @@ struct report_probe {
 	struct report_tsc tsc;
 	struct report_port_xstats port;
 	const struct report_hw *hw;
+	/* Several targets: one row each in the text report (worst p99
+	 * first) and JSON "targets"; the figures above are all of them
+	 * merged. n_targets 0: a run with one target, no table. */
+	const struct report_target *targets;
+	unsigned n_targets;
+	/* --interval-report: the last n_intervals intervals (JSON
+	 * "intervals", oldest first); intervals_dropped older ones were let
+	 * go to bound the memory. n_intervals 0 and no drop: no key. */
+	const struct report_interval *intervals;
+	unsigned n_intervals;
+	uint64_t intervals_dropped;
 };
 
 /*

@@ -666,6 +666,85 @@ test_probe_errors(void **state)
 	fclose(ro);
 }
 
+/* Several targets: rows worst p99 first, JSON "targets" in list order. */
+static void
+test_probe_targets(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct histogram *fast = histogram_create(), *slow = histogram_create();
+	struct report_target t[3];
+	struct json_object *root, *a, *o;
+	char *text = NULL;
+	const char *pf, *ps, *pe;
+
+	assert_non_null(fast);
+	assert_non_null(slow);
+	for (uint64_t v = 1000; v < 2000; v += 10)
+		histogram_record(fast, v);
+	for (uint64_t v = 50000; v < 90000; v += 400)
+		histogram_record(slow, v);
+	t[0] = (struct report_target){
+		"198.18.0.2:862", "stamp", "", 100, 100, 0, fast, fast, false};
+	t[1] = (struct report_target){"198.18.0.3:862",
+				      "stamp",
+				      "rack-2",
+				      104,
+				      100,
+				      4,
+				      slow,
+				      slow,
+				      false};
+	t[2] = (struct report_target){
+		"198.18.0.4:862", "stamp", "", 5, 0, 5, NULL, NULL, true};
+	r.targets = t;
+	r.n_targets = 3;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "Targets (3, worst p99 first; * removed "
+				     "on SIGHUP):"));
+	assert_non_null(strstr(text, "* 198.18.0.4:862"));
+	assert_non_null(strstr(text, "  198.18.0.3:862"));
+	pf = strstr(text, "  198.18.0.2:862");
+	ps = strstr(text, "  198.18.0.3:862");
+	pe = strstr(text, "* 198.18.0.4:862");
+	assert_non_null(pf);
+	assert_non_null(ps);
+	assert_non_null(pe);
+	assert_true(ps < pf && pf < pe); /* slow, fast, then no answer */
+	assert_non_null(strstr(ps, "rack-2"));
+	assert_non_null(strstr(ps, "3.85%"));
+	assert_non_null(strstr(pe, "100.00%"));
+	free(text);
+
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_true(json_object_object_get_ex(root, "targets", &a));
+	assert_int_equal(json_object_array_length(a), 3);
+	o = json_object_array_get_idx(a, 1);
+	assert_string_equal(json_object_get_string(jget(o, "target")),
+			    "198.18.0.3:862");
+	assert_string_equal(json_object_get_string(jget(o, "label")), "rack-2");
+	assert_int_equal(jget_u64(o, "probes.sent"), 104);
+	assert_int_equal(jget_u64(o, "probes.lost"), 4);
+	check_summary(o, "rtt_ns", slow);
+	check_summary(o, "network_rtt_ns", slow);
+	assert_false(json_object_get_boolean(jget(o, "removed")));
+	o = json_object_array_get_idx(a, 2);
+	assert_true(json_object_get_boolean(jget(o, "removed")));
+	assert_int_equal(jget_u64(o, "rtt_ns.count"), 0);
+	assert_false(json_object_object_get_ex(o, "network_rtt_ns", NULL));
+	json_object_put(root);
+	free(text);
+
+	/* One target: no table, no key. */
+	r.n_targets = 0;
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_false(json_object_object_get_ex(root, "targets", NULL));
+	json_object_put(root);
+	free(text);
+	histogram_destroy(fast);
+	histogram_destroy(slow);
+}
+
 static void
 test_reflect(void **state)
 {
@@ -1359,6 +1438,7 @@ main(void)
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
+		cmocka_unit_test(test_probe_targets),
 		cmocka_unit_test(test_port_xstats),
 		cmocka_unit_test(test_port_path),
 		cmocka_unit_test(test_hw_timestamps),

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latprobe/prober.h"
+
+struct turn {
+	uint64_t answered;   /* st.answered before the worker's last step */
+	unsigned dead;	     /* consecutive unanswered probes (warm-up too) */
+	uint64_t rest_until; /* cycles; 0 = may go */
+	bool begun, done;
+};
+
+void
+prober_set_init(struct prober_set *s, bool open)
+{
+	memset(s, 0, sizeof(*s));
+	s->open = open;
+}
+
+int
+prober_set_add(struct prober_set *s, struct prober_worker *w)
+{
+	unsigned n = __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+
+	if (n >= PROBER_SET_MAX)
+		return -ENOSPC;
+	s->w[n] = w;
+	/* The worker is whole before the lcore can see it. */
+	__atomic_store_n(&s->n, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+prober_set_retire(struct prober_set *s, unsigned i)
+{
+	if (i < PROBER_SET_MAX)
+		__atomic_store_n(&s->retired[i], true, __ATOMIC_RELAXED);
+}
+
+static bool
+mac_zero(const struct codec_mac *m)
+{
+	static const struct codec_mac zero;
+
+	return memcmp(m, &zero, sizeof(zero)) == 0;
+}
+
+/* The peer's MAC of a worker added without one; false if none came. */
+static bool
+resolve(const struct prober_set *s, struct prober_worker *w,
+	const atomic_bool *stop)
+{
+	struct codec_flow *f = &w->flow;
+
+	if (s->arp_timeout_ms == 0 || !mac_zero(&f->dst_mac))
+		return true;
+	if (prober_arp_resolve_vlan(
+		    w->q, &f->src_mac, f->src4,
+		    f->vlan ? (uint16_t)(f->vlan_tci & 0xfff) : 0, f->dst4,
+		    s->arp_timeout_ms, &w->conf->clock, &f->dst_mac, stop) == 0)
+		return true;
+	w->unresolved = true;
+	return false;
+}
+
+static void
+finish(struct turn *t, struct prober_worker *w)
+{
+	t->done = true;
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+}
+
+int
+prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
+	       const atomic_bool *stop)
+{
+	struct turn *t = calloc(PROBER_SET_MAX, sizeof(*t));
+	unsigned next = 0;
+	int err = 0;
+
+	if (t == NULL)
+		return -ENOMEM;
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
+		struct prober_worker *w = NULL;
+		unsigned k = 0, left = 0;
+		int ret;
+
+		/* Round robin over those that may go now. */
+		for (unsigned j = 0; j < n; j++) {
+			unsigned i = (next + j) % n;
+			struct prober_worker *c = s->w[i];
+
+			if (t[i].done)
+				continue;
+			if (!t[i].begun) {
+				t[i].begun = true;
+				if (!resolve(s, c, stop)) {
+					finish(&t[i], c);
+					continue;
+				}
+				ret = prober_worker_begin(c);
+				if (ret != 0) {
+					if (err == 0)
+						err = ret;
+					finish(&t[i], c);
+					continue;
+				}
+			}
+			if (__atomic_load_n(&s->retired[i], __ATOMIC_RELAXED)) {
+				finish(&t[i], c);
+				continue;
+			}
+			left++;
+			if (t[i].rest_until != 0 &&
+			    io_clock(c->q) < t[i].rest_until) {
+				/* A resting worker still stops at -t. */
+				if (c->step_deadline != 0 &&
+				    io_clock(c->q) >= c->step_deadline) {
+					finish(&t[i], c);
+					left--;
+				}
+				continue;
+			}
+			if (w == NULL) {
+				w = c;
+				k = i;
+			}
+		}
+		if (left == 0 && !s->open)
+			break;
+		if (w == NULL)
+			continue; /* all resting, or waiting for workers */
+		next = k + 1;
+		t[k].rest_until = 0;
+		t[k].answered = prober_stat_read(&w->st.answered);
+		ret = prober_worker_step(w, stop);
+		if (ret <= 0) {
+			if (ret < 0 && err == 0)
+				err = ret;
+			finish(&t[k], w);
+			continue;
+		}
+		if (prober_stat_read(&w->st.answered) == t[k].answered)
+			t[k].dead++;
+		else
+			t[k].dead = 0;
+		if (t[k].dead >= PROBER_MULTI_DEAD && backoff_cycles != 0) {
+			t[k].rest_until = io_clock(w->q) + backoff_cycles;
+			/* Silent in warm-up: warm-up ends, so that its
+			 * probes count as lost from now on rather than
+			 * after -w tries at one per backoff. */
+			if (w->step_seq < w->conf->warmup)
+				w->step_seq = w->conf->warmup;
+		}
+	}
+	for (unsigned i = 0; i < __atomic_load_n(&s->n, __ATOMIC_ACQUIRE); i++)
+		if (!t[i].done)
+			finish(&t[i], s->w[i]);
+	free(t);
+	return err;
+}
+
+int
+prober_multi_run(struct prober_worker *const *ws, unsigned n,
+		 uint64_t backoff_cycles, const atomic_bool *stop)
+{
+	struct prober_set *s = malloc(sizeof(*s));
+	int ret;
+
+	if (s == NULL)
+		return -ENOMEM;
+	if (n > PROBER_SET_MAX) {
+		free(s);
+		return -EINVAL;
+	}
+	prober_set_init(s, false);
+	for (unsigned i = 0; i < n; i++)
+		(void)prober_set_add(s, ws[i]);
+	ret = prober_set_run(s, backoff_cycles, stop);
+	free(s);
+	return ret;
+}

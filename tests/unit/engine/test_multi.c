@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Several targets on one lcore (prober_multi_run()), on the fake wire: the
+ * workers take turns on one queue, each keeps its own counters and
+ * histograms, and a target that never answers rests between tries so that
+ * the live one is not held back by its timeouts.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "latprobe/prober.h"
+#include "latprobe/reflector.h"
+#include "latprobe/stamp.h"
+#include "test_wire.h"
+
+#define TIMEOUT 10000 /* cycles: 100 fake clock reads */
+
+struct wire {
+	/* test_set_changes: what the "control thread" does from the hook */
+	struct prober_set *set;
+	atomic_bool stop;
+	uint64_t sent0_at_retire;
+	unsigned phase;
+	struct io_fake *f;
+	struct tsc_clock clock;
+	struct reflector_conf rc;
+	struct reflector_worker rw;
+	struct prober_conf pc[2];
+	struct prober_worker pw[2];
+};
+
+static void
+reflector_hook(void *arg)
+{
+	struct wire *w = arg;
+
+	reflector_poll(&w->rw);
+	if (w->set == NULL)
+		return;
+	/* Between probes, as the control thread would: add worker 1 after
+	 * 20 answers of worker 0, retire worker 0 after 20 more, stop once
+	 * worker 1 has 30. */
+	if (w->phase == 0 && w->pw[0].st.received >= 20) {
+		assert_int_equal(prober_set_add(w->set, &w->pw[1]), 0);
+		w->phase = 1;
+	} else if (w->phase == 1 && w->pw[0].st.received >= 40) {
+		prober_set_retire(w->set, 0);
+		w->sent0_at_retire = w->pw[0].st.sent;
+		w->phase = 2;
+	} else if (w->phase == 2 && w->pw[1].st.received >= 30) {
+		atomic_store(&w->stop, true);
+		w->phase = 3;
+	}
+}
+
+static int
+setup(void **state)
+{
+	struct wire *w = aligned_alloc(64, sizeof(*w));
+
+	if (w == NULL)
+		return -1;
+	memset(w, 0, sizeof(*w));
+	w->f = io_fake_create(256, 1500);
+	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
+		return -1;
+	reflector_conf_default(&w->rc);
+	w->rc.addr = TW_REFL_IP;
+	w->rc.mac = tw_refl_mac;
+	w->rc.clock = w->clock;
+	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
+	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
+		return -1;
+	io_fake_set_peer(w->f, 0, reflector_hook, w);
+	for (unsigned i = 0; i < 2; i++) {
+		struct prober_conf *c = &w->pc[i];
+
+		c->proto = &probe_proto_stamp;
+		c->flow.src_mac = tw_prober_mac;
+		c->flow.dst_mac = tw_refl_mac;
+		c->flow.ip_version = 4;
+		c->flow.src4 = TW_PROBER_IP;
+		c->flow.dst4 = TW_REFL_IP;
+		c->flow.sport = (uint16_t)(40000 + i);
+		c->flow.dport = STAMP_PORT;
+		c->flow.ttl = 64;
+		c->size = STAMP_BASE_LEN;
+		c->timeout_cycles = TIMEOUT;
+		c->clock = w->clock;
+		c->anchor = w->rc.anchor;
+	}
+	*state = w;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct wire *w = *state;
+
+	reflector_worker_fini(&w->rw);
+	io_fake_destroy(w->f);
+	free(w);
+	return 0;
+}
+
+static void
+start(struct wire *w)
+{
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(prober_worker_init(&w->pw[i], &w->pc[i],
+						    io_fake_queue(w->f, 0), i),
+				 0);
+}
+
+static void
+stop(struct wire *w)
+{
+	for (unsigned i = 0; i < 2; i++)
+		prober_worker_fini(&w->pw[i]);
+}
+
+/* Two live targets (two flows to the reflector): each its own answers. */
+static void
+test_two_live(void **state)
+{
+	static const atomic_bool no_stop;
+	struct wire *w = *state;
+	struct prober_worker *ws[] = {&w->pw[0], &w->pw[1]};
+
+	w->pc[0].count = 30;
+	w->pc[0].warmup = 3;
+	w->pc[1].count = 50;
+	start(w);
+	assert_int_equal(prober_multi_run(ws, 2, 0, &no_stop), 0);
+	assert_int_equal(w->pw[0].st.sent, 30);
+	assert_int_equal(w->pw[0].st.received, 30);
+	assert_int_equal(w->pw[0].st.warmup, 3);
+	assert_int_equal(histogram_count(&w->pw[0].rtt), 30);
+	assert_int_equal(w->pw[1].st.sent, 50);
+	assert_int_equal(w->pw[1].st.received, 50);
+	assert_int_equal(histogram_count(&w->pw[1].rtt), 50);
+	/* The other worker's answers are not taken as this one's. */
+	assert_int_equal(w->pw[0].st.lost + w->pw[1].st.lost, 0);
+	assert_true(w->pw[0].done && w->pw[1].done);
+	assert_int_equal(w->rw.counters[RC_STAMP], 83);
+	stop(w);
+}
+
+/*
+ * Target 1 never answers (an address nobody has). Within one deadline the
+ * live target finishes its 200 probes when the dead one rests, and does
+ * not when the dead one takes a timeout every round (no backoff).
+ */
+static unsigned
+live_done_within(struct wire *w, uint64_t backoff, uint64_t *dead_lost)
+{
+	static const atomic_bool no_stop;
+	struct prober_worker *ws[] = {&w->pw[0], &w->pw[1]};
+	unsigned got;
+
+	w->pc[0].count = 200;
+	w->pc[1].count = 0;
+	/* A silent target leaves its warm-up when it starts resting. */
+	w->pc[1].warmup = 50;
+	w->pc[1].flow.dst4 = TW_OTHER_IP;
+	for (unsigned i = 0; i < 2; i++)
+		w->pc[i].duration_cycles = 1000000;
+	start(w);
+	assert_int_equal(prober_multi_run(ws, 2, backoff, &no_stop), 0);
+	got = (unsigned)w->pw[0].st.received;
+	*dead_lost = w->pw[1].st.lost;
+	assert_int_equal(w->pw[1].st.received, 0);
+	assert_int_equal(w->pw[0].st.lost, 0);
+	stop(w);
+	return got;
+}
+
+static void
+test_dead_target_rests(void **state)
+{
+	struct wire *w = *state;
+	uint64_t lost_rest, lost_busy;
+	unsigned with_rest = live_done_within(w, 300000, &lost_rest);
+	unsigned without = live_done_within(w, 0, &lost_busy);
+
+	assert_int_equal(with_rest, 200);
+	assert_true(without < 200);
+	/* Resting: a few tries per backoff, not one per round; counted as
+	 * lost although -w 50 was not done. */
+	assert_true(lost_rest > 0);
+	assert_true(lost_rest <= 4 * PROBER_MULTI_DEAD);
+	assert_true(lost_busy > lost_rest);
+	printf("# live target: %u/200 answered with rests, %u without; dead "
+	       "target lost %llu vs %llu\n",
+	       with_rest, without, (unsigned long long)lost_rest,
+	       (unsigned long long)lost_busy);
+}
+
+/* A set that changes while it runs: an addition is picked up, a retired
+ * worker stops (keeping its figures), and an open set waits for more. */
+static void
+test_set_changes(void **state)
+{
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, true);
+	w->pc[0].count = 0;
+	w->pc[1].count = 0;
+	start(w);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	w->set = s;
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	assert_int_equal(w->phase, 3);
+	assert_true(w->pw[1].st.received >= 30);
+	/* Retired: at most the probe in flight then was completed. */
+	assert_true(w->pw[0].st.sent <= w->sent0_at_retire + 1);
+	assert_true(w->pw[0].st.received >= 40);
+	assert_true(histogram_count(&w->pw[0].rtt) >= 40);
+	assert_true(w->pw[0].done && w->pw[1].done);
+	/* Full: -ENOSPC. */
+	s->n = PROBER_SET_MAX;
+	assert_int_equal(prober_set_add(s, &w->pw[0]), -ENOSPC);
+	w->set = NULL;
+	free(s);
+	stop(w);
+}
+
+/* Workers added without the peer's MAC: their lcore resolves it by ARP
+ * when it begins them; one nobody answers is done, unresolved. */
+static void
+test_set_arp(void **state)
+{
+	static const atomic_bool no_stop;
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, false);
+	s->arp_timeout_ms = 1;
+	w->pc[0].count = 20;
+	w->pc[1].count = 20;
+	memset(&w->pc[0].flow.dst_mac, 0, sizeof(w->pc[0].flow.dst_mac));
+	memset(&w->pc[1].flow.dst_mac, 0, sizeof(w->pc[1].flow.dst_mac));
+	w->pc[1].flow.dst4 = TW_OTHER_IP;
+	start(w);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	assert_int_equal(prober_set_add(s, &w->pw[1]), 0);
+	assert_int_equal(prober_set_run(s, 0, &no_stop), 0);
+	assert_memory_equal(&w->pw[0].flow.dst_mac, &tw_refl_mac,
+			    sizeof(tw_refl_mac));
+	assert_false(w->pw[0].unresolved);
+	assert_int_equal(w->pw[0].st.received, 20);
+	assert_true(w->pw[1].unresolved);
+	assert_int_equal(w->pw[1].st.sent + w->pw[1].st.warmup, 0);
+	assert_true(w->pw[1].done);
+	free(s);
+	stop(w);
+}
+
+static void
+test_stop(void **state)
+{
+	static atomic_bool stopped = true;
+	struct wire *w = *state;
+	struct prober_worker *ws[] = {&w->pw[0], &w->pw[1]};
+
+	w->pc[0].count = 10;
+	w->pc[1].count = 10;
+	start(w);
+	assert_int_equal(prober_multi_run(ws, 2, 0, &stopped), 0);
+	assert_int_equal(w->pw[0].st.sent + w->pw[1].st.sent, 0);
+	assert_true(w->pw[0].done && w->pw[1].done);
+	stop(w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_target_rests, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_changes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_set_arp, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("multi", tests, NULL, NULL);
+}
