@@ -854,8 +854,9 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 	int ret;
 
 	ret = prober_worker_begin(w);
-	while (ret == 0 && (ret = prober_worker_step(w, stop)) > 0)
-		;
+	if (ret == 0)
+		while ((ret = prober_worker_step(w, stop)) > 0)
+			;
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	return ret < 0 ? ret : 0;
 }
