@@ -644,8 +644,11 @@ codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 
 	if (buf == NULL || fl == NULL || (payload == NULL && plen != 0))
 		return -EINVAL;
-	if (fl->ip_version != 4 ||
-	    (type != CODEC_ICMP_ECHO_REQUEST && type != CODEC_ICMP_ECHO_REPLY))
+	if (fl->ip_version == 4 ? (type != CODEC_ICMP_ECHO_REQUEST &&
+				   type != CODEC_ICMP_ECHO_REPLY)
+				: (fl->ip_version != 6 ||
+				   (type != CODEC_ICMP6_ECHO_REQUEST &&
+				    type != CODEC_ICMP6_ECHO_REPLY)))
 		return -EINVAL;
 	rc = check_fit(fl, cap, CODEC_ICMP_HLEN + plen);
 	if (rc < 0)
@@ -655,12 +658,41 @@ codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	    payload != buf + l2_len(fl) + l3_len(fl) + CODEC_ICMP_HLEN)
 		memmove(buf + l2_len(fl) + l3_len(fl) + CODEC_ICMP_HLEN,
 			payload, plen);
-	put_l2_l3(buf, fl, CODEC_IPPROTO_ICMP, 0, CODEC_ICMP_HLEN + plen, &f);
+	put_l2_l3(buf, fl,
+		  fl->ip_version == 6 ? CODEC_IPPROTO_ICMPV6
+				      : CODEC_IPPROTO_ICMP,
+		  0, CODEC_ICMP_HLEN + plen, &f);
 	icmp = buf + f.l4_off;
 	icmp[OFF(rte_icmp_hdr, icmp_type)] = type;
 	icmp[OFF(rte_icmp_hdr, icmp_code)] = 0;
 	st16(icmp + OFF(rte_icmp_hdr, icmp_ident), id);
 	st16(icmp + OFF(rte_icmp_hdr, icmp_seq_nb), seq);
+	f.payload_off = (uint16_t)(f.l4_off + CODEC_ICMP_HLEN);
+	codec_l4_csum_set(buf, &f);
+	return (int)(f.l4_off + f.l4_len);
+}
+
+int
+codec_build_icmp6(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		  uint8_t type, uint8_t code, const uint8_t *body, size_t blen)
+{
+	struct codec_frame f;
+	uint8_t *icmp;
+	int rc;
+
+	/* Every ICMPv6 message has 4 bytes after its checksum (RFC 4443 2.1).
+	 */
+	if (buf == NULL || fl == NULL || body == NULL || blen < 4 ||
+	    fl->ip_version != 6)
+		return -EINVAL;
+	rc = check_fit(fl, cap, 4 + blen);
+	if (rc < 0)
+		return rc;
+	memmove(buf + l2_len(fl) + l3_len(fl) + 4, body, blen);
+	put_l2_l3(buf, fl, CODEC_IPPROTO_ICMPV6, 0, 4 + blen, &f);
+	icmp = buf + f.l4_off;
+	icmp[0] = type;
+	icmp[1] = code;
 	f.payload_off = (uint16_t)(f.l4_off + CODEC_ICMP_HLEN);
 	codec_l4_csum_set(buf, &f);
 	return (int)(f.l4_off + f.l4_len);
@@ -939,6 +971,41 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 	    (f->ip_proto == CODEC_IPPROTO_UDP ||
 	     f->ip_proto == CODEC_IPPROTO_TCP))
 		swap_bytes(buf + f->l4_off, buf + f->l4_off + 2, 2);
+}
+
+/* ---- addresses ---- */
+
+struct codec_ip
+codec_ip_from_v4(uint32_t v4)
+{
+	struct codec_ip ip;
+
+	memset(&ip, 0, sizeof(ip));
+	ip.family = 4;
+	st32(ip.a, v4);
+	return ip;
+}
+
+uint32_t
+codec_ip_v4(const struct codec_ip *ip)
+{
+	return ip->family == 4 ? ld32(ip->a) : 0;
+}
+
+struct codec_ip
+codec_ip_from_v6(const uint8_t a[16])
+{
+	struct codec_ip ip;
+
+	ip.family = 6;
+	memcpy(ip.a, a, 16);
+	return ip;
+}
+
+bool
+codec_ip_equal(const struct codec_ip *x, const struct codec_ip *y)
+{
+	return x->family == y->family && memcmp(x->a, y->a, 16) == 0;
 }
 
 /* ---- MAC text ---- */

@@ -55,6 +55,25 @@ struct codec_mac {
 	uint8_t b[CODEC_ETH_ALEN];
 };
 
+/*
+ * An IPv4 or IPv6 address, tagged with its family (4 or 6; 0 = none). An
+ * IPv4 address is a[0..3] in network order, the rest zero, so two addresses
+ * compare with memcmp.
+ */
+struct codec_ip {
+	uint8_t family;
+	uint8_t a[16];
+};
+
+/* The IPv4 address v4 (host order) as a struct codec_ip. */
+struct codec_ip codec_ip_from_v4(uint32_t v4);
+/* The IPv4 address of ip in host order (0 when ip is not IPv4). */
+uint32_t codec_ip_v4(const struct codec_ip *ip);
+/* The IPv6 address a as a struct codec_ip. */
+struct codec_ip codec_ip_from_v6(const uint8_t a[16]);
+/* Same family and address. */
+bool codec_ip_equal(const struct codec_ip *x, const struct codec_ip *y);
+
 /* What codec_parse_frame() found; offsets are from the frame start. */
 struct codec_frame {
 	struct codec_mac dst, src;
@@ -185,11 +204,22 @@ int codec_build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
  * fl->ip_version other than 4 or 6 is -EINVAL.
  */
 
-/* ICMPv4 echo request/reply (type = CODEC_ICMP_ECHO_*), sport/dport unused;
- * fl->ip_version must be 4. payload may overlap buf. */
+/* ICMP echo request/reply, sport/dport unused: over IPv4 (type
+ * CODEC_ICMP_ECHO_*) or IPv6 (type CODEC_ICMP6_ECHO_*, ICMPv6 with its
+ * pseudo-header checksum, RFC 4443 4.1); a type of the other family is
+ * -EINVAL. payload may overlap buf. */
 int codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 			  uint8_t type, uint16_t id, uint16_t seq,
 			  const uint8_t *payload, size_t plen);
+
+/*
+ * An ICMPv6 message from fl (ip_version 6): type, code, checksum, then body
+ * (blen >= 4 bytes, the 4 bytes after the checksum included; may overlap
+ * buf), checksum set. The frame length or -EINVAL / -EMSGSIZE.
+ */
+int codec_build_icmp6(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		      uint8_t type, uint8_t code, const uint8_t *body,
+		      size_t blen);
 
 /* TCP segment without payload; mss != 0 adds the MSS option (SYN). */
 int codec_build_tcp(uint8_t *buf, size_t cap, const struct codec_flow *fl,

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "latprobe/codec.h"
+#include "latprobe/nd.h"
 #include "vectors/net_vectors.h"
 
 #define NVEC (sizeof(golden_net_vecs) / sizeof(golden_net_vecs[0]))
@@ -1197,6 +1198,157 @@ test_arp_reply(void **state)
 			 -EINVAL);
 }
 
+/* IPv6 addresses of the benchmarking prefix (RFC 5180). */
+static const uint8_t v6_a[16] = {0x20, 0x01, 0x00, 0x02, [15] = 1};
+static const uint8_t v6_b[16] = {0x20, 0x01, 0x00, 0x02, [15] = 2};
+
+/* Solicited-node address/MAC and the EUI-64 link-local (RFC 4291 App. A). */
+static void
+test_ipv6_addresses(void **state)
+{
+	static const uint8_t sn[16] = {0xff, 0x02, [11] = 1, 0xff,
+				       0x00, 0x00, 0x02};
+	static const struct codec_mac m = {
+		{0x52, 0x54, 0x00, 0x12, 0x34, 0x56}};
+	static const uint8_t ll[16] = {0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
+				       0xff, 0xfe, 0x12,       0x34, 0x56};
+	struct codec_mac mm;
+	struct codec_ip x, y;
+	uint8_t out[16];
+
+	(void)state;
+	codec_ipv6_solicited_node(v6_b, out);
+	assert_memory_equal(out, sn, 16);
+	codec_ipv6_mcast_mac(sn, &mm);
+	assert_memory_equal(mm.b, ((uint8_t[]){0x33, 0x33, 0xff, 0, 0, 2}), 6);
+	codec_ipv6_link_local(&m, out);
+	assert_memory_equal(out, ll, 16);
+	assert_true(codec_ipv6_is_multicast(sn));
+	assert_false(codec_ipv6_is_multicast(v6_a));
+	x = codec_ip_from_v4(IP_A);
+	assert_int_equal(x.family, 4);
+	assert_int_equal(codec_ip_v4(&x), IP_A);
+	assert_int_equal(x.a[0], 0xc6);
+	y = codec_ip_from_v6(v6_a);
+	assert_false(codec_ip_equal(&x, &y));
+	assert_int_equal(codec_ip_v4(&y), 0);
+	x = codec_ip_from_v6(v6_a);
+	assert_true(codec_ip_equal(&x, &y));
+}
+
+/* NS built, parsed and validated; the NA that answers it; RFC 4861 7.1
+ * checks each fail alone. */
+static void
+test_nd(void **state)
+{
+	uint8_t ns[128], na[128], bad[128];
+	struct codec_frame f, g;
+	struct codec_nd nd, nd2;
+	int len, nlen;
+
+	(void)state;
+	len = codec_build_ns(ns, sizeof(ns), &mac_a, v6_a, v6_b, 0);
+	assert_int_equal(len, 14 + 40 + 32);
+	assert_int_equal(codec_parse_frame(ns, (size_t)len, &f), 0);
+	assert_int_equal(f.ttl, 255);
+	assert_int_equal(f.dst.b[0], 0x33);
+	assert_int_equal(f.dst.b[2], 0xff);
+	assert_int_equal(f.dst.b[5], 0x02);
+	assert_true(codec_l4_csum_ok(ns, &f));
+	assert_int_equal(codec_nd_parse(ns, &f, &nd), 0);
+	assert_int_equal(nd.type, CODEC_ICMP6_NS);
+	assert_memory_equal(nd.target, v6_b, 16);
+	assert_true(nd.has_lladdr);
+	assert_memory_equal(nd.lladdr.b, mac_a.b, 6);
+
+	nlen = codec_build_na(na, sizeof(na), &f, &nd, &mac_b);
+	assert_true(nlen > 0);
+	assert_int_equal(codec_parse_frame(na, (size_t)nlen, &g), 0);
+	assert_memory_equal(g.dst.b, mac_a.b, 6);
+	assert_memory_equal(g.src.b, mac_b.b, 6);
+	assert_memory_equal(g.src6, v6_b, 16);
+	assert_memory_equal(g.dst6, v6_a, 16);
+	assert_int_equal(codec_nd_parse(na, &g, &nd2), 0);
+	assert_int_equal(nd2.type, CODEC_ICMP6_NA);
+	assert_int_equal(nd2.flags,
+			 CODEC_ND_NA_SOLICITED | CODEC_ND_NA_OVERRIDE);
+	assert_true(nd2.has_lladdr);
+	assert_memory_equal(nd2.lladdr.b, mac_b.b, 6);
+	/* In place over the request too. */
+	memcpy(bad, ns, (size_t)len);
+	assert_int_equal(codec_build_na(bad, sizeof(bad), &f, &nd, &mac_b),
+			 nlen);
+	assert_memory_equal(bad, na, (size_t)nlen);
+
+	/* Hop limit 254: came through a router. */
+	memcpy(bad, ns, (size_t)len);
+	bad[14 + 7] = 254;
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* A flipped byte in the target: checksum. */
+	memcpy(bad, ns, (size_t)len);
+	bad[14 + 40 + 8] ^= 1;
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* An option of length 0 (checksum fixed). */
+	memcpy(bad, ns, (size_t)len);
+	bad[14 + 40 + 25] = 0;
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	codec_l4_csum_set(bad, &g);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* From :: with a source link-layer option (RFC 4861 7.1.1). */
+	memcpy(bad, ns, (size_t)len);
+	memset(bad + 14 + 8, 0, 16);
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	codec_l4_csum_set(bad, &g);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* Not ND at all. */
+	len = codec_build_icmp6(
+		bad, sizeof(bad), &(struct codec_flow){.ip_version = 6},
+		CODEC_ICMP6_ECHO_REQUEST, 0, (const uint8_t[8]){0}, 8);
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -ENOENT);
+}
+
+/* ICMPv6 echo: built over IPv6 with the pseudo-header sum; types of the
+ * other family refused. */
+static void
+test_icmp6_echo(void **state)
+{
+	struct codec_flow fl = {
+		.src_mac = mac_a, .dst_mac = mac_b, .ip_version = 6};
+	static const uint8_t pl[12] = "hello, ipv6";
+	uint8_t buf[256];
+	struct codec_frame f;
+	int len;
+
+	(void)state;
+	memcpy(fl.src6, v6_a, 16);
+	memcpy(fl.dst6, v6_b, 16);
+	len = codec_build_icmp_echo(buf, sizeof(buf), &fl,
+				    CODEC_ICMP6_ECHO_REQUEST, 0x1234, 7, pl,
+				    sizeof(pl));
+	assert_int_equal(len, 14 + 40 + 8 + 12);
+	assert_int_equal(codec_parse_frame(buf, (size_t)len, &f), 0);
+	assert_int_equal(f.ip_proto, CODEC_IPPROTO_ICMPV6);
+	assert_int_equal(f.icmp_type, CODEC_ICMP6_ECHO_REQUEST);
+	assert_int_equal(f.icmp_id, 0x1234);
+	assert_int_equal(f.icmp_seq, 7);
+	assert_true(codec_l4_csum_ok(buf, &f));
+	buf[14 + 8] ^= 0x80; /* source address: the pseudo-header */
+	assert_false(codec_l4_csum_ok(buf, &f));
+	assert_int_equal(codec_build_icmp_echo(buf, sizeof(buf), &fl,
+					       CODEC_ICMP_ECHO_REQUEST, 1, 1,
+					       pl, sizeof(pl)),
+			 -EINVAL);
+	fl.ip_version = 4;
+	assert_int_equal(codec_build_icmp_echo(buf, sizeof(buf), &fl,
+					       CODEC_ICMP6_ECHO_REQUEST, 1, 1,
+					       pl, sizeof(pl)),
+			 -EINVAL);
+}
+
 int
 main(void)
 {
@@ -1224,6 +1376,9 @@ main(void)
 		cmocka_unit_test(test_icmp_quote),
 		cmocka_unit_test(test_vlan_insert),
 		cmocka_unit_test(test_arp_reply),
+		cmocka_unit_test(test_ipv6_addresses),
+		cmocka_unit_test(test_nd),
+		cmocka_unit_test(test_icmp6_echo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
