@@ -1008,6 +1008,26 @@ codec_ip_equal(const struct codec_ip *x, const struct codec_ip *y)
 	return x->family == y->family && memcmp(x->a, y->a, 16) == 0;
 }
 
+bool
+codec_frame_from_peer(const struct codec_frame *f, const struct codec_flow *fl)
+{
+	if (f->ip_version != fl->ip_version)
+		return false;
+	if (f->ip_version == 4)
+		return f->src4 == fl->dst4;
+	return f->ip_version == 6 && memcmp(f->src6, fl->dst6, 16) == 0;
+}
+
+bool
+codec_frame_to_us(const struct codec_frame *f, const struct codec_flow *fl)
+{
+	if (f->ip_version != fl->ip_version)
+		return false;
+	if (f->ip_version == 4)
+		return f->dst4 == fl->src4;
+	return f->ip_version == 6 && memcmp(f->dst6, fl->src6, 16) == 0;
+}
+
 /* ---- MAC text ---- */
 
 int

@@ -5,6 +5,7 @@
 
 #include <rte_mbuf.h>
 
+#include "latprobe/nd.h"
 #include "latprobe/prober.h"
 #include "latprobe/stamp_auth.h"
 
@@ -92,8 +93,11 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	room = mbuf_l3_room(q, &w->flow);
 	if (room != 0 && room < w->mtu)
 		w->mtu = (uint16_t)room;
-	/* IPv4 (20) + UDP or ICMP (8) around the payload. */
-	if (c->size + 28 > w->mtu) {
+	/* IPv4 (20) or IPv6 (40) + UDP or ICMP (8) around the payload. */
+	if (c->size + (c->flow.ip_version == 6 ? 48u : 28u) > w->mtu) {
+		/* TODO: IPv6 Fragment extension header. */
+		if (c->flow.ip_version == 6)
+			return -EMSGSIZE;
 		w->fragmented = true;
 		w->scratch = malloc(PROBER_SCRATCH);
 		w->reasm = codec_reasm_create();
@@ -397,14 +401,18 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	return true;
 }
 
-/* The IP protocol probes of p go over. */
+/* The IP protocol w's probes go over. */
 static uint8_t
-probe_ip_proto(const struct probe_proto *p)
+probe_ip_proto(const struct prober_worker *w)
 {
+	const struct probe_proto *p = w->conf->proto;
+
 	if (p->udp)
 		return CODEC_IPPROTO_UDP;
-	return p == &probe_proto_tcp_syn ? CODEC_IPPROTO_TCP
-					 : CODEC_IPPROTO_ICMP;
+	if (p == &probe_proto_tcp_syn)
+		return CODEC_IPPROTO_TCP;
+	return w->flow.ip_version == 6 ? CODEC_IPPROTO_ICMPV6
+				       : CODEC_IPPROTO_ICMP;
 }
 
 /* Is f addressed like an answer to w (peer to us, the probe's protocol and
@@ -412,11 +420,11 @@ probe_ip_proto(const struct probe_proto *p)
 static bool
 on_our_flow(const struct prober_worker *w, const struct codec_frame *f)
 {
-	uint8_t proto = probe_ip_proto(w->conf->proto);
+	uint8_t proto = probe_ip_proto(w);
 
-	if (f->src4 != w->flow.dst4 || f->ip_proto != proto)
+	if (!codec_frame_from_peer(f, &w->flow) || f->ip_proto != proto)
 		return false;
-	if (proto == CODEC_IPPROTO_ICMP)
+	if (proto == CODEC_IPPROTO_ICMP || proto == CODEC_IPPROTO_ICMPV6)
 		return true;
 	return f->sport == w->flow.dport && f->dport == w->flow.sport;
 }
@@ -426,7 +434,7 @@ static bool
 quotes_our_probe(const struct prober_worker *w,
 		 const struct codec_icmp_quote *qt)
 {
-	uint8_t proto = probe_ip_proto(w->conf->proto);
+	uint8_t proto = probe_ip_proto(w);
 
 	if (qt->src4 != w->flow.src4 || qt->dst4 != w->flow.dst4 ||
 	    qt->proto != proto)
@@ -551,6 +559,38 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 	return got;
 }
 
+/*
+ * An IPv6 frame: Neighbor Discovery (an NS for our address is answered,
+ * the rest counted with ARP), then to our address from our peer, then the
+ * L4 checksum and the protocol's match as over IPv4 (a zero UDP checksum
+ * is a wrong one over IPv6). No header checksum in IPv6.
+ */
+static enum rx_outcome
+take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
+	 const struct codec_frame *f, uint64_t t4, uint64_t seq, uint64_t next,
+	 uint64_t t1, bool measured)
+{
+	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t vlan = w->flow.vlan ? w->flow.vlan_tci : 0;
+
+	if (f->ip_proto == CODEC_IPPROTO_ICMPV6 &&
+	    (f->icmp_type == CODEC_ICMP6_NS ||
+	     f->icmp_type == CODEC_ICMP6_NA)) {
+		if (w->flow.ip_version != 6 ||
+		    !prober_answer_ns(w->q, buf, f, &w->flow.src_mac,
+				      w->flow.src6, vlan))
+			ignore(w, PROBER_IGN_ARP);
+		return RX_NONE;
+	}
+	if (!codec_frame_to_us(f, &w->flow) ||
+	    !codec_frame_from_peer(f, &w->flow)) {
+		ignore(w, PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	return take_frame(w, buf, f, io_rx_l4_csum(m), t4, seq, next, t1,
+			  measured);
+}
+
 /* One received frame, classified: an answer, an ICMP error, or ignored. */
 static enum rx_outcome
 take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
@@ -582,6 +622,8 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 			ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
+	if (f.ip_version == 6)
+		return take_rx6(w, m, &f, t4, seq, next, t1, measured);
 	if (f.ip_version != 4 || f.dst4 != w->flow.src4) {
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
@@ -649,6 +691,8 @@ set_ip_id(const struct prober_worker *w, uint8_t *buf, uint64_t seq)
 	struct codec_frame f;
 	uint16_t id = rte_cpu_to_be_16(prober_ip_id(w->index, seq));
 
+	if (w->flow.ip_version != 4)
+		return; /* no IPv6 header field for it */
 	memset(&f, 0, sizeof(f));
 	f.l3_off = (uint16_t)l2_len(&w->flow);
 	f.ip_version = 4;

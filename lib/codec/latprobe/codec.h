@@ -187,6 +187,15 @@ struct codec_flow {
 	uint8_t tos;
 };
 
+/*
+ * Is f an IP frame of fl's version from fl's destination address (the
+ * peer)? To fl's source address (us)? Addresses only: no port or protocol.
+ */
+bool codec_frame_from_peer(const struct codec_frame *f,
+			   const struct codec_flow *fl);
+bool codec_frame_to_us(const struct codec_frame *f,
+		       const struct codec_flow *fl);
+
 /* Bytes of Ethernet [+VLAN] + IP + UDP headers a flow puts before the payload.
  */
 size_t codec_udp_header_len(const struct codec_flow *fl);

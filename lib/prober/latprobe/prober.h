@@ -262,4 +262,23 @@ bool prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 			    const struct codec_mac *my_mac, uint32_t my_ip,
 			    uint16_t vlan);
 
+/*
+ * IPv6: resolve ip6 to a MAC by Neighbor Solicitation on q (RFC 4861 7.2.2:
+ * to its solicited-node address, every 200 ms until timeout_ms), on VLAN
+ * vlan (0 = untagged); answers NS for my_ip6 meanwhile. 0, -EHOSTUNREACH
+ * when nobody answered, -EINTR when *stop was set.
+ */
+int prober_nd_resolve(struct io_queue *q, const struct codec_mac *my_mac,
+		      const uint8_t my_ip6[16], uint16_t vlan,
+		      const uint8_t ip6[16], unsigned timeout_ms,
+		      const struct tsc_clock *clock, struct codec_mac *out,
+		      const atomic_bool *stop);
+
+/* Answer a valid NS for my_ip6 (frame buf, parsed f) with an NA; true when
+ * it was one and the answer went out. */
+bool prober_answer_ns(struct io_queue *q, const uint8_t *buf,
+		      const struct codec_frame *f,
+		      const struct codec_mac *my_mac, const uint8_t my_ip6[16],
+		      uint16_t vlan);
+
 #endif /* LATPROBE_PROBER_H */

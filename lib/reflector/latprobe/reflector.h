@@ -3,7 +3,8 @@
 #define LATPROBE_REFLECTOR_H
 
 /*
- * The reflector engine: answers ARP for its address, ICMP echo, STAMP
+ * The reflector engine: answers ARP (IPv6: Neighbor Solicitations) for its
+ * address, ICMP echo (and ICMPv6 echo), STAMP
  * (stateless or stateful), sockperf and UDP echo, on one io_queue per
  * worker lcore. Everything else is counted by reason and dropped.
  */
@@ -62,6 +63,9 @@ enum reflector_counter {
 	RC_DROP_RATE,	   /* over the --rate-limit of its source address */
 	RC_SESSION_EXPIRED, /* stateful: sessions aged out or evicted (LRU) */
 	RC_DROP_AUTH, /* STAMP with a key: too short or HMAC does not verify */
+	RC_ND,	      /* IPv6 Neighbor Solicitations answered */
+	RC_DROP_ND,   /* NS/NA failing RFC 4861 7.1 (hop limit, sum, ...) */
+	RC_DROP_UDP6_ZERO_CSUM, /* UDP over IPv6 without a checksum */
 	RC__COUNT
 };
 
@@ -82,9 +86,12 @@ struct reflector_prefix {
 #define REFLECTOR_ERROR_ESTIMATE ((uint16_t)(12u << 8 | 1u))
 
 struct reflector_conf {
-	uint32_t addr;	    /* our IPv4 address, host order */
-	uint8_t prefix_len; /* of --addr: its subnet broadcast is refused;
-			       0 = unknown */
+	uint32_t addr;	       /* our IPv4 address, host order; 0 = no IPv4 */
+	struct codec_ip addr6; /* our IPv6 address (family 0: no IPv6); NS
+				  for it and for our EUI-64 link-local
+				  address are answered */
+	uint8_t prefix_len;    /* of --addr: its subnet broadcast is refused;
+				  0 = unknown */
 	struct codec_mac mac;
 	uint16_t stamp_port;	/* 0 = off */
 	uint16_t sockperf_port; /* 0 = off */
@@ -141,6 +148,7 @@ struct reflector_worker {
 	uint64_t rate_tolerance; /* cycles of burst */
 	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
+	uint8_t ll6[16];	 /* our link-local address (EUI-64 of mac) */
 };
 
 /*
