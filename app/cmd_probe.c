@@ -32,7 +32,7 @@
 
 struct probe_opts {
 	struct app_common_opts co;
-	uint32_t target;
+	struct codec_ip target; /* IPv4 or IPv6: the family of the probes */
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
 	struct codec_mac peer_mac;
@@ -57,6 +57,7 @@ probe_usage(FILE *f)
 {
 	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN "
 	      "[options] TARGET[:PORT]\n"
+	      "       (IPv6: --addr X:X::X/LEN ... [X:X::X]:PORT or X:X::X)\n"
 	      "       latprobe probe --backend kernel [options] TARGET[:PORT]\n"
 	      "\n"
 	      "Closed-loop ping-pong: one probe in flight per lcore, TSC read "
@@ -69,7 +70,9 @@ probe_usage(FILE *f)
 	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port "
 	      "(required; with\n"
 	      "                       --backend kernel: the address to bind, "
-	      "optional)\n"
+	      "optional);\n"
+	      "                       X:X::X/LEN for an IPv6 TARGET (both may "
+	      "be given)\n"
 	      "  --proto P            stamp (default, UDP 862), sockperf "
 	      "(11111),\n"
 	      "                       udp-echo (7), icmp, or tcp-syn (80: SYN "
@@ -103,7 +106,8 @@ probe_usage(FILE *f)
 	      "(default 200ms);\n"
 	      "                       a lost probe delays the next -i start "
 	      "to its timeout\n"
-	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
+	      "  --peer-mac MAC       skip ARP (IPv6: neighbour discovery) and "
+	      "send to this MAC\n"
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
 	      "  --sport N            first source port (default 40000); each "
@@ -341,7 +345,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		return -1;
 	}
 	if (optind >= argc) {
-		app_err("no TARGET given (e.g. 198.18.0.2 or 198.18.0.2:862)");
+		app_err("no TARGET given (e.g. 198.18.0.2, 198.18.0.2:862 or "
+			"[2001:2::2]:862)");
 		return -1;
 	}
 	if (optind + 1 < argc) {
@@ -350,11 +355,18 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		return -1;
 	}
 	o->target_str = argv[optind];
-	if (cli_parse_target(argv[optind], &o->target, &o->dport,
-			     &o->have_port))
-		return app_opt_bad("TARGET", "A.B.C.D[:PORT]", argv[optind]);
+	if (cli_parse_target_ip(argv[optind], &o->target, &o->dport,
+				&o->have_port))
+		return app_opt_bad("TARGET",
+				   "A.B.C.D[:PORT] or [X:X::X][:PORT]",
+				   argv[optind]);
 	if (!o->have_port)
 		o->dport = o->proto->default_port;
+	if (o->target.family == 6 && o->co.kernel) {
+		/* TODO: IPv6 sockets in lib/sockio. */
+		app_err("--backend kernel probes IPv4 targets only for now");
+		return -1;
+	}
 	if (o->co.kernel) {
 		if (!o->proto->udp) {
 			app_err("--backend kernel runs stamp, sockperf and "
@@ -368,7 +380,11 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				"--promisc need the dpdk backend");
 			return -1;
 		}
-	} else if (!o->co.have_addr) {
+	} else if (o->target.family == 6 && o->co.addr6.family != 6) {
+		app_err("--addr X:X::X/LEN is required for an IPv6 target (our "
+			"IPv6 address on the port)");
+		return -1;
+	} else if (o->target.family == 4 && !o->co.have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (our address on the "
 			"port)");
 		return -1;
@@ -404,7 +420,7 @@ struct probe_ctx {
 	struct app_out json, samples;
 	struct app_hlog hlog;
 	int pcap_fd;
-	char ip[16];
+	char ip[CLI_IP_STRLEN];
 	struct codec_mac peer;
 	struct live live;
 };
@@ -612,9 +628,15 @@ conf_common(struct app_run *r)
 	struct prober_conf *c = &x->conf;
 
 	c->proto = o->proto;
-	c->flow.ip_version = 4;
-	c->flow.src4 = o->co.addr;
-	c->flow.dst4 = o->target;
+	if (o->target.family == 6) {
+		c->flow.ip_version = 6;
+		memcpy(c->flow.src6, o->co.addr6.a, 16);
+		memcpy(c->flow.dst6, o->target.a, 16);
+	} else {
+		c->flow.ip_version = 4;
+		c->flow.src4 = o->co.addr;
+		c->flow.dst4 = codec_ip_v4(&o->target);
+	}
 	c->flow.sport = o->sport;
 	c->flow.dport = o->dport;
 	c->flow.ttl = 64;
@@ -635,7 +657,7 @@ conf_common(struct app_run *r)
 	c->tcp_isn_base = (uint32_t)(tsc_read() * 2654435761u);
 	c->auth_key = o->co.auth_key;
 	c->auth_key_len = o->co.auth_key_len;
-	cli_format_ipv4(o->target, x->ip);
+	cli_format_ip(&o->target, x->ip);
 }
 
 static int
@@ -698,10 +720,28 @@ probe_setup_dpdk(struct app_run *r)
 		x->peer = x->conf.flow.src_mac;
 	} else if (o->have_peer_mac) {
 		x->peer = o->peer_mac;
+	} else if (o->target.family == 6) {
+		ret = prober_nd_resolve(&r->port.q[0], &x->conf.flow.src_mac,
+					o->co.addr6.a, o->vlan, o->target.a,
+					(unsigned)(o->arp_timeout_ns / 1000000),
+					&r->clk.clock, &x->peer, &force_quit);
+		if (ret == -EINTR)
+			fprintf(stderr,
+				"latprobe probe: interrupted while resolving "
+				"%s by neighbour discovery; no probe was "
+				"sent\n",
+				x->ip);
+		if (ret != 0 && ret != -EINTR) {
+			app_err("no Neighbor Advertisement from %s within "
+				"%.1fs (is the reflector running? --peer-mac "
+				"skips neighbour discovery)",
+				x->ip, (double)o->arp_timeout_ns / 1e9);
+			return EXIT_UNREACHABLE;
+		}
 	} else {
 		ret = prober_arp_resolve_vlan(
 			&r->port.q[0], &x->conf.flow.src_mac, o->co.addr,
-			o->vlan, o->target,
+			o->vlan, codec_ip_v4(&o->target),
 			(unsigned)(o->arp_timeout_ns / 1000000), &r->clk.clock,
 			&x->peer, &force_quit);
 		/* -EINTR: stopped before any probe; the workers see the flag
@@ -744,15 +784,15 @@ probe_setup_kernel(struct app_run *r)
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
 	x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0, o->sport,
-				     o->target, o->dport, &x->conf.flow.src_mac,
-				     &so);
+				     codec_ip_v4(&o->target), o->dport,
+				     &x->conf.flow.src_mac, &so);
 	if (x->sock == NULL) {
 		int err = errno;
 		char src[16] = "*", dst[16];
 
 		if (o->co.have_addr)
 			cli_format_ipv4(o->co.addr, src);
-		cli_format_ipv4(o->target, dst);
+		cli_format_ipv4(codec_ip_v4(&o->target), dst);
 		app_err("kernel UDP socket %s:%u -> %s:%u: %s%s", src, o->sport,
 			dst, o->dport, strerror(err),
 			err == EADDRINUSE ? " (the source port is in use: "
@@ -789,17 +829,36 @@ probe_init_workers(struct app_run *r)
 		run->conf[i] = x->conf;
 		if (!x->sock) {
 			/* RSS must bring each lcore's answers to its queue. */
-			uint16_t sport;
-			int ret = port_pick_sport(&r->port, (uint16_t)i,
-						  o->co.addr, o->target,
-						  o->dport, o->sport, &sport);
+			uint16_t sport = (uint16_t)(o->sport + i);
+			unsigned hdr = o->target.family == 6 ? 48 : 28;
+			int ret = 0;
+
+			/* TODO: RSS over IPv6 tuples (lib/port/rss.c). */
+			if (o->target.family == 6 && nw > 1 && r->port.rss)
+				ret = -ENOTSUP;
+			else if (o->target.family == 4)
+				ret = port_pick_sport(
+					&r->port, (uint16_t)i, o->co.addr,
+					codec_ip_v4(&o->target), o->dport,
+					o->sport, &sport);
+			if (o->target.family == 6 &&
+			    o->size + hdr > r->port.q[i].mtu) {
+				/* TODO: the IPv6 Fragment header. */
+				app_err("%llu-byte probes do not fit the MTU "
+					"(%u) over IPv6, and IPv6 fragments "
+					"are not sent yet: -l %u at most",
+					(unsigned long long)o->size,
+					r->port.q[i].mtu,
+					r->port.q[i].mtu - hdr);
+				return EXIT_USAGE;
+			}
 
 			if (ret == 0 && !o->proto->udp &&
 			    o->proto != &probe_proto_tcp_syn && nw > 1 &&
 			    r->port.rss)
 				ret = -ENOTSUP; /* ICMP: hashed on addresses */
 			if (ret == 0 && nw > 1 && r->port.rss &&
-			    o->size + 28 > r->port.q[i].mtu) {
+			    o->size + hdr > r->port.q[i].mtu) {
 				/* Fragments carry no ports to hash on. */
 				app_err("%llu-byte probes go as IPv4 "
 					"fragments, "
@@ -825,7 +884,12 @@ probe_init_workers(struct app_run *r)
 			struct reflector_conf rc;
 
 			reflector_conf_default(&rc);
-			rc.addr = o->target;
+			if (o->target.family == 6) {
+				rc.addr = 0;
+				rc.addr6 = o->target;
+			} else {
+				rc.addr = codec_ip_v4(&o->target);
+			}
 			rc.mac = x->conf.flow.src_mac;
 			if (o->proto == &probe_proto_stamp)
 				rc.stamp_port = o->dport;
@@ -854,19 +918,31 @@ probe_init_workers(struct app_run *r)
 	return EXIT_OK;
 }
 
+/* The source address of a flow as text. */
+static void
+flow_src_format(const struct codec_flow *fl, char *out /* CLI_IP_STRLEN */)
+{
+	struct codec_ip ip = fl->ip_version == 6 ? codec_ip_from_v6(fl->src6)
+						 : codec_ip_from_v4(fl->src4);
+
+	cli_format_ip(&ip, out);
+}
+
 static void
 probe_start_line(struct app_run *r)
 {
 	struct probe_ctx *x = r->ctx;
-	char mac[18], src[16];
+	char mac[18], src[CLI_IP_STRLEN];
 
 	codec_mac_format(&x->peer, mac);
-	cli_format_ipv4(x->conf.flow.src4, src);
+	flow_src_format(&x->conf.flow, src);
 	fprintf(stderr,
-		"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
+		"latprobe probe: %s -> %s%s%s:%u (%s), %s, %llu-byte "
 		"probes, %u lcore(s), %s %s (%s)\n",
-		src, x->ip, x->o.dport, x->sock ? "kernel route" : mac,
-		x->o.proto->name, (unsigned long long)x->o.size, r->n_workers,
+		src, x->o.target.family == 6 ? "[" : "", x->ip,
+		x->o.target.family == 6 ? "]" : "", x->o.dport,
+		x->sock ? "kernel route" : mac, x->o.proto->name,
+		(unsigned long long)x->o.size, r->n_workers,
 		x->sock ? "backend" : "port", x->sock ? "kernel" : r->port.name,
 		x->sock ? "UDP socket" : r->port.driver);
 }
@@ -883,7 +959,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct histogram *turn = histogram_create();
 	struct report_probe rep;
 	struct report_meta meta = {0};
-	char target[40], src[16], iface[160];
+	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
 	int ret = EXIT_OK;
 
 	if (rtt == NULL || net == NULL || turn == NULL) {
@@ -932,7 +1008,8 @@ probe_report(struct app_run *r, double duration_s,
 			 (double)o->co.duration_ns / 1e9,
 			 (unsigned long long)rep.warmup,
 			 (unsigned long long)o->warmup);
-	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
+	snprintf(target, sizeof(target),
+		 o->target.family == 6 ? "[%s]:%u" : "%s:%u", x->ip, o->dport);
 	rep.proto = o->proto->name;
 	rep.backend = x->sock ? "kernel" : "dpdk";
 	rep.target = target;
@@ -961,7 +1038,7 @@ probe_report(struct app_run *r, double duration_s,
 	meta.dpdk_version = x->sock ? NULL : rte_version();
 	meta.nic_driver = rep.port_driver;
 	meta.cores_used = rep.lcores;
-	cli_format_ipv4(x->conf.flow.src4, src);
+	flow_src_format(&x->conf.flow, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",
 		 x->sock ? "kernel" : r->port.name,
