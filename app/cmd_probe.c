@@ -362,11 +362,6 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				   argv[optind]);
 	if (!o->have_port)
 		o->dport = o->proto->default_port;
-	if (o->target.family == 6 && o->co.kernel) {
-		/* TODO: IPv6 sockets in lib/sockio. */
-		app_err("--backend kernel probes IPv4 targets only for now");
-		return -1;
-	}
 	if (o->co.kernel) {
 		if (!o->proto->udp) {
 			app_err("--backend kernel runs stamp, sockperf and "
@@ -783,16 +778,25 @@ probe_setup_kernel(struct app_run *r)
 
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
-	x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0, o->sport,
-				     codec_ip_v4(&o->target), o->dport,
-				     &x->conf.flow.src_mac, &so);
+	if (o->target.family == 6)
+		x->sock = sockio_open_prober6(
+			o->co.addr6.family == 6 ? o->co.addr6.a : NULL,
+			o->sport, o->target.a, o->dport, &x->conf.flow.src_mac,
+			&so);
+	else
+		x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0,
+					     o->sport, codec_ip_v4(&o->target),
+					     o->dport, &x->conf.flow.src_mac,
+					     &so);
 	if (x->sock == NULL) {
 		int err = errno;
-		char src[16] = "*", dst[16];
+		char src[CLI_IP_STRLEN] = "*", dst[CLI_IP_STRLEN];
 
-		if (o->co.have_addr)
+		if (o->target.family == 6 && o->co.addr6.family == 6)
+			cli_format_ip(&o->co.addr6, src);
+		else if (o->target.family == 4 && o->co.have_addr)
 			cli_format_ipv4(o->co.addr, src);
-		cli_format_ipv4(codec_ip_v4(&o->target), dst);
+		cli_format_ip(&o->target, dst);
 		app_err("kernel UDP socket %s:%u -> %s:%u: %s%s", src, o->sport,
 			dst, o->dport, strerror(err),
 			err == EADDRINUSE ? " (the source port is in use: "
@@ -802,7 +806,10 @@ probe_setup_kernel(struct app_run *r)
 	}
 	conf_common(r);
 	/* The engine matches answers against the socket's real address. */
-	x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
+	if (o->target.family == 6)
+		sockio_local_addr6(x->sock, 0, x->conf.flow.src6);
+	else
+		x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
 	x->conf.flow.sport = sockio_local_port(x->sock, 0);
 	x->peer = x->conf.flow.dst_mac;
 	return EXIT_OK;

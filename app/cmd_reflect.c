@@ -255,10 +255,9 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			"for; X:X::X/LEN for IPv6, or one of each)");
 		return -1;
 	}
-	if (o->co.kernel && o->co.addr6.family == 6) {
-		/* TODO: IPv6 sockets in lib/sockio. */
-		app_err("--backend kernel answers on an IPv4 address only for "
-			"now");
+	if (o->co.kernel && o->co.addr6.family == 6 && o->co.have_addr) {
+		app_err("--backend kernel answers on one address: IPv4 or "
+			"IPv6, not both");
 		return -1;
 	}
 	return 0;
@@ -448,8 +447,13 @@ reflect_setup_kernel(struct app_run *r)
 
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
-	x->sock = sockio_open_reflector(o->co.addr, ports, 3, &mac, &so);
-	if (x->sock == NULL && errno == EADDRINUSE) {
+	if (o->co.addr6.family == 6)
+		x->sock = sockio_open_reflector6(o->co.addr6.a, ports, 3, &mac,
+						 &so);
+	else
+		x->sock =
+			sockio_open_reflector(o->co.addr, ports, 3, &mac, &so);
+	if (x->sock == NULL && errno == EADDRINUSE && o->co.addr6.family != 6) {
 		char who[128], ip[16];
 
 		cli_format_ipv4(o->co.addr, ip);

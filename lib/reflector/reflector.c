@@ -426,11 +426,14 @@ source_check(const struct reflector_conf *c, const struct codec_frame *f)
 	/* IPv6: unspecified, multicast, loopback, ours; --allow is IPv4
 	 * prefixes, so with an --allow list no IPv6 source is allowed. */
 	if (f->ip_version == 6) {
+		/* On ::1 (kernel backend) only local peers can reach us. */
+		bool lo = codec_ipv6_is_loopback(c->addr6.a);
+
 		if ((f->src.b[0] & 1) != 0 ||
 		    codec_ipv6_is_unspecified(f->src6) ||
 		    codec_ipv6_is_multicast(f->src6) ||
-		    codec_ipv6_is_loopback(f->src6) ||
-		    memcmp(f->src6, c->addr6.a, 16) == 0)
+		    (!lo && (codec_ipv6_is_loopback(f->src6) ||
+			     memcmp(f->src6, c->addr6.a, 16) == 0)))
 			return RC_DROP_SOURCE;
 		return c->n_allow == 0 ? RC__COUNT : RC_DROP_ACL;
 	}

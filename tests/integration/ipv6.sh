@@ -8,8 +8,10 @@
 #   2. kernel peers -> latprobe reflect: ping -6, a sockperf ping-pong
 #      client over kernel IPv6 UDP (udp6_peer.py: Debian's sockperf 3.7 has
 #      no IPv6), the kernel resolving the reflector by NS;
+#      latprobe probe --backend kernel over IPv6 sockets;
 #   3. latprobe probe -> kernel: a sockperf-protocol server (udp6_peer.py),
-#      ICMPv6 echo, tcp-syn to a kernel TCP listener and to a closed port.
+#      ICMPv6 echo, tcp-syn to a kernel TCP listener and to a closed port,
+#      and latprobe reflect --backend kernel on an IPv6 address.
 . "$(dirname "$0")/lib.sh"
 pmd=${2:?af_xdp or af_packet}
 need_env
@@ -60,6 +62,12 @@ grep -q ' 0% packet loss' "$WORK/ping.txt" || { cat "$WORK/ping.txt" >&2; fail "
 timeout 60 ip netns exec "$LP_NS_PROBE" "$peer6" sockperf-client "$refl6" 11111 1000 \
 	>"$WORK/spc.txt" 2>&1 || { cat "$WORK/spc.txt" >&2; fail "kernel sockperf client (IPv6)"; }
 grep -q '^answered 1000 ' "$WORK/spc.txt" || { cat "$WORK/spc.txt" >&2; fail "kernel sockperf client: not all answered"; }
+# latprobe's kernel backend over IPv6 sockets, same reflector.
+timeout 30 ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe --backend kernel -n 1000 -q \
+	--json "$WORK/kstamp.json" "[$refl6]:862" >"$WORK/kstamp.txt" 2>&1 ||
+	{ cat "$WORK/kstamp.txt" >&2; fail "kernel backend probe over IPv6"; }
+$PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/kstamp.json" \
+	--sent 1000 --no-loss --remote-ts --proto stamp || fail "kernel backend IPv6 report"
 # The kernel found the reflector's MAC by NS.
 ip -n "$LP_NS_PROBE" -6 neigh show "$refl6" | grep -q lladdr ||
 	fail "the kernel has no neighbour entry for $refl6"
@@ -84,11 +92,20 @@ probe6 ktcp --proto tcp-syn -n 500 "[$refl6]:8080"
 check ktcp 500 tcp-syn
 [ "$(json_get "$WORK/ktcp.json" probes/resets)" -eq 0 ] || fail "the listener answered RST"
 probe6 ktcpclosed --proto tcp-syn -n 200 "[$refl6]:8081"
+# latprobe reflect --backend kernel on an IPv6 address (sockperf's port is
+# the python server's).
+LP_BG_LOG=$WORK/krefl.log lp_bg_ns "$LP_NS_REFL" "$LATPROBE" reflect --backend kernel \
+	--addr "$refl6" --sockperf-port 0 -t 30 -q --json "$WORK/krefl.json"
+krefl=$LP_LAST_PID
+lp_wait_for "$WORK/krefl.log" '^latprobe reflect: ' 20 || { cat "$WORK/krefl.log" >&2; fail "kernel reflector over IPv6"; }
+probe6 kreflstamp -n 1000 "[$refl6]:862"
+check kreflstamp 1000 stamp --remote-ts
+lp_stop_bg "$krefl"
 [ "$(json_get "$WORK/ktcpclosed.json" probes/resets)" -eq 200 ] || fail "closed port: RSTs not counted"
 left=$(ip netns exec "$LP_NS_REFL" ss -Htan state syn-recv state established | wc -l)
 [ "$left" -eq 0 ] || fail "$left TCP connections left on the listener side"
 
-for f in stamp sockperf udpecho icmp ksockperf kicmp ktcp; do
+for f in stamp sockperf udpecho icmp kstamp ksockperf kicmp ktcp kreflstamp; do
 	printf 'ipv6 %s: %-10s p50 %s ns p99 %s ns\n' "$pmd" "$f" \
 		"$(json_get "$WORK/$f.json" rtt_ns/p50)" "$(json_get "$WORK/$f.json" rtt_ns/p99)"
 done
