@@ -848,17 +848,6 @@ probe_init_workers(struct app_run *r)
 					&r->port, (uint16_t)i, o->co.addr,
 					codec_ip_v4(&o->target), o->dport,
 					o->sport, &sport);
-			if (o->target.family == 6 &&
-			    o->size + hdr > r->port.q[i].mtu) {
-				/* TODO: the IPv6 Fragment header. */
-				app_err("%llu-byte probes do not fit the MTU "
-					"(%u) over IPv6, and IPv6 fragments "
-					"are not sent yet: -l %u at most",
-					(unsigned long long)o->size,
-					r->port.q[i].mtu,
-					r->port.q[i].mtu - hdr);
-				return EXIT_USAGE;
-			}
 
 			if (ret == 0 && !o->proto->udp &&
 			    o->proto != &probe_proto_tcp_syn && nw > 1 &&
@@ -867,7 +856,7 @@ probe_init_workers(struct app_run *r)
 			if (ret == 0 && nw > 1 && r->port.rss &&
 			    o->size + hdr > r->port.q[i].mtu) {
 				/* Fragments carry no ports to hash on. */
-				app_err("%llu-byte probes go as IPv4 "
+				app_err("%llu-byte probes go as IP "
 					"fragments, "
 					"which RSS cannot steer back to each "
 					"lcore's queue: use one lcore",

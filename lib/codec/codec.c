@@ -302,6 +302,95 @@ parse_ipv4(const uint8_t *buf, size_t avail, struct codec_frame *f)
 	return parse_l4(buf, f);
 }
 
+/*
+ * Options of a hop-by-hop or destination options header of len bytes (RFC
+ * 8200 4.2): *refuse set when one says "discard" (an unknown type whose
+ * two high bits are not 00; we know only Pad1 and PadN). 0, or -EINVAL when
+ * an option runs past the header.
+ */
+static int
+ipv6_options(const uint8_t *p, size_t len, bool *refuse)
+{
+	size_t i = 2;
+
+	while (i < len) {
+		uint8_t t = p[i];
+
+		if (t == 0) { /* Pad1 */
+			i++;
+			continue;
+		}
+		if (i + 2 > len || (size_t)p[i + 1] + 2 > len - i)
+			return -EINVAL;
+		if (t != 1 && (t >> 6) != 0)
+			*refuse = true;
+		i += (size_t)p[i + 1] + 2;
+	}
+	return 0;
+}
+
+/*
+ * Walk the extension headers after the IPv6 header (RFC 8200 4.1 order
+ * not enforced except hop-by-hop first), at most CODEC_IPV6_MAX_EXT, each
+ * inside the payload; stops at the first header that is not an extension
+ * header, or after a Fragment header of a real fragment (its data is not
+ * walked). Sets ip_proto, l3_hlen, l4_off/l4_len and the fragment fields.
+ */
+static int
+ipv6_walk(const uint8_t *buf, struct codec_frame *f, size_t plen)
+{
+	const uint8_t *p = buf + f->l3_off + CODEC_IPV6_HLEN;
+	uint8_t nh = f->ip_proto;
+	size_t used = 0;
+
+	for (unsigned n = 0;; n++) {
+		size_t hl;
+
+		if (nh != CODEC_IPPROTO_HOPOPTS &&
+		    nh != CODEC_IPPROTO_ROUTING &&
+		    nh != CODEC_IPPROTO_FRAGMENT && nh != CODEC_IPPROTO_DSTOPTS)
+			break;
+		if (n == CODEC_IPV6_MAX_EXT || plen - used < 8 ||
+		    (nh == CODEC_IPPROTO_HOPOPTS && n != 0))
+			return -EINVAL;
+		if (nh == CODEC_IPPROTO_FRAGMENT) {
+			uint16_t w = ld16(p + used + 2);
+
+			f->frag_hdr_off = (uint16_t)(p + used - buf);
+			f->frag_off = (uint16_t)(w & 0xfff8);
+			f->more_fragments = (w & 1) != 0;
+			f->frag_id = ld32(p + used + 4);
+			f->ip_id = (uint16_t)f->frag_id;
+			hl = CODEC_IPV6_FRAG_HLEN;
+			nh = p[used];
+			used += hl;
+			/* RFC 6946: an atomic fragment is a whole packet. */
+			f->is_fragment = f->more_fragments || f->frag_off != 0;
+			if (f->is_fragment)
+				break;
+			continue;
+		}
+		hl = ((size_t)p[used + 1] + 1) * 8;
+		if (hl > plen - used)
+			return -EINVAL;
+		if (nh == CODEC_IPPROTO_ROUTING) {
+			/* Segments left: we are not the last hop. */
+			if (p[used + 3] != 0)
+				f->ip6_ext_refused = true;
+		} else if (ipv6_options(p + used, hl, &f->ip6_ext_refused) !=
+			   0) {
+			return -EINVAL;
+		}
+		nh = p[used];
+		used += hl;
+	}
+	f->ip_proto = nh;
+	f->l3_hlen = (uint16_t)(CODEC_IPV6_HLEN + used);
+	f->l4_off = (uint16_t)(f->l3_off + f->l3_hlen);
+	f->l4_len = (uint16_t)(plen - used);
+	return 0;
+}
+
 static int
 parse_ipv6(const uint8_t *buf, size_t avail, struct codec_frame *f)
 {
@@ -326,10 +415,11 @@ parse_ipv6(const uint8_t *buf, size_t avail, struct codec_frame *f)
 	f->ttl = p[OFF(rte_ipv6_hdr, hop_limits)];
 	memcpy(f->src6, p + OFF(rte_ipv6_hdr, src_addr), 16);
 	memcpy(f->dst6, p + OFF(rte_ipv6_hdr, dst_addr), 16);
-	f->l3_hlen = CODEC_IPV6_HLEN;
-	f->l4_off = (uint16_t)(f->l3_off + CODEC_IPV6_HLEN);
-	f->l4_len = (uint16_t)plen;
-	/* Extension headers are not walked: ip_proto then names one of them. */
+	if (ipv6_walk(buf, f, plen) != 0)
+		return -EINVAL;
+	/* As over IPv4: a fragment's L4 is not parsed. */
+	if (f->is_fragment)
+		return 0;
 	return parse_l4(buf, f);
 }
 

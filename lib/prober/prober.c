@@ -95,9 +95,6 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		w->mtu = (uint16_t)room;
 	/* IPv4 (20) or IPv6 (40) + UDP or ICMP (8) around the payload. */
 	if (c->size + (c->flow.ip_version == 6 ? 48u : 28u) > w->mtu) {
-		/* TODO: IPv6 Fragment extension header. */
-		if (c->flow.ip_version == 6)
-			return -EMSGSIZE;
 		w->fragmented = true;
 		w->scratch = malloc(PROBER_SCRATCH);
 		w->reasm = codec_reasm_create();
@@ -537,7 +534,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 	size_t whole_len;
 	int rc;
 
-	if (w->reasm == NULL || f->src4 != w->flow.dst4) {
+	if (w->reasm == NULL || !codec_frame_from_peer(f, &w->flow)) {
 		ignore(w, PROBER_IGN_OTHER_FLOW); /* not from our peer */
 		return RX_NONE;
 	}
@@ -583,10 +580,12 @@ take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
 		return RX_NONE;
 	}
 	if (!codec_frame_to_us(f, &w->flow) ||
-	    !codec_frame_from_peer(f, &w->flow)) {
+	    !codec_frame_from_peer(f, &w->flow) || f->ip6_ext_refused) {
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
+	if (f->is_fragment)
+		return take_fragment(w, buf, f, t4, seq, next, t1, measured);
 	return take_frame(w, buf, f, io_rx_l4_csum(m), t4, seq, next, t1,
 			  measured);
 }
@@ -748,9 +747,16 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			len = -ENOBUFS;
 			goto fail;
 		}
-		len = codec_ipv4_fragment(w->scratch, &f, w->mtu, &off,
-					  rte_pktmbuf_mtod(m, uint8_t *),
-					  rte_pktmbuf_tailroom(m));
+		len = f.ip_version == 6
+			      ? codec_ipv6_fragment(
+					w->scratch, &f, w->mtu,
+					prober_frag_id6(w->index, seq), &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m))
+			      : codec_ipv4_fragment(
+					w->scratch, &f, w->mtu, &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m));
 		if (len < 0) {
 			io_free(q, m);
 			goto fail;

@@ -50,6 +50,7 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_ND] = "answered.nd",
 	[RC_DROP_ND] = "dropped.nd",
 	[RC_DROP_UDP6_ZERO_CSUM] = "dropped.udp6_zero_checksum",
+	[RC_DROP_IPV6_EXT] = "dropped.ipv6_ext_header",
 };
 
 const char *
@@ -336,22 +337,37 @@ tx_fragments(struct reflector_worker *w, struct burst_out *o,
 			count(w, RC_DROP_NOMBUF, 1);
 			return;
 		}
-		len = codec_ipv4_fragment(buf, f, q->mtu, &off,
-					  rte_pktmbuf_mtod(m, uint8_t *),
-					  rte_pktmbuf_tailroom(m));
+		len = f->ip_version == 6
+			      ? codec_ipv6_fragment(
+					buf, f, q->mtu, w->frag_id6, &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m))
+			      : codec_ipv4_fragment(
+					buf, f, q->mtu, &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m));
 		if (len < 0) {
 			io_free(q, m);
 			count(w, RC_DROP_TX, 1);
 			return;
 		}
 		io_mbuf_set_len(m, (uint16_t)len);
-		/* Fragments carry no IP options: offsets as in the datagram. */
-		if (first && stamp)
-			stamp_add(o, m, f);
-		else
+		/* IPv4 fragments carry no options: offsets as in the
+		 * datagram; IPv6 ones have a Fragment header more. */
+		if (first && stamp) {
+			struct codec_frame ff = *f;
+
+			if (f->ip_version == 6 && off != 0) {
+				ff.l4_off += CODEC_IPV6_FRAG_HLEN;
+				ff.payload_off += CODEC_IPV6_FRAG_HLEN;
+			}
+			stamp_add(o, m, &ff);
+		} else {
 			ready_add(w, o, m);
+		}
 		first = false;
 	} while (off != 0);
+	w->frag_id6++;
 }
 
 /*
@@ -693,6 +709,10 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	return ANSWER_NONE;
 }
 
+static enum answer handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf,
+				  struct codec_frame *f, enum io_csum l4,
+				  uint64_t t2, uint64_t t2_wire);
+
 /*
  * A Neighbor Solicitation for our address or our link-local address: the
  * Neighbor Advertisement in place (RFC 4861 7.2.4). It may be longer than
@@ -758,7 +778,6 @@ handle_ipv6(struct reflector_worker *w, struct rte_mbuf *m,
 {
 	const struct reflector_conf *c = w->conf;
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
-	enum reflector_counter bad;
 
 	if (c->addr6.family != 6) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
@@ -767,6 +786,18 @@ handle_ipv6(struct reflector_worker *w, struct rte_mbuf *m,
 	if (f->ip_proto == CODEC_IPPROTO_ICMPV6 && f->payload_off != 0 &&
 	    (f->icmp_type == CODEC_ICMP6_NS || f->icmp_type == CODEC_ICMP6_NA))
 		return handle_ns(w, m, buf, f);
+	return handle_ipv6_l4(w, buf, f, io_rx_l4_csum(m), t2, t2_wire);
+}
+
+/* A whole IPv6 packet (not ND; received or reassembled) for us, answered
+ * in place. */
+static enum answer
+handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
+	       enum io_csum l4, uint64_t t2, uint64_t t2_wire)
+{
+	const struct reflector_conf *c = w->conf;
+	enum reflector_counter bad;
+
 	if (memcmp(f->dst6, c->addr6.a, 16) != 0 || !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
 		return ANSWER_NONE;
@@ -774,6 +805,10 @@ handle_ipv6(struct reflector_worker *w, struct rte_mbuf *m,
 	bad = source_check(c, f);
 	if (bad != RC__COUNT) {
 		count(w, bad, 1);
+		return ANSWER_NONE;
+	}
+	if (f->ip6_ext_refused) {
+		count(w, RC_DROP_IPV6_EXT, 1);
 		return ANSWER_NONE;
 	}
 	if (f->ip_proto == CODEC_IPPROTO_UDP) {
@@ -784,7 +819,7 @@ handle_ipv6(struct reflector_worker *w, struct rte_mbuf *m,
 			count(w, RC_DROP_UDP6_ZERO_CSUM, 1);
 			return ANSWER_NONE;
 		}
-		return handle_udp(w, buf, f, io_rx_l4_csum(m), t2, t2_wire);
+		return handle_udp(w, buf, f, l4, t2, t2_wire);
 	}
 	if (f->ip_proto == CODEC_IPPROTO_ICMPV6) {
 		uint32_t old_sum;
@@ -855,7 +890,10 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 	size_t whole_len;
 	int i, rc;
 
-	if (f->dst4 != c->addr || !is_for_us_mac(w, f)) {
+	if ((f->ip_version == 6 ? c->addr6.family != 6 ||
+					  memcmp(f->dst6, c->addr6.a, 16) != 0
+				: c->addr == 0 || f->dst4 != c->addr) ||
+	    !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
 		return;
 	}
@@ -863,7 +901,7 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		count(w, RC_DROP_FRAGMENT, 1);
 		return;
 	}
-	if (!codec_ipv4_csum_ok(buf, f)) {
+	if (f->ip_version == 4 && !codec_ipv4_csum_ok(buf, f)) {
 		count(w, RC_DROP_IP_CSUM, 1);
 		return;
 	}
@@ -901,8 +939,12 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		return;
 	}
 	/* Each fragment's header was checked; the rebuilt one is ours. */
-	a = handle_ipv4(w, whole, &whole_f, IO_CSUM_GOOD, IO_CSUM_UNKNOWN, t2,
-			t2_wire);
+	if (whole_f.ip_version == 6)
+		a = handle_ipv6_l4(w, whole, &whole_f, IO_CSUM_UNKNOWN, t2,
+				   t2_wire);
+	else
+		a = handle_ipv4(w, whole, &whole_f, IO_CSUM_GOOD,
+				IO_CSUM_UNKNOWN, t2, t2_wire);
 	if (a != ANSWER_NONE)
 		tx_fragments(w, o, whole, &whole_f, a == ANSWER_STAMP);
 	codec_reasm_reset(w->reasm[i]);
@@ -991,6 +1033,9 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				count(w, RC_ARP, 1);
 				a = ANSWER_DONE;
 			}
+		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6 &&
+			   f.is_fragment) {
+			handle_fragment(w, &o, buf, &f, t2, t2_wire);
 		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6) {
 			a = handle_ipv6(w, m, &f, t2, t2_wire);
 		} else if (f.ethertype != CODEC_ETHERTYPE_IPV4) {

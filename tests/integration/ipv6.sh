@@ -49,6 +49,9 @@ probe6 udpecho --proto udp-echo -l 64 -n 1000 "$refl6"
 check udpecho 1000 udp-echo
 probe6 icmp --proto icmp -l 56 -n 1000 "$refl6"
 check icmp 1000 icmp
+# Above the MTU: IPv6 fragments both ways (Fragment header, reassembly).
+probe6 large -l 8k -n 200 "$refl6"
+check large 200 stamp --remote-ts
 # The same reflector answers IPv4 too.
 probe_dpdk v4 -n 200 "$refl_ip"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/v4.json" \
@@ -75,6 +78,8 @@ stop_reflector
 for k in answered.nd answered.icmp_echo answered.sockperf answered.stamp answered.udp_echo; do
 	[ "$(json_get "$WORK/refl.json" "counters/$k")" -gt 0 ] || fail "reflector: $k is 0"
 done
+[ "$(json_get "$WORK/refl.json" counters/reassembled)" -ge 200 ] || fail "reflector reassembled no IPv6 probe"
+[ "$(json_get "$WORK/refl.json" counters/dropped.reassembly)" -eq 0 ] || fail "reflector dropped IPv6 reassemblies"
 [ "$(json_get "$WORK/refl.json" counters/dropped.nd)" -eq 0 ] || fail "reflector dropped valid ND"
 ip -n "$LP_NS_PROBE" addr flush dev "$LP_IF_PROBE"
 
@@ -105,7 +110,7 @@ lp_stop_bg "$krefl"
 left=$(ip netns exec "$LP_NS_REFL" ss -Htan state syn-recv state established | wc -l)
 [ "$left" -eq 0 ] || fail "$left TCP connections left on the listener side"
 
-for f in stamp sockperf udpecho icmp kstamp ksockperf kicmp ktcp kreflstamp; do
+for f in stamp sockperf udpecho icmp large kstamp ksockperf kicmp ktcp kreflstamp; do
 	printf 'ipv6 %s: %-10s p50 %s ns p99 %s ns\n' "$pmd" "$f" \
 		"$(json_get "$WORK/$f.json" rtt_ns/p50)" "$(json_get "$WORK/$f.json" rtt_ns/p99)"
 done

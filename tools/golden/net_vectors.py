@@ -169,6 +169,9 @@ FIELDS = [
     "ip.version", "ip.hdr_len", "ip.dsfield", "ip.len", "ip.id", "ip.flags.mf", "ip.frag_offset",
     "ip.ttl", "ip.proto", "ip.checksum.status", "ip.src", "ip.dst",
     "ipv6.tclass", "ipv6.plen", "ipv6.nxt", "ipv6.hlim", "ipv6.src", "ipv6.dst",
+    "ipv6.hopopts.nxt", "ipv6.hopopts.len_oct", "ipv6.dstopts.nxt", "ipv6.dstopts.len_oct",
+    "ipv6.routing.nxt", "ipv6.routing.len_oct", "ipv6.routing.segleft",
+    "ipv6.fraghdr.nxt", "ipv6.fraghdr.offset", "ipv6.fraghdr.more", "ipv6.fraghdr.ident",
     "udp.srcport", "udp.dstport", "udp.length", "udp.checksum", "udp.checksum.status",
     "tcp.srcport", "tcp.dstport", "tcp.seq_raw", "tcp.ack_raw", "tcp.hdr_len", "tcp.flags",
     "tcp.window_size_value", "tcp.options.mss_val", "tcp.checksum.status",
@@ -238,11 +241,33 @@ def expect_from_tshark(t, frame_len):
         csum["ip"] = int(t["ip.checksum.status"] == "1")
     elif "ipv6.nxt" in t:
         e["ip_version"] = 6
-        e["ip_proto"] = num(t["ipv6.nxt"])
         e["ttl"] = num(t["ipv6.hlim"])
         e["tos"] = num(t["ipv6.tclass"])
+        # The extension headers as tshark decodes them (one of each kind in
+        # our vectors: tshark gives the first occurrence of each field).
         hlen = 40
-        e["l3_hlen"] = 40
+        nxt = num(t["ipv6.nxt"])
+        while nxt in (0, 43, 44, 60):
+            if nxt == 44:
+                e["frag_hdr_off"] = l3 + hlen
+                off = num(t["ipv6.fraghdr.offset"]) * 8
+                mf = int(t["ipv6.fraghdr.more"] in ("1", "True"))
+                e["frag_id"] = num(t["ipv6.fraghdr.ident"])
+                e["ip_id"] = e["frag_id"] & 0xFFFF
+                e["frag_off"], e["more_fragments"] = off, mf
+                hlen += 8
+                nxt = num(t["ipv6.fraghdr.nxt"])
+                if mf or off:
+                    e["is_fragment"] = 1
+                    break
+                continue
+            key = {0: "hopopts", 43: "routing", 60: "dstopts"}[nxt]
+            hlen += num(t["ipv6.%s.len_oct" % key])
+            if nxt == 43 and num(t["ipv6.routing.segleft"]) != 0:
+                e["ip6_ext_refused"] = 1
+            nxt = num(t["ipv6.%s.nxt" % key])
+        e["ip_proto"] = nxt
+        e["l3_hlen"] = hlen
         e["ip_len"] = 40 + num(t["ipv6.plen"])
         e["src6"] = ipaddress.IPv6Address(t["ipv6.src"]).packed
         e["dst6"] = ipaddress.IPv6Address(t["ipv6.dst"]).packed
@@ -250,7 +275,7 @@ def expect_from_tshark(t, frame_len):
         l4 = l3 + hlen
         e["l4_off"] = l4
         e["l4_len"] = e["ip_len"] - hlen
-        # Our documented limits: no L4 for fragments, no extension header walk.
+        # Our documented limits: no L4 for fragments.
         if e.get("is_fragment") or e["ip_proto"] not in (6, 17, 1 if e["ip_version"] == 4 else 58):
             csum["l4"] = 0
             return e, csum

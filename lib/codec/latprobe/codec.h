@@ -31,10 +31,17 @@
 #define CODEC_ETHERTYPE_VLAN 0x8100
 #define CODEC_ETHERTYPE_IPV6 0x86dd
 
-#define CODEC_IPPROTO_ICMP   1
-#define CODEC_IPPROTO_TCP    6
-#define CODEC_IPPROTO_UDP    17
-#define CODEC_IPPROTO_ICMPV6 58
+#define CODEC_IPPROTO_ICMP     1
+#define CODEC_IPPROTO_TCP      6
+#define CODEC_IPPROTO_UDP      17
+#define CODEC_IPPROTO_ICMPV6   58
+/* IPv6 extension headers walked by codec_parse_frame() (RFC 8200 4). */
+#define CODEC_IPPROTO_HOPOPTS  0
+#define CODEC_IPPROTO_ROUTING  43
+#define CODEC_IPPROTO_FRAGMENT 44
+#define CODEC_IPPROTO_DSTOPTS  60
+#define CODEC_IPV6_FRAG_HLEN   8
+#define CODEC_IPV6_MAX_EXT     8 /* more headers than this: -EINVAL */
 
 #define CODEC_TCP_FIN 0x01
 #define CODEC_TCP_SYN 0x02
@@ -89,11 +96,14 @@ struct codec_frame {
 
 	/* IP: ip_version is 0 when the frame carries no IP */
 	uint8_t ip_version;
-	uint8_t ip_proto; /* L4 protocol (IPv6: next header after the base
-			     header) */
+	uint8_t ip_proto; /* L4 protocol (IPv6: the next header after the
+			     extension headers; of a fragment: the fragment
+			     header's next header) */
 	uint8_t ttl;	  /* TTL / hop limit */
 	uint8_t tos;	  /* IPv4 TOS / IPv6 traffic class */
-	uint16_t l3_hlen; /* IPv4 IHL*4 (options skipped), 40 for IPv6 */
+	uint16_t l3_hlen; /* IPv4 IHL*4 (options skipped); IPv6: 40 + the
+			     extension headers walked (up to and including
+			     a fragment header) */
 	uint16_t ip_len;  /* IPv4 total length / 40 + IPv6 payload length
 			   * (IPv6 payload > 65495 bytes is -EINVAL) */
 	uint32_t src4, dst4;
@@ -105,6 +115,14 @@ struct codec_frame {
 			   * l4_len still span this fragment's IP payload */
 	bool more_fragments;
 	uint16_t frag_off; /* in bytes */
+	/* IPv6: the Fragment header's offset in the frame (0: none) and
+	 * 32-bit identification (ip_id holds its low 16 bits). */
+	uint16_t frag_hdr_off;
+	uint32_t frag_id;
+	/* IPv6 extension headers we must not answer past (RFC 8200 4): a
+	 * routing header with segments left (type 0 included, RFC 5095),
+	 * or an option whose unknown type says discard (4.2). */
+	bool ip6_ext_refused;
 
 	/*
 	 * L4, bounded by the IP length (not by trailing Ethernet padding).

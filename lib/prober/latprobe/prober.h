@@ -220,6 +220,14 @@ prober_ip_id(unsigned index, uint64_t seq)
 	return (uint16_t)((index & 0x3f) << 10 | (seq & 0x3ff));
 }
 
+/* The IPv6 Fragment header identification of probe seq on worker index:
+ * the worker in the top 8 bits, the sequence number in the 24 below. */
+static inline uint32_t
+prober_frag_id6(unsigned index, uint64_t seq)
+{
+	return (uint32_t)(index & 0xff) << 24 | (uint32_t)(seq & 0xffffff);
+}
+
 int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		       struct io_queue *q, unsigned index);
 void prober_worker_fini(struct prober_worker *w);

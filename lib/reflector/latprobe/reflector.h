@@ -40,7 +40,7 @@ enum reflector_counter {
 	RC_DROP_ARP_OTHER,   /* ARP that asks for no answer */
 	RC_DROP_IP_CSUM,     /* bad IPv4 header checksum */
 	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum */
-	RC_DROP_FRAGMENT,    /* IPv4 fragment with reassembly off (n_reasm 0:
+	RC_DROP_FRAGMENT,    /* IP fragment with reassembly off (n_reasm 0:
 				the kernel backend, which reassembles) */
 	RC_DROP_PROTO,	     /* IP protocol we do not answer (TCP, ...) */
 	RC_DROP_ICMP_OTHER,  /* ICMP that is not an echo request */
@@ -66,6 +66,8 @@ enum reflector_counter {
 	RC_ND,	      /* IPv6 Neighbor Solicitations answered */
 	RC_DROP_ND,   /* NS/NA failing RFC 4861 7.1 (hop limit, sum, ...) */
 	RC_DROP_UDP6_ZERO_CSUM, /* UDP over IPv6 without a checksum */
+	RC_DROP_IPV6_EXT, /* IPv6 extension header we must not pass (routing
+			     header with segments left, discard option) */
 	RC__COUNT
 };
 
@@ -149,6 +151,7 @@ struct reflector_worker {
 	struct codec_reasm *reasm[REFLECTOR_MAX_REASM];
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
 	uint8_t ll6[16];	 /* our link-local address (EUI-64 of mac) */
+	uint32_t frag_id6;	 /* Fragment header id of our next answer */
 };
 
 /*

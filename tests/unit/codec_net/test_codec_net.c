@@ -104,6 +104,9 @@ check_frame(const struct codec_frame *w, const struct codec_frame *g)
 	assert_int_equal(w->is_fragment, g->is_fragment);
 	assert_int_equal(w->more_fragments, g->more_fragments);
 	assert_int_equal(w->frag_off, g->frag_off);
+	assert_int_equal(w->frag_hdr_off, g->frag_hdr_off);
+	assert_int_equal(w->frag_id, g->frag_id);
+	assert_int_equal(w->ip6_ext_refused, g->ip6_ext_refused);
 	assert_int_equal(w->l4_off, g->l4_off);
 	assert_int_equal(w->l4_len, g->l4_len);
 	assert_int_equal(w->sport, g->sport);
@@ -1349,6 +1352,98 @@ test_icmp6_echo(void **state)
 			 -EINVAL);
 }
 
+/* An IPv6/UDP frame with ext (a chain of extension headers, next header
+ * fields and lengths already right) between the IPv6 header and UDP. */
+static size_t
+v6_with_ext(uint8_t *buf, const uint8_t *ext, size_t elen, uint8_t first)
+{
+	struct codec_flow fl = {.src_mac = mac_a,
+				.dst_mac = mac_b,
+				.ip_version = 6,
+				.sport = 1,
+				.dport = 2};
+	uint8_t tmp[256];
+	int len;
+
+	memcpy(fl.src6, v6_a, 16);
+	memcpy(fl.dst6, v6_b, 16);
+	len = codec_build_udp(tmp, sizeof(tmp), &fl, 0, (const uint8_t *)"abcd",
+			      4);
+	assert_true(len > 0);
+	memcpy(buf, tmp, 54);
+	memcpy(buf + 54, ext, elen);
+	memcpy(buf + 54 + elen, tmp + 54, (size_t)len - 54);
+	buf[14 + 6] = first;
+	buf[14 + 4] = (uint8_t)(((size_t)len - 54 + elen) >> 8);
+	buf[14 + 5] = (uint8_t)((size_t)len - 54 + elen);
+	return (size_t)len + elen;
+}
+
+/* The extension-header walk: what is skipped, refused, or malformed. */
+static void
+test_ipv6_ext_headers(void **state)
+{
+	/* Hop-by-hop with Router Alert (00 action bits) + PadN, then UDP. */
+	static const uint8_t hbh[8] = {17, 0, 5, 2, 0, 0, 1, 0};
+	/* Destination options with an unknown option of action 10. */
+	static const uint8_t dst_discard[8] = {17, 0, 0x80, 4, 0, 0, 0, 0};
+	/* Routing header type 0, segments left 1 (RFC 5095). */
+	static const uint8_t rh0[8] = {17, 0, 0, 1, 0, 0, 0, 0};
+	/* The same with segments left 0: passed. */
+	static const uint8_t rh_done[8] = {17, 0, 4, 0, 0, 0, 0, 0};
+	/* An option running past its header. */
+	static const uint8_t bad_opt[8] = {17, 0, 1, 9, 0, 0, 0, 0};
+	uint8_t buf[512], chain[128];
+	struct codec_frame f;
+	size_t len;
+
+	(void)state;
+	len = v6_with_ext(buf, hbh, sizeof(hbh), CODEC_IPPROTO_HOPOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_int_equal(f.ip_proto, CODEC_IPPROTO_UDP);
+	assert_int_equal(f.l3_hlen, 48);
+	assert_int_equal(f.sport, 1);
+	assert_false(f.ip6_ext_refused);
+	assert_true(codec_l4_csum_ok(buf, &f));
+
+	len = v6_with_ext(buf, dst_discard, 8, CODEC_IPPROTO_DSTOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_true(f.ip6_ext_refused);
+	len = v6_with_ext(buf, rh0, 8, CODEC_IPPROTO_ROUTING);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_true(f.ip6_ext_refused);
+	len = v6_with_ext(buf, rh_done, 8, CODEC_IPPROTO_ROUTING);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_false(f.ip6_ext_refused);
+	assert_int_equal(f.ip_proto, CODEC_IPPROTO_UDP);
+	len = v6_with_ext(buf, bad_opt, 8, CODEC_IPPROTO_DSTOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
+
+	/* Hop-by-hop anywhere but first. */
+	memcpy(chain, rh_done, 8);
+	chain[0] = CODEC_IPPROTO_HOPOPTS;
+	memcpy(chain + 8, hbh, 8);
+	len = v6_with_ext(buf, chain, 16, CODEC_IPPROTO_ROUTING);
+	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
+	/* Eight destination options headers pass, nine do not. */
+	for (unsigned n = 8; n <= 9; n++) {
+		for (unsigned i = 0; i < n; i++) {
+			memset(chain + 8 * i, 0, 8);
+			chain[8 * i] = i + 1 < n ? CODEC_IPPROTO_DSTOPTS : 17;
+			chain[8 * i + 2] = 1; /* PadN */
+			chain[8 * i + 3] = 4;
+		}
+		len = v6_with_ext(buf, chain, 8 * n, CODEC_IPPROTO_DSTOPTS);
+		assert_int_equal(codec_parse_frame(buf, len, &f),
+				 n == 8 ? 0 : -EINVAL);
+	}
+	/* A header longer than the packet. */
+	memcpy(chain, hbh, 8);
+	chain[1] = 10;
+	len = v6_with_ext(buf, chain, 8, CODEC_IPPROTO_HOPOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -1379,6 +1474,7 @@ main(void)
 		cmocka_unit_test(test_ipv6_addresses),
 		cmocka_unit_test(test_nd),
 		cmocka_unit_test(test_icmp6_echo),
+		cmocka_unit_test(test_ipv6_ext_headers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -355,6 +355,70 @@ test_v6_ping(void **state)
 	assert_int_equal(rc(w, RC_ICMP), 1);
 }
 
+/* Probes above the MTU go as IPv6 fragments, the reflector reassembles,
+ * answers in fragments, the prober reassembles. */
+static void
+test_v6_large(void **state)
+{
+	struct wire *w = *state;
+	static const atomic_bool no_stop;
+
+	w->pc.proto = &probe_proto_stamp;
+	w->pc.size = 8000;
+	w->pc.count = 20;
+	w->pc.warmup = 2;
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	assert_true(w->pw.fragmented);
+	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.st.sent, 20);
+	assert_int_equal(w->pw.st.received, 20);
+	assert_int_equal(w->pw.st.reasm_failed, 0);
+	assert_int_equal(w->pw.st.rx_ignored, 0);
+	assert_int_equal(rc(w, RC_STAMP), 22);
+	assert_int_equal(rc(w, RC_REASSEMBLED), 22);
+	/* 8000 + 8 bytes of UDP at 1448 data bytes a fragment: 6. */
+	assert_int_equal(rc(w, RC_FRAGMENTS), 22 * 6);
+	assert_int_equal(rc(w, RC_DROP_REASM), 0);
+	assert_int_equal(w->pw.network_rtt.total, 20);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* A routing header with segments left is not answered. */
+static void
+test_v6_routing_header_refused(void **state)
+{
+	struct wire *w = *state;
+	struct codec_flow fl = {.src_mac = tw_prober_mac,
+				.dst_mac = tw_refl_mac,
+				.ip_version = 6};
+	static const uint8_t pl[8] = "ping6";
+	uint8_t buf[256], out[256];
+	int len;
+
+	memcpy(fl.src6, ip6_prober, 16);
+	memcpy(fl.dst6, ip6_refl, 16);
+	len = codec_build_icmp_echo(buf, sizeof(buf), &fl,
+				    CODEC_ICMP6_ECHO_REQUEST, 1, 1, pl,
+				    sizeof(pl));
+	assert_true(len > 0);
+	/* Routing header (type 0, segments left 1) before the ICMPv6. */
+	memcpy(out, buf, 54);
+	memset(out + 54, 0, 8);
+	out[54] = CODEC_IPPROTO_ICMPV6;
+	out[57] = 1;
+	memcpy(out + 62, buf + 54, (size_t)len - 54);
+	out[14 + 6] = CODEC_IPPROTO_ROUTING;
+	out[14 + 5] = (uint8_t)(out[14 + 5] + 8);
+	tw_inject(w->f, 1, out, (size_t)len + 8);
+	assert_int_equal(reflector_poll(&w->rw), 1);
+	assert_int_equal(rc(w, RC_DROP_IPV6_EXT), 1);
+	assert_int_equal(rc(w, RC_ICMP), 0);
+	assert_int_equal(tw_drain(w->f, 0), 0);
+}
+
 int
 main(void)
 {
@@ -364,6 +428,7 @@ main(void)
 		T(test_v6_udp_echo),	    T(test_v6_icmp),
 		T(test_v6_nd_resolve),	    T(test_v6_prober_answers_ns),
 		T(test_v6_reflector_drops), T(test_v6_ping),
+		T(test_v6_large),	    T(test_v6_routing_header_refused),
 #undef T
 	};
 
