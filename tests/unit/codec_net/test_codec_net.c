@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "latprobe/codec.h"
+#include "latprobe/frag.h"
 #include "latprobe/nd.h"
 #include "vectors/net_vectors.h"
 
@@ -146,6 +147,46 @@ check_invariants(const struct codec_frame *f, size_t len)
 		assert_int_equal(f->payload_off, 0);
 }
 
+/* The NA flow.src sends when flow.dst solicits it: our NS, parsed and
+ * validated, answered by codec_build_na. */
+static int
+build_na_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
+{
+	uint8_t ns[128];
+	struct codec_frame f;
+	struct codec_nd nd;
+	int len = codec_build_ns(ns, sizeof(ns), &v->flow.dst_mac, v->flow.dst6,
+				 v->flow.src6, 0);
+
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(ns, (size_t)len, &f), 0);
+	assert_int_equal(codec_nd_parse(ns, &f, &nd), 0);
+	return codec_build_na(buf, cap, &f, &nd, &v->flow.src_mac);
+}
+
+/* Fragment frag_index of the UDP datagram (flow, payload) cut at frag_mtu. */
+static int
+build_frag6_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
+{
+	static uint8_t whole[8192], tmp[2048];
+	struct codec_frame f;
+	size_t off = 0;
+	int len;
+
+	len = codec_build_udp(whole, sizeof(whole), &v->flow, 0, v->payload,
+			      v->plen);
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(whole, (size_t)len, &f), 0);
+	for (unsigned i = 0; i < v->frag_index; i++) {
+		assert_true(codec_ipv6_fragment(whole, &f, v->frag_mtu,
+						v->frag_id, &off, tmp,
+						sizeof(tmp)) > 0);
+		assert_true(off != 0);
+	}
+	return codec_ipv6_fragment(whole, &f, v->frag_mtu, v->frag_id, &off,
+				   buf, cap);
+}
+
 /* Builds vector v with our builder into buf; returns the builder's result. */
 static int
 build_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
@@ -169,6 +210,14 @@ build_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
 			buf, cap, v->arp_op, &v->arp_sha, v->arp_spa,
 			v->arp_op == CODEC_ARP_REPLY ? &v->arp_tha : NULL,
 			v->arp_tpa);
+	case GOLDEN_NS:
+		/* flow.src solicits flow.dst. */
+		return codec_build_ns(buf, cap, &v->flow.src_mac, v->flow.src6,
+				      v->flow.dst6, 0);
+	case GOLDEN_NA:
+		return build_na_vec(v, buf, cap);
+	case GOLDEN_FRAG6:
+		return build_frag6_vec(v, buf, cap);
 	default:
 		fail();
 	}
