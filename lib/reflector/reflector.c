@@ -1033,15 +1033,14 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				count(w, RC_ARP, 1);
 				a = ANSWER_DONE;
 			}
-		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6 &&
-			   f.is_fragment) {
+		} else if (f.ethertype != CODEC_ETHERTYPE_IPV4 &&
+			   f.ethertype != CODEC_ETHERTYPE_IPV6) {
+			count(w, RC_DROP_ETHERTYPE, 1);
+		} else if (f.is_fragment) {
+			/* IPv4 or IPv6: one reassembly path. */
 			handle_fragment(w, &o, buf, &f, t2, t2_wire);
 		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6) {
 			a = handle_ipv6(w, m, &f, t2, t2_wire);
-		} else if (f.ethertype != CODEC_ETHERTYPE_IPV4) {
-			count(w, RC_DROP_ETHERTYPE, 1);
-		} else if (f.is_fragment) {
-			handle_fragment(w, &o, buf, &f, t2, t2_wire);
 		} else {
 			/* A NIC that checked the sums saves us them. */
 			a = handle_ipv4(w, buf, &f, io_rx_ip_csum(m),
