@@ -918,6 +918,59 @@ codec_build_icmp_error(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	return (int)(f.l4_off + f.l4_len);
 }
 
+/* The ICMPv6 half of codec_parse_icmp_quote(). */
+static int
+parse_icmp6_quote(const uint8_t *buf, const struct codec_frame *f,
+		  struct codec_icmp_quote *q)
+{
+	const uint8_t *p;
+	size_t avail;
+	uint8_t nh;
+
+	if (f->ip_proto != CODEC_IPPROTO_ICMPV6 || f->is_fragment ||
+	    f->payload_off == 0 || f->icmp_type < 1 || f->icmp_type > 4)
+		return -EINVAL;
+	memset(q, 0, sizeof(*q));
+	q->ip_version = 6;
+	p = buf + f->payload_off;
+	avail = f->payload_len;
+	if (avail < CODEC_IPV6_HLEN + 8 || (p[0] >> 4) != 6)
+		return -EINVAL;
+	memcpy(q->src6, p + OFF(rte_ipv6_hdr, src_addr), 16);
+	memcpy(q->dst6, p + OFF(rte_ipv6_hdr, dst_addr), 16);
+	nh = p[OFF(rte_ipv6_hdr, proto)];
+	p += CODEC_IPV6_HLEN;
+	avail -= CODEC_IPV6_HLEN;
+	if (nh == CODEC_IPPROTO_FRAGMENT) {
+		q->frag_id = ld32(p + 4);
+		q->ip_id = (uint16_t)q->frag_id;
+		if ((ld16(p + 2) & 0xfff8) != 0 || avail < 16) {
+			q->proto = p[0];
+			return 0; /* no L4 header in a non-first fragment */
+		}
+		nh = p[0];
+		p += CODEC_IPV6_FRAG_HLEN;
+	}
+	q->proto = nh;
+	switch (nh) {
+	case CODEC_IPPROTO_UDP:
+	case CODEC_IPPROTO_TCP:
+		q->has_l4 = true;
+		q->sport = ld16(p);
+		q->dport = ld16(p + 2);
+		break;
+	case CODEC_IPPROTO_ICMPV6:
+		q->has_l4 = true;
+		q->icmp_type = p[0];
+		q->icmp_id = ld16(p + 4);
+		q->icmp_seq = ld16(p + 6);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 int
 codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 		       struct codec_icmp_quote *q)
@@ -926,6 +979,8 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 	size_t avail, hlen;
 	uint16_t frag;
 
+	if (buf != NULL && f != NULL && q != NULL && f->ip_version == 6)
+		return parse_icmp6_quote(buf, f, q);
 	if (buf == NULL || f == NULL || q == NULL || f->ip_version != 4 ||
 	    f->ip_proto != CODEC_IPPROTO_ICMP || f->is_fragment ||
 	    f->payload_off == 0)
@@ -941,6 +996,7 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 		return -EINVAL;
 	}
 	memset(q, 0, sizeof(*q));
+	q->ip_version = 4;
 	p = buf + f->payload_off;
 	avail = f->payload_len;
 	if (avail < CODEC_IPV4_HLEN || (p[0] >> 4) != 4)

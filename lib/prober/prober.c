@@ -32,6 +32,26 @@ prober_unreach_of_code(uint8_t code)
 	}
 }
 
+enum prober_unreach
+prober_unreach_of_code6(uint8_t code)
+{
+	/* RFC 4443 3.1. */
+	switch (code) {
+	case 0:
+		return PROBER_UNREACH_NET; /* no route */
+	case 3:
+		return PROBER_UNREACH_HOST; /* address unreachable */
+	case 4:
+		return PROBER_UNREACH_PORT;
+	case 1: /* administratively prohibited */
+	case 5: /* source address failed policy */
+	case 6: /* reject route */
+		return PROBER_UNREACH_ADMIN;
+	default:
+		return PROBER_UNREACH_OTHER;
+	}
+}
+
 static const struct probe_proto *const protos[] = {
 	&probe_proto_stamp, &probe_proto_sockperf, &probe_proto_udp_echo,
 	&probe_proto_icmp,  &probe_proto_tcp_syn,
@@ -433,13 +453,21 @@ quotes_our_probe(const struct prober_worker *w,
 {
 	uint8_t proto = probe_ip_proto(w);
 
-	if (qt->src4 != w->flow.src4 || qt->dst4 != w->flow.dst4 ||
-	    qt->proto != proto)
+	if (qt->ip_version != w->flow.ip_version || qt->proto != proto)
+		return false;
+	if (qt->ip_version == 6
+		    ? memcmp(qt->src6, w->flow.src6, 16) != 0 ||
+			      memcmp(qt->dst6, w->flow.dst6, 16) != 0
+		    : qt->src4 != w->flow.src4 || qt->dst4 != w->flow.dst4)
 		return false;
 	if (!qt->has_l4) /* a later fragment: only the IP ID tells */
-		return qt->ip_id >> 10 == (w->index & 0x3f);
-	if (proto == CODEC_IPPROTO_ICMP)
-		return qt->icmp_type == CODEC_ICMP_ECHO_REQUEST &&
+		return qt->ip_version == 6
+			       ? qt->frag_id >> 24 == (w->index & 0xff)
+			       : qt->ip_id >> 10 == (w->index & 0x3f);
+	if (proto == CODEC_IPPROTO_ICMP || proto == CODEC_IPPROTO_ICMPV6)
+		return qt->icmp_type == (proto == CODEC_IPPROTO_ICMPV6
+						 ? CODEC_ICMP6_ECHO_REQUEST
+						 : CODEC_ICMP_ECHO_REQUEST) &&
 		       qt->icmp_id == (uint16_t)(w->conf->icmp_id + w->index);
 	return qt->sport == w->flow.sport && qt->dport == w->flow.dport;
 }
@@ -469,9 +497,26 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	STAT_ADD(w, unreachable[prober_unreach_of_code(f->icmp_code)], 1);
+	STAT_ADD(w,
+		 unreachable[f->ip_version == 6
+				     ? prober_unreach_of_code6(f->icmp_code)
+				     : prober_unreach_of_code(f->icmp_code)],
+		 1);
 	ignore(w, PROBER_IGN_UNREACHABLE);
-	if (seq != UINT64_MAX && qt.ip_id == prober_ip_id(w->index, seq))
+	if (seq == UINT64_MAX)
+		return RX_NONE;
+	/*
+	 * IPv4: the quoted IP ID names the probe. IPv6 has no ID outside a
+	 * Fragment header: a quote of our flow while a probe is in flight
+	 * ends it (one probe in flight per worker; an error that comes later
+	 * than the probe's timeout ends the next one).
+	 */
+	if (qt.ip_version == 6)
+		return w->fragmented && qt.frag_id !=
+						prober_frag_id6(w->index, seq)
+			       ? RX_NONE
+			       : RX_UNREACHABLE;
+	if (qt.ip_id == prober_ip_id(w->index, seq))
 		return RX_UNREACHABLE;
 	return RX_NONE;
 }
@@ -579,8 +624,20 @@ take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
 			ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
-	if (!codec_frame_to_us(f, &w->flow) ||
-	    !codec_frame_from_peer(f, &w->flow) || f->ip6_ext_refused) {
+	if (!codec_frame_to_us(f, &w->flow)) {
+		ignore(w, PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	/* From the peer or from any router on the way. */
+	if (!f->is_fragment && f->ip_proto == CODEC_IPPROTO_ICMPV6 &&
+	    f->icmp_type == CODEC_ICMP6_DEST_UNREACH) {
+		if (!codec_l4_csum_ok(buf, f)) {
+			ignore(w, PROBER_IGN_CHECKSUM);
+			return RX_NONE;
+		}
+		return take_unreachable(w, buf, f, seq);
+	}
+	if (!codec_frame_from_peer(f, &w->flow) || f->ip6_ext_refused) {
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}

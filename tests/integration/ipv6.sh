@@ -97,6 +97,15 @@ probe6 ktcp --proto tcp-syn -n 500 "[$refl6]:8080"
 check ktcp 500 tcp-syn
 [ "$(json_get "$WORK/ktcp.json" probes/resets)" -eq 0 ] || fail "the listener answered RST"
 probe6 ktcpclosed --proto tcp-syn -n 200 "[$refl6]:8081"
+# A closed UDP port: the kernel's ICMPv6 port unreachable (RFC 4443) ends
+# each probe at once (5 probes: within the kernel's burst of ICMPv6 errors).
+rc=0
+ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
+	--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR6_PROBE" -q --json "$WORK/kclosed.json" \
+	--proto udp-echo -l 16 -n 5 -w 0 --timeout 2s "[$refl6]:9" >"$WORK/kclosed.txt" 2>&1 || rc=$?
+[ "$rc" -eq 5 ] || { cat "$WORK/kclosed.txt" >&2; fail "closed UDP port over IPv6: exit $rc, not 5"; }
+[ "$(json_get "$WORK/kclosed.json" probes/unreachable_port)" -ge 1 ] ||
+	{ cat "$WORK/kclosed.txt" >&2; fail "closed UDP port over IPv6: no ICMPv6 port unreachable counted"; }
 # latprobe reflect --backend kernel on an IPv6 address (sockperf's port is
 # the python server's).
 LP_BG_LOG=$WORK/krefl.log lp_bg_ns "$LP_NS_REFL" "$LATPROBE" reflect --backend kernel \

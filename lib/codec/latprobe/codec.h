@@ -292,13 +292,17 @@ void codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 /* What an ICMPv4 error (destination unreachable, time exceeded, ...) quotes
  * of the datagram that caused it (RFC 792: its IP header + 8 bytes). */
 struct codec_icmp_quote {
+	uint8_t ip_version;  /* of the quoted packet: 4, or 6 (ICMPv6) */
 	uint32_t src4, dst4; /* the quoted datagram's addresses */
+	uint8_t src6[16], dst6[16];
 	uint8_t proto;
 	uint16_t ip_id;
-	bool has_l4;	       /* the first 8 L4 bytes are there (not a
-				* non-first fragment) */
+	uint32_t frag_id; /* IPv6: the quoted Fragment header's id (0: none) */
+	bool has_l4;	  /* the first 8 L4 bytes are there (not a
+			   * non-first fragment) */
 	uint16_t sport, dport; /* UDP/TCP */
-	uint8_t icmp_type;     /* ICMP: the quoted message's type, id, seq */
+	uint8_t icmp_type;     /* ICMP/ICMPv6: the quoted message's type, id,
+				* seq */
 	uint16_t icmp_id, icmp_seq;
 };
 
@@ -308,6 +312,11 @@ struct codec_icmp_quote {
  * 4 source quench, 5 redirect, 11 time exceeded, 12 parameter problem).
  * 0, or -EINVAL (not such a frame, the quote is not IPv4, or shorter than
  * its header + 8 bytes).
+ * Or an ICMPv6 error (RFC 4443: 1 destination unreachable, 2 packet too
+ * big, 3 time exceeded, 4 parameter problem) quoting an IPv6 packet: its
+ * addresses and next header (past a Fragment header: ip_id is then the low
+ * 16 bits of its identification, and a non-first fragment has no L4);
+ * other extension headers are not walked (has_l4 false).
  */
 int codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 			   struct codec_icmp_quote *q);

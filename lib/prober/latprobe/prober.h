@@ -65,8 +65,10 @@ enum prober_unreach {
 	PROBER_UNREACH__COUNT
 };
 
-/* The class of an ICMP destination-unreachable code. */
+/* The class of an ICMP destination-unreachable code; of an ICMPv6 one
+ * (RFC 4443 3.1: 0 no route, 1/5/6 admin, 3 address, 4 port). */
 enum prober_unreach prober_unreach_of_code(uint8_t code);
+enum prober_unreach prober_unreach_of_code6(uint8_t code);
 
 /* One measured probe, kept when prober_conf.keep_samples (--samples). */
 struct prober_sample {

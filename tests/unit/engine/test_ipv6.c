@@ -419,16 +419,120 @@ test_v6_routing_header_refused(void **state)
 	assert_int_equal(tw_drain(w->f, 0), 0);
 }
 
+/* Peer hook: every probe answered by an ICMPv6 port unreachable quoting it
+ * (RFC 4443 3.1, code 4), from the reflector's address. */
+static void
+unreach_hook(void *arg)
+{
+	struct wire *w = arg;
+	struct io_queue *q = io_fake_queue(w->f, 1);
+	struct rte_mbuf *m;
+
+	while (io_rx(q, &m, 1) == 1) {
+		const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+		struct codec_flow fl = {.src_mac = tw_refl_mac,
+					.dst_mac = tw_prober_mac,
+					.ip_version = 6};
+		uint8_t body[4 + 256], out[512];
+		struct codec_frame f;
+		size_t ql;
+		int len;
+
+		assert_int_equal(codec_parse_frame(b, m->data_len, &f), 0);
+		ql = f.ip_len < 256 ? f.ip_len : 256;
+		memset(body, 0, 4);
+		memcpy(body + 4, b + f.l3_off, ql);
+		memcpy(fl.src6, ip6_refl, 16);
+		memcpy(fl.dst6, ip6_prober, 16);
+		len = codec_build_icmp6(out, sizeof(out), &fl,
+					CODEC_ICMP6_DEST_UNREACH, 4, body,
+					4 + ql);
+		assert_true(len > 0);
+		tw_inject(w->f, 0, out, (size_t)len);
+		io_free(q, m);
+	}
+}
+
+/* A closed port over IPv6: each probe ends at once as lost by an ICMPv6
+ * port unreachable, counted by class, without waiting for its timeout. */
+static void
+test_v6_port_unreachable(void **state)
+{
+	struct wire *w = *state;
+	static const atomic_bool no_stop;
+	struct codec_icmp_quote qt;
+	uint8_t probe[128], err[256], body[4 + 128];
+	struct codec_frame f;
+	struct codec_flow fl = w->pc.flow;
+	int len;
+
+	io_fake_set_peer(w->f, 0, unreach_hook, w);
+	w->pc.proto = &probe_proto_udp_echo;
+	w->pc.flow.dport = 7;
+	w->pc.size = 16;
+	w->pc.count = 50;
+	w->pc.warmup = 0;
+	w->pc.timeout_cycles = TW_TSC_HZ; /* 1 s: a timeout would show */
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.st.sent, 50);
+	assert_int_equal(w->pw.st.received, 0);
+	assert_int_equal(w->pw.st.lost, 50);
+	assert_int_equal(w->pw.st.lost_unreachable, 50);
+	assert_int_equal(w->pw.st.unreachable[PROBER_UNREACH_PORT], 50);
+	assert_int_equal(w->pw.st.ignored[PROBER_IGN_UNREACHABLE], 50);
+	assert_true(io_fake_now(w->f) < TW_TSC_HZ);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+
+	/* The quote as the codec reads it; an ICMPv4-only type refused. */
+	fl.dport = 7;
+	len = codec_build_udp(probe, sizeof(probe), &fl, 0,
+			      (const uint8_t *)"12345678", 8);
+	assert_true(len > 0);
+	memset(body, 0, 4);
+	memcpy(body + 4, probe + 14, (size_t)len - 14);
+	fl = w->pc.flow;
+	memcpy(fl.src6, ip6_refl, 16);
+	memcpy(fl.dst6, ip6_prober, 16);
+	len = codec_build_icmp6(err, sizeof(err), &fl, CODEC_ICMP6_DEST_UNREACH,
+				4, body, 4 + (size_t)len - 14);
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(err, (size_t)len, &f), 0);
+	assert_int_equal(codec_parse_icmp_quote(err, &f, &qt), 0);
+	assert_int_equal(qt.ip_version, 6);
+	assert_memory_equal(qt.src6, ip6_prober, 16);
+	assert_memory_equal(qt.dst6, ip6_refl, 16);
+	assert_int_equal(qt.proto, CODEC_IPPROTO_UDP);
+	assert_true(qt.has_l4);
+	assert_int_equal(qt.sport, 40000);
+	assert_int_equal(qt.dport, 7);
+	err[f.l4_off] = 128; /* echo request: not an error */
+	assert_int_equal(codec_parse_frame(err, (size_t)len, &f), 0);
+	assert_int_equal(codec_parse_icmp_quote(err, &f, &qt), -EINVAL);
+	assert_int_equal(prober_unreach_of_code6(1), PROBER_UNREACH_ADMIN);
+	assert_int_equal(prober_unreach_of_code6(0), PROBER_UNREACH_NET);
+	assert_int_equal(prober_unreach_of_code6(3), PROBER_UNREACH_HOST);
+}
+
 int
 main(void)
 {
 	static const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-		T(test_v6_stamp),	    T(test_v6_sockperf),
-		T(test_v6_udp_echo),	    T(test_v6_icmp),
-		T(test_v6_nd_resolve),	    T(test_v6_prober_answers_ns),
-		T(test_v6_reflector_drops), T(test_v6_ping),
-		T(test_v6_large),	    T(test_v6_routing_header_refused),
+		T(test_v6_stamp),
+		T(test_v6_sockperf),
+		T(test_v6_udp_echo),
+		T(test_v6_icmp),
+		T(test_v6_nd_resolve),
+		T(test_v6_prober_answers_ns),
+		T(test_v6_reflector_drops),
+		T(test_v6_ping),
+		T(test_v6_large),
+		T(test_v6_routing_header_refused),
+		T(test_v6_port_unreachable),
 #undef T
 	};
 
