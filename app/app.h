@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "exit.h"
+#include "latprobe/codec.h"
 #include "latprobe/report.h"
 #include "latprobe/stamp_auth.h"
 #include "latprobe/timing.h"
@@ -49,6 +50,8 @@ struct app_common_opts {
 	uint32_t addr; /* --addr A.B.C.D/LEN */
 	unsigned prefix;
 	bool have_addr;
+	struct codec_ip addr6; /* --addr X:X::X/LEN (family 0: not given) */
+	unsigned prefix6;
 	uint64_t duration_ns; /* -t; 0 = no limit */
 	bool forever;	      /* -t 0 (probe: also --forever): until stopped */
 	uint16_t port_id;

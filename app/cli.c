@@ -133,6 +133,99 @@ cli_parse_target(const char *s, uint32_t *addr, uint16_t *port, bool *has_port)
 	return 0;
 }
 
+int
+cli_parse_ip_prefix(const char *s, struct codec_ip *ip, unsigned *len)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *at;
+	uint64_t l = 128;
+	uint32_t a4;
+	size_t n;
+
+	if (strchr(s, ':') == NULL) {
+		if (cli_parse_ipv4_prefix(s, &a4, len) != 0)
+			return -EINVAL;
+		memset(ip, 0, sizeof(*ip));
+		ip->family = 4;
+		a4 = htonl(a4);
+		memcpy(ip->a, &a4, 4);
+		return 0;
+	}
+	at = strchr(s, '/');
+	n = at != NULL ? (size_t)(at - s) : strlen(s);
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET6, buf, ip->a) != 1)
+		return -EINVAL;
+	if (at != NULL && cli_parse_u64(at + 1, 1, 128, &l) != 0)
+		return -EINVAL;
+	ip->family = 6;
+	*len = (unsigned)l;
+	return 0;
+}
+
+int
+cli_parse_target_ip(const char *s, struct codec_ip *ip, uint16_t *port,
+		    bool *has_port)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *end;
+	uint64_t p = 0;
+	uint32_t a4;
+	size_t n;
+
+	if (s[0] != '[' && strchr(s, ':') == strrchr(s, ':')) {
+		/* No colon or one: IPv4 with an optional port. */
+		if (cli_parse_target(s, &a4, port, has_port) != 0)
+			return -EINVAL;
+		memset(ip, 0, sizeof(*ip));
+		ip->family = 4;
+		a4 = htonl(a4);
+		memcpy(ip->a, &a4, 4);
+		return 0;
+	}
+	*has_port = false;
+	if (s[0] == '[') {
+		end = strchr(s, ']');
+		if (end == NULL)
+			return -EINVAL;
+		n = (size_t)(end - s - 1);
+		s++;
+		if (end[1] == ':') {
+			if (cli_parse_u64(end + 2, 1, 65535, &p) != 0)
+				return -EINVAL;
+			*has_port = true;
+		} else if (end[1] != '\0') {
+			return -EINVAL;
+		}
+	} else {
+		n = strlen(s);
+	}
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET6, buf, ip->a) != 1)
+		return -EINVAL;
+	ip->family = 6;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+void
+cli_format_ip(const struct codec_ip *ip, char *out)
+{
+	if (ip->family == 6) {
+		if (inet_ntop(AF_INET6, ip->a, out, CLI_IP_STRLEN) == NULL)
+			snprintf(out, CLI_IP_STRLEN, "?");
+		return;
+	}
+	snprintf(out, CLI_IP_STRLEN, "%u.%u.%u.%u", ip->a[0], ip->a[1],
+		 ip->a[2], ip->a[3]);
+}
+
 void
 cli_format_ipv4(uint32_t addr, char *out)
 {

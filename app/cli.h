@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "latprobe/codec.h"
+
 #define CLI_MAX_EDGES 64
 
 /* Parsers for option values; 0 or -EINVAL. */
@@ -19,6 +21,15 @@ int cli_parse_ipv4_prefix(const char *s, uint32_t *addr, unsigned *len);
 int cli_parse_target(const char *s, uint32_t *addr, uint16_t *port,
 		     bool *has_port);
 void cli_format_ipv4(uint32_t addr, char *out /* >= 16 */);
+/* "A.B.C.D[/len]" (len 1..32, default 32) or an IPv6 address "X:X::X[/len]"
+ * (len 1..128, default 128) into a family-tagged address. */
+int cli_parse_ip_prefix(const char *s, struct codec_ip *ip, unsigned *len);
+/* TARGET: "A.B.C.D[:PORT]", "[IPV6]:PORT", "[IPV6]" or a bare "IPV6". */
+int cli_parse_target_ip(const char *s, struct codec_ip *ip, uint16_t *port,
+			bool *has_port);
+/* An address as text (IPv6 in RFC 5952 form). */
+#define CLI_IP_STRLEN 46
+void cli_format_ip(const struct codec_ip *ip, char *out /* CLI_IP_STRLEN */);
 
 /*
  * Split argv after the subcommand at "--": EAL options before, ours after.

@@ -53,7 +53,7 @@ struct probe_target {
 	const struct probe_proto *proto;
 	unsigned size; /* -l, or the proto's minimum */
 	char label[PINGLIST_LABEL_MAX];
-	char name[24]; /* "A.B.C.D:PORT" */
+	char name[CLI_IP_STRLEN + 8]; /* "A.B.C.D:PORT", "[X:X::X]:PORT" */
 	struct codec_mac mac;
 	struct sockio *sock; /* kernel backend: its own socket */
 	bool skip;	     /* ARP did not resolve it: not probed */
@@ -71,7 +71,7 @@ struct probe_opts {
 	uint64_t iv_report_ns; /* --interval-report; 0 = off */
 	char **args;	       /* the TARGET arguments, again on SIGHUP */
 	int n_args;
-	uint32_t target;
+	struct codec_ip target; /* IPv4 or IPv6: the family of the probes */
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
 	struct codec_mac peer_mac;
@@ -96,6 +96,7 @@ probe_usage(FILE *f)
 {
 	fputs("usage: latprobe probe [EAL options] -- --addr A.B.C.D/LEN "
 	      "[options] TARGET[:PORT]...\n"
+	      "       (IPv6: --addr X:X::X/LEN ... [X:X::X]:PORT or X:X::X)\n"
 	      "       latprobe probe --backend kernel [options] "
 	      "TARGET[:PORT]...\n"
 	      "       latprobe probe ... --targets FILE [TARGET[:PORT]...]\n"
@@ -110,7 +111,9 @@ probe_usage(FILE *f)
 	      "  --addr A.B.C.D/LEN   our IPv4 address on the DPDK port "
 	      "(required; with\n"
 	      "                       --backend kernel: the address to bind, "
-	      "optional)\n"
+	      "optional);\n"
+	      "                       X:X::X/LEN for an IPv6 TARGET (both may "
+	      "be given)\n"
 	      "  --proto P            stamp (default, UDP 862), sockperf "
 	      "(11111),\n"
 	      "                       udp-echo (7), icmp, or tcp-syn (80: SYN "
@@ -159,7 +162,8 @@ probe_usage(FILE *f)
 	      "                       turns on each lcore (spread over "
 	      "lcores), -n per target,\n"
 	      "                       one row each in the report\n"
-	      "  --peer-mac MAC       skip ARP and send to this MAC\n"
+	      "  --peer-mac MAC       skip ARP (IPv6: neighbour discovery) and "
+	      "send to this MAC\n"
 	      "  --arp-timeout T      give up resolving the peer after T "
 	      "(default 3s)\n"
 	      "  --sport N            first source port (default 40000); each "
@@ -336,12 +340,37 @@ probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
 		uint16_t port;
 		bool has_port;
 
-		if (cli_parse_target(args[i], &addr, &port, &has_port))
-			return app_opt_bad("TARGET", "A.B.C.D[:PORT]", args[i]);
+		struct codec_ip ip;
+
+		if (cli_parse_target_ip(args[i], &ip, &port, &has_port))
+			return app_opt_bad("TARGET",
+					   "A.B.C.D[:PORT] or [X:X::X][:PORT]",
+					   args[i]);
 		snprintf(where, sizeof(where), "TARGET %s", args[i]);
 		if (has_port && port == 0)
 			return app_opt_bad("TARGET", "A.B.C.D[:PORT]", args[i]);
-		target_add(o, addr, has_port, port, "", "", where);
+		if (ip.family == 6) {
+			/* IPv6: one target, the command line's (several
+			 * targets and --targets are IPv4 for now). */
+			if (n_args != 1 || o->targets_file != NULL || reload) {
+				app_err("TARGET %s: an IPv6 target is probed "
+					"alone (several targets and --targets "
+					"take IPv4 addresses)",
+					args[i]);
+				return -1;
+			}
+			addr = 0;
+		} else {
+			addr = codec_ip_v4(&ip);
+		}
+		if (target_add(o, addr, has_port, port, "", "", where) == 0 &&
+		    ip.family == 6 && o->n_tg == 1) {
+			char a6[CLI_IP_STRLEN];
+
+			cli_format_ip(&ip, a6);
+			snprintf(o->tg[0].name, sizeof(o->tg[0].name),
+				 "[%s]:%u", a6, o->tg[0].dport);
+		}
 	}
 	if (o->targets_file != NULL) {
 		f = fopen(o->targets_file, "re");
@@ -601,7 +630,16 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		return -1;
 	}
 	o->target_str = argv[optind];
-	o->target = o->tg[0].addr;
+	if (!o->multi) {
+		/* One TARGET: IPv4 or IPv6 (several targets are IPv4). */
+		if (cli_parse_target_ip(o->args[0], &o->target, &o->dport,
+					&o->have_port))
+			return app_opt_bad("TARGET",
+					   "A.B.C.D[:PORT] or [X:X::X][:PORT]",
+					   o->args[0]);
+	} else {
+		o->target = codec_ip_from_v4(o->tg[0].addr);
+	}
 	o->dport = o->tg[0].dport;
 	o->have_port = true;
 	if (o->co.kernel) {
@@ -621,7 +659,11 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			app_err("--hw-timestamps needs the dpdk backend");
 			return -1;
 		}
-	} else if (!o->co.have_addr) {
+	} else if (o->target.family == 6 && o->co.addr6.family != 6) {
+		app_err("--addr X:X::X/LEN is required for an IPv6 target (our "
+			"IPv6 address on the port)");
+		return -1;
+	} else if (o->target.family == 4 && !o->co.have_addr) {
 		app_err("--addr A.B.C.D/LEN is required (our address on the "
 			"port)");
 		return -1;
@@ -684,7 +726,7 @@ struct probe_ctx {
 	struct app_out json, samples;
 	struct app_hlog hlog;
 	int pcap_fd;
-	char ip[16];
+	char ip[CLI_IP_STRLEN];
 	struct codec_mac peer;
 	struct live live;
 	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
@@ -1189,9 +1231,15 @@ conf_common(struct app_run *r)
 	struct prober_conf *c = &x->conf;
 
 	c->proto = o->proto;
-	c->flow.ip_version = 4;
-	c->flow.src4 = o->co.addr;
-	c->flow.dst4 = o->target;
+	if (o->target.family == 6) {
+		c->flow.ip_version = 6;
+		memcpy(c->flow.src6, o->co.addr6.a, 16);
+		memcpy(c->flow.dst6, o->target.a, 16);
+	} else {
+		c->flow.ip_version = 4;
+		c->flow.src4 = o->co.addr;
+		c->flow.dst4 = codec_ip_v4(&o->target);
+	}
 	c->flow.sport = o->sport;
 	c->flow.dport = o->dport;
 	c->flow.ttl = 64;
@@ -1216,7 +1264,7 @@ conf_common(struct app_run *r)
 	c->hw_ts = o->co.hw_timestamps;
 	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
 	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
-	cli_format_ipv4(o->target, x->ip);
+	cli_format_ip(&o->target, x->ip);
 }
 
 static int
@@ -1395,10 +1443,28 @@ probe_setup_dpdk(struct app_run *r)
 		x->peer = x->conf.flow.src_mac;
 	} else if (o->have_peer_mac) {
 		x->peer = o->peer_mac;
+	} else if (o->target.family == 6) {
+		ret = prober_nd_resolve(&r->port.q[0], &x->conf.flow.src_mac,
+					o->co.addr6.a, o->vlan, o->target.a,
+					(unsigned)(o->arp_timeout_ns / 1000000),
+					&r->clk.clock, &x->peer, &force_quit);
+		if (ret == -EINTR)
+			fprintf(stderr,
+				"latprobe probe: interrupted while resolving "
+				"%s by neighbour discovery; no probe was "
+				"sent\n",
+				x->ip);
+		if (ret != 0 && ret != -EINTR) {
+			app_err("no Neighbor Advertisement from %s within "
+				"%.1fs (is the reflector running? --peer-mac "
+				"skips neighbour discovery)",
+				x->ip, (double)o->arp_timeout_ns / 1e9);
+			return EXIT_UNREACHABLE;
+		}
 	} else {
 		ret = prober_arp_resolve_vlan(
 			&r->port.q[0], &x->conf.flow.src_mac, o->co.addr,
-			o->vlan, o->target,
+			o->vlan, codec_ip_v4(&o->target),
 			(unsigned)(o->arp_timeout_ns / 1000000), &r->clk.clock,
 			&x->peer, &force_quit);
 		/* -EINTR: stopped before any probe; the workers see the flag
@@ -1442,16 +1508,25 @@ probe_setup_kernel(struct app_run *r)
 		return probe_setup_kernel_multi(r);
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
-	x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0, o->sport,
-				     o->target, o->dport, &x->conf.flow.src_mac,
-				     &so);
+	if (o->target.family == 6)
+		x->sock = sockio_open_prober6(
+			o->co.addr6.family == 6 ? o->co.addr6.a : NULL,
+			o->sport, o->target.a, o->dport, &x->conf.flow.src_mac,
+			&so);
+	else
+		x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0,
+					     o->sport, codec_ip_v4(&o->target),
+					     o->dport, &x->conf.flow.src_mac,
+					     &so);
 	if (x->sock == NULL) {
 		int err = errno;
-		char src[16] = "*", dst[16];
+		char src[CLI_IP_STRLEN] = "*", dst[CLI_IP_STRLEN];
 
-		if (o->co.have_addr)
+		if (o->target.family == 6 && o->co.addr6.family == 6)
+			cli_format_ip(&o->co.addr6, src);
+		else if (o->target.family == 4 && o->co.have_addr)
 			cli_format_ipv4(o->co.addr, src);
-		cli_format_ipv4(o->target, dst);
+		cli_format_ip(&o->target, dst);
 		app_err("kernel UDP socket %s:%u -> %s:%u: %s%s", src, o->sport,
 			dst, o->dport, strerror(err),
 			err == EADDRINUSE ? " (the source port is in use: "
@@ -1461,7 +1536,10 @@ probe_setup_kernel(struct app_run *r)
 	}
 	conf_common(r);
 	/* The engine matches answers against the socket's real address. */
-	x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
+	if (o->target.family == 6)
+		sockio_local_addr6(x->sock, 0, x->conf.flow.src6);
+	else
+		x->conf.flow.src4 = sockio_local_addr(x->sock, 0);
 	x->conf.flow.sport = sockio_local_port(x->sock, 0);
 	x->peer = x->conf.flow.dst_mac;
 	return EXIT_OK;
@@ -1701,19 +1779,27 @@ probe_init_workers(struct app_run *r)
 		run->conf[i] = x->conf;
 		if (!x->sock) {
 			/* RSS must bring each lcore's answers to its queue. */
-			uint16_t sport;
-			int ret = port_pick_sport(&r->port, (uint16_t)i,
-						  o->co.addr, o->target,
-						  o->dport, o->sport, &sport);
+			uint16_t sport = (uint16_t)(o->sport + i);
+			unsigned hdr = o->target.family == 6 ? 48 : 28;
+			int ret = 0;
+
+			/* TODO: RSS over IPv6 tuples (lib/port/rss.c). */
+			if (o->target.family == 6 && nw > 1 && r->port.rss)
+				ret = -ENOTSUP;
+			else if (o->target.family == 4)
+				ret = port_pick_sport(
+					&r->port, (uint16_t)i, o->co.addr,
+					codec_ip_v4(&o->target), o->dport,
+					o->sport, &sport);
 
 			if (ret == 0 && !o->proto->udp &&
 			    o->proto != &probe_proto_tcp_syn && nw > 1 &&
 			    r->port.rss)
 				ret = -ENOTSUP; /* ICMP: hashed on addresses */
 			if (ret == 0 && nw > 1 && r->port.rss &&
-			    o->size + 28 > r->port.q[i].mtu) {
+			    o->size + hdr > r->port.q[i].mtu) {
 				/* Fragments carry no ports to hash on. */
-				app_err("%llu-byte probes go as IPv4 "
+				app_err("%llu-byte probes go as IP "
 					"fragments, "
 					"which RSS cannot steer back to each "
 					"lcore's queue: use one lcore",
@@ -1737,7 +1823,12 @@ probe_init_workers(struct app_run *r)
 			struct reflector_conf rc;
 
 			reflector_conf_default(&rc);
-			rc.addr = o->target;
+			if (o->target.family == 6) {
+				rc.addr = 0;
+				rc.addr6 = o->target;
+			} else {
+				rc.addr = codec_ip_v4(&o->target);
+			}
 			rc.mac = x->conf.flow.src_mac;
 			if (o->proto == &probe_proto_stamp)
 				rc.stamp_port = o->dport;
@@ -1766,14 +1857,24 @@ probe_init_workers(struct app_run *r)
 	return EXIT_OK;
 }
 
+/* The source address of a flow as text. */
+static void
+flow_src_format(const struct codec_flow *fl, char *out /* CLI_IP_STRLEN */)
+{
+	struct codec_ip ip = fl->ip_version == 6 ? codec_ip_from_v6(fl->src6)
+						 : codec_ip_from_v4(fl->src4);
+
+	cli_format_ip(&ip, out);
+}
+
 static void
 probe_start_line(struct app_run *r)
 {
 	struct probe_ctx *x = r->ctx;
-	char mac[18], src[16];
+	char mac[18], src[CLI_IP_STRLEN];
 
 	codec_mac_format(&x->peer, mac);
-	cli_format_ipv4(x->conf.flow.src4, src);
+	flow_src_format(&x->conf.flow, src);
 	if (x->o.multi) {
 		fprintf(stderr,
 			"latprobe probe: %s -> %u targets (%s first), %s, "
@@ -1788,10 +1889,12 @@ probe_start_line(struct app_run *r)
 		return;
 	}
 	fprintf(stderr,
-		"latprobe probe: %s -> %s:%u (%s), %s, %llu-byte "
+		"latprobe probe: %s -> %s%s%s:%u (%s), %s, %llu-byte "
 		"probes, %u lcore(s), %s %s (%s)\n",
-		src, x->ip, x->o.dport, x->o.co.kernel ? "kernel route" : mac,
-		x->o.proto->name, (unsigned long long)x->o.size, r->n_workers,
+		src, x->o.target.family == 6 ? "[" : "", x->ip,
+		x->o.target.family == 6 ? "]" : "", x->o.dport,
+		x->o.co.kernel ? "kernel route" : mac, x->o.proto->name,
+		(unsigned long long)x->o.size, r->n_workers,
 		x->o.co.kernel ? "backend" : "port",
 		x->o.co.kernel ? "kernel" : r->port.name,
 		x->o.co.kernel ? "UDP socket" : r->port.driver);
@@ -1814,7 +1917,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_meta meta = {0};
 	struct report_target *tgs = NULL;
 	struct report_interval *ivs = NULL;
-	char target[40], src[16], iface[160];
+	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
 	bool remote_ts = o->proto->has_remote_ts;
 	int ret = EXIT_OK;
 
@@ -1877,7 +1980,8 @@ probe_report(struct app_run *r, double duration_s,
 			 (double)o->co.duration_ns / 1e9,
 			 (unsigned long long)rep.warmup,
 			 (unsigned long long)o->warmup);
-	snprintf(target, sizeof(target), "%s:%u", x->ip, o->dport);
+	snprintf(target, sizeof(target),
+		 o->target.family == 6 ? "[%s]:%u" : "%s:%u", x->ip, o->dport);
 	if (o->multi) {
 		/* One row per target; the figures above merge them all. */
 		tgs = calloc(run->n_workers + 1, sizeof(*tgs));
@@ -1963,7 +2067,7 @@ probe_report(struct app_run *r, double duration_s,
 	meta.dpdk_version = x->o.co.kernel ? NULL : rte_version();
 	meta.nic_driver = rep.port_driver;
 	meta.cores_used = rep.lcores;
-	cli_format_ipv4(x->conf.flow.src4, src);
+	flow_src_format(&x->conf.flow, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",
 		 x->o.co.kernel ? "kernel" : r->port.name,

@@ -52,7 +52,12 @@ reflect_usage(FILE *f)
 	      "fragmented again. Everything else is counted by reason and "
 	      "dropped.\n"
 	      "\n"
-	      "  --addr A.B.C.D/LEN    our IPv4 address (required)\n"
+	      "  --addr A.B.C.D/LEN    our IPv4 address, and/or X:X::X/LEN our "
+	      "IPv6 address\n"
+	      "                        (one of each at most; NS answered for "
+	      "it and for\n"
+	      "                        the link-local address of the port's "
+	      "MAC)\n"
 	      "  --udp-port N          STAMP port (default 862; 0 = off)\n"
 	      "  --sockperf-port N     sockperf port (default 11111; 0 = off)\n"
 	      "  --echo-port N         UDP echo port (default 7; 0 = off)\n"
@@ -262,9 +267,14 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		app_err("--hw-timestamps needs the dpdk backend");
 		return -1;
 	}
-	if (!o->co.have_addr) {
+	if (!o->co.have_addr && o->co.addr6.family != 6) {
 		app_err("--addr A.B.C.D/LEN is required (the address to answer "
-			"for)");
+			"for; X:X::X/LEN for IPv6, or one of each)");
+		return -1;
+	}
+	if (o->co.kernel && o->co.addr6.family == 6 && o->co.have_addr) {
+		app_err("--backend kernel answers on one address: IPv4 or "
+			"IPv6, not both");
 		return -1;
 	}
 	return 0;
@@ -282,7 +292,7 @@ struct reflect_ctx {
 	struct sockio *sock;
 	struct app_out json;
 	struct app_hlog hlog;
-	char addr_str[24];
+	char addr_str[2 * CLI_IP_STRLEN + 16];
 	struct histogram *mx_snap, *mx_sum;   /* the metrics thread's */
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 };
@@ -341,10 +351,11 @@ conf_common(struct app_run *r)
 	struct reflect_ctx *x = r->ctx;
 	const struct reflect_opts *o = &x->o;
 	struct reflector_conf *c = &x->conf;
-	char abuf[16];
+	char abuf[16], a6[CLI_IP_STRLEN];
 
 	reflector_conf_default(c);
-	c->addr = o->co.addr;
+	c->addr = o->co.have_addr ? o->co.addr : 0;
+	c->addr6 = o->co.addr6;
 	c->prefix_len = (uint8_t)o->co.prefix;
 	c->stamp_port = o->stamp_port;
 	c->sockperf_port = o->sockperf_port;
@@ -365,7 +376,16 @@ conf_common(struct app_run *r)
 	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
 	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
 	cli_format_ipv4(o->co.addr, abuf);
-	snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf, o->co.prefix);
+	cli_format_ip(&o->co.addr6, a6);
+	if (!o->co.have_addr)
+		snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", a6,
+			 o->co.prefix6);
+	else if (o->co.addr6.family == 6)
+		snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u %s/%u", abuf,
+			 o->co.prefix, a6, o->co.prefix6);
+	else
+		snprintf(x->addr_str, sizeof(x->addr_str), "%s/%u", abuf,
+			 o->co.prefix);
 }
 
 static int
@@ -515,8 +535,13 @@ reflect_setup_kernel(struct app_run *r)
 
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
-	x->sock = sockio_open_reflector(o->co.addr, ports, 3, &mac, &so);
-	if (x->sock == NULL && errno == EADDRINUSE) {
+	if (o->co.addr6.family == 6)
+		x->sock = sockio_open_reflector6(o->co.addr6.a, ports, 3, &mac,
+						 &so);
+	else
+		x->sock =
+			sockio_open_reflector(o->co.addr, ports, 3, &mac, &so);
+	if (x->sock == NULL && errno == EADDRINUSE && o->co.addr6.family != 6) {
 		char who[128], ip[16];
 
 		cli_format_ipv4(o->co.addr, ip);

@@ -488,11 +488,36 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 	int r;
 
 	switch (c) {
-	case APP_OPT_ADDR:
-		if (cli_parse_ipv4_prefix(arg, &co->addr, &co->prefix) != 0)
-			return app_opt_bad("--addr", "A.B.C.D/LEN", arg);
+	case APP_OPT_ADDR: {
+		struct codec_ip ip;
+		unsigned len;
+
+		/* One IPv4 and one IPv6 address at most. */
+		if (cli_parse_ip_prefix(arg, &ip, &len) != 0)
+			return app_opt_bad("--addr",
+					   "A.B.C.D/LEN or X:X::X/LEN", arg);
+		if (ip.family == 6) {
+			if (co->addr6.family == 6) {
+				app_err("--addr: one IPv6 address only ('%s' "
+					"is a second one)",
+					arg);
+				return -1;
+			}
+			co->addr6 = ip;
+			co->prefix6 = len;
+			return 0;
+		}
+		if (co->have_addr) {
+			app_err("--addr: one IPv4 address only ('%s' is a "
+				"second one)",
+				arg);
+			return -1;
+		}
+		co->addr = codec_ip_v4(&ip);
+		co->prefix = len;
 		co->have_addr = true;
 		return 0;
+	}
 	case APP_OPT_DURATION:
 		if (cli_parse_duration_ns(arg, &co->duration_ns) != 0)
 			return app_opt_bad("-t",

@@ -19,6 +19,9 @@ LP_IF_PROBE=${LP_IF_PROBE:-${LP_NS_PREFIX}p0}
 # RFC 2544 benchmarking range only (198.18.0.0/15).
 LP_ADDR_PROBE=${LP_ADDR_PROBE:-198.18.0.1/24}
 LP_ADDR_REFL=${LP_ADDR_REFL:-198.18.0.2/24}
+# RFC 5180 IPv6 benchmarking prefix only (2001:2::/48).
+LP_ADDR6_PROBE=${LP_ADDR6_PROBE:-2001:2::1/64}
+LP_ADDR6_REFL=${LP_ADDR6_REFL:-2001:2::2/64}
 # memif sockets live here (socket-abstract=no, so they cross namespaces).
 LP_RUN_DIR=${LP_RUN_DIR:-/run/latprobe}
 
@@ -127,6 +130,21 @@ lp_kaddrs() {
 	ip -n "$LP_NS_REFL" addr flush dev "$LP_IF_REFL"
 	[ "$1" = 0 ] || ip -n "$LP_NS_PROBE" addr add "$LP_ADDR_PROBE" dev "$LP_IF_PROBE"
 	[ "$2" = 0 ] || ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
+}
+
+# lp_kaddr6 NS IF ADDR: IPv6 back on for the kernel on IF in NS (the
+# testbed turns it off), without DAD or router solicitations, and ADDR on IF.
+# Only where the kernel is a peer, as lp_kaddrs.
+lp_kaddr6() {
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+		net.ipv6.conf.default.accept_dad=0 \
+		net.ipv6.conf.all.router_solicitations=0 \
+		net.ipv6.conf.default.router_solicitations=0 \
+		"net.ipv6.conf.$2.accept_dad=0" \
+		"net.ipv6.conf.$2.router_solicitations=0" \
+		net.ipv6.conf.all.disable_ipv6=0 \
+		"net.ipv6.conf.$2.disable_ipv6=0" >/dev/null
+	ip -n "$1" addr add "$3" dev "$2" nodad
 }
 
 # lp_stop_bg PID: SIGINT (our tools print their report on it), up to 10 s

@@ -302,6 +302,95 @@ parse_ipv4(const uint8_t *buf, size_t avail, struct codec_frame *f)
 	return parse_l4(buf, f);
 }
 
+/*
+ * Options of a hop-by-hop or destination options header of len bytes (RFC
+ * 8200 4.2): *refuse set when one says "discard" (an unknown type whose
+ * two high bits are not 00; we know only Pad1 and PadN). 0, or -EINVAL when
+ * an option runs past the header.
+ */
+static int
+ipv6_options(const uint8_t *p, size_t len, bool *refuse)
+{
+	size_t i = 2;
+
+	while (i < len) {
+		uint8_t t = p[i];
+
+		if (t == 0) { /* Pad1 */
+			i++;
+			continue;
+		}
+		if (i + 2 > len || (size_t)p[i + 1] + 2 > len - i)
+			return -EINVAL;
+		if (t != 1 && (t >> 6) != 0)
+			*refuse = true;
+		i += (size_t)p[i + 1] + 2;
+	}
+	return 0;
+}
+
+/*
+ * Walk the extension headers after the IPv6 header (RFC 8200 4.1 order
+ * not enforced except hop-by-hop first), at most CODEC_IPV6_MAX_EXT, each
+ * inside the payload; stops at the first header that is not an extension
+ * header, or after a Fragment header of a real fragment (its data is not
+ * walked). Sets ip_proto, l3_hlen, l4_off/l4_len and the fragment fields.
+ */
+static int
+ipv6_walk(const uint8_t *buf, struct codec_frame *f, size_t plen)
+{
+	const uint8_t *p = buf + f->l3_off + CODEC_IPV6_HLEN;
+	uint8_t nh = f->ip_proto;
+	size_t used = 0;
+
+	for (unsigned n = 0;; n++) {
+		size_t hl;
+
+		if (nh != CODEC_IPPROTO_HOPOPTS &&
+		    nh != CODEC_IPPROTO_ROUTING &&
+		    nh != CODEC_IPPROTO_FRAGMENT && nh != CODEC_IPPROTO_DSTOPTS)
+			break;
+		if (n == CODEC_IPV6_MAX_EXT || plen - used < 8 ||
+		    (nh == CODEC_IPPROTO_HOPOPTS && n != 0))
+			return -EINVAL;
+		if (nh == CODEC_IPPROTO_FRAGMENT) {
+			uint16_t w = ld16(p + used + 2);
+
+			f->frag_hdr_off = (uint16_t)(p + used - buf);
+			f->frag_off = (uint16_t)(w & 0xfff8);
+			f->more_fragments = (w & 1) != 0;
+			f->frag_id = ld32(p + used + 4);
+			f->ip_id = (uint16_t)f->frag_id;
+			hl = CODEC_IPV6_FRAG_HLEN;
+			nh = p[used];
+			used += hl;
+			/* RFC 6946: an atomic fragment is a whole packet. */
+			f->is_fragment = f->more_fragments || f->frag_off != 0;
+			if (f->is_fragment)
+				break;
+			continue;
+		}
+		hl = ((size_t)p[used + 1] + 1) * 8;
+		if (hl > plen - used)
+			return -EINVAL;
+		if (nh == CODEC_IPPROTO_ROUTING) {
+			/* Segments left: we are not the last hop. */
+			if (p[used + 3] != 0)
+				f->ip6_ext_refused = true;
+		} else if (ipv6_options(p + used, hl, &f->ip6_ext_refused) !=
+			   0) {
+			return -EINVAL;
+		}
+		nh = p[used];
+		used += hl;
+	}
+	f->ip_proto = nh;
+	f->l3_hlen = (uint16_t)(CODEC_IPV6_HLEN + used);
+	f->l4_off = (uint16_t)(f->l3_off + f->l3_hlen);
+	f->l4_len = (uint16_t)(plen - used);
+	return 0;
+}
+
 static int
 parse_ipv6(const uint8_t *buf, size_t avail, struct codec_frame *f)
 {
@@ -326,10 +415,11 @@ parse_ipv6(const uint8_t *buf, size_t avail, struct codec_frame *f)
 	f->ttl = p[OFF(rte_ipv6_hdr, hop_limits)];
 	memcpy(f->src6, p + OFF(rte_ipv6_hdr, src_addr), 16);
 	memcpy(f->dst6, p + OFF(rte_ipv6_hdr, dst_addr), 16);
-	f->l3_hlen = CODEC_IPV6_HLEN;
-	f->l4_off = (uint16_t)(f->l3_off + CODEC_IPV6_HLEN);
-	f->l4_len = (uint16_t)plen;
-	/* Extension headers are not walked: ip_proto then names one of them. */
+	if (ipv6_walk(buf, f, plen) != 0)
+		return -EINVAL;
+	/* As over IPv4: a fragment's L4 is not parsed. */
+	if (f->is_fragment)
+		return 0;
 	return parse_l4(buf, f);
 }
 
@@ -644,8 +734,11 @@ codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 
 	if (buf == NULL || fl == NULL || (payload == NULL && plen != 0))
 		return -EINVAL;
-	if (fl->ip_version != 4 ||
-	    (type != CODEC_ICMP_ECHO_REQUEST && type != CODEC_ICMP_ECHO_REPLY))
+	if (fl->ip_version == 4 ? (type != CODEC_ICMP_ECHO_REQUEST &&
+				   type != CODEC_ICMP_ECHO_REPLY)
+				: (fl->ip_version != 6 ||
+				   (type != CODEC_ICMP6_ECHO_REQUEST &&
+				    type != CODEC_ICMP6_ECHO_REPLY)))
 		return -EINVAL;
 	rc = check_fit(fl, cap, CODEC_ICMP_HLEN + plen);
 	if (rc < 0)
@@ -655,12 +748,41 @@ codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	    payload != buf + l2_len(fl) + l3_len(fl) + CODEC_ICMP_HLEN)
 		memmove(buf + l2_len(fl) + l3_len(fl) + CODEC_ICMP_HLEN,
 			payload, plen);
-	put_l2_l3(buf, fl, CODEC_IPPROTO_ICMP, 0, CODEC_ICMP_HLEN + plen, &f);
+	put_l2_l3(buf, fl,
+		  fl->ip_version == 6 ? CODEC_IPPROTO_ICMPV6
+				      : CODEC_IPPROTO_ICMP,
+		  0, CODEC_ICMP_HLEN + plen, &f);
 	icmp = buf + f.l4_off;
 	icmp[OFF(rte_icmp_hdr, icmp_type)] = type;
 	icmp[OFF(rte_icmp_hdr, icmp_code)] = 0;
 	st16(icmp + OFF(rte_icmp_hdr, icmp_ident), id);
 	st16(icmp + OFF(rte_icmp_hdr, icmp_seq_nb), seq);
+	f.payload_off = (uint16_t)(f.l4_off + CODEC_ICMP_HLEN);
+	codec_l4_csum_set(buf, &f);
+	return (int)(f.l4_off + f.l4_len);
+}
+
+int
+codec_build_icmp6(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		  uint8_t type, uint8_t code, const uint8_t *body, size_t blen)
+{
+	struct codec_frame f;
+	uint8_t *icmp;
+	int rc;
+
+	/* Every ICMPv6 message has 4 bytes after its checksum (RFC 4443 2.1).
+	 */
+	if (buf == NULL || fl == NULL || body == NULL || blen < 4 ||
+	    fl->ip_version != 6)
+		return -EINVAL;
+	rc = check_fit(fl, cap, 4 + blen);
+	if (rc < 0)
+		return rc;
+	memmove(buf + l2_len(fl) + l3_len(fl) + 4, body, blen);
+	put_l2_l3(buf, fl, CODEC_IPPROTO_ICMPV6, 0, 4 + blen, &f);
+	icmp = buf + f.l4_off;
+	icmp[0] = type;
+	icmp[1] = code;
 	f.payload_off = (uint16_t)(f.l4_off + CODEC_ICMP_HLEN);
 	codec_l4_csum_set(buf, &f);
 	return (int)(f.l4_off + f.l4_len);
@@ -796,6 +918,59 @@ codec_build_icmp_error(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 	return (int)(f.l4_off + f.l4_len);
 }
 
+/* The ICMPv6 half of codec_parse_icmp_quote(). */
+static int
+parse_icmp6_quote(const uint8_t *buf, const struct codec_frame *f,
+		  struct codec_icmp_quote *q)
+{
+	const uint8_t *p;
+	size_t avail;
+	uint8_t nh;
+
+	if (f->ip_proto != CODEC_IPPROTO_ICMPV6 || f->is_fragment ||
+	    f->payload_off == 0 || f->icmp_type < 1 || f->icmp_type > 4)
+		return -EINVAL;
+	memset(q, 0, sizeof(*q));
+	q->ip_version = 6;
+	p = buf + f->payload_off;
+	avail = f->payload_len;
+	if (avail < CODEC_IPV6_HLEN + 8 || (p[0] >> 4) != 6)
+		return -EINVAL;
+	memcpy(q->src6, p + OFF(rte_ipv6_hdr, src_addr), 16);
+	memcpy(q->dst6, p + OFF(rte_ipv6_hdr, dst_addr), 16);
+	nh = p[OFF(rte_ipv6_hdr, proto)];
+	p += CODEC_IPV6_HLEN;
+	avail -= CODEC_IPV6_HLEN;
+	if (nh == CODEC_IPPROTO_FRAGMENT) {
+		q->frag_id = ld32(p + 4);
+		q->ip_id = (uint16_t)q->frag_id;
+		if ((ld16(p + 2) & 0xfff8) != 0 || avail < 16) {
+			q->proto = p[0];
+			return 0; /* no L4 header in a non-first fragment */
+		}
+		nh = p[0];
+		p += CODEC_IPV6_FRAG_HLEN;
+	}
+	q->proto = nh;
+	switch (nh) {
+	case CODEC_IPPROTO_UDP:
+	case CODEC_IPPROTO_TCP:
+		q->has_l4 = true;
+		q->sport = ld16(p);
+		q->dport = ld16(p + 2);
+		break;
+	case CODEC_IPPROTO_ICMPV6:
+		q->has_l4 = true;
+		q->icmp_type = p[0];
+		q->icmp_id = ld16(p + 4);
+		q->icmp_seq = ld16(p + 6);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 int
 codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 		       struct codec_icmp_quote *q)
@@ -804,6 +979,8 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 	size_t avail, hlen;
 	uint16_t frag;
 
+	if (buf != NULL && f != NULL && q != NULL && f->ip_version == 6)
+		return parse_icmp6_quote(buf, f, q);
 	if (buf == NULL || f == NULL || q == NULL || f->ip_version != 4 ||
 	    f->ip_proto != CODEC_IPPROTO_ICMP || f->is_fragment ||
 	    f->payload_off == 0)
@@ -819,6 +996,7 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 		return -EINVAL;
 	}
 	memset(q, 0, sizeof(*q));
+	q->ip_version = 4;
 	p = buf + f->payload_off;
 	avail = f->payload_len;
 	if (avail < CODEC_IPV4_HLEN || (p[0] >> 4) != 4)
@@ -939,6 +1117,61 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 	    (f->ip_proto == CODEC_IPPROTO_UDP ||
 	     f->ip_proto == CODEC_IPPROTO_TCP))
 		swap_bytes(buf + f->l4_off, buf + f->l4_off + 2, 2);
+}
+
+/* ---- addresses ---- */
+
+struct codec_ip
+codec_ip_from_v4(uint32_t v4)
+{
+	struct codec_ip ip;
+
+	memset(&ip, 0, sizeof(ip));
+	ip.family = 4;
+	st32(ip.a, v4);
+	return ip;
+}
+
+uint32_t
+codec_ip_v4(const struct codec_ip *ip)
+{
+	return ip->family == 4 ? ld32(ip->a) : 0;
+}
+
+struct codec_ip
+codec_ip_from_v6(const uint8_t a[16])
+{
+	struct codec_ip ip;
+
+	ip.family = 6;
+	memcpy(ip.a, a, 16);
+	return ip;
+}
+
+bool
+codec_ip_equal(const struct codec_ip *x, const struct codec_ip *y)
+{
+	return x->family == y->family && memcmp(x->a, y->a, 16) == 0;
+}
+
+bool
+codec_frame_from_peer(const struct codec_frame *f, const struct codec_flow *fl)
+{
+	if (f->ip_version != fl->ip_version)
+		return false;
+	if (f->ip_version == 4)
+		return f->src4 == fl->dst4;
+	return f->ip_version == 6 && memcmp(f->src6, fl->dst6, 16) == 0;
+}
+
+bool
+codec_frame_to_us(const struct codec_frame *f, const struct codec_flow *fl)
+{
+	if (f->ip_version != fl->ip_version)
+		return false;
+	if (f->ip_version == 4)
+		return f->dst4 == fl->src4;
+	return f->ip_version == 6 && memcmp(f->dst6, fl->src6, 16) == 0;
 }
 
 /* ---- MAC text ---- */

@@ -26,9 +26,11 @@ struct codec_reasm {
 	bool active;
 	bool have_first; /* the offset-0 fragment, whose headers we keep */
 	bool have_last;	 /* the MF=0 fragment: total is known */
+	uint8_t version; /* 4 or 6 */
 	uint32_t src4, dst4;
+	uint8_t src6[16], dst6[16];
 	uint8_t proto;
-	uint16_t id;
+	uint32_t id; /* IPv4: 16 bits */
 	uint64_t started;
 	uint32_t total;	  /* payload bytes, once have_last */
 	uint32_t max_end; /* highest payload byte end seen + 1 */
@@ -124,6 +126,57 @@ codec_ipv4_fragment(const uint8_t *frame, const struct codec_frame *f,
 	return (int)(hlen + dlen);
 }
 
+#define IPV6_MIN_MTU 1280 /* RFC 8200 5 */
+#define IP6_PLEN_OFF 4
+#define IP6_NH_OFF   6
+
+int
+codec_ipv6_fragment(const uint8_t *frame, const struct codec_frame *f,
+		    uint16_t mtu, uint32_t id, size_t *off, uint8_t *out,
+		    size_t cap)
+{
+	size_t plen, per, dlen, hlen;
+	uint8_t *fh;
+	bool last;
+
+	if (frame == NULL || f == NULL || off == NULL || out == NULL)
+		return -EINVAL;
+	if (f->ip_version != 6 || f->is_fragment || mtu < IPV6_MIN_MTU ||
+	    f->l3_hlen != CODEC_IPV6_HLEN)
+		return -EINVAL;
+	if (f->ip_len <= mtu) {
+		if (*off != 0)
+			return -EINVAL;
+		hlen = (size_t)f->l3_off + f->ip_len;
+		if (cap < hlen)
+			return -EMSGSIZE;
+		memmove(out, frame, hlen);
+		return (int)hlen;
+	}
+	plen = (size_t)f->ip_len - CODEC_IPV6_HLEN;
+	if (*off % 8 != 0 || *off >= plen)
+		return -EINVAL;
+	per = (size_t)(mtu - CODEC_IPV6_HLEN - CODEC_IPV6_FRAG_HLEN) / 8 * 8;
+	last = plen - *off <= per;
+	dlen = last ? plen - *off : per;
+	hlen = (size_t)f->l3_off + CODEC_IPV6_HLEN;
+	if (cap < hlen + CODEC_IPV6_FRAG_HLEN + dlen)
+		return -EMSGSIZE;
+	memcpy(out, frame, hlen);
+	st16(out + f->l3_off + IP6_PLEN_OFF,
+	     (uint16_t)(CODEC_IPV6_FRAG_HLEN + dlen));
+	out[f->l3_off + IP6_NH_OFF] = CODEC_IPPROTO_FRAGMENT;
+	fh = out + hlen;
+	fh[0] = f->ip_proto;
+	fh[1] = 0;
+	st16(fh + 2, (uint16_t)(*off | (last ? 0 : 1)));
+	st16(fh + 4, (uint16_t)(id >> 16));
+	st16(fh + 6, (uint16_t)id);
+	memcpy(fh + CODEC_IPV6_FRAG_HLEN, frame + f->l4_off + *off, dlen);
+	*off = last ? 0 : *off + dlen;
+	return (int)(hlen + CODEC_IPV6_FRAG_HLEN + dlen);
+}
+
 unsigned
 codec_ipv4_frag_count(const struct codec_frame *f, uint16_t mtu)
 {
@@ -190,9 +243,14 @@ codec_reasm_active(const struct codec_reasm *r, uint64_t *started)
 bool
 codec_reasm_matches(const struct codec_reasm *r, const struct codec_frame *f)
 {
-	return r != NULL && f != NULL && r->active && f->ip_version == 4 &&
-	       r->src4 == f->src4 && r->dst4 == f->dst4 &&
-	       r->proto == f->ip_proto && r->id == f->ip_id;
+	if (r == NULL || f == NULL || !r->active ||
+	    f->ip_version != r->version || r->proto != f->ip_proto)
+		return false;
+	if (f->ip_version == 6)
+		return r->id == f->frag_id &&
+		       memcmp(r->src6, f->src6, 16) == 0 &&
+		       memcmp(r->dst6, f->dst6, 16) == 0;
+	return r->src4 == f->src4 && r->dst4 == f->dst4 && r->id == f->ip_id;
 }
 
 static inline bool
@@ -246,10 +304,13 @@ static void
 reasm_start(struct codec_reasm *r, const struct codec_frame *f, uint64_t now)
 {
 	r->active = true;
+	r->version = f->ip_version;
 	r->src4 = f->src4;
 	r->dst4 = f->dst4;
+	memcpy(r->src6, f->src6, 16);
+	memcpy(r->dst6, f->dst6, 16);
 	r->proto = f->ip_proto;
-	r->id = f->ip_id;
+	r->id = f->ip_version == 6 ? f->frag_id : f->ip_id;
 	r->started = now;
 }
 
@@ -261,6 +322,13 @@ reasm_finish(struct codec_reasm *r, size_t *len)
 	uint8_t *ip = out + (r->hdr_len - r->ip_hlen);
 
 	memcpy(out, r->hdr, r->hdr_len);
+	if (r->version == 6) {
+		st16(ip + IP6_PLEN_OFF, (uint16_t)r->total);
+		ip[IP6_NH_OFF] = r->proto;
+		*len = (size_t)r->hdr_len + r->total;
+		r->active = false;
+		return out;
+	}
 	st16(ip + IP_TOTLEN_OFF, (uint16_t)(r->ip_hlen + r->total));
 	/* DF and the reserved bit as the first fragment had them. */
 	st16(ip + IP_FRAG_OFF,
@@ -270,6 +338,22 @@ reasm_finish(struct codec_reasm *r, size_t *len)
 	/* Done: the next fragment starts a new datagram, without -ESTALE. */
 	r->active = false;
 	return out;
+}
+
+/* The IP header the reassembled datagram keeps: IPv4's with its options,
+ * IPv6's 40 bytes (the Fragment header goes). */
+static uint16_t
+ip_hdr_len(const struct codec_frame *f)
+{
+	return f->ip_version == 6 ? CODEC_IPV6_HLEN : f->l3_hlen;
+}
+
+/* Header bytes counted in the 16-bit length field that bounds the data:
+ * IPv4's total length counts its header, IPv6's payload length does not. */
+static uint32_t
+len_field_hdr(uint8_t version, uint16_t ip_hlen)
+{
+	return version == 6 ? 0 : ip_hlen;
 }
 
 static int
@@ -291,17 +375,23 @@ codec_reasm_add(struct codec_reasm *r, const uint8_t *frame,
 	if (r == NULL || frame == NULL || f == NULL || out == NULL ||
 	    out_len == NULL)
 		return -EINVAL;
-	if (f->ip_version != 4 || !f->is_fragment)
+	if ((f->ip_version != 4 && f->ip_version != 6) || !f->is_fragment)
 		return -EINVAL;
+	/* IPv6: only a Fragment header right after the IPv6 header. */
+	if (f->ip_version == 6 &&
+	    (f->frag_hdr_off != f->l3_off + CODEC_IPV6_HLEN ||
+	     f->l3_hlen != CODEC_IPV6_HLEN + CODEC_IPV6_FRAG_HLEN))
+		return reasm_reject(r);
 	off = f->frag_off;
 	end = off + f->l4_len;
 	data = frame + f->l4_off;
-	if (end > CODEC_IPV4_MAX_DATAGRAM - (uint32_t)f->l3_hlen)
+	if (end > CODEC_IPV4_MAX_DATAGRAM -
+			  len_field_hdr(f->ip_version, ip_hdr_len(f)))
 		return reasm_reject(r);
 	if (f->more_fragments && f->l4_len % 8 != 0)
 		return reasm_reject(r);
 	/* Only Ethernet [+802.1Q] headers, as codec_parse_frame() makes. */
-	if ((size_t)f->l3_off + f->l3_hlen > REASM_HDR_ROOM)
+	if ((size_t)f->l3_off + ip_hdr_len(f) > REASM_HDR_ROOM)
 		return reasm_reject(r);
 
 	if (r->active && !codec_reasm_matches(r, f)) {
@@ -317,7 +407,8 @@ codec_reasm_add(struct codec_reasm *r, const uint8_t *frame,
 
 	/* The first fragment's IHL bounds the datagram it heads. */
 	limit = CODEC_IPV4_MAX_DATAGRAM -
-		(uint32_t)(r->have_first ? r->ip_hlen : f->l3_hlen);
+		len_field_hdr(f->ip_version,
+			      r->have_first ? r->ip_hlen : ip_hdr_len(f));
 	if (end > limit)
 		return reasm_reject(r);
 	if (off == 0 && !r->have_first && r->max_end > limit)
@@ -343,8 +434,8 @@ codec_reasm_add(struct codec_reasm *r, const uint8_t *frame,
 	}
 	if (off == 0 && !r->have_first) {
 		r->have_first = true;
-		r->ip_hlen = f->l3_hlen;
-		r->hdr_len = (uint16_t)(f->l3_off + f->l3_hlen);
+		r->ip_hlen = ip_hdr_len(f);
+		r->hdr_len = (uint16_t)(f->l3_off + r->ip_hlen);
 		memcpy(r->hdr, frame, r->hdr_len);
 	}
 	if (stale)

@@ -5,6 +5,7 @@
 
 #include <rte_mbuf.h>
 
+#include "latprobe/nd.h"
 #include "latprobe/prober.h"
 #include "latprobe/stamp_auth.h"
 
@@ -25,6 +26,26 @@ prober_unreach_of_code(uint8_t code)
 	case 9:
 	case 10:
 	case 13:
+		return PROBER_UNREACH_ADMIN;
+	default:
+		return PROBER_UNREACH_OTHER;
+	}
+}
+
+enum prober_unreach
+prober_unreach_of_code6(uint8_t code)
+{
+	/* RFC 4443 3.1. */
+	switch (code) {
+	case 0:
+		return PROBER_UNREACH_NET; /* no route */
+	case 3:
+		return PROBER_UNREACH_HOST; /* address unreachable */
+	case 4:
+		return PROBER_UNREACH_PORT;
+	case 1: /* administratively prohibited */
+	case 5: /* source address failed policy */
+	case 6: /* reject route */
 		return PROBER_UNREACH_ADMIN;
 	default:
 		return PROBER_UNREACH_OTHER;
@@ -93,8 +114,8 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	room = mbuf_l3_room(q, &w->flow);
 	if (room != 0 && room < w->mtu)
 		w->mtu = (uint16_t)room;
-	/* IPv4 (20) + UDP or ICMP (8) around the payload. */
-	if (c->size + 28 > w->mtu) {
+	/* IPv4 (20) or IPv6 (40) + UDP or ICMP (8) around the payload. */
+	if (c->size + (c->flow.ip_version == 6 ? 48u : 28u) > w->mtu) {
 		w->fragmented = true;
 		w->scratch = malloc(PROBER_SCRATCH);
 		w->reasm = codec_reasm_create();
@@ -400,14 +421,18 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	return true;
 }
 
-/* The IP protocol probes of p go over. */
+/* The IP protocol w's probes go over. */
 static uint8_t
-probe_ip_proto(const struct probe_proto *p)
+probe_ip_proto(const struct prober_worker *w)
 {
+	const struct probe_proto *p = w->conf->proto;
+
 	if (p->udp)
 		return CODEC_IPPROTO_UDP;
-	return p == &probe_proto_tcp_syn ? CODEC_IPPROTO_TCP
-					 : CODEC_IPPROTO_ICMP;
+	if (p == &probe_proto_tcp_syn)
+		return CODEC_IPPROTO_TCP;
+	return w->flow.ip_version == 6 ? CODEC_IPPROTO_ICMPV6
+				       : CODEC_IPPROTO_ICMP;
 }
 
 /* Is f addressed like an answer to w (peer to us, the probe's protocol and
@@ -415,11 +440,11 @@ probe_ip_proto(const struct probe_proto *p)
 static bool
 on_our_flow(const struct prober_worker *w, const struct codec_frame *f)
 {
-	uint8_t proto = probe_ip_proto(w->conf->proto);
+	uint8_t proto = probe_ip_proto(w);
 
-	if (f->src4 != w->flow.dst4 || f->ip_proto != proto)
+	if (!codec_frame_from_peer(f, &w->flow) || f->ip_proto != proto)
 		return false;
-	if (proto == CODEC_IPPROTO_ICMP)
+	if (proto == CODEC_IPPROTO_ICMP || proto == CODEC_IPPROTO_ICMPV6)
 		return true;
 	return f->sport == w->flow.dport && f->dport == w->flow.sport;
 }
@@ -429,15 +454,23 @@ static bool
 quotes_our_probe(const struct prober_worker *w,
 		 const struct codec_icmp_quote *qt)
 {
-	uint8_t proto = probe_ip_proto(w->conf->proto);
+	uint8_t proto = probe_ip_proto(w);
 
-	if (qt->src4 != w->flow.src4 || qt->dst4 != w->flow.dst4 ||
-	    qt->proto != proto)
+	if (qt->ip_version != w->flow.ip_version || qt->proto != proto)
+		return false;
+	if (qt->ip_version == 6
+		    ? memcmp(qt->src6, w->flow.src6, 16) != 0 ||
+			      memcmp(qt->dst6, w->flow.dst6, 16) != 0
+		    : qt->src4 != w->flow.src4 || qt->dst4 != w->flow.dst4)
 		return false;
 	if (!qt->has_l4) /* a later fragment: only the IP ID tells */
-		return qt->ip_id >> 10 == (w->index & 0x3f);
-	if (proto == CODEC_IPPROTO_ICMP)
-		return qt->icmp_type == CODEC_ICMP_ECHO_REQUEST &&
+		return qt->ip_version == 6
+			       ? qt->frag_id >> 24 == (w->index & 0xff)
+			       : qt->ip_id >> 10 == (w->index & 0x3f);
+	if (proto == CODEC_IPPROTO_ICMP || proto == CODEC_IPPROTO_ICMPV6)
+		return qt->icmp_type == (proto == CODEC_IPPROTO_ICMPV6
+						 ? CODEC_ICMP6_ECHO_REQUEST
+						 : CODEC_ICMP_ECHO_REQUEST) &&
 		       qt->icmp_id == (uint16_t)(w->conf->icmp_id + w->index);
 	return qt->sport == w->flow.sport && qt->dport == w->flow.dport;
 }
@@ -467,9 +500,26 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
-	STAT_ADD(w, unreachable[prober_unreach_of_code(f->icmp_code)], 1);
+	STAT_ADD(w,
+		 unreachable[f->ip_version == 6
+				     ? prober_unreach_of_code6(f->icmp_code)
+				     : prober_unreach_of_code(f->icmp_code)],
+		 1);
 	ignore(w, PROBER_IGN_UNREACHABLE);
-	if (seq != UINT64_MAX && qt.ip_id == prober_ip_id(w->index, seq))
+	if (seq == UINT64_MAX)
+		return RX_NONE;
+	/*
+	 * IPv4: the quoted IP ID names the probe. IPv6 has no ID outside a
+	 * Fragment header: a quote of our flow while a probe is in flight
+	 * ends it (one probe in flight per worker; an error that comes later
+	 * than the probe's timeout ends the next one).
+	 */
+	if (qt.ip_version == 6)
+		return w->fragmented && qt.frag_id !=
+						prober_frag_id6(w->index, seq)
+			       ? RX_NONE
+			       : RX_UNREACHABLE;
+	if (qt.ip_id == prober_ip_id(w->index, seq))
 		return RX_UNREACHABLE;
 	return RX_NONE;
 }
@@ -544,7 +594,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 	size_t whole_len;
 	int rc;
 
-	if (w->reasm == NULL || f->src4 != w->flow.dst4) {
+	if (w->reasm == NULL || !codec_frame_from_peer(f, &w->flow)) {
 		ignore(w, PROBER_IGN_OTHER_FLOW); /* not from our peer */
 		return RX_NONE;
 	}
@@ -564,6 +614,52 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 		ignore(w, PROBER_IGN_TOO_SHORT);
 	codec_reasm_reset(w->reasm);
 	return got;
+}
+
+/*
+ * An IPv6 frame: Neighbor Discovery (an NS for our address is answered,
+ * the rest counted with ARP), then to our address from our peer, then the
+ * L4 checksum and the protocol's match as over IPv4 (a zero UDP checksum
+ * is a wrong one over IPv6). No header checksum in IPv6.
+ */
+static enum rx_outcome
+take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
+	 const struct codec_frame *f, uint64_t t4, uint64_t seq, uint64_t next,
+	 uint64_t t1, bool measured)
+{
+	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t vlan = w->flow.vlan ? w->flow.vlan_tci : 0;
+
+	if (f->ip_proto == CODEC_IPPROTO_ICMPV6 &&
+	    (f->icmp_type == CODEC_ICMP6_NS ||
+	     f->icmp_type == CODEC_ICMP6_NA)) {
+		if (w->flow.ip_version != 6 ||
+		    !prober_answer_ns(w->q, buf, f, &w->flow.src_mac,
+				      w->flow.src6, vlan))
+			ignore(w, PROBER_IGN_ARP);
+		return RX_NONE;
+	}
+	if (!codec_frame_to_us(f, &w->flow)) {
+		ignore(w, PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	/* From the peer or from any router on the way. */
+	if (!f->is_fragment && f->ip_proto == CODEC_IPPROTO_ICMPV6 &&
+	    f->icmp_type == CODEC_ICMP6_DEST_UNREACH) {
+		if (!codec_l4_csum_ok(buf, f)) {
+			ignore(w, PROBER_IGN_CHECKSUM);
+			return RX_NONE;
+		}
+		return take_unreachable(w, buf, f, seq);
+	}
+	if (!codec_frame_from_peer(f, &w->flow) || f->ip6_ext_refused) {
+		ignore(w, PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	if (f->is_fragment)
+		return take_fragment(w, buf, f, t4, seq, next, t1, measured);
+	return take_frame(w, buf, f, io_rx_l4_csum(m), t4, seq, next, t1,
+			  measured);
 }
 
 /* One received frame, classified: an answer, an ICMP error, or ignored. */
@@ -597,6 +693,8 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 			ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
+	if (f.ip_version == 6)
+		return take_rx6(w, m, &f, t4, seq, next, t1, measured);
 	if (f.ip_version != 4 || f.dst4 != w->flow.src4) {
 		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
@@ -668,6 +766,8 @@ set_ip_id(const struct prober_worker *w, uint8_t *buf, uint64_t seq)
 	struct codec_frame f;
 	uint16_t id = rte_cpu_to_be_16(prober_ip_id(w->index, seq));
 
+	if (w->flow.ip_version != 4)
+		return; /* no IPv6 header field for it */
 	memset(&f, 0, sizeof(f));
 	f.l3_off = (uint16_t)l2_len(&w->flow);
 	f.ip_version = 4;
@@ -723,9 +823,16 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			len = -ENOBUFS;
 			goto fail;
 		}
-		len = codec_ipv4_fragment(w->scratch, &f, w->mtu, &off,
-					  rte_pktmbuf_mtod(m, uint8_t *),
-					  rte_pktmbuf_tailroom(m));
+		len = f.ip_version == 6
+			      ? codec_ipv6_fragment(
+					w->scratch, &f, w->mtu,
+					prober_frag_id6(w->index, seq), &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m))
+			      : codec_ipv4_fragment(
+					w->scratch, &f, w->mtu, &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m));
 		if (len < 0) {
 			io_free(q, m);
 			goto fail;

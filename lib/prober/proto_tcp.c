@@ -35,9 +35,9 @@ tcp_match(struct prober_worker *w, const uint8_t *buf,
 {
 	uint32_t s32;
 
-	if (f->ip_version != 4 || f->ip_proto != CODEC_IPPROTO_TCP ||
-	    f->is_fragment || f->src4 != w->flow.dst4 ||
-	    f->dst4 != w->flow.src4 || f->sport != w->flow.dport ||
+	if (f->ip_proto != CODEC_IPPROTO_TCP || f->is_fragment ||
+	    !codec_frame_from_peer(f, &w->flow) ||
+	    !codec_frame_to_us(f, &w->flow) || f->sport != w->flow.dport ||
 	    f->dport != w->flow.sport || !(f->tcp_flags & CODEC_TCP_ACK))
 		return 0;
 	if ((f->tcp_flags & (CODEC_TCP_SYN | CODEC_TCP_RST)) == 0)

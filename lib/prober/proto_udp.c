@@ -40,9 +40,9 @@ struct udp_payload_ops {
 static bool
 is_our_udp_answer(const struct prober_worker *w, const struct codec_frame *f)
 {
-	return f->ip_version == 4 && f->ip_proto == CODEC_IPPROTO_UDP &&
-	       !f->is_fragment && f->src4 == w->flow.dst4 &&
-	       f->dst4 == w->flow.src4 && f->sport == w->flow.dport &&
+	return f->ip_proto == CODEC_IPPROTO_UDP && !f->is_fragment &&
+	       codec_frame_from_peer(f, &w->flow) &&
+	       codec_frame_to_us(f, &w->flow) && f->sport == w->flow.dport &&
 	       f->dport == w->flow.sport;
 }
 
@@ -304,7 +304,9 @@ icmp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 	memset(buf + h, 0, plen);
 	util_put_be64(buf + h, seq);
 	return codec_build_icmp_echo(buf, cap, &w->flow,
-				     CODEC_ICMP_ECHO_REQUEST,
+				     w->flow.ip_version == 6
+					     ? CODEC_ICMP6_ECHO_REQUEST
+					     : CODEC_ICMP_ECHO_REQUEST,
 				     (uint16_t)(w->conf->icmp_id + w->index),
 				     (uint16_t)seq, buf + h, plen);
 }
@@ -313,9 +315,13 @@ static int
 icmp_match(struct prober_worker *w, const uint8_t *buf,
 	   const struct codec_frame *f, struct probe_reply *r)
 {
-	if (f->ip_version != 4 || f->ip_proto != CODEC_IPPROTO_ICMP ||
-	    f->is_fragment || f->src4 != w->flow.dst4 ||
-	    f->dst4 != w->flow.src4 || f->icmp_type != CODEC_ICMP_ECHO_REPLY ||
+	bool v6 = w->flow.ip_version == 6;
+
+	if (f->ip_proto != (v6 ? CODEC_IPPROTO_ICMPV6 : CODEC_IPPROTO_ICMP) ||
+	    f->is_fragment || !codec_frame_from_peer(f, &w->flow) ||
+	    !codec_frame_to_us(f, &w->flow) ||
+	    f->icmp_type !=
+		    (v6 ? CODEC_ICMP6_ECHO_REPLY : CODEC_ICMP_ECHO_REPLY) ||
 	    f->icmp_id != (uint16_t)(w->conf->icmp_id + w->index) ||
 	    f->payload_len < ECHO_MIN)
 		return 0;

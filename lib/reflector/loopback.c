@@ -22,6 +22,9 @@ for_reflector(const struct loopback_io *l, const struct rte_mbuf *m)
 	if (f.ethertype == CODEC_ETHERTYPE_ARP)
 		return f.arp_op == CODEC_ARP_REQUEST &&
 		       f.arp_tpa == l->conf.addr;
+	if (f.ip_version == 6)
+		return l->conf.addr6.family == 6 &&
+		       memcmp(f.dst6, l->conf.addr6.a, 16) == 0;
 	return f.ip_version == 4 && f.dst4 == l->conf.addr;
 }
 

@@ -8,10 +8,10 @@
 #include <rte_mbuf.h>
 
 #include "latprobe/lru.h"
+#include "latprobe/nd.h"
 #include "latprobe/reflector.h"
 #include "latprobe/sockperf.h"
 #include "latprobe/stamp.h"
-#include "latprobe/stamp_auth.h"
 #include "latprobe/stamp_auth.h"
 
 static const char *const counter_names[RC__COUNT] = {
@@ -47,6 +47,10 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_DROP_RATE] = "dropped.rate_limited",
 	[RC_SESSION_EXPIRED] = "sessions_expired",
 	[RC_DROP_AUTH] = "dropped.auth",
+	[RC_ND] = "answered.nd",
+	[RC_DROP_ND] = "dropped.nd",
+	[RC_DROP_UDP6_ZERO_CSUM] = "dropped.udp6_zero_checksum",
+	[RC_DROP_IPV6_EXT] = "dropped.ipv6_ext_header",
 };
 
 const char *
@@ -102,6 +106,7 @@ reflector_worker_init(struct reflector_worker *w,
 	w->q = q;
 	histogram_init(&w->turnaround);
 	reflector_hw_init(w);
+	codec_ipv6_link_local(&conf->mac, w->ll6);
 	if (conf->n_reasm > REFLECTOR_MAX_REASM ||
 	    conf->n_allow > REFLECTOR_MAX_ALLOW ||
 	    (conf->rate_limit_pps != 0 && conf->clock.hz == 0))
@@ -163,6 +168,25 @@ reflector_worker_fini(struct reflector_worker *w)
 }
 
 /*
+ * The source address of f as a 64-bit table key: the IPv4 address itself,
+ * or an IPv6 address folded (the tables hash their keys with a secret seed,
+ * so a peer cannot aim two sources at one key on purpose more easily than
+ * at one chain).
+ */
+static uint64_t
+src_key(const struct codec_frame *f)
+{
+	uint64_t hi, lo;
+
+	if (f->ip_version != 6)
+		return f->src4;
+	memcpy(&hi, f->src6, 8);
+	memcpy(&lo, f->src6 + 8, 8);
+	hi ^= lo * 0x9e3779b97f4a7c15ull;
+	return hi ^ (hi >> 29);
+}
+
+/*
  * RFC 8972 §4: a stateful reflector numbers each session's answers itself,
  * from 0. A session idle for longer than the timeout starts again at 0; when
  * the table is full the least recently seen session makes room.
@@ -179,7 +203,10 @@ session_next_seq(struct reflector_worker *w, const struct codec_frame *f,
 		count(w, RC_SESSION_EXPIRED,
 		      lru_expire(w->sessions, now - idle, 4));
 	lru_get(w->sessions,
-		(uint64_t)f->src4 << 32 | (uint32_t)f->sport << 16 | f->dport,
+		f->ip_version == 6
+			? src_key(f) ^ ((uint32_t)f->sport << 16 | f->dport)
+			: (uint64_t)f->src4 << 32 | (uint32_t)f->sport << 16 |
+				  f->dport,
 		ssid, now, &h);
 	if (h.evicted)
 		count(w,
@@ -203,7 +230,7 @@ session_next_seq(struct reflector_worker *w, const struct codec_frame *f,
  * tolerance ahead of now.
  */
 static bool
-rate_ok(struct reflector_worker *w, uint32_t src, uint64_t now)
+rate_ok(struct reflector_worker *w, uint64_t src, uint64_t now)
 {
 	struct lru_hit h;
 	uint64_t tat;
@@ -311,22 +338,37 @@ tx_fragments(struct reflector_worker *w, struct burst_out *o,
 			count(w, RC_DROP_NOMBUF, 1);
 			return;
 		}
-		len = codec_ipv4_fragment(buf, f, q->mtu, &off,
-					  rte_pktmbuf_mtod(m, uint8_t *),
-					  rte_pktmbuf_tailroom(m));
+		len = f->ip_version == 6
+			      ? codec_ipv6_fragment(
+					buf, f, q->mtu, w->frag_id6, &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m))
+			      : codec_ipv4_fragment(
+					buf, f, q->mtu, &off,
+					rte_pktmbuf_mtod(m, uint8_t *),
+					rte_pktmbuf_tailroom(m));
 		if (len < 0) {
 			io_free(q, m);
 			count(w, RC_DROP_TX, 1);
 			return;
 		}
 		io_mbuf_set_len(m, (uint16_t)len);
-		/* Fragments carry no IP options: offsets as in the datagram. */
-		if (first && stamp)
-			stamp_add(o, m, f);
-		else
+		/* IPv4 fragments carry no options: offsets as in the
+		 * datagram; IPv6 ones have a Fragment header more. */
+		if (first && stamp) {
+			struct codec_frame ff = *f;
+
+			if (f->ip_version == 6 && off != 0) {
+				ff.l4_off += CODEC_IPV6_FRAG_HLEN;
+				ff.payload_off += CODEC_IPV6_FRAG_HLEN;
+			}
+			stamp_add(o, m, &ff);
+		} else {
 			ready_add(w, o, m);
+		}
 		first = false;
 	} while (off != 0);
+	w->frag_id6++;
 }
 
 /*
@@ -397,6 +439,21 @@ static enum reflector_counter
 source_check(const struct reflector_conf *c, const struct codec_frame *f)
 {
 	uint32_t s = f->src4;
+
+	/* IPv6: unspecified, multicast, loopback, ours; --allow is IPv4
+	 * prefixes, so with an --allow list no IPv6 source is allowed. */
+	if (f->ip_version == 6) {
+		/* On ::1 (kernel backend) only local peers can reach us. */
+		bool lo = codec_ipv6_is_loopback(c->addr6.a);
+
+		if ((f->src.b[0] & 1) != 0 ||
+		    codec_ipv6_is_unspecified(f->src6) ||
+		    codec_ipv6_is_multicast(f->src6) ||
+		    (!lo && (codec_ipv6_is_loopback(f->src6) ||
+			     memcmp(f->src6, c->addr6.a, 16) == 0)))
+			return RC_DROP_SOURCE;
+		return c->n_allow == 0 ? RC__COUNT : RC_DROP_ACL;
+	}
 
 	if ((f->src.b[0] & 1) != 0 || (s >> 24) == 0 || s >= 0xe0000000u)
 		return RC_DROP_SOURCE;
@@ -547,7 +604,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 			count(w, RC_DROP_PROBE, 1);
 			return ANSWER_NONE;
 		}
-		if (!rate_ok(w, f->src4, t2))
+		if (!rate_ok(w, src_key(f), t2))
 			return ANSWER_NONE;
 		memset(&o, 0, sizeof(o));
 		/* A TWAMP-Light sender has no SSID: its session is its
@@ -588,7 +645,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 			count(w, RC_SOCKPERF_NOREPLY, 1);
 			return ANSWER_NONE;
 		}
-		if (!rate_ok(w, f->src4, t2))
+		if (!rate_ok(w, src_key(f), t2))
 			return ANSWER_NONE;
 		codec_turn_around(buf, f, &c->mac, 64);
 		csum_update(buf, f, old_sum, codec_csum_partial(pl + 8, 2, 0));
@@ -596,7 +653,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		return ANSWER_DONE;
 	}
 	if (c->echo_port != 0 && f->dport == c->echo_port) {
-		if (!rate_ok(w, f->src4, t2))
+		if (!rate_ok(w, src_key(f), t2))
 			return ANSWER_NONE;
 		/* Swapped addresses and ports leave the UDP sum as it is. */
 		codec_turn_around(buf, f, &c->mac, 64);
@@ -613,7 +670,8 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 {
 	enum reflector_counter bad;
 
-	if (f->dst4 != w->conf->addr || !is_for_us_mac(w, f)) {
+	if (w->conf->addr == 0 || f->dst4 != w->conf->addr ||
+	    !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
 		return ANSWER_NONE;
 	}
@@ -641,11 +699,151 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 			count(w, RC_DROP_L4_CSUM, 1);
 			return ANSWER_NONE;
 		}
-		if (!rate_ok(w, f->src4, t2))
+		if (!rate_ok(w, src_key(f), t2))
 			return ANSWER_NONE;
 		codec_turn_around(buf, f, &w->conf->mac, 64);
 		old_sum = codec_csum_partial(buf + f->l4_off, 2, 0);
 		buf[f->l4_off] = CODEC_ICMP_ECHO_REPLY;
+		csum_update(buf, f, old_sum,
+			    codec_csum_partial(buf + f->l4_off, 2, 0));
+		count(w, RC_ICMP, 1);
+		return ANSWER_DONE;
+	}
+	count(w, RC_DROP_PROTO, 1);
+	return ANSWER_NONE;
+}
+
+static enum answer handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf,
+				  struct codec_frame *f, enum io_csum l4,
+				  uint64_t t2, uint64_t t2_wire);
+
+/*
+ * A Neighbor Solicitation for our address or our link-local address: the
+ * Neighbor Advertisement in place (RFC 4861 7.2.4). It may be longer than
+ * the request (one without a source link-layer option), so it uses the
+ * mbuf's tailroom too.
+ */
+static enum answer
+handle_ns(struct reflector_worker *w, struct rte_mbuf *m, uint8_t *buf,
+	  const struct codec_frame *f)
+{
+	const struct reflector_conf *c = w->conf;
+	struct codec_mac sn_mac;
+	struct codec_nd nd;
+	uint8_t sn[16];
+	int len;
+
+	if (codec_nd_parse(buf, f, &nd) != 0) {
+		count(w, RC_DROP_ND, 1);
+		return ANSWER_NONE;
+	}
+	if (nd.type != CODEC_ICMP6_NS) {
+		count(w, RC_DROP_ICMP_OTHER, 1);
+		return ANSWER_NONE;
+	}
+	if (memcmp(nd.target, c->addr6.a, 16) != 0 &&
+	    memcmp(nd.target, w->ll6, 16) != 0) {
+		count(w, RC_DROP_NOT_FOR_US, 1);
+		return ANSWER_NONE;
+	}
+	/* To our MAC, or to the target's solicited-node group. */
+	codec_ipv6_solicited_node(nd.target, sn);
+	codec_ipv6_mcast_mac(sn, &sn_mac);
+	if ((!is_for_us_mac(w, f) &&
+	     memcmp(f->dst.b, sn_mac.b, CODEC_ETH_ALEN) != 0) ||
+	    (memcmp(f->dst6, sn, 16) != 0 &&
+	     memcmp(f->dst6, nd.target, 16) != 0)) {
+		count(w, RC_DROP_NOT_FOR_US, 1);
+		return ANSWER_NONE;
+	}
+	if ((f->src.b[0] & 1) != 0 || codec_ipv6_is_multicast(f->src6)) {
+		count(w, RC_DROP_SOURCE, 1);
+		return ANSWER_NONE;
+	}
+	len = codec_build_na(buf, (size_t)m->data_len + rte_pktmbuf_tailroom(m),
+			     f, &nd, &c->mac);
+	if (len < 0) {
+		count(w, RC_DROP_NOMBUF, 1);
+		return ANSWER_NONE;
+	}
+	io_mbuf_set_len(m, (uint16_t)len);
+	count(w, RC_ND, 1);
+	return ANSWER_DONE;
+}
+
+/*
+ * An IPv6 frame: ND for our addresses, else to our address and MAC from an
+ * acceptable source; then UDP (a zero checksum, forbidden over IPv6 by RFC
+ * 8200 8.1, is dropped and counted) and ICMPv6 echo as over IPv4.
+ */
+static enum answer
+handle_ipv6(struct reflector_worker *w, struct rte_mbuf *m,
+	    struct codec_frame *f, uint64_t t2, uint64_t t2_wire)
+{
+	const struct reflector_conf *c = w->conf;
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (c->addr6.family != 6) {
+		count(w, RC_DROP_NOT_FOR_US, 1);
+		return ANSWER_NONE;
+	}
+	if (f->ip_proto == CODEC_IPPROTO_ICMPV6 && f->payload_off != 0 &&
+	    (f->icmp_type == CODEC_ICMP6_NS || f->icmp_type == CODEC_ICMP6_NA))
+		return handle_ns(w, m, buf, f);
+	return handle_ipv6_l4(w, buf, f, io_rx_l4_csum(m), t2, t2_wire);
+}
+
+/* A whole IPv6 packet (not ND; received or reassembled) for us, answered
+ * in place. */
+static enum answer
+handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
+	       enum io_csum l4, uint64_t t2, uint64_t t2_wire)
+{
+	const struct reflector_conf *c = w->conf;
+	enum reflector_counter bad;
+
+	if (memcmp(f->dst6, c->addr6.a, 16) != 0 || !is_for_us_mac(w, f)) {
+		count(w, RC_DROP_NOT_FOR_US, 1);
+		return ANSWER_NONE;
+	}
+	bad = source_check(c, f);
+	if (bad != RC__COUNT) {
+		count(w, bad, 1);
+		return ANSWER_NONE;
+	}
+	if (f->ip6_ext_refused) {
+		count(w, RC_DROP_IPV6_EXT, 1);
+		return ANSWER_NONE;
+	}
+	if (f->ip_proto == CODEC_IPPROTO_UDP) {
+		uint16_t hc;
+
+		memcpy(&hc, buf + f->l4_off + UDP_CSUM_OFF, sizeof(hc));
+		if (hc == 0) {
+			count(w, RC_DROP_UDP6_ZERO_CSUM, 1);
+			return ANSWER_NONE;
+		}
+		return handle_udp(w, buf, f, l4, t2, t2_wire);
+	}
+	if (f->ip_proto == CODEC_IPPROTO_ICMPV6) {
+		uint32_t old_sum;
+
+		if (f->payload_off == 0 ||
+		    f->icmp_type != CODEC_ICMP6_ECHO_REQUEST ||
+		    f->icmp_code != 0) {
+			count(w, RC_DROP_ICMP_OTHER, 1);
+			return ANSWER_NONE;
+		}
+		if (!codec_l4_csum_ok(buf, f)) {
+			count(w, RC_DROP_L4_CSUM, 1);
+			return ANSWER_NONE;
+		}
+		if (!rate_ok(w, src_key(f), t2))
+			return ANSWER_NONE;
+		/* Swapped addresses leave the pseudo-header sum as it is. */
+		codec_turn_around(buf, f, &c->mac, 64);
+		old_sum = codec_csum_partial(buf + f->l4_off, 2, 0);
+		buf[f->l4_off] = CODEC_ICMP6_ECHO_REPLY;
 		csum_update(buf, f, old_sum,
 			    codec_csum_partial(buf + f->l4_off, 2, 0));
 		count(w, RC_ICMP, 1);
@@ -706,7 +904,10 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 	size_t whole_len;
 	int i, rc;
 
-	if (f->dst4 != c->addr || !is_for_us_mac(w, f)) {
+	if ((f->ip_version == 6 ? c->addr6.family != 6 ||
+					  memcmp(f->dst6, c->addr6.a, 16) != 0
+				: c->addr == 0 || f->dst4 != c->addr) ||
+	    !is_for_us_mac(w, f)) {
 		count(w, RC_DROP_NOT_FOR_US, 1);
 		return;
 	}
@@ -714,7 +915,7 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		count(w, RC_DROP_FRAGMENT, 1);
 		return;
 	}
-	if (!codec_ipv4_csum_ok(buf, f)) {
+	if (f->ip_version == 4 && !codec_ipv4_csum_ok(buf, f)) {
 		count(w, RC_DROP_IP_CSUM, 1);
 		return;
 	}
@@ -752,8 +953,12 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		return;
 	}
 	/* Each fragment's header was checked; the rebuilt one is ours. */
-	a = handle_ipv4(w, whole, &whole_f, IO_CSUM_GOOD, IO_CSUM_UNKNOWN, t2,
-			t2_wire);
+	if (whole_f.ip_version == 6)
+		a = handle_ipv6_l4(w, whole, &whole_f, IO_CSUM_UNKNOWN, t2,
+				   t2_wire);
+	else
+		a = handle_ipv4(w, whole, &whole_f, IO_CSUM_GOOD,
+				IO_CSUM_UNKNOWN, t2, t2_wire);
 	if (a != ANSWER_NONE)
 		tx_fragments(w, o, whole, &whole_f, a == ANSWER_STAMP);
 	codec_reasm_reset(w->reasm[i]);
@@ -828,7 +1033,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			if (!is_for_us_mac(w, &f)) {
 				count(w, RC_DROP_NOT_FOR_US, 1);
 			} else if (f.arp_op != CODEC_ARP_REQUEST ||
-				   f.arp_tpa != c->addr) {
+				   c->addr == 0 || f.arp_tpa != c->addr) {
 				count(w, RC_DROP_ARP_OTHER, 1);
 			} else if ((f.src.b[0] & 1) != 0) {
 				count(w, RC_DROP_SOURCE, 1);
@@ -842,10 +1047,14 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				count(w, RC_ARP, 1);
 				a = ANSWER_DONE;
 			}
-		} else if (f.ethertype != CODEC_ETHERTYPE_IPV4) {
+		} else if (f.ethertype != CODEC_ETHERTYPE_IPV4 &&
+			   f.ethertype != CODEC_ETHERTYPE_IPV6) {
 			count(w, RC_DROP_ETHERTYPE, 1);
 		} else if (f.is_fragment) {
+			/* IPv4 or IPv6: one reassembly path. */
 			handle_fragment(w, &o, buf, &f, t2, t2_wire);
+		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6) {
+			a = handle_ipv6(w, m, &f, t2, t2_wire);
 		} else {
 			/* A NIC that checked the sums saves us them. */
 			a = handle_ipv4(w, buf, &f, io_rx_ip_csum(m),

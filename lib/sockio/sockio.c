@@ -30,10 +30,12 @@
 struct sockio_sock {
 	int fd;
 	uint32_t local_addr; /* host order; 0 = bound to any */
+	uint8_t local6[16];  /* IPv6 sockets: :: = bound to any */
 	uint16_t local_port;
 	bool connected;
-	struct sockaddr_in peer; /* connected to (prober) */
-	unsigned rx_vlen;	 /* next recvmmsg batch, see sock_rx() */
+	struct sockaddr_in peer;   /* connected to (prober) */
+	struct sockaddr_in6 peer6; /* the same, IPv6 sockets */
+	unsigned rx_vlen;	   /* next recvmmsg batch, see sock_rx() */
 	/* ICMP destination unreachable the kernel reported on this socket,
 	 * handed to the engine as a frame by the next rx_burst: its code, -1
 	 * when none; and the IPv4 + UDP headers of the last frame sent, the
@@ -46,6 +48,8 @@ struct sockio_sock {
 struct sockio {
 	struct io_queue q;
 	struct sockio_opts o;
+	int family;	/* AF_INET or AF_INET6: every socket of s */
+	size_t hdr_len; /* Ethernet + IP + UDP of the synthetic frames */
 	struct codec_mac my_mac;
 	unsigned n_socks;
 	unsigned rx_hot;  /* read directly while busy-polling */
@@ -62,7 +66,7 @@ struct sockio {
 	/* recvmmsg scratch, kept here to keep the rx path off the stack */
 	struct mmsghdr msgs[SOCKIO_RX_BATCH];
 	struct iovec iov[SOCKIO_RX_BATCH];
-	struct sockaddr_in from[SOCKIO_RX_BATCH];
+	struct sockaddr_in6 from[SOCKIO_RX_BATCH]; /* or sockaddr_in */
 	struct rte_mbuf *rx_m[SOCKIO_RX_BATCH];
 	/* rows are SOCKIO_CTL_LEN apart, so each keeps the alignment */
 	_Alignas(struct cmsghdr) uint8_t ctl[SOCKIO_RX_BATCH][SOCKIO_CTL_LEN];
@@ -81,7 +85,32 @@ sockio_of(struct io_queue *q)
 struct rx_meta {
 	uint8_t ttl, tos;
 	uint32_t dst; /* host order, 0 when unknown */
+	bool have_dst6;
+	uint8_t dst6[16];
 };
+
+/* IPV6_HOPLIMIT, IPV6_TCLASS (ints) and IPV6_PKTINFO (RFC 3542 6). */
+static void
+read_cmsg6(struct cmsghdr *c, struct rx_meta *meta)
+{
+	int v;
+
+	if ((c->cmsg_type == IPV6_HOPLIMIT || c->cmsg_type == IPV6_TCLASS) &&
+	    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+		memcpy(&v, CMSG_DATA(c), sizeof(v));
+		if (c->cmsg_type == IPV6_HOPLIMIT)
+			meta->ttl = (uint8_t)v;
+		else
+			meta->tos = (uint8_t)v;
+	} else if (c->cmsg_type == IPV6_PKTINFO &&
+		   c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+		struct in6_pktinfo pi;
+
+		memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+		memcpy(meta->dst6, &pi.ipi6_addr, 16);
+		meta->have_dst6 = true;
+	}
+}
 
 static void
 read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
@@ -89,8 +118,14 @@ read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
 	meta->ttl = SOCKIO_DEFAULT_TTL;
 	meta->tos = 0;
 	meta->dst = 0;
+	meta->have_dst6 = false;
+	memset(meta->dst6, 0, sizeof(meta->dst6));
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL;
 	     c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == IPPROTO_IPV6) {
+			read_cmsg6(c, meta);
+			continue;
+		}
 		if (c->cmsg_level != IPPROTO_IP)
 			continue;
 		if (c->cmsg_type == IP_TTL &&
@@ -116,30 +151,42 @@ read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
 /* Wrap the datagram that sits at the payload offset of m into a frame. */
 static bool
 synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
-	    const struct sockaddr_in *from, size_t plen,
-	    const struct rx_meta *meta)
+	    const void *from_sa, size_t plen, const struct rx_meta *meta)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t src = ntohl(from->sin_addr.s_addr);
+	const struct sockaddr_in *from = from_sa;
+	const struct sockaddr_in6 *from6 = from_sa;
+	uint32_t src;
 	struct codec_flow fl;
 	int len;
 
 	memset(&fl, 0, sizeof(fl));
+	if (s->family == AF_INET6) {
+		/* 02:00 + the low 32 bits of the source, as for IPv4. */
+		memcpy(&src, from6->sin6_addr.s6_addr + 12, 4);
+		src = ntohl(src);
+		fl.ip_version = 6;
+		memcpy(fl.src6, from6->sin6_addr.s6_addr, 16);
+		memcpy(fl.dst6, meta->have_dst6 ? meta->dst6 : k->local6, 16);
+		fl.sport = ntohs(from6->sin6_port);
+	} else {
+		src = ntohl(from->sin_addr.s_addr);
+		fl.ip_version = 4;
+		fl.src4 = src;
+		fl.dst4 = meta->dst != 0 ? meta->dst : k->local_addr;
+		fl.sport = ntohs(from->sin_port);
+	}
 	fl.src_mac.b[0] = 0x02; /* locally administered, from the address */
 	fl.src_mac.b[2] = (uint8_t)(src >> 24);
 	fl.src_mac.b[3] = (uint8_t)(src >> 16);
 	fl.src_mac.b[4] = (uint8_t)(src >> 8);
 	fl.src_mac.b[5] = (uint8_t)src;
 	fl.dst_mac = s->my_mac;
-	fl.ip_version = 4;
-	fl.src4 = src;
-	fl.dst4 = meta->dst != 0 ? meta->dst : k->local_addr;
-	fl.sport = ntohs(from->sin_port);
 	fl.dport = k->local_port;
 	fl.ttl = meta->ttl;
 	fl.tos = meta->tos;
 	len = codec_build_udp(buf, s->pool.buf_len, &fl, s->ip_id++,
-			      buf + SOCKIO_HDR_LEN, plen);
+			      buf + s->hdr_len, plen);
 	if (len < 0)
 		return false;
 	io_mbuf_set_len(m, (uint16_t)len);
@@ -175,11 +222,19 @@ sock_error(struct sockio *s, struct sockio_sock *k, int err)
 		     c = CMSG_NXTHDR(&mh, c)) {
 			struct sock_extended_err ee;
 
-			if (c->cmsg_level != IPPROTO_IP ||
-			    c->cmsg_type != IP_RECVERR ||
-			    c->cmsg_len < CMSG_LEN(sizeof(ee)))
+			if (!(c->cmsg_level == IPPROTO_IP &&
+			      c->cmsg_type == IP_RECVERR) &&
+			    !(c->cmsg_level == IPPROTO_IPV6 &&
+			      c->cmsg_type == IPV6_RECVERR))
+				continue;
+			if (c->cmsg_len < CMSG_LEN(sizeof(ee)))
 				continue;
 			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+			/* TODO: ICMPv6 errors as frames for the engine. */
+			if (ee.ee_origin == SO_EE_ORIGIN_ICMP6) {
+				other_icmp = true;
+				continue;
+			}
 			if (ee.ee_origin == SO_EE_ORIGIN_ICMP &&
 			    ee.ee_type == CODEC_ICMP_DEST_UNREACH)
 				code = ee.ee_code;
@@ -189,7 +244,7 @@ sock_error(struct sockio *s, struct sockio_sock *k, int err)
 				err = (int)ee.ee_errno;
 		}
 	}
-	if (code < 0 && other_icmp)
+	if ((code < 0 && other_icmp) || s->family == AF_INET6)
 		return false;
 	if (code < 0) {
 		switch (err) {
@@ -265,8 +320,8 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 			break;
 		s->rx_m[i] = m;
 		s->iov[i].iov_base =
-			rte_pktmbuf_mtod(m, uint8_t *) + SOCKIO_HDR_LEN;
-		s->iov[i].iov_len = (size_t)s->pool.buf_len - SOCKIO_HDR_LEN;
+			rte_pktmbuf_mtod(m, uint8_t *) + s->hdr_len;
+		s->iov[i].iov_len = (size_t)s->pool.buf_len - s->hdr_len;
 		mh->msg_name = &s->from[i];
 		mh->msg_namelen = sizeof(s->from[i]);
 		mh->msg_iov = &s->iov[i];
@@ -406,16 +461,79 @@ sock_by_port(struct sockio *s, uint16_t port)
 }
 
 static void
-add_cmsg(struct msghdr *mh, size_t *used, int type, const void *v, size_t len)
+add_cmsg(struct msghdr *mh, size_t *used, int level, int type, const void *v,
+	 size_t len)
 {
 	struct cmsghdr *c =
 		(struct cmsghdr *)((uint8_t *)mh->msg_control + *used);
 
-	c->cmsg_level = IPPROTO_IP;
+	c->cmsg_level = level;
 	c->cmsg_type = type;
 	c->cmsg_len = CMSG_LEN(len);
 	memcpy(CMSG_DATA(c), v, len);
 	*used += CMSG_SPACE(len);
+}
+
+/* The IPv6 half of send_frame(): hop limit, traffic class and source
+ * address as IPV6_HOPLIMIT / IPV6_TCLASS / IPV6_PKTINFO (RFC 3542 6). */
+static bool
+send_frame6(struct sockio *s, struct sockio_sock *k, uint8_t *buf,
+	    const struct codec_frame *f)
+{
+	_Alignas(struct cmsghdr) uint8_t ctl[SOCKIO_CTL_LEN];
+	static const uint8_t any[16];
+	struct sockaddr_in6 dst;
+	struct msghdr mh;
+	struct iovec iov;
+	size_t used = 0;
+
+	memset(&dst, 0, sizeof(dst));
+	dst.sin6_family = AF_INET6;
+	memcpy(dst.sin6_addr.s6_addr, f->dst6, 16);
+	dst.sin6_port = htons(f->dport);
+	iov.iov_base = buf + f->payload_off;
+	iov.iov_len = f->payload_len;
+	memset(&mh, 0, sizeof(mh));
+	if (!k->connected ||
+	    memcmp(&k->peer6.sin6_addr, &dst.sin6_addr, 16) != 0 ||
+	    k->peer6.sin6_port != dst.sin6_port) {
+		mh.msg_name = &dst;
+		mh.msg_namelen = sizeof(dst);
+	}
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl;
+	memset(ctl, 0, sizeof(ctl));
+	if (f->ttl != SOCKIO_DEFAULT_TTL) {
+		int hl = f->ttl;
+
+		add_cmsg(&mh, &used, IPPROTO_IPV6, IPV6_HOPLIMIT, &hl,
+			 sizeof(hl));
+	}
+	if (f->tos != 0) {
+		int tc = f->tos;
+
+		add_cmsg(&mh, &used, IPPROTO_IPV6, IPV6_TCLASS, &tc,
+			 sizeof(tc));
+	}
+	if (memcmp(k->local6, any, 16) == 0) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		memcpy(&pi.ipi6_addr, f->src6, 16);
+		add_cmsg(&mh, &used, IPPROTO_IPV6, IPV6_PKTINFO, &pi,
+			 sizeof(pi));
+	}
+	mh.msg_controllen = used;
+	if (used == 0)
+		mh.msg_control = NULL;
+	if (sendmsg(k->fd, &mh, 0) < 0) {
+		sock_error(s, k, errno);
+		util_relaxed_add(&s->st.tx_errors, 1);
+		return false;
+	}
+	util_relaxed_add(&s->st.tx_sent, 1);
+	return true;
 }
 
 /* Send the UDP payload of one engine frame; false when it was not sent. */
@@ -432,12 +550,15 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	size_t used = 0;
 
 	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0 ||
-	    f.ethertype != CODEC_ETHERTYPE_IPV4 ||
+	    f.ethertype != (s->family == AF_INET6 ? CODEC_ETHERTYPE_IPV6
+						  : CODEC_ETHERTYPE_IPV4) ||
 	    f.ip_proto != CODEC_IPPROTO_UDP || f.is_fragment ||
 	    f.payload_off == 0 || (k = sock_by_port(s, f.sport)) == NULL) {
 		util_relaxed_add(&s->st.tx_unroutable, 1);
 		return false;
 	}
+	if (s->family == AF_INET6)
+		return send_frame6(s, k, buf, &f);
 	memset(&dst, 0, sizeof(dst));
 	dst.sin_family = AF_INET;
 	dst.sin_addr.s_addr = htonl(f.dst4);
@@ -458,19 +579,19 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	if (f.ttl != SOCKIO_DEFAULT_TTL) {
 		int ttl = f.ttl;
 
-		add_cmsg(&mh, &used, IP_TTL, &ttl, sizeof(ttl));
+		add_cmsg(&mh, &used, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
 	}
 	if (f.tos != 0) {
 		int tos = f.tos;
 
-		add_cmsg(&mh, &used, IP_TOS, &tos, sizeof(tos));
+		add_cmsg(&mh, &used, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 	}
 	if (k->local_addr == 0 && f.src4 != 0) {
 		struct in_pktinfo pi;
 
 		memset(&pi, 0, sizeof(pi));
 		pi.ipi_spec_dst.s_addr = htonl(f.src4);
-		add_cmsg(&mh, &used, IP_PKTINFO, &pi, sizeof(pi));
+		add_cmsg(&mh, &used, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 	}
 	mh.msg_controllen = used;
 	if (used == 0)
@@ -558,6 +679,45 @@ setopt_int(int fd, int level, int name, int v)
 }
 
 /* A bound UDP socket with the rx metadata we need switched on. */
+/* The IPv6 socket of sock_open(): IPv6 only, the RFC 3542 rx metadata. */
+static int
+sock_open6(struct sockio *s, struct sockio_sock *k, const uint8_t addr[16],
+	   uint16_t port)
+{
+	struct sockaddr_in6 sa;
+	socklen_t sl = sizeof(sa);
+	int fd, ret;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	k->fd = fd;
+	if ((ret = setopt_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)) != 0 ||
+	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS,
+			      SOCKIO_DEFAULT_TTL)) != 0)
+		return ret;
+	if (s->o.so_busy_poll_us != 0 &&
+	    (ret = setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL,
+			      s->o.so_busy_poll_us)) != 0)
+		return ret;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin6_family = AF_INET6;
+	memcpy(sa.sin6_addr.s6_addr, addr, 16);
+	sa.sin6_port = htons(port);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		return -errno;
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
+		return -errno;
+	memcpy(k->local6, sa.sin6_addr.s6_addr, 16);
+	k->local_port = ntohs(sa.sin6_port);
+	k->rx_vlen = 1;
+	k->unreach_code = -1;
+	return 0;
+}
+
 static int
 sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port)
 {
@@ -594,7 +754,8 @@ sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port)
 }
 
 static struct sockio *
-sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o)
+sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o,
+	   int family)
 {
 	struct sockio *s;
 	unsigned n_mbufs, max_dgram;
@@ -610,16 +771,21 @@ sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o)
 		s->socks[i].fd = -1;
 	if (my_mac != NULL)
 		s->my_mac = *my_mac;
+	s->family = family;
+	s->hdr_len = family == AF_INET6 ? SOCKIO_HDR6_LEN : SOCKIO_HDR_LEN;
 	n_mbufs = s->o.n_mbufs != 0 ? s->o.n_mbufs : SOCKIO_DEFAULT_MBUFS;
 	max_dgram = s->o.max_datagram != 0 ? s->o.max_datagram
 					   : SOCKIO_MAX_DATAGRAM;
+	/* The mbuf's 16-bit length holds 20 header bytes more over IPv6. */
+	if (family == AF_INET6 && max_dgram > 65535 - SOCKIO_HDR6_LEN)
+		max_dgram = 65535 - SOCKIO_HDR6_LEN;
 	if (max_dgram > SOCKIO_MAX_DATAGRAM || s->o.so_busy_poll_us < 0) {
 		free(s);
 		errno = EINVAL;
 		return NULL;
 	}
-	if (io_pool_init(&s->pool, n_mbufs,
-			 (uint16_t)(SOCKIO_HDR_LEN + max_dgram), 0) != 0) {
+	if (io_pool_init(&s->pool, n_mbufs, (uint16_t)(s->hdr_len + max_dgram),
+			 0) != 0) {
 		sockio_close(s);
 		errno = ENOMEM;
 		return NULL;
@@ -627,7 +793,7 @@ sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o)
 	s->q.ops = &sockio_ops;
 	s->q.priv = s;
 	/* Largest L3 packet: IPv4 + UDP headers around the biggest payload. */
-	s->q.mtu = (uint16_t)(max_dgram + CODEC_IPV4_HLEN + CODEC_UDP_HLEN);
+	s->q.mtu = (uint16_t)(max_dgram + s->hdr_len - CODEC_ETH_HLEN);
 	return s;
 }
 
@@ -673,7 +839,7 @@ sockio_open_prober(uint32_t local_addr, uint16_t sport, uint32_t dst_addr,
 		errno = EINVAL;
 		return NULL;
 	}
-	s = sockio_new(my_mac, o);
+	s = sockio_new(my_mac, o, AF_INET);
 	if (s == NULL)
 		return NULL;
 	k = &s->socks[0];
@@ -736,7 +902,7 @@ sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
 		errno = EINVAL;
 		return NULL;
 	}
-	s = sockio_new(my_mac, o);
+	s = sockio_new(my_mac, o, AF_INET);
 	if (s == NULL)
 		return NULL;
 	for (unsigned i = 0; i < n_want; i++) {
@@ -749,6 +915,109 @@ sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
 	if (ret != 0)
 		return fail(s, ret);
 	return s;
+}
+
+struct sockio *
+sockio_open_prober6(const uint8_t local6[16], uint16_t sport,
+		    const uint8_t dst6[16], uint16_t dport,
+		    const struct codec_mac *my_mac, const struct sockio_opts *o)
+{
+	static const uint8_t any[16];
+	struct sockio *s;
+	struct sockio_sock *k;
+	struct sockaddr_in6 sa;
+	socklen_t sl = sizeof(sa);
+	int ret;
+
+	if (dst6 == NULL || memcmp(dst6, any, 16) == 0 || dport == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = sockio_new(my_mac, o, AF_INET6);
+	if (s == NULL)
+		return NULL;
+	k = &s->socks[0];
+	s->n_socks = 1;
+	ret = sock_open6(s, k, local6 != NULL ? local6 : any, sport);
+	if (ret != 0)
+		return fail(s, ret);
+	memset(&k->peer6, 0, sizeof(k->peer6));
+	k->peer6.sin6_family = AF_INET6;
+	memcpy(k->peer6.sin6_addr.s6_addr, dst6, 16);
+	k->peer6.sin6_port = htons(dport);
+	if (connect(k->fd, (struct sockaddr *)&k->peer6, sizeof(k->peer6)) != 0)
+		return fail(s, -errno);
+	k->connected = true;
+	ret = setopt_int(k->fd, IPPROTO_IPV6, IPV6_RECVERR, 1);
+	if (ret != 0)
+		return fail(s, ret);
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(k->fd, (struct sockaddr *)&sa, &sl) != 0)
+		return fail(s, -errno);
+	memcpy(k->local6, sa.sin6_addr.s6_addr, 16);
+	ret = sockio_finish(s);
+	if (ret != 0)
+		return fail(s, ret);
+	return s;
+}
+
+struct sockio *
+sockio_open_reflector6(const uint8_t local6[16], const uint16_t *ports,
+		       unsigned n_ports, const struct codec_mac *my_mac,
+		       const struct sockio_opts *o)
+{
+	static const uint8_t any[16];
+	uint16_t want[SOCKIO_MAX_SOCKETS];
+	unsigned n_want = 0;
+	struct sockio *s;
+	int ret;
+
+	if (ports == NULL && n_ports != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (unsigned i = 0; i < n_ports; i++) {
+		bool dup = false;
+
+		if (ports[i] == 0)
+			continue;
+		for (unsigned j = 0; j < n_want; j++)
+			dup = dup || want[j] == ports[i];
+		if (dup)
+			continue;
+		if (n_want == SOCKIO_MAX_SOCKETS) {
+			errno = EINVAL;
+			return NULL;
+		}
+		want[n_want++] = ports[i];
+	}
+	if (n_want == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = sockio_new(my_mac, o, AF_INET6);
+	if (s == NULL)
+		return NULL;
+	for (unsigned i = 0; i < n_want; i++) {
+		s->n_socks = i + 1;
+		ret = sock_open6(s, &s->socks[i], local6 != NULL ? local6 : any,
+				 want[i]);
+		if (ret != 0)
+			return fail(s, ret);
+	}
+	ret = sockio_finish(s);
+	if (ret != 0)
+		return fail(s, ret);
+	return s;
+}
+
+void
+sockio_local_addr6(const struct sockio *s, unsigned i, uint8_t out[16])
+{
+	if (i < s->n_socks)
+		memcpy(out, s->socks[i].local6, 16);
+	else
+		memset(out, 0, 16);
 }
 
 struct io_queue *

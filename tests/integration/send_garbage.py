@@ -33,16 +33,17 @@ def main():
     sockperf_no_pong = (b"\x00" * 7 + b"\x01" + b"\x00\x01" +
                         b"\x00\x00\x00\x40" + b"\x00" * 50)
     cases = {
-        "dropped.ethertype": [eth / Raw(b"\x88\xb5" + b"x" * 50),
-                              eth / IPv6(dst="fe80::1") / UDP(dport=862)],
+        "dropped.ethertype": [eth / Raw(b"\x88\xb5" + b"x" * 50)],
         "dropped.malformed": [Ether(bytes(eth / IP(src=sip, dst=dip) /
                                           UDP(dport=862) / Raw(b"y" * 80))[:40])],
         "dropped.ip_checksum": [eth / IP(src=sip, dst=dip, chksum=0x1234) /
                                 UDP(dport=862) / Raw(b"\x00" * 44)],
         "dropped.udp_port": [eth / IP(src=sip, dst=dip) /
                              UDP(sport=40000, dport=9999) / Raw(b"z" * 20)],
+        # IPv6 to a reflector without an IPv6 --addr is not for it.
         "dropped.not_for_us": [eth / IP(src=sip, dst=other) / UDP(dport=862) /
-                               Raw(b"\x00" * 44)],
+                               Raw(b"\x00" * 44),
+                               eth / IPv6(dst="fe80::1") / UDP(dport=862)],
         "dropped.ip_proto": [eth / IP(src=sip, dst=dip) / TCP(dport=80)],
         "dropped.icmp_other": [eth / IP(src=sip, dst=dip) / ICMP(type=13)],
         # RFC 5357 §4.1.2: below 14 bytes a STAMP packet is no test packet.

@@ -28,9 +28,12 @@ import golden
 from golden import IP_A, IP_B, MAC_A, MAC_B, ROOT, pattern
 
 try:
-    from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, ICMPv6EchoRequest,
-                           IPOption_Router_Alert, IPv6, IPv6ExtHdrHopByHop,
-                           Padding, Raw, fragment, wrpcap)
+    from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, ICMPv6EchoReply,
+                           ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+                           ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr,
+                           IPOption_Router_Alert, IPv6, IPv6ExtHdrDestOpt,
+                           IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting,
+                           Padding, Raw, fragment, fragment6, wrpcap)
     from scapy.layers.inet import IPOption
 except ImportError:
     golden.no_scapy("net_vectors.py")
@@ -119,6 +122,38 @@ def vectors():
         v.append((name, "tcp", dict(flow=fl, seq=seq, ack=ack, flags=int(p[TCP].flags),
                                      window=win, mss=mss), p))
 
+    # ICMPv6 echo (RFC 4443 4.1), built by codec_build_icmp_echo over IPv6.
+    for name, fl, typ, ident, seq, plen in [
+        ("icmp6_req", flow(6), 128, 0x4C50, 1, 56),
+        ("icmp6_rep_vlan", flow(6, (7, 0, 10), ttl=128), 129, 0xBEEF, 65535, 7),
+    ]:
+        pay = pattern(plen, 5)
+        layer = ICMPv6EchoRequest if typ == 128 else ICMPv6EchoReply
+        p = l2(fl["vlan"]) / ip6(fl["ttl"], fl["tos"]) / layer(id=ident, seq=seq, data=pay)
+        v.append((name, "icmp", dict(flow=fl, type=typ, id=ident, seq=seq, payload=pay), p))
+
+    # Neighbor Discovery (RFC 4861 4.3, 4.4): the NS A sends for B, and the
+    # NA A sends when B solicits A (codec_build_na from codec_build_ns).
+    sn = ipaddress.IPv6Address(IP6_B).packed
+    sn = "ff02::1:ff%02x:%02x%02x" % (sn[13], sn[14], sn[15])
+    sn_mac = "33:33:" + ":".join("%02x" % b for b in ipaddress.IPv6Address(sn).packed[12:])
+    v.append(("nd_ns", "ns", dict(flow=flow(6)),
+              Ether(dst=sn_mac, src=MAC_A) / IPv6(src=IP6_A, dst=sn, hlim=255) /
+              ICMPv6ND_NS(tgt=IP6_B) / ICMPv6NDOptSrcLLAddr(lladdr=MAC_A)))
+    v.append(("nd_na", "na", dict(flow=flow(6)),
+              Ether(dst=MAC_B, src=MAC_A) / IPv6(src=IP6_A, dst=IP6_B, hlim=255) /
+              ICMPv6ND_NA(tgt=IP6_A, R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=MAC_A)))
+
+    # IPv6 fragments (RFC 8200 4.5) of one UDP datagram at MTU 1280, as
+    # scapy's fragment6() cuts it: first, middle and last.
+    fl = flow(6, None, 40000, 862)
+    pay = pattern(3000, 9)
+    whole = ip6() / IPv6ExtHdrFragment(id=0x12345678) / UDP(sport=40000, dport=862) / Raw(pay)
+    frs = fragment6(whole, 1280)
+    for k, fr in enumerate(frs):
+        v.append(("frag6_%d" % k, "frag6",
+                  dict(flow=fl, payload=pay, mtu=1280, id=0x12345678, index=k), l2() / fr))
+
     v.append(("arp_req", "arp", dict(op=1, sha=MAC_A, spa=IP_A, tha=None, tpa=IP_B),
               Ether(dst="ff:ff:ff:ff:ff:ff", src=MAC_A, type=0x0806) /
               ARP(op=1, hwsrc=MAC_A, psrc=IP_A, hwdst="00:00:00:00:00:00", pdst=IP_B)))
@@ -159,6 +194,14 @@ def vectors():
               l2((2, 0, 42), dst="ff:ff:ff:ff:ff:ff") /
               ARP(op=1, hwsrc=MAC_A, psrc=IP_A, pdst=IP_B)))
     v.append(("p_ipv6_hbh_udp", P, {}, l2() / ip6() / IPv6ExtHdrHopByHop() / UDP(sport=1, dport=2)))
+    v.append(("p_ipv6_dstopt_udp", P, {},
+              l2() / ip6() / IPv6ExtHdrDestOpt() / UDP(sport=3, dport=4) / Raw(b"opts")))
+    v.append(("p_ipv6_rh_segleft", P, {},
+              l2() / ip6() / IPv6ExtHdrRouting(type=0, segleft=1, addresses=[IP6_B]) /
+              UDP(sport=5, dport=6) / Raw(b"route")))
+    v.append(("p_ipv6_hbh_frag_first", P, {},
+              l2() / IPv6(src=IP6_A, dst=IP6_B) / IPv6ExtHdrHopByHop() /
+              IPv6ExtHdrFragment(id=7, m=1, offset=0) / UDP(sport=7, dport=8) / Raw(pattern(16))))
     v.append(("p_lldp", P, {}, Ether(dst="01:80:c2:00:00:0e", src=MAC_A, type=0x88CC) / Raw(pattern(30))))
     return v
 
@@ -169,6 +212,9 @@ FIELDS = [
     "ip.version", "ip.hdr_len", "ip.dsfield", "ip.len", "ip.id", "ip.flags.mf", "ip.frag_offset",
     "ip.ttl", "ip.proto", "ip.checksum.status", "ip.src", "ip.dst",
     "ipv6.tclass", "ipv6.plen", "ipv6.nxt", "ipv6.hlim", "ipv6.src", "ipv6.dst",
+    "ipv6.hopopts.nxt", "ipv6.hopopts.len_oct", "ipv6.dstopts.nxt", "ipv6.dstopts.len_oct",
+    "ipv6.routing.nxt", "ipv6.routing.len_oct", "ipv6.routing.segleft",
+    "ipv6.fraghdr.nxt", "ipv6.fraghdr.offset", "ipv6.fraghdr.more", "ipv6.fraghdr.ident",
     "udp.srcport", "udp.dstport", "udp.length", "udp.checksum", "udp.checksum.status",
     "tcp.srcport", "tcp.dstport", "tcp.seq_raw", "tcp.ack_raw", "tcp.hdr_len", "tcp.flags",
     "tcp.window_size_value", "tcp.options.mss_val", "tcp.checksum.status",
@@ -238,11 +284,33 @@ def expect_from_tshark(t, frame_len):
         csum["ip"] = int(t["ip.checksum.status"] == "1")
     elif "ipv6.nxt" in t:
         e["ip_version"] = 6
-        e["ip_proto"] = num(t["ipv6.nxt"])
         e["ttl"] = num(t["ipv6.hlim"])
         e["tos"] = num(t["ipv6.tclass"])
+        # The extension headers as tshark decodes them (one of each kind in
+        # our vectors: tshark gives the first occurrence of each field).
         hlen = 40
-        e["l3_hlen"] = 40
+        nxt = num(t["ipv6.nxt"])
+        while nxt in (0, 43, 44, 60):
+            if nxt == 44:
+                e["frag_hdr_off"] = l3 + hlen
+                off = num(t["ipv6.fraghdr.offset"]) * 8
+                mf = int(t["ipv6.fraghdr.more"] in ("1", "True"))
+                e["frag_id"] = num(t["ipv6.fraghdr.ident"])
+                e["ip_id"] = e["frag_id"] & 0xFFFF
+                e["frag_off"], e["more_fragments"] = off, mf
+                hlen += 8
+                nxt = num(t["ipv6.fraghdr.nxt"])
+                if mf or off:
+                    e["is_fragment"] = 1
+                    break
+                continue
+            key = {0: "hopopts", 43: "routing", 60: "dstopts"}[nxt]
+            hlen += num(t["ipv6.%s.len_oct" % key])
+            if nxt == 43 and num(t["ipv6.routing.segleft"]) != 0:
+                e["ip6_ext_refused"] = 1
+            nxt = num(t["ipv6.%s.nxt" % key])
+        e["ip_proto"] = nxt
+        e["l3_hlen"] = hlen
         e["ip_len"] = 40 + num(t["ipv6.plen"])
         e["src6"] = ipaddress.IPv6Address(t["ipv6.src"]).packed
         e["dst6"] = ipaddress.IPv6Address(t["ipv6.dst"]).packed
@@ -250,7 +318,7 @@ def expect_from_tshark(t, frame_len):
         l4 = l3 + hlen
         e["l4_off"] = l4
         e["l4_len"] = e["ip_len"] - hlen
-        # Our documented limits: no L4 for fragments, no extension header walk.
+        # Our documented limits: no L4 for fragments.
         if e.get("is_fragment") or e["ip_proto"] not in (6, 17, 1 if e["ip_version"] == 4 else 58):
             csum["l4"] = 0
             return e, csum
@@ -279,8 +347,9 @@ def expect_from_tshark(t, frame_len):
             csum["l4"] = int(t["icmp.checksum.status"] == "1")
         elif "icmpv6.type" in t:
             e["icmp_type"], e["icmp_code"] = num(t["icmpv6.type"]), num(t["icmpv6.code"])
-            e["icmp_id"] = num(t["icmpv6.echo.identifier"])
-            e["icmp_seq"] = num(t["icmpv6.echo.sequence_number"])
+            if "icmpv6.echo.identifier" in t:  # echo only: ND has no id/seq
+                e["icmp_id"] = num(t["icmpv6.echo.identifier"])
+                e["icmp_seq"] = num(t["icmpv6.echo.sequence_number"])
             l4h = 8
             csum["l4"] = int(t["icmpv6.checksum.status"] == "1")
         else:
@@ -344,7 +413,8 @@ def write_outputs(outdir):
     h.append("/* Generated by tools/golden/net_vectors.py (scapy + tshark): do not edit. */")
     h.append("#ifndef LATPROBE_NET_VECTORS_H\n#define LATPROBE_NET_VECTORS_H\n")
     h.append("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n#include \"latprobe/codec.h\"\n")
-    h.append("enum golden_kind { GOLDEN_PARSE, GOLDEN_UDP, GOLDEN_ICMP, GOLDEN_TCP, GOLDEN_ARP };\n")
+    h.append("enum golden_kind { GOLDEN_PARSE, GOLDEN_UDP, GOLDEN_ICMP, GOLDEN_TCP, GOLDEN_ARP,\n"
+             "\tGOLDEN_NS, GOLDEN_NA, GOLDEN_FRAG6 };\n")
     h.append("struct golden_net_vec {\n\tconst char *name;\n\tenum golden_kind kind;\n"
              "\tconst uint8_t *frame;\n\tsize_t len;\n"
              "\t/* builder inputs; a payload is the last plen bytes of frame */\n"
@@ -352,17 +422,26 @@ def write_outputs(outdir):
              "\tuint8_t icmp_type;\n\tuint16_t icmp_id, icmp_seq;\n"
              "\tuint32_t tcp_seq, tcp_ack;\n\tuint8_t tcp_flags;\n\tuint16_t tcp_window, tcp_mss;\n"
              "\tuint16_t arp_op;\n\tstruct codec_mac arp_sha, arp_tha;\n\tuint32_t arp_spa, arp_tpa;\n"
+             "\t/* frag6: the datagram's UDP payload, the MTU, id and which fragment */\n"
+             "\tconst uint8_t *payload;\n\tuint16_t frag_mtu;\n\tuint32_t frag_id;\n\tunsigned frag_index;\n"
              "\t/* tshark's decoding */\n\tstruct codec_frame expect;\n"
              "\tint ipv4_csum_ok, l4_csum_ok; /* 1, 0, or -1: not applicable */\n};\n")
-    for (name, _, _, _), f in zip(vs, frames):
+    for (name, kind, prm, _), f in zip(vs, frames):
         h.append("static const uint8_t golden_%s[%d] = {\n%s\n};\n" % (name, len(f), c_bytes(f, "\t")))
+        if kind == "frag6" and prm["index"] == 0:
+            h.append("static const uint8_t golden_frag6_payload[%d] = {\n%s\n};\n"
+                     % (len(prm["payload"]), c_bytes(prm["payload"], "\t")))
     h.append("static const struct golden_net_vec golden_net_vecs[] = {")
     for (name, kind, prm, _), f, t in zip(vs, frames, decoded):
         exp, csum = expect_from_tshark(t, len(f))
         items = [".name = \"%s\"" % name, ".kind = GOLDEN_%s" % kind.upper(),
                  ".frame = golden_%s" % name, ".len = sizeof(golden_%s)" % name]
-        if kind in ("udp", "icmp", "tcp"):
+        if kind in ("udp", "icmp", "tcp", "ns", "na", "frag6"):
             items.append(".flow = " + c_flow(prm["flow"]))
+        if kind == "frag6":
+            items += [".payload = golden_frag6_payload", ".plen = %d" % len(prm["payload"]),
+                      ".frag_mtu = %d" % prm["mtu"], ".frag_id = 0x%08x" % prm["id"],
+                      ".frag_index = %d" % prm["index"]]
         if kind == "udp":
             items += [".ip_id = 0x%04x" % prm["ip_id"], ".plen = %d" % len(prm["payload"])]
         if kind == "icmp":

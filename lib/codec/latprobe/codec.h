@@ -31,10 +31,17 @@
 #define CODEC_ETHERTYPE_VLAN 0x8100
 #define CODEC_ETHERTYPE_IPV6 0x86dd
 
-#define CODEC_IPPROTO_ICMP   1
-#define CODEC_IPPROTO_TCP    6
-#define CODEC_IPPROTO_UDP    17
-#define CODEC_IPPROTO_ICMPV6 58
+#define CODEC_IPPROTO_ICMP     1
+#define CODEC_IPPROTO_TCP      6
+#define CODEC_IPPROTO_UDP      17
+#define CODEC_IPPROTO_ICMPV6   58
+/* IPv6 extension headers walked by codec_parse_frame() (RFC 8200 4). */
+#define CODEC_IPPROTO_HOPOPTS  0
+#define CODEC_IPPROTO_ROUTING  43
+#define CODEC_IPPROTO_FRAGMENT 44
+#define CODEC_IPPROTO_DSTOPTS  60
+#define CODEC_IPV6_FRAG_HLEN   8
+#define CODEC_IPV6_MAX_EXT     8 /* more headers than this: -EINVAL */
 
 #define CODEC_TCP_FIN 0x01
 #define CODEC_TCP_SYN 0x02
@@ -55,6 +62,25 @@ struct codec_mac {
 	uint8_t b[CODEC_ETH_ALEN];
 };
 
+/*
+ * An IPv4 or IPv6 address, tagged with its family (4 or 6; 0 = none). An
+ * IPv4 address is a[0..3] in network order, the rest zero, so two addresses
+ * compare with memcmp.
+ */
+struct codec_ip {
+	uint8_t family;
+	uint8_t a[16];
+};
+
+/* The IPv4 address v4 (host order) as a struct codec_ip. */
+struct codec_ip codec_ip_from_v4(uint32_t v4);
+/* The IPv4 address of ip in host order (0 when ip is not IPv4). */
+uint32_t codec_ip_v4(const struct codec_ip *ip);
+/* The IPv6 address a as a struct codec_ip. */
+struct codec_ip codec_ip_from_v6(const uint8_t a[16]);
+/* Same family and address. */
+bool codec_ip_equal(const struct codec_ip *x, const struct codec_ip *y);
+
 /* What codec_parse_frame() found; offsets are from the frame start. */
 struct codec_frame {
 	struct codec_mac dst, src;
@@ -70,11 +96,14 @@ struct codec_frame {
 
 	/* IP: ip_version is 0 when the frame carries no IP */
 	uint8_t ip_version;
-	uint8_t ip_proto; /* L4 protocol (IPv6: next header after the base
-			     header) */
+	uint8_t ip_proto; /* L4 protocol (IPv6: the next header after the
+			     extension headers; of a fragment: the fragment
+			     header's next header) */
 	uint8_t ttl;	  /* TTL / hop limit */
 	uint8_t tos;	  /* IPv4 TOS / IPv6 traffic class */
-	uint16_t l3_hlen; /* IPv4 IHL*4 (options skipped), 40 for IPv6 */
+	uint16_t l3_hlen; /* IPv4 IHL*4 (options skipped); IPv6: 40 + the
+			     extension headers walked (up to and including
+			     a fragment header) */
 	uint16_t ip_len;  /* IPv4 total length / 40 + IPv6 payload length
 			   * (IPv6 payload > 65495 bytes is -EINVAL) */
 	uint32_t src4, dst4;
@@ -86,6 +115,14 @@ struct codec_frame {
 			   * l4_len still span this fragment's IP payload */
 	bool more_fragments;
 	uint16_t frag_off; /* in bytes */
+	/* IPv6: the Fragment header's offset in the frame (0: none) and
+	 * 32-bit identification (ip_id holds its low 16 bits). */
+	uint16_t frag_hdr_off;
+	uint32_t frag_id;
+	/* IPv6 extension headers we must not answer past (RFC 8200 4): a
+	 * routing header with segments left (type 0 included, RFC 5095),
+	 * or an option whose unknown type says discard (4.2). */
+	bool ip6_ext_refused;
 
 	/*
 	 * L4, bounded by the IP length (not by trailing Ethernet padding).
@@ -168,6 +205,15 @@ struct codec_flow {
 	uint8_t tos;
 };
 
+/*
+ * Is f an IP frame of fl's version from fl's destination address (the
+ * peer)? To fl's source address (us)? Addresses only: no port or protocol.
+ */
+bool codec_frame_from_peer(const struct codec_frame *f,
+			   const struct codec_flow *fl);
+bool codec_frame_to_us(const struct codec_frame *f,
+		       const struct codec_flow *fl);
+
 /* Bytes of Ethernet [+VLAN] + IP + UDP headers a flow puts before the payload.
  */
 size_t codec_udp_header_len(const struct codec_flow *fl);
@@ -185,11 +231,22 @@ int codec_build_udp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
  * fl->ip_version other than 4 or 6 is -EINVAL.
  */
 
-/* ICMPv4 echo request/reply (type = CODEC_ICMP_ECHO_*), sport/dport unused;
- * fl->ip_version must be 4. payload may overlap buf. */
+/* ICMP echo request/reply, sport/dport unused: over IPv4 (type
+ * CODEC_ICMP_ECHO_*) or IPv6 (type CODEC_ICMP6_ECHO_*, ICMPv6 with its
+ * pseudo-header checksum, RFC 4443 4.1); a type of the other family is
+ * -EINVAL. payload may overlap buf. */
 int codec_build_icmp_echo(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 			  uint8_t type, uint16_t id, uint16_t seq,
 			  const uint8_t *payload, size_t plen);
+
+/*
+ * An ICMPv6 message from fl (ip_version 6): type, code, checksum, then body
+ * (blen >= 4 bytes, the 4 bytes after the checksum included; may overlap
+ * buf), checksum set. The frame length or -EINVAL / -EMSGSIZE.
+ */
+int codec_build_icmp6(uint8_t *buf, size_t cap, const struct codec_flow *fl,
+		      uint8_t type, uint8_t code, const uint8_t *body,
+		      size_t blen);
 
 /* TCP segment without payload; mss != 0 adds the MSS option (SYN). */
 int codec_build_tcp(uint8_t *buf, size_t cap, const struct codec_flow *fl,
@@ -235,13 +292,17 @@ void codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 /* What an ICMPv4 error (destination unreachable, time exceeded, ...) quotes
  * of the datagram that caused it (RFC 792: its IP header + 8 bytes). */
 struct codec_icmp_quote {
+	uint8_t ip_version;  /* of the quoted packet: 4, or 6 (ICMPv6) */
 	uint32_t src4, dst4; /* the quoted datagram's addresses */
+	uint8_t src6[16], dst6[16];
 	uint8_t proto;
 	uint16_t ip_id;
-	bool has_l4;	       /* the first 8 L4 bytes are there (not a
-				* non-first fragment) */
+	uint32_t frag_id; /* IPv6: the quoted Fragment header's id (0: none) */
+	bool has_l4;	  /* the first 8 L4 bytes are there (not a
+			   * non-first fragment) */
 	uint16_t sport, dport; /* UDP/TCP */
-	uint8_t icmp_type;     /* ICMP: the quoted message's type, id, seq */
+	uint8_t icmp_type;     /* ICMP/ICMPv6: the quoted message's type, id,
+				* seq */
 	uint16_t icmp_id, icmp_seq;
 };
 
@@ -251,6 +312,11 @@ struct codec_icmp_quote {
  * 4 source quench, 5 redirect, 11 time exceeded, 12 parameter problem).
  * 0, or -EINVAL (not such a frame, the quote is not IPv4, or shorter than
  * its header + 8 bytes).
+ * Or an ICMPv6 error (RFC 4443: 1 destination unreachable, 2 packet too
+ * big, 3 time exceeded, 4 parameter problem) quoting an IPv6 packet: its
+ * addresses and next header (past a Fragment header: ip_id is then the low
+ * 16 bits of its identification, and a non-first fragment has no L4);
+ * other extension headers are not walked (has_l4 false).
  */
 int codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 			   struct codec_icmp_quote *q);

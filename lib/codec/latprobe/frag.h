@@ -46,8 +46,26 @@ int codec_ipv4_fragment(const uint8_t *frame, const struct codec_frame *f,
 unsigned codec_ipv4_frag_count(const struct codec_frame *f, uint16_t mtu);
 
 /*
+ * IPv6 (RFC 8200 4.5): the same for a frame of Ethernet [+VLAN] + IPv6
+ * without extension headers + L4: each fragment is the L2 header, the IPv6
+ * header (payload length set, next header 44) and a Fragment header (next
+ * header = f->ip_proto, offset, M, identification id), then the data:
+ * floor((mtu - 48) / 8) * 8 bytes but for the last. mtu below 1280 (the
+ * IPv6 minimum), extension headers present or f a fragment: -EINVAL. A
+ * frame that fits is copied whole, *off stays 0.
+ */
+int codec_ipv6_fragment(const uint8_t *frame, const struct codec_frame *f,
+			uint16_t mtu, uint32_t id, size_t *off, uint8_t *out,
+			size_t cap);
+
+/*
  * One datagram being reassembled (RFC 791 §3.2, RFC 815 hole tracking by
- * 8-byte block). Key: source, destination, protocol, identification.
+ * 8-byte block). Key: source, destination, protocol, identification. IPv4,
+ * or IPv6 (RFC 8200 4.5) when the Fragment header directly follows the IPv6
+ * header (other layouts are -EINVAL): the output is then the first
+ * fragment's L2 and IPv6 headers, payload length and next header fixed,
+ * without the Fragment header; an overlap that is not a plain re-send is
+ * refused as for IPv4 (RFC 5722). Same 65,535-byte bound.
  * About 66 KiB; create/destroy pair.
  */
 struct codec_reasm;

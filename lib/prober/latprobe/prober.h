@@ -66,8 +66,10 @@ enum prober_unreach {
 	PROBER_UNREACH__COUNT
 };
 
-/* The class of an ICMP destination-unreachable code. */
+/* The class of an ICMP destination-unreachable code; of an ICMPv6 one
+ * (RFC 4443 3.1: 0 no route, 1/5/6 admin, 3 address, 4 port). */
 enum prober_unreach prober_unreach_of_code(uint8_t code);
+enum prober_unreach prober_unreach_of_code6(uint8_t code);
 
 /* One measured probe, kept when prober_conf.keep_samples (--samples). */
 struct prober_sample {
@@ -266,6 +268,14 @@ prober_ip_id(unsigned index, uint64_t seq)
 	return (uint16_t)((index & 0x3f) << 10 | (seq & 0x3ff));
 }
 
+/* The IPv6 Fragment header identification of probe seq on worker index:
+ * the worker in the top 8 bits, the sequence number in the 24 below. */
+static inline uint32_t
+prober_frag_id6(unsigned index, uint64_t seq)
+{
+	return (uint32_t)(index & 0xff) << 24 | (uint32_t)(seq & 0xffffff);
+}
+
 int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		       struct io_queue *q, unsigned index);
 void prober_worker_fini(struct prober_worker *w);
@@ -362,5 +372,24 @@ bool prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
 bool prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 			    const struct codec_mac *my_mac, uint32_t my_ip,
 			    uint16_t vlan);
+
+/*
+ * IPv6: resolve ip6 to a MAC by Neighbor Solicitation on q (RFC 4861 7.2.2:
+ * to its solicited-node address, every 200 ms until timeout_ms), on VLAN
+ * vlan (0 = untagged); answers NS for my_ip6 meanwhile. 0, -EHOSTUNREACH
+ * when nobody answered, -EINTR when *stop was set.
+ */
+int prober_nd_resolve(struct io_queue *q, const struct codec_mac *my_mac,
+		      const uint8_t my_ip6[16], uint16_t vlan,
+		      const uint8_t ip6[16], unsigned timeout_ms,
+		      const struct tsc_clock *clock, struct codec_mac *out,
+		      const atomic_bool *stop);
+
+/* Answer a valid NS for my_ip6 (frame buf, parsed f) with an NA; true when
+ * it was one and the answer went out. */
+bool prober_answer_ns(struct io_queue *q, const uint8_t *buf,
+		      const struct codec_frame *f,
+		      const struct codec_mac *my_mac, const uint8_t my_ip6[16],
+		      uint16_t vlan);
 
 #endif /* LATPROBE_PROBER_H */

@@ -3,7 +3,8 @@
 #define LATPROBE_REFLECTOR_H
 
 /*
- * The reflector engine: answers ARP for its address, ICMP echo, STAMP
+ * The reflector engine: answers ARP (IPv6: Neighbor Solicitations) for its
+ * address, ICMP echo (and ICMPv6 echo), STAMP
  * (stateless or stateful), sockperf and UDP echo, on one io_queue per
  * worker lcore. Everything else is counted by reason and dropped.
  */
@@ -40,7 +41,7 @@ enum reflector_counter {
 	RC_DROP_ARP_OTHER,   /* ARP that asks for no answer */
 	RC_DROP_IP_CSUM,     /* bad IPv4 header checksum */
 	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum */
-	RC_DROP_FRAGMENT,    /* IPv4 fragment with reassembly off (n_reasm 0:
+	RC_DROP_FRAGMENT,    /* IP fragment with reassembly off (n_reasm 0:
 				the kernel backend, which reassembles) */
 	RC_DROP_PROTO,	     /* IP protocol we do not answer (TCP, ...) */
 	RC_DROP_ICMP_OTHER,  /* ICMP that is not an echo request */
@@ -63,6 +64,11 @@ enum reflector_counter {
 	RC_DROP_RATE,	   /* over the --rate-limit of its source address */
 	RC_SESSION_EXPIRED, /* stateful: sessions aged out or evicted (LRU) */
 	RC_DROP_AUTH, /* STAMP with a key: too short or HMAC does not verify */
+	RC_ND,	      /* IPv6 Neighbor Solicitations answered */
+	RC_DROP_ND,   /* NS/NA failing RFC 4861 7.1 (hop limit, sum, ...) */
+	RC_DROP_UDP6_ZERO_CSUM, /* UDP over IPv6 without a checksum */
+	RC_DROP_IPV6_EXT, /* IPv6 extension header we must not pass (routing
+			     header with segments left, discard option) */
 	RC__COUNT
 };
 
@@ -83,9 +89,12 @@ struct reflector_prefix {
 #define REFLECTOR_ERROR_ESTIMATE ((uint16_t)(12u << 8 | 1u))
 
 struct reflector_conf {
-	uint32_t addr;	    /* our IPv4 address, host order */
-	uint8_t prefix_len; /* of --addr: its subnet broadcast is refused;
-			       0 = unknown */
+	uint32_t addr;	       /* our IPv4 address, host order; 0 = no IPv4 */
+	struct codec_ip addr6; /* our IPv6 address (family 0: no IPv6); NS
+				  for it and for our EUI-64 link-local
+				  address are answered */
+	uint8_t prefix_len;    /* of --addr: its subnet broadcast is refused;
+				  0 = unknown */
 	struct codec_mac mac;
 	uint16_t stamp_port;	/* 0 = off */
 	uint16_t sockperf_port; /* 0 = off */
@@ -163,6 +172,8 @@ struct reflector_worker {
 	struct reflector_hw_stats hw;
 	struct nic_clock nic;
 	uint64_t hw_last_sample;
+	uint8_t ll6[16];	 /* our link-local address (EUI-64 of mac) */
+	uint32_t frag_id6;	 /* Fragment header id of our next answer */
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */

@@ -51,6 +51,7 @@
 
 #define SOCKIO_MAX_SOCKETS  8
 #define SOCKIO_HDR_LEN	    42 /* Ethernet + IPv4 + UDP, no VLAN */
+#define SOCKIO_HDR6_LEN	    62 /* Ethernet + IPv6 + UDP */
 #define SOCKIO_MAX_DATAGRAM (65535 - SOCKIO_HDR_LEN)
 
 struct sockio_opts {
@@ -98,6 +99,25 @@ struct sockio *sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
 				     unsigned n_ports,
 				     const struct codec_mac *my_mac,
 				     const struct sockio_opts *o);
+
+/*
+ * The same over IPv6 (AF_INET6 sockets, IPV6_V6ONLY): local6 NULL or ::
+ * binds to any; frames are Ethernet/IPv6/UDP (hop limit, traffic class and
+ * destination from IPV6_RECVHOPLIMIT/IPV6_RECVTCLASS/IPV6_RECVPKTINFO, and
+ * sent with IPV6_HOPLIMIT/IPV6_TCLASS/IPV6_PKTINFO). The largest payload is
+ * 20 bytes less than over IPv4 (65535 - SOCKIO_HDR6_LEN). ICMPv6 errors are
+ * counted (tx_errors) but not handed to the engine as frames.
+ */
+struct sockio *sockio_open_prober6(const uint8_t local6[16], uint16_t sport,
+				   const uint8_t dst6[16], uint16_t dport,
+				   const struct codec_mac *my_mac,
+				   const struct sockio_opts *o);
+struct sockio *sockio_open_reflector6(const uint8_t local6[16],
+				      const uint16_t *ports, unsigned n_ports,
+				      const struct codec_mac *my_mac,
+				      const struct sockio_opts *o);
+/* Socket i's local IPv6 address (:: when i is out of range). */
+void sockio_local_addr6(const struct sockio *s, unsigned i, uint8_t out[16]);
 
 struct io_queue *sockio_queue(struct sockio *s);
 

@@ -38,6 +38,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)cli_parse_duration_ns(s, &v);
 	(void)cli_parse_ipv4_prefix(s, &addr, &len);
 	(void)cli_parse_target(s, &addr, &port, &has);
+	{
+		struct codec_ip ip;
+		char out[CLI_IP_STRLEN];
+
+		if (cli_parse_ip_prefix(s, &ip, &len) == 0)
+			cli_format_ip(&ip, out);
+		if (cli_parse_target_ip(s, &ip, &port, &has) == 0)
+			cli_format_ip(&ip, out);
+	}
 
 	{
 		static const char *const subs[] = {"probe", "reflect", "info",

@@ -28,9 +28,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (codec_parse_frame(frame, len, &f) == 0 && f.is_fragment &&
 		    codec_reasm_add(r, frame, &f, 0, &out, &out_len) == 1) {
 			l3 = out[12] == 0x81 && out[13] == 0 ? 18 : 14;
-			/* The IPv4 total length spans the whole output. */
-			if (out_len < l3 + 20 || ((size_t)out[l3 + 2] << 8 |
-						  out[l3 + 3]) != out_len - l3)
+			/* The IPv4 total length / IPv6 payload length spans
+			 * the whole output. */
+			if (f.ip_version == 6 &&
+			    (out_len < l3 + 40 ||
+			     ((size_t)out[l3 + 4] << 8 | out[l3 + 5]) !=
+				     out_len - l3 - 40))
+				abort();
+			if (f.ip_version == 4 &&
+			    (out_len < l3 + 20 ||
+			     ((size_t)out[l3 + 2] << 8 | out[l3 + 3]) !=
+				     out_len - l3))
 				abort();
 			if (codec_parse_frame(out, out_len, &o) == 0 &&
 			    (o.is_fragment || o.l3_off + o.ip_len != out_len))

@@ -2,7 +2,8 @@
 /*
  * One frame onto the prober's rx ring over the fake wire, while it sends
  * one probe (STAMP, or tcp-syn / icmp / fragmented STAMP, with or without
- * a VLAN, as the input's last byte decides: trailing bytes are Ethernet
+ * a VLAN, over IPv4 or IPv6, as the input's last byte decides: trailing
+ * bytes are Ethernet
  * padding to the parser): every frame it does not take is counted under
  * exactly one reason (the reasons add up to rx_ignored), no mbuf leaks, and
  * the probe's fate is known (sent = received + lost).
@@ -62,6 +63,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	c.flow.vlan = size > 0 && (data[size - 1] & 4);
+	/* IPv6 (2001:2::1 -> 2001:2::2, the ipv6 seeds) when bit 3 says so. */
+	c.flow.ip_version = size > 0 && (data[size - 1] & 8) ? 6 : 4;
+	c.flow.src6[0] = c.flow.dst6[0] = 0x20;
+	c.flow.src6[1] = c.flow.dst6[1] = 0x01;
+	c.flow.src6[3] = c.flow.dst6[3] = 0x02;
+	c.flow.src6[15] = 1;
+	c.flow.dst6[15] = 2;
 	c.flow.vlan_tci = 100;
 	if (prober_worker_init(&w, &c, io_fake_queue(f, 0), 0) != 0)
 		abort();

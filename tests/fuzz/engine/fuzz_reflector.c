@@ -35,6 +35,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reflector_conf_default(&c);
 		c.addr = 0xc6120002; /* 198.18.0.2/24, as the seed corpus */
 		c.prefix_len = 24;
+		/* and 2001:2::2, as the IPv6 seeds (ipv6_*) */
+		c.addr6 = codec_ip_from_v6(
+			(const uint8_t[16]){0x20, 0x01, 0x00, 0x02, [15] = 2});
 		c.mac = (struct codec_mac){{0x02, 0, 0, 0, 0, 0x02}};
 		c.stateful = true;
 		c.n_reasm = 0;
@@ -46,9 +49,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A request with a right UDP checksum gets an answer with a right
 	 * one (the reflector only updates it, RFC 1624). */
 	in_csum_ok = codec_parse_frame(data, size, &in) == 0 &&
-		     in.ip_version == 4 && in.ip_proto == CODEC_IPPROTO_UDP &&
-		     !in.is_fragment && in.payload_off != 0 &&
-		     codec_l4_csum_ok(data, &in);
+		     (in.ip_version == 4 || in.ip_version == 6) &&
+		     in.ip_proto == CODEC_IPPROTO_UDP && !in.is_fragment &&
+		     in.payload_off != 0 && codec_l4_csum_ok(data, &in);
 	/* STAMP authenticated mode too (seed stamp_auth.bin: key "fuzz") */
 	c.auth_key = (const uint8_t *)"fuzz";
 	c.auth_key_len = size & 2 ? 4 : 0;

@@ -100,6 +100,87 @@ test_duration(void **state)
 		assert_int_equal(cli_parse_duration_ns(bad[k], &v), -EINVAL);
 }
 
+/* IPv6 and IPv4 through the family-tagged parsers. */
+static void
+test_addresses_ip(void **state)
+{
+	static const uint8_t v6[16] = {0x20, 0x01, 0x00, 0x02, [15] = 2};
+	struct codec_ip ip;
+	unsigned len = 0;
+	uint16_t port = 0;
+	bool has = true;
+	char buf[CLI_IP_STRLEN];
+
+	(void)state;
+	assert_int_equal(cli_parse_ip_prefix("2001:2::2/64", &ip, &len), 0);
+	assert_int_equal(ip.family, 6);
+	assert_memory_equal(ip.a, v6, 16);
+	assert_int_equal(len, 64);
+	assert_int_equal(cli_parse_ip_prefix("2001:2::2", &ip, &len), 0);
+	assert_int_equal(len, 128);
+	assert_int_equal(cli_parse_ip_prefix("198.18.0.1/24", &ip, &len), 0);
+	assert_int_equal(ip.family, 4);
+	assert_int_equal(ip.a[0], 198);
+	assert_int_equal(ip.a[3], 1);
+	assert_int_equal(ip.a[4], 0);
+	assert_int_equal(len, 24);
+	assert_int_equal(cli_parse_ip_prefix("2001:2::2/129", &ip, &len),
+			 -EINVAL);
+	assert_int_equal(cli_parse_ip_prefix("2001:2::2/0", &ip, &len),
+			 -EINVAL);
+	assert_int_equal(cli_parse_ip_prefix("2001:2:::2/64", &ip, &len),
+			 -EINVAL);
+	assert_int_equal(cli_parse_ip_prefix("[2001:2::2]/64", &ip, &len),
+			 -EINVAL);
+
+	assert_int_equal(
+		cli_parse_target_ip("[2001:2::2]:862", &ip, &port, &has), 0);
+	assert_int_equal(ip.family, 6);
+	assert_memory_equal(ip.a, v6, 16);
+	assert_true(has);
+	assert_int_equal(port, 862);
+	assert_int_equal(cli_parse_target_ip("2001:2::2", &ip, &port, &has), 0);
+	assert_int_equal(ip.family, 6);
+	assert_memory_equal(ip.a, v6, 16);
+	assert_false(has);
+	assert_int_equal(cli_parse_target_ip("[2001:2::2]", &ip, &port, &has),
+			 0);
+	assert_false(has);
+	assert_int_equal(
+		cli_parse_target_ip("198.18.0.2:443", &ip, &port, &has), 0);
+	assert_int_equal(ip.family, 4);
+	assert_int_equal(ip.a[3], 2);
+	assert_true(has);
+	assert_int_equal(port, 443);
+	assert_int_equal(cli_parse_target_ip("[2001:2::2]:0", &ip, &port, &has),
+			 -EINVAL);
+	assert_int_equal(
+		cli_parse_target_ip("[2001:2::2]:65536", &ip, &port, &has),
+		-EINVAL);
+	assert_int_equal(cli_parse_target_ip("[2001:2::2]x", &ip, &port, &has),
+			 -EINVAL);
+	assert_int_equal(cli_parse_target_ip("[2001:2::2", &ip, &port, &has),
+			 -EINVAL);
+	assert_int_equal(cli_parse_target_ip("[]:862", &ip, &port, &has),
+			 -EINVAL);
+	assert_int_equal(
+		cli_parse_target_ip("[198.18.0.2]:862", &ip, &port, &has),
+		-EINVAL);
+	/* A bare IPv6 address cannot carry a port: 2001:2::2:862 is an
+	 * address. */
+	assert_int_equal(cli_parse_target_ip("2001:2::2:862", &ip, &port, &has),
+			 0);
+	assert_false(has);
+
+	assert_int_equal(cli_parse_ip_prefix("2001:2:0:0:0:0:0:1", &ip, &len),
+			 0);
+	cli_format_ip(&ip, buf);
+	assert_string_equal(buf, "2001:2::1");
+	assert_int_equal(cli_parse_ip_prefix("198.18.0.1", &ip, &len), 0);
+	cli_format_ip(&ip, buf);
+	assert_string_equal(buf, "198.18.0.1");
+}
+
 static void
 test_addresses(void **state)
 {
@@ -323,6 +404,7 @@ main(void)
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_addresses_ip),
 		cmocka_unit_test(test_sides_ok),
 		cmocka_unit_test(test_sides_refused),
 		cmocka_unit_test(test_sides_odd_argv),

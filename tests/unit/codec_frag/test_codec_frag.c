@@ -817,6 +817,177 @@ test_pcap_export(void **state)
 	assert_int_equal(fclose(fp), 0);
 }
 
+/*
+ * IPv6 (RFC 8200 4.5): a UDP datagram cut by codec_ipv6_fragment() at
+ * several MTUs, fed back in a shuffled order with duplicates, comes back
+ * byte for byte; a changed overlap, a Fragment header after another
+ * extension header and data past 65,535 bytes are refused.
+ */
+static void
+test_ipv6_roundtrip(void **state)
+{
+	struct fixture *fx = *state;
+	static const uint16_t mtus[] = {1280, 1500, 9000};
+	static const size_t sizes[] = {1300, 8000, 65000};
+	struct codec_flow fl = base_flow;
+	uint32_t rs = 99;
+
+	fl.ip_version = 6;
+	memset(fl.src6, 0, 16);
+	memset(fl.dst6, 0, 16);
+	fl.src6[0] = fl.dst6[0] = 0x20;
+	fl.src6[1] = fl.dst6[1] = 0x01;
+	fl.src6[3] = fl.dst6[3] = 0x02;
+	fl.src6[15] = 1;
+	fl.dst6[15] = 2;
+	for (size_t mi = 0; mi < NELEM(mtus); mi++) {
+		for (size_t si = 0; si < NELEM(sizes); si++) {
+			size_t hlen = codec_udp_header_len(&fl), len, off = 0;
+			unsigned n = 0, order[MAX_FRAGS];
+			struct codec_frame f, g;
+			uint8_t *out = NULL;
+			size_t out_len = 0;
+			int rc = 0, l;
+
+			for (size_t i = 0; i < sizes[si]; i++)
+				fx->orig[hlen + i] = (uint8_t)(i * 7 + si);
+			l = codec_build_udp(fx->orig, BIG_CAP, &fl, 0,
+					    fx->orig + hlen, sizes[si]);
+			assert_true(l > 0);
+			len = (size_t)l;
+			assert_int_equal(codec_parse_frame(fx->orig, len, &f),
+					 0);
+			if (f.ip_len <= mtus[mi]) {
+				/* Fits: copied whole. */
+				l = codec_ipv6_fragment(fx->orig, &f, mtus[mi],
+							1, &off, fx->frag[0],
+							FRAG_CAP);
+				assert_int_equal(l, (int)len);
+				assert_int_equal(off, 0);
+				assert_memory_equal(fx->frag[0], fx->orig, len);
+				continue;
+			}
+			do {
+				assert_true(n < MAX_FRAGS);
+				l = codec_ipv6_fragment(
+					fx->orig, &f, mtus[mi],
+					0xabcd0000u + (uint32_t)si, &off,
+					fx->frag[n], FRAG_CAP);
+				assert_true(l > 0);
+				assert_true((size_t)l - CODEC_ETH_HLEN <=
+					    mtus[mi]);
+				assert_int_equal(codec_parse_frame(fx->frag[n],
+								   (size_t)l,
+								   &g),
+						 0);
+				assert_true(g.is_fragment);
+				assert_int_equal(g.frag_id,
+						 0xabcd0000u + (uint32_t)si);
+				assert_int_equal(g.ip_proto, CODEC_IPPROTO_UDP);
+				fx->frag_len[n++] = (size_t)l;
+			} while (off != 0);
+			for (unsigned i = 0; i < n; i++)
+				order[i] = i;
+			for (unsigned i = n - 1; i > 0; i--) {
+				unsigned j = rnd(&rs) % (i + 1), t = order[i];
+
+				order[i] = order[j];
+				order[j] = t;
+			}
+			codec_reasm_reset(fx->r);
+			for (unsigned i = 0; i < n; i++) {
+				unsigned k = order[i];
+
+				assert_int_equal(
+					codec_parse_frame(fx->frag[k],
+							  fx->frag_len[k], &g),
+					0);
+				rc = codec_reasm_add(fx->r, fx->frag[k], &g, i,
+						     &out, &out_len);
+				assert_int_equal(rc, i + 1 == n ? 1 : 0);
+				/* A re-sent fragment changes nothing. */
+				if (i == 0 && n > 2) {
+					rc = codec_reasm_add(fx->r, fx->frag[k],
+							     &g, i, &out,
+							     &out_len);
+					assert_int_equal(rc, 0);
+				}
+			}
+			assert_int_equal(out_len, len);
+			assert_memory_equal(out, fx->orig, len);
+			assert_int_equal(codec_parse_frame(out, out_len, &g),
+					 0);
+			assert_true(codec_l4_csum_ok(out, &g));
+		}
+	}
+}
+
+static void
+test_ipv6_rejects(void **state)
+{
+	struct fixture *fx = *state;
+	struct codec_flow fl = base_flow;
+	size_t hlen, off = 0;
+	struct codec_frame f, g;
+	uint8_t *out;
+	size_t out_len;
+	int l;
+
+	fl.ip_version = 6;
+	memset(fl.src6, 0x20, 16);
+	memset(fl.dst6, 0x21, 16);
+	hlen = codec_udp_header_len(&fl);
+	memset(fx->orig + hlen, 0x5a, 3000);
+	l = codec_build_udp(fx->orig, BIG_CAP, &fl, 0, fx->orig + hlen, 3000);
+	assert_true(l > 0);
+	assert_int_equal(codec_parse_frame(fx->orig, (size_t)l, &f), 0);
+	/* Below the IPv6 minimum MTU; not IPv6. */
+	assert_int_equal(codec_ipv6_fragment(fx->orig, &f, 1279, 1, &off,
+					     fx->frag[0], FRAG_CAP),
+			 -EINVAL);
+	for (unsigned i = 0; i < 3; i++) {
+		l = codec_ipv6_fragment(fx->orig, &f, 1280, 7, &off,
+					fx->frag[i], FRAG_CAP);
+		assert_true(l > 0);
+		fx->frag_len[i] = (size_t)l;
+	}
+	assert_int_equal(off, 0);
+	/* The second fragment again with one byte changed: RFC 5722. */
+	codec_reasm_reset(fx->r);
+	assert_int_equal(codec_parse_frame(fx->frag[1], fx->frag_len[1], &g),
+			 0);
+	assert_int_equal(
+		codec_reasm_add(fx->r, fx->frag[1], &g, 0, &out, &out_len), 0);
+	fx->frag[1][fx->frag_len[1] - 1] ^= 1;
+	assert_int_equal(
+		codec_reasm_add(fx->r, fx->frag[1], &g, 0, &out, &out_len),
+		-EINVAL);
+	/* A destination options header before the Fragment header. */
+	memcpy(fx->frag[3], fx->frag[0], 14 + 40);
+	fx->frag[3][14 + 6] = CODEC_IPPROTO_DSTOPTS;
+	memset(fx->frag[3] + 54, 0, 8);
+	fx->frag[3][54] = CODEC_IPPROTO_FRAGMENT;
+	fx->frag[3][56] = 1; /* PadN of 4 bytes */
+	fx->frag[3][57] = 4;
+	memcpy(fx->frag[3] + 62, fx->frag[0] + 54, fx->frag_len[0] - 54);
+	fx->frag[3][18] = (uint8_t)((fx->frag_len[0] - 54 + 8) >> 8);
+	fx->frag[3][19] = (uint8_t)(fx->frag_len[0] - 54 + 8);
+	assert_int_equal(
+		codec_parse_frame(fx->frag[3], fx->frag_len[0] + 8, &g), 0);
+	assert_true(g.is_fragment);
+	assert_int_equal(g.frag_hdr_off, 14 + 48);
+	assert_int_equal(
+		codec_reasm_add(fx->r, fx->frag[3], &g, 0, &out, &out_len),
+		-EINVAL);
+	/* Data past 65,535 bytes. */
+	assert_int_equal(codec_parse_frame(fx->frag[2], fx->frag_len[2], &g),
+			 0);
+	g.frag_off = 65528;
+	assert_int_equal(
+		codec_reasm_add(fx->r, fx->frag[2], &g, 0, &out, &out_len),
+		-EINVAL);
+}
+
 int
 main(void)
 {
@@ -834,6 +1005,8 @@ main(void)
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_create_reset),
 		cmocka_unit_test(test_pcap_export),
+		cmocka_unit_test(test_ipv6_roundtrip),
+		cmocka_unit_test(test_ipv6_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

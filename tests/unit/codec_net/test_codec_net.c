@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "latprobe/codec.h"
+#include "latprobe/frag.h"
+#include "latprobe/nd.h"
 #include "vectors/net_vectors.h"
 
 #define NVEC (sizeof(golden_net_vecs) / sizeof(golden_net_vecs[0]))
@@ -103,6 +105,9 @@ check_frame(const struct codec_frame *w, const struct codec_frame *g)
 	assert_int_equal(w->is_fragment, g->is_fragment);
 	assert_int_equal(w->more_fragments, g->more_fragments);
 	assert_int_equal(w->frag_off, g->frag_off);
+	assert_int_equal(w->frag_hdr_off, g->frag_hdr_off);
+	assert_int_equal(w->frag_id, g->frag_id);
+	assert_int_equal(w->ip6_ext_refused, g->ip6_ext_refused);
 	assert_int_equal(w->l4_off, g->l4_off);
 	assert_int_equal(w->l4_len, g->l4_len);
 	assert_int_equal(w->sport, g->sport);
@@ -142,6 +147,46 @@ check_invariants(const struct codec_frame *f, size_t len)
 		assert_int_equal(f->payload_off, 0);
 }
 
+/* The NA flow.src sends when flow.dst solicits it: our NS, parsed and
+ * validated, answered by codec_build_na. */
+static int
+build_na_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
+{
+	uint8_t ns[128];
+	struct codec_frame f;
+	struct codec_nd nd;
+	int len = codec_build_ns(ns, sizeof(ns), &v->flow.dst_mac, v->flow.dst6,
+				 v->flow.src6, 0);
+
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(ns, (size_t)len, &f), 0);
+	assert_int_equal(codec_nd_parse(ns, &f, &nd), 0);
+	return codec_build_na(buf, cap, &f, &nd, &v->flow.src_mac);
+}
+
+/* Fragment frag_index of the UDP datagram (flow, payload) cut at frag_mtu. */
+static int
+build_frag6_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
+{
+	static uint8_t whole[8192], tmp[2048];
+	struct codec_frame f;
+	size_t off = 0;
+	int len;
+
+	len = codec_build_udp(whole, sizeof(whole), &v->flow, 0, v->payload,
+			      v->plen);
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(whole, (size_t)len, &f), 0);
+	for (unsigned i = 0; i < v->frag_index; i++) {
+		assert_true(codec_ipv6_fragment(whole, &f, v->frag_mtu,
+						v->frag_id, &off, tmp,
+						sizeof(tmp)) > 0);
+		assert_true(off != 0);
+	}
+	return codec_ipv6_fragment(whole, &f, v->frag_mtu, v->frag_id, &off,
+				   buf, cap);
+}
+
 /* Builds vector v with our builder into buf; returns the builder's result. */
 static int
 build_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
@@ -165,6 +210,14 @@ build_vec(const struct golden_net_vec *v, uint8_t *buf, size_t cap)
 			buf, cap, v->arp_op, &v->arp_sha, v->arp_spa,
 			v->arp_op == CODEC_ARP_REPLY ? &v->arp_tha : NULL,
 			v->arp_tpa);
+	case GOLDEN_NS:
+		/* flow.src solicits flow.dst. */
+		return codec_build_ns(buf, cap, &v->flow.src_mac, v->flow.src6,
+				      v->flow.dst6, 0);
+	case GOLDEN_NA:
+		return build_na_vec(v, buf, cap);
+	case GOLDEN_FRAG6:
+		return build_frag6_vec(v, buf, cap);
 	default:
 		fail();
 	}
@@ -1197,6 +1250,249 @@ test_arp_reply(void **state)
 			 -EINVAL);
 }
 
+/* IPv6 addresses of the benchmarking prefix (RFC 5180). */
+static const uint8_t v6_a[16] = {0x20, 0x01, 0x00, 0x02, [15] = 1};
+static const uint8_t v6_b[16] = {0x20, 0x01, 0x00, 0x02, [15] = 2};
+
+/* Solicited-node address/MAC and the EUI-64 link-local (RFC 4291 App. A). */
+static void
+test_ipv6_addresses(void **state)
+{
+	static const uint8_t sn[16] = {0xff, 0x02, [11] = 1, 0xff,
+				       0x00, 0x00, 0x02};
+	static const struct codec_mac m = {
+		{0x52, 0x54, 0x00, 0x12, 0x34, 0x56}};
+	static const uint8_t ll[16] = {0xfe, 0x80, [8] = 0x50, 0x54, 0x00,
+				       0xff, 0xfe, 0x12,       0x34, 0x56};
+	struct codec_mac mm;
+	struct codec_ip x, y;
+	uint8_t out[16];
+
+	(void)state;
+	codec_ipv6_solicited_node(v6_b, out);
+	assert_memory_equal(out, sn, 16);
+	codec_ipv6_mcast_mac(sn, &mm);
+	assert_memory_equal(mm.b, ((uint8_t[]){0x33, 0x33, 0xff, 0, 0, 2}), 6);
+	codec_ipv6_link_local(&m, out);
+	assert_memory_equal(out, ll, 16);
+	assert_true(codec_ipv6_is_multicast(sn));
+	assert_false(codec_ipv6_is_multicast(v6_a));
+	x = codec_ip_from_v4(IP_A);
+	assert_int_equal(x.family, 4);
+	assert_int_equal(codec_ip_v4(&x), IP_A);
+	assert_int_equal(x.a[0], 0xc6);
+	y = codec_ip_from_v6(v6_a);
+	assert_false(codec_ip_equal(&x, &y));
+	assert_int_equal(codec_ip_v4(&y), 0);
+	x = codec_ip_from_v6(v6_a);
+	assert_true(codec_ip_equal(&x, &y));
+}
+
+/* NS built, parsed and validated; the NA that answers it; RFC 4861 7.1
+ * checks each fail alone. */
+static void
+test_nd(void **state)
+{
+	uint8_t ns[128], na[128], bad[128];
+	struct codec_frame f, g;
+	struct codec_nd nd, nd2;
+	int len, nlen;
+
+	(void)state;
+	len = codec_build_ns(ns, sizeof(ns), &mac_a, v6_a, v6_b, 0);
+	assert_int_equal(len, 14 + 40 + 32);
+	assert_int_equal(codec_parse_frame(ns, (size_t)len, &f), 0);
+	assert_int_equal(f.ttl, 255);
+	assert_int_equal(f.dst.b[0], 0x33);
+	assert_int_equal(f.dst.b[2], 0xff);
+	assert_int_equal(f.dst.b[5], 0x02);
+	assert_true(codec_l4_csum_ok(ns, &f));
+	assert_int_equal(codec_nd_parse(ns, &f, &nd), 0);
+	assert_int_equal(nd.type, CODEC_ICMP6_NS);
+	assert_memory_equal(nd.target, v6_b, 16);
+	assert_true(nd.has_lladdr);
+	assert_memory_equal(nd.lladdr.b, mac_a.b, 6);
+
+	nlen = codec_build_na(na, sizeof(na), &f, &nd, &mac_b);
+	assert_true(nlen > 0);
+	assert_int_equal(codec_parse_frame(na, (size_t)nlen, &g), 0);
+	assert_memory_equal(g.dst.b, mac_a.b, 6);
+	assert_memory_equal(g.src.b, mac_b.b, 6);
+	assert_memory_equal(g.src6, v6_b, 16);
+	assert_memory_equal(g.dst6, v6_a, 16);
+	assert_int_equal(codec_nd_parse(na, &g, &nd2), 0);
+	assert_int_equal(nd2.type, CODEC_ICMP6_NA);
+	assert_int_equal(nd2.flags,
+			 CODEC_ND_NA_SOLICITED | CODEC_ND_NA_OVERRIDE);
+	assert_true(nd2.has_lladdr);
+	assert_memory_equal(nd2.lladdr.b, mac_b.b, 6);
+	/* In place over the request too. */
+	memcpy(bad, ns, (size_t)len);
+	assert_int_equal(codec_build_na(bad, sizeof(bad), &f, &nd, &mac_b),
+			 nlen);
+	assert_memory_equal(bad, na, (size_t)nlen);
+
+	/* Hop limit 254: came through a router. */
+	memcpy(bad, ns, (size_t)len);
+	bad[14 + 7] = 254;
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* A flipped byte in the target: checksum. */
+	memcpy(bad, ns, (size_t)len);
+	bad[14 + 40 + 8] ^= 1;
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* An option of length 0 (checksum fixed). */
+	memcpy(bad, ns, (size_t)len);
+	bad[14 + 40 + 25] = 0;
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	codec_l4_csum_set(bad, &g);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* From :: with a source link-layer option (RFC 4861 7.1.1). */
+	memcpy(bad, ns, (size_t)len);
+	memset(bad + 14 + 8, 0, 16);
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	codec_l4_csum_set(bad, &g);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -EINVAL);
+	/* Not ND at all. */
+	len = codec_build_icmp6(
+		bad, sizeof(bad), &(struct codec_flow){.ip_version = 6},
+		CODEC_ICMP6_ECHO_REQUEST, 0, (const uint8_t[8]){0}, 8);
+	assert_true(len > 0);
+	assert_int_equal(codec_parse_frame(bad, (size_t)len, &g), 0);
+	assert_int_equal(codec_nd_parse(bad, &g, &nd2), -ENOENT);
+}
+
+/* ICMPv6 echo: built over IPv6 with the pseudo-header sum; types of the
+ * other family refused. */
+static void
+test_icmp6_echo(void **state)
+{
+	struct codec_flow fl = {
+		.src_mac = mac_a, .dst_mac = mac_b, .ip_version = 6};
+	static const uint8_t pl[12] = "hello, ipv6";
+	uint8_t buf[256];
+	struct codec_frame f;
+	int len;
+
+	(void)state;
+	memcpy(fl.src6, v6_a, 16);
+	memcpy(fl.dst6, v6_b, 16);
+	len = codec_build_icmp_echo(buf, sizeof(buf), &fl,
+				    CODEC_ICMP6_ECHO_REQUEST, 0x1234, 7, pl,
+				    sizeof(pl));
+	assert_int_equal(len, 14 + 40 + 8 + 12);
+	assert_int_equal(codec_parse_frame(buf, (size_t)len, &f), 0);
+	assert_int_equal(f.ip_proto, CODEC_IPPROTO_ICMPV6);
+	assert_int_equal(f.icmp_type, CODEC_ICMP6_ECHO_REQUEST);
+	assert_int_equal(f.icmp_id, 0x1234);
+	assert_int_equal(f.icmp_seq, 7);
+	assert_true(codec_l4_csum_ok(buf, &f));
+	buf[14 + 8] ^= 0x80; /* source address: the pseudo-header */
+	assert_false(codec_l4_csum_ok(buf, &f));
+	assert_int_equal(codec_build_icmp_echo(buf, sizeof(buf), &fl,
+					       CODEC_ICMP_ECHO_REQUEST, 1, 1,
+					       pl, sizeof(pl)),
+			 -EINVAL);
+	fl.ip_version = 4;
+	assert_int_equal(codec_build_icmp_echo(buf, sizeof(buf), &fl,
+					       CODEC_ICMP6_ECHO_REQUEST, 1, 1,
+					       pl, sizeof(pl)),
+			 -EINVAL);
+}
+
+/* An IPv6/UDP frame with ext (a chain of extension headers, next header
+ * fields and lengths already right) between the IPv6 header and UDP. */
+static size_t
+v6_with_ext(uint8_t *buf, const uint8_t *ext, size_t elen, uint8_t first)
+{
+	struct codec_flow fl = {.src_mac = mac_a,
+				.dst_mac = mac_b,
+				.ip_version = 6,
+				.sport = 1,
+				.dport = 2};
+	uint8_t tmp[256];
+	int len;
+
+	memcpy(fl.src6, v6_a, 16);
+	memcpy(fl.dst6, v6_b, 16);
+	len = codec_build_udp(tmp, sizeof(tmp), &fl, 0, (const uint8_t *)"abcd",
+			      4);
+	assert_true(len > 0);
+	memcpy(buf, tmp, 54);
+	memcpy(buf + 54, ext, elen);
+	memcpy(buf + 54 + elen, tmp + 54, (size_t)len - 54);
+	buf[14 + 6] = first;
+	buf[14 + 4] = (uint8_t)(((size_t)len - 54 + elen) >> 8);
+	buf[14 + 5] = (uint8_t)((size_t)len - 54 + elen);
+	return (size_t)len + elen;
+}
+
+/* The extension-header walk: what is skipped, refused, or malformed. */
+static void
+test_ipv6_ext_headers(void **state)
+{
+	/* Hop-by-hop with Router Alert (00 action bits) + PadN, then UDP. */
+	static const uint8_t hbh[8] = {17, 0, 5, 2, 0, 0, 1, 0};
+	/* Destination options with an unknown option of action 10. */
+	static const uint8_t dst_discard[8] = {17, 0, 0x80, 4, 0, 0, 0, 0};
+	/* Routing header type 0, segments left 1 (RFC 5095). */
+	static const uint8_t rh0[8] = {17, 0, 0, 1, 0, 0, 0, 0};
+	/* The same with segments left 0: passed. */
+	static const uint8_t rh_done[8] = {17, 0, 4, 0, 0, 0, 0, 0};
+	/* An option running past its header. */
+	static const uint8_t bad_opt[8] = {17, 0, 1, 9, 0, 0, 0, 0};
+	uint8_t buf[512], chain[128];
+	struct codec_frame f;
+	size_t len;
+
+	(void)state;
+	len = v6_with_ext(buf, hbh, sizeof(hbh), CODEC_IPPROTO_HOPOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_int_equal(f.ip_proto, CODEC_IPPROTO_UDP);
+	assert_int_equal(f.l3_hlen, 48);
+	assert_int_equal(f.sport, 1);
+	assert_false(f.ip6_ext_refused);
+	assert_true(codec_l4_csum_ok(buf, &f));
+
+	len = v6_with_ext(buf, dst_discard, 8, CODEC_IPPROTO_DSTOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_true(f.ip6_ext_refused);
+	len = v6_with_ext(buf, rh0, 8, CODEC_IPPROTO_ROUTING);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_true(f.ip6_ext_refused);
+	len = v6_with_ext(buf, rh_done, 8, CODEC_IPPROTO_ROUTING);
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_false(f.ip6_ext_refused);
+	assert_int_equal(f.ip_proto, CODEC_IPPROTO_UDP);
+	len = v6_with_ext(buf, bad_opt, 8, CODEC_IPPROTO_DSTOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
+
+	/* Hop-by-hop anywhere but first. */
+	memcpy(chain, rh_done, 8);
+	chain[0] = CODEC_IPPROTO_HOPOPTS;
+	memcpy(chain + 8, hbh, 8);
+	len = v6_with_ext(buf, chain, 16, CODEC_IPPROTO_ROUTING);
+	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
+	/* Eight destination options headers pass, nine do not. */
+	for (unsigned n = 8; n <= 9; n++) {
+		for (unsigned i = 0; i < n; i++) {
+			memset(chain + 8 * i, 0, 8);
+			chain[8 * i] = i + 1 < n ? CODEC_IPPROTO_DSTOPTS : 17;
+			chain[8 * i + 2] = 1; /* PadN */
+			chain[8 * i + 3] = 4;
+		}
+		len = v6_with_ext(buf, chain, 8 * n, CODEC_IPPROTO_DSTOPTS);
+		assert_int_equal(codec_parse_frame(buf, len, &f),
+				 n == 8 ? 0 : -EINVAL);
+	}
+	/* A header longer than the packet. */
+	memcpy(chain, hbh, 8);
+	chain[1] = 10;
+	len = v6_with_ext(buf, chain, 8, CODEC_IPPROTO_HOPOPTS);
+	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -1224,6 +1520,10 @@ main(void)
 		cmocka_unit_test(test_icmp_quote),
 		cmocka_unit_test(test_vlan_insert),
 		cmocka_unit_test(test_arp_reply),
+		cmocka_unit_test(test_ipv6_addresses),
+		cmocka_unit_test(test_nd),
+		cmocka_unit_test(test_icmp6_echo),
+		cmocka_unit_test(test_ipv6_ext_headers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1348,7 +1348,7 @@ static const struct bad_frame bad_frames[] = {
 	{"UDP to a closed port", RC_DROP_PORT, bf_closed_port},
 	{"wrong destination IP", RC_DROP_NOT_FOR_US, bf_wrong_ip},
 	{"wrong destination MAC", RC_DROP_NOT_FOR_US, bf_wrong_mac},
-	{"IPv6", RC_DROP_ETHERTYPE, bf_ipv6},
+	{"IPv6 without --addr for it", RC_DROP_NOT_FOR_US, bf_ipv6},
 	{"LLDP ethertype", RC_DROP_ETHERTYPE, bf_lldp},
 	{"TCP SYN", RC_DROP_PROTO, bf_tcp},
 	{"ICMP echo reply", RC_DROP_ICMP_OTHER, bf_icmp_reply},

@@ -905,6 +905,88 @@ test_sockperf_client(void **state)
 		      avg, p50);
 }
 
+/*
+ * IPv6 sockets on ::1: the reflector engine on sockio_open_reflector6, the
+ * prober on sockio_open_prober6, every UDP protocol answered; the frames
+ * the engines see are IPv6 with hop limit and both addresses filled in.
+ */
+static void
+test_engines_ipv6(void **state)
+{
+	static const uint8_t lo6[16] = {[15] = 1};
+	static const struct probe_proto *const protos[] = {
+		&probe_proto_stamp, &probe_proto_sockperf,
+		&probe_proto_udp_echo};
+	static const atomic_bool no_stop;
+	struct refl_thread *t = calloc(1, sizeof(*t));
+	uint16_t ports[3];
+
+	(void)state;
+	assert_non_null(t);
+	for (unsigned attempt = 0; attempt < 20 && t->s == NULL; attempt++) {
+		for (unsigned i = 0; i < 3; i++)
+			ports[i] = free_port();
+		t->s = sockio_open_reflector6(lo6, ports, 3, &mac_r, NULL);
+	}
+	assert_non_null(t->s);
+	reflector_conf_default(&t->conf);
+	t->conf.addr = 0;
+	t->conf.addr6 = codec_ip_from_v6(lo6);
+	t->conf.mac = mac_r;
+	t->conf.stamp_port = ports[0];
+	t->conf.sockperf_port = ports[1];
+	t->conf.echo_port = ports[2];
+	t->conf.verify_l4_csum = true;
+	t->conf.n_reasm = 0;
+	t->conf.clock = test_clock;
+	t->conf.anchor = test_anchor;
+	assert_int_equal(
+		reflector_worker_init(&t->w, &t->conf, sockio_queue(t->s)), 0);
+	assert_int_equal(pthread_create(&t->tid, NULL, refl_main, t), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		struct prober_worker *w = calloc(1, sizeof(*w));
+		struct prober_conf c;
+		struct sockio *s;
+
+		assert_non_null(w);
+		s = sockio_open_prober6(NULL, 0, lo6, ports[i], &mac_p, NULL);
+		assert_non_null(s);
+		memset(&c, 0, sizeof(c));
+		c.proto = protos[i];
+		c.flow.src_mac = mac_p;
+		c.flow.dst_mac = mac_r;
+		c.flow.ip_version = 6;
+		sockio_local_addr6(s, 0, c.flow.src6);
+		assert_memory_equal(c.flow.src6, lo6, 16);
+		memcpy(c.flow.dst6, lo6, 16);
+		c.flow.sport = sockio_local_port(s, 0);
+		c.flow.dport = ports[i];
+		c.size = protos[i] == &probe_proto_stamp ? STAMP_BASE_LEN : 64;
+		c.count = N_PROBES;
+		c.warmup = 10;
+		c.clock = test_clock;
+		c.anchor = test_anchor;
+		c.timeout_cycles = tsc_from_ns(&test_clock, 1000000000ull);
+		c.duration_cycles = tsc_from_ns(&test_clock, 20000000000ull);
+		assert_int_equal(prober_worker_init(w, &c, sockio_queue(s), 0),
+				 0);
+		assert_int_equal(prober_worker_run(w, &no_stop), 0);
+		check_all_answered(w, N_PROBES, protos[i]->has_remote_ts);
+		assert_int_equal(w->st.rx_ignored, 0);
+		assert_int_equal(sockio_tx_dropped(s), 0);
+		prober_worker_fini(w);
+		free(w);
+		sockio_close(s);
+	}
+	assert_int_equal(reflector_counter_read(&t->w, RC_STAMP),
+			 N_PROBES + 10);
+	assert_int_equal(reflector_counter_read(&t->w, RC_SOCKPERF),
+			 N_PROBES + 10);
+	assert_int_equal(reflector_counter_read(&t->w, RC_ECHO), N_PROBES + 10);
+	assert_int_equal(reflector_counter_read(&t->w, RC_DROP_L4_CSUM), 0);
+	refl_stop(t);
+}
+
 int
 main(void)
 {
@@ -920,6 +1002,7 @@ main(void)
 		cmocka_unit_test(test_closed_port_unreachable),
 		cmocka_unit_test(test_sockperf_server),
 		cmocka_unit_test(test_sockperf_client),
+		cmocka_unit_test(test_engines_ipv6),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
