@@ -1783,10 +1783,12 @@ probe_init_workers(struct app_run *r)
 			unsigned hdr = o->target.family == 6 ? 48 : 28;
 			int ret = 0;
 
-			/* TODO: RSS over IPv6 tuples (lib/port/rss.c). */
-			if (o->target.family == 6 && nw > 1 && r->port.rss)
-				ret = -ENOTSUP;
-			else if (o->target.family == 4)
+			if (o->target.family == 6)
+				ret = port_pick_sport6(&r->port, (uint16_t)i,
+						       o->co.addr6.a,
+						       o->target.a, o->dport,
+						       o->sport, &sport);
+			else
 				ret = port_pick_sport(
 					&r->port, (uint16_t)i, o->co.addr,
 					codec_ip_v4(&o->target), o->dport,

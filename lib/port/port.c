@@ -127,6 +127,26 @@ port_pick_sport(const struct port *p, uint16_t q, uint32_t ours, uint32_t peer,
 }
 
 int
+port_pick_sport6(const struct port *p, uint16_t q, const uint8_t ours[16],
+		 const uint8_t peer[16], uint16_t peer_port, uint16_t first,
+		 uint16_t *out)
+{
+	struct rss_addr a = {.family = RSS_AF_IPV6},
+			b = {.family = RSS_AF_IPV6};
+
+	if (p->n_queues <= 1 || !p->rss) {
+		*out = (uint16_t)(first + q);
+		return 0;
+	}
+	if (!p->rss_l4_v6)
+		return -ENOTSUP;
+	memcpy(a.v6, ours, 16);
+	memcpy(b.v6, peer, 16);
+	*out = rss_pick_sport_addr(&p->rss_state, q, &a, &b, peer_port, first);
+	return *out != 0 ? 0 : -ENOENT;
+}
+
+int
 port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 {
 	struct rte_eth_conf conf;
@@ -229,6 +249,9 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	if (p->rss && (conf.rx_adv_conf.rss_conf.rss_hf &
 		       (RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_UDP)))
 		p->rss_l4 = rss_state_read(p, &info) == 0;
+	if (p->rss && (conf.rx_adv_conf.rss_conf.rss_hf &
+		       (RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_UDP)))
+		p->rss_l4_v6 = rss_state_read(p, &info) == 0;
 	/*
 	 * The engines send a packet whole only when it fits one mbuf: with a
 	 * port MTU above what an mbuf holds after the headroom and an L2

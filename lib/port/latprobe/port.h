@@ -44,7 +44,8 @@ struct port {
 	char driver[64];
 	void *pool; /* struct rte_mempool * */
 	struct io_queue q[PORT_MAX_QUEUES];
-	bool rss_l4; /* RSS hashes UDP/TCP ports; key and table known */
+	bool rss_l4;	/* RSS hashes UDP/TCP ports; key and table known */
+	bool rss_l4_v6; /* the same for IPv6 UDP */
 	struct rss_state rss_state;
 };
 
@@ -64,6 +65,11 @@ int port_setup(struct port *p, uint16_t port_id, const struct port_conf *c);
 int port_pick_sport(const struct port *p, uint16_t q, uint32_t ours,
 		    uint32_t peer, uint16_t peer_port, uint16_t first,
 		    uint16_t *out);
+
+/* The same for an IPv6 flow (addresses in network byte order). */
+int port_pick_sport6(const struct port *p, uint16_t q, const uint8_t ours[16],
+		     const uint8_t peer[16], uint16_t peer_port, uint16_t first,
+		     uint16_t *out);
 
 /*
  * --hw-timestamps can run: the rx timestamp offload is on and the NIC's
