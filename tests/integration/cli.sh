@@ -23,6 +23,8 @@ expect 2 "-l 0 is too small for stamp \(at least 44 bytes\)" "$LATPROBE" probe -
 expect 2 "-h wants a bucket count 1..10000 or up to 64 ascending" "$LATPROBE" probe -- --addr 198.18.0.1/24 -h 100000 198.18.0.2
 expect 2 "--proto wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 --proto carrier-pigeon 198.18.0.2
 expect 2 "no TARGET" "$LATPROBE" probe -- --addr 198.18.0.1/24
+expect 2 "an IPv6 target is probed alone" "$LATPROBE" probe -- --addr 198.18.0.1/24 --addr 2001:2::1/64 198.18.0.2 2001:2::2
+expect 2 "an IPv6 target is probed alone" "$LATPROBE" probe --backend kernel 2001:2::2 2001:2::3
 expect 2 "TARGET wants" "$LATPROBE" probe -- --addr 198.18.0.1/24 198.18.0.300
 expect 2 "--addr A.B.C.D/LEN is required" "$LATPROBE" probe -- 198.18.0.2
 expect 2 "--addr wants" "$LATPROBE" probe -- --addr 198.18.0.1/33 198.18.0.2
