@@ -172,8 +172,8 @@ struct reflector_worker {
 	struct reflector_hw_stats hw;
 	struct nic_clock nic;
 	uint64_t hw_last_sample;
-	uint8_t ll6[16];	 /* our link-local address (EUI-64 of mac) */
-	uint32_t frag_id6;	 /* Fragment header id of our next answer */
+	uint8_t ll6[16];   /* our link-local address (EUI-64 of mac) */
+	uint32_t frag_id6; /* Fragment header id of our next answer */
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */
