@@ -676,8 +676,11 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 }
 
 /* One worker per lcore, or (several targets) one per target. */
-#define PROBE_MAX_WORKERS                                                      \
-	(RTE_MAX_LCORE > PINGLIST_MAX ? RTE_MAX_LCORE : PINGLIST_MAX)
+#if RTE_MAX_LCORE > PINGLIST_MAX
+#define PROBE_MAX_WORKERS RTE_MAX_LCORE
+#else
+#define PROBE_MAX_WORKERS PINGLIST_MAX
+#endif
 
 struct probe_run {
 	struct prober_worker w[PROBE_MAX_WORKERS];
@@ -2057,7 +2060,7 @@ probe_report(struct app_run *r, double duration_s,
 			 "on the clock rte_eth_read_clock reads (mlx5 in "
 			 "real-time clock mode?)",
 			 (unsigned long long)hw.outside,
-			 (unsigned long long)(hw.stamped + hw.outside));
+			 (unsigned long long)hw.stamped + hw.outside);
 	rep.interval_ns = o->interval_ns;
 	rep.timeout_ns = o->timeout_ns;
 	for (unsigned i = 0; i < run->n_workers; i++)

@@ -677,7 +677,7 @@ reflect_report(struct app_run *r, double duration_s,
 			 "on the clock rte_eth_read_clock reads (mlx5 in "
 			 "real-time clock mode?)",
 			 (unsigned long long)hw.outside,
-			 (unsigned long long)(hw.stamped + hw.outside));
+			 (unsigned long long)hw.stamped + hw.outside);
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,
 			     r->argv) == 0) {
 		snprintf(iface, sizeof(iface), "%s (%s)",

@@ -98,7 +98,7 @@ side_loop(struct side *s)
 				next_rep += rep_step;
 		}
 		if (el >= next_hup) {
-			if (app_hup_take())
+			if (app_hup_take() && cmd->hup != NULL)
 				cmd->hup(r);
 			while (next_hup <= el)
 				next_hup += hup_step;
