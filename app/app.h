@@ -3,11 +3,17 @@
 #define LATPROBE_APP_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <rte_version.h>
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+#include <rte_thread.h>
+#endif
 
 #include "exit.h"
 #include "latprobe/codec.h"
@@ -210,6 +216,34 @@ int app_dpdk_open(struct app_dpdk *d, struct port *port,
 		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
 		  bool promisc, bool hw_ts, struct app_clock *clk);
 void app_dpdk_close(struct app_dpdk *d);
+
+/*
+ * A thread of ours beside the workers (the side thread, the metrics
+ * server), never on a measuring CPU when that can be helped: with DPDK an
+ * EAL control thread (rte_thread_create_control from 23.11,
+ * rte_ctrl_thread_create before), which EAL keeps off the lcores; with the
+ * kernel backend a pthread, put on the other online CPUs when the calling
+ * thread (the worker) has exactly one (taskset -c N chose it), else left to
+ * the scheduler (pinning a worker to the CPU it happens to start on put a
+ * prober and a reflector on one CPU, both busy-polling).
+ */
+struct app_thread {
+	void *(*fn)(void *arg);
+	void *arg;
+	bool started, is_ctl;
+	pthread_t tid;
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+	rte_thread_t ctl;
+#endif
+};
+
+/* 0 or -errno; name: at most 15 characters. */
+int app_thread_start(struct app_thread *t, const char *name, bool dpdk,
+		     void *(*fn)(void *arg), void *arg);
+/* The CPUs it may run on: 0 or -errno. */
+int app_thread_affinity(const struct app_thread *t, cpu_set_t *set);
+/* Waits for fn to return (the caller has told it to stop). */
+void app_thread_join(struct app_thread *t);
 
 /*
  * A once-a-second clock for the live-line threads: they sleep until the

@@ -605,3 +605,96 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		return -1;
 	}
 }
+
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+static uint32_t
+thread_ctl(void *arg)
+{
+	struct app_thread *t = arg;
+
+	t->fn(t->arg);
+	return 0;
+}
+#endif
+
+static int
+thread_start_kernel(struct app_thread *t)
+{
+	cpu_set_t allowed, others;
+	pthread_attr_t attr;
+	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
+
+	if (pthread_attr_init(&attr) != 0)
+		return -ENOMEM;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+	    CPU_COUNT(&allowed) == 1 && n_cpus > 1) {
+		CPU_ZERO(&others);
+		for (long cpu = 0; cpu < n_cpus && cpu < CPU_SETSIZE; cpu++)
+			if (!CPU_ISSET(cpu, &allowed))
+				CPU_SET(cpu, &others);
+		if (CPU_COUNT(&others) != 0)
+			(void)pthread_attr_setaffinity_np(&attr, sizeof(others),
+							  &others);
+	}
+	ret = pthread_create(&t->tid, &attr, t->fn, t->arg);
+	pthread_attr_destroy(&attr);
+	if (ret == EINVAL) /* a cpuset cgroup refuses those CPUs */
+		ret = pthread_create(&t->tid, NULL, t->fn, t->arg);
+	return -ret;
+}
+
+int
+app_thread_start(struct app_thread *t, const char *name, bool dpdk,
+		 void *(*fn)(void *arg), void *arg)
+{
+	int ret;
+
+	t->fn = fn;
+	t->arg = arg;
+	t->started = false;
+	t->is_ctl = false;
+	if (!dpdk) {
+		ret = thread_start_kernel(t);
+	} else {
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+		ret = rte_thread_create_control(&t->ctl, name, thread_ctl, t);
+		ret = ret < 0 ? ret : -ret; /* documented positive */
+		t->is_ctl = ret == 0;
+#else
+		ret = rte_ctrl_thread_create(&t->tid, name, NULL, fn, arg);
+		ret = ret < 0 ? ret : -ret; /* documented negative */
+#endif
+	}
+	t->started = ret == 0;
+	return ret;
+}
+
+int
+app_thread_affinity(const struct app_thread *t, cpu_set_t *set)
+{
+	if (!t->started)
+		return -ESRCH;
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+	if (t->is_ctl)
+		return rte_thread_get_affinity_by_id(t->ctl, set) != 0 ? -EIO
+								       : 0;
+#endif
+	return -pthread_getaffinity_np(t->tid, sizeof(*set), set);
+}
+
+void
+app_thread_join(struct app_thread *t)
+{
+	if (!t->started)
+		return;
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+	if (t->is_ctl)
+		rte_thread_join(t->ctl, NULL);
+	else
+		pthread_join(t->tid, NULL);
+#else
+	pthread_join(t->tid, NULL);
+#endif
+	t->started = false;
+}

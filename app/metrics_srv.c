@@ -190,69 +190,15 @@ srv_pthread(void *arg)
 	return NULL;
 }
 
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-static uint32_t
-srv_ctl(void *arg)
-{
-	srv_loop(arg);
-	return 0;
-}
-#endif
-
-/* As the side thread (run.c): off the worker's CPU when it is pinned. */
-static int
-start_kernel(struct app_metrics_srv *s)
-{
-	cpu_set_t allowed, others;
-	pthread_attr_t attr;
-	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int ret;
-
-	if (pthread_attr_init(&attr) != 0)
-		return -ENOMEM;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
-	    CPU_COUNT(&allowed) == 1 && n_cpus > 1) {
-		CPU_ZERO(&others);
-		for (long cpu = 0; cpu < n_cpus && cpu < CPU_SETSIZE; cpu++)
-			if (!CPU_ISSET(cpu, &allowed))
-				CPU_SET(cpu, &others);
-		if (CPU_COUNT(&others) != 0)
-			(void)pthread_attr_setaffinity_np(&attr, sizeof(others),
-							  &others);
-	}
-	ret = pthread_create(&s->tid, &attr, srv_pthread, s);
-	pthread_attr_destroy(&attr);
-	if (ret == EINVAL)
-		ret = pthread_create(&s->tid, NULL, srv_pthread, s);
-	return -ret;
-}
-
 int
 app_metrics_start(struct app_metrics_srv *s, bool dpdk,
 		  int (*collect)(void *arg, struct metrics_buf *b), void *arg)
 {
-	int ret;
-
 	if (s->fd < 0)
 		return 0;
 	s->collect = collect;
 	s->arg = arg;
-	if (!dpdk) {
-		ret = start_kernel(s);
-	} else {
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-		ret = rte_thread_create_control(&s->ctl, "lp-metrics", srv_ctl,
-						s);
-		ret = ret < 0 ? ret : -ret;
-		s->is_ctl = ret == 0;
-#else
-		ret = rte_ctrl_thread_create(&s->tid, "lp-metrics", NULL,
-					     srv_pthread, s);
-		ret = ret < 0 ? ret : -ret;
-#endif
-	}
-	s->started = ret == 0;
-	return ret;
+	return app_thread_start(&s->thread, "lp-metrics", dpdk, srv_pthread, s);
 }
 
 int
@@ -279,15 +225,7 @@ void
 app_metrics_stop(struct app_metrics_srv *s)
 {
 	atomic_store_explicit(&s->stop, true, memory_order_relaxed);
-	if (s->started) {
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-		if (s->is_ctl)
-			rte_thread_join(s->ctl, NULL);
-		else
-#endif
-			pthread_join(s->tid, NULL);
-		s->started = false;
-	}
+	app_thread_join(&s->thread);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

@@ -16,21 +16,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_version.h>
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-#include <rte_thread.h>
-#endif
-
+#include "app.h"
 #include "latprobe/metrics.h"
 
 struct app_metrics_srv {
 	int fd; /* listening socket; -1 when off */
 	atomic_bool stop;
-	bool started, is_ctl;
-	pthread_t tid;
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	rte_thread_t ctl;
-#endif
+	struct app_thread thread; /* the server, off the workers' CPUs */
 	int (*collect)(void *arg, struct metrics_buf *b);
 	void *arg;
 	struct metrics_buf buf;

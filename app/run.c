@@ -28,12 +28,7 @@
 struct side {
 	struct app_run *r;
 	struct app_tick tick;
-	bool started;
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	rte_thread_t ctl;
-#endif
-	pthread_t tid;
-	bool is_ctl;
+	struct app_thread thread;
 	bool deadline_hit; /* written by the side thread, read after join */
 	struct port_xstats lp_prev; /* --live-path: the previous second's */
 };
@@ -120,15 +115,6 @@ side_pthread(void *arg)
 	return NULL;
 }
 
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-static uint32_t
-side_ctl(void *arg)
-{
-	side_loop(arg);
-	return 0;
-}
-#endif
-
 /* The CPUs of the worker lcores. */
 static void
 worker_cpus(cpu_set_t *set)
@@ -154,20 +140,10 @@ side_start_dpdk(struct side *s)
 	cpu_set_t mine, workers, both;
 	int ret;
 
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	ret = rte_thread_create_control(&s->ctl, "lp-side", side_ctl, s);
+	ret = app_thread_start(&s->thread, "lp-side", true, side_pthread, s);
 	if (ret != 0)
-		return ret < 0 ? ret : -ret; /* documented positive */
-	s->is_ctl = true;
-	ret = rte_thread_get_affinity_by_id(s->ctl, &mine);
-#else
-	ret = rte_ctrl_thread_create(&s->tid, "lp-side", NULL, side_pthread, s);
-	if (ret != 0)
-		return ret < 0 ? ret : -ret; /* documented negative */
-	ret = pthread_getaffinity_np(s->tid, sizeof(mine), &mine);
-#endif
-	s->started = true;
-	if (ret != 0)
+		return ret;
+	if (app_thread_affinity(&s->thread, &mine) != 0)
 		return 0; /* running; only the check is lost */
 	worker_cpus(&workers);
 	CPU_AND(&both, &mine, &workers);
@@ -196,31 +172,7 @@ side_start_dpdk(struct side *s)
 static int
 side_start_kernel(struct side *s)
 {
-	cpu_set_t allowed, others;
-	pthread_attr_t attr;
-	long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int ret;
-
-	if (pthread_attr_init(&attr) != 0)
-		return -ENOMEM;
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
-	    CPU_COUNT(&allowed) == 1 && n_cpus > 1) {
-		CPU_ZERO(&others);
-		for (long cpu = 0; cpu < n_cpus && cpu < CPU_SETSIZE; cpu++)
-			if (!CPU_ISSET(cpu, &allowed))
-				CPU_SET(cpu, &others);
-		if (CPU_COUNT(&others) != 0)
-			(void)pthread_attr_setaffinity_np(&attr, sizeof(others),
-							  &others);
-	}
-	ret = pthread_create(&s->tid, &attr, side_pthread, s);
-	pthread_attr_destroy(&attr);
-	if (ret == EINVAL) /* a cpuset cgroup refuses those CPUs */
-		ret = pthread_create(&s->tid, NULL, side_pthread, s);
-	if (ret != 0)
-		return -ret;
-	s->started = true;
-	return 0;
+	return app_thread_start(&s->thread, "lp-side", false, side_pthread, s);
 }
 
 static int
@@ -243,16 +195,9 @@ static void
 side_stop(struct side *s)
 {
 	app_tick_stop(&s->tick);
-	if (!s->started)
+	if (!s->thread.started)
 		return;
-#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	if (s->is_ctl)
-		rte_thread_join(s->ctl, NULL);
-	else
-		pthread_join(s->tid, NULL);
-#else
-	pthread_join(s->tid, NULL);
-#endif
+	app_thread_join(&s->thread);
 	port_xstats_free(&s->lp_prev); /* the side thread's, now joined */
 }
 

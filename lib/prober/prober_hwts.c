@@ -19,27 +19,12 @@ prober_hw_init(struct prober_worker *w)
 	nic_clock_reset(&w->nic);
 }
 
-static int
-read_nic(void *arg, uint64_t *ticks)
-{
-	struct io_queue *q = arg;
-
-	if (q->ops->read_nic_clock == NULL)
-		return -ENOTSUP;
-	return q->ops->read_nic_clock(q, ticks);
-}
-
-static uint64_t
-read_tsc(void *arg)
-{
-	return io_clock_start(arg);
-}
-
 /* A pair (TSC, NIC clock), best of 5; counted. */
 static int
 sample(struct prober_worker *w)
 {
-	int ret = nic_clock_sample(&w->nic, 5, read_nic, read_tsc, w->q);
+	int ret =
+		nic_clock_sample(&w->nic, 5, io_nic_clock_cb, io_tsc_cb, w->q);
 
 	w->hw_last_sample = io_clock(w->q);
 	if (ret != 0) {

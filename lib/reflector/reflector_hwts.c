@@ -17,22 +17,6 @@ reflector_hw_init(struct reflector_worker *w)
 	nic_clock_reset(&w->nic);
 }
 
-static int
-read_nic(void *arg, uint64_t *ticks)
-{
-	struct io_queue *q = arg;
-
-	if (q->ops->read_nic_clock == NULL)
-		return -ENOTSUP;
-	return q->ops->read_nic_clock(q, ticks);
-}
-
-static uint64_t
-read_tsc(void *arg)
-{
-	return io_clock_start(arg);
-}
-
 /* Off the answers' path (idle, or after the burst was sent): read the
  * NIC clock when due. */
 void
@@ -46,7 +30,7 @@ reflector_hw_after(struct reflector_worker *w)
 	if ((w->nic.n_pairs != 0 || w->hw.sample_fail != 0) &&
 	    io_clock(w->q) - w->hw_last_sample < every)
 		return;
-	if (nic_clock_sample(&w->nic, 5, read_nic, read_tsc, w->q) == 0)
+	if (nic_clock_sample(&w->nic, 5, io_nic_clock_cb, io_tsc_cb, w->q) == 0)
 		w->hw.samples++;
 	else
 		w->hw.sample_fail++;

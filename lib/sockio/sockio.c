@@ -869,20 +869,18 @@ sockio_open_prober(uint32_t local_addr, uint16_t sport, uint32_t dst_addr,
 	return s;
 }
 
-struct sockio *
-sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
-		      unsigned n_ports, const struct codec_mac *my_mac,
-		      const struct sockio_opts *o)
+/*
+ * The reflector's ports without zeros and repeats into want[]: how many,
+ * 0 when none is left or there are more than SOCKIO_MAX_SOCKETS.
+ */
+static unsigned
+reflector_ports(const uint16_t *ports, unsigned n_ports,
+		uint16_t want[SOCKIO_MAX_SOCKETS])
 {
-	uint16_t want[SOCKIO_MAX_SOCKETS];
 	unsigned n_want = 0;
-	struct sockio *s;
-	int ret;
 
-	if (ports == NULL && n_ports != 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (ports == NULL)
+		return 0;
 	for (unsigned i = 0; i < n_ports; i++) {
 		bool dup = false;
 
@@ -892,12 +890,24 @@ sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
 			dup = dup || want[j] == ports[i];
 		if (dup)
 			continue;
-		if (n_want == SOCKIO_MAX_SOCKETS) {
-			errno = EINVAL;
-			return NULL;
-		}
+		if (n_want == SOCKIO_MAX_SOCKETS)
+			return 0;
 		want[n_want++] = ports[i];
 	}
+	return n_want;
+}
+
+struct sockio *
+sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
+		      unsigned n_ports, const struct codec_mac *my_mac,
+		      const struct sockio_opts *o)
+{
+	uint16_t want[SOCKIO_MAX_SOCKETS];
+	unsigned n_want;
+	struct sockio *s;
+	int ret;
+
+	n_want = reflector_ports(ports, n_ports, want);
 	if (n_want == 0) {
 		errno = EINVAL;
 		return NULL;
@@ -968,29 +978,11 @@ sockio_open_reflector6(const uint8_t local6[16], const uint16_t *ports,
 {
 	static const uint8_t any[16];
 	uint16_t want[SOCKIO_MAX_SOCKETS];
-	unsigned n_want = 0;
+	unsigned n_want;
 	struct sockio *s;
 	int ret;
 
-	if (ports == NULL && n_ports != 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	for (unsigned i = 0; i < n_ports; i++) {
-		bool dup = false;
-
-		if (ports[i] == 0)
-			continue;
-		for (unsigned j = 0; j < n_want; j++)
-			dup = dup || want[j] == ports[i];
-		if (dup)
-			continue;
-		if (n_want == SOCKIO_MAX_SOCKETS) {
-			errno = EINVAL;
-			return NULL;
-		}
-		want[n_want++] = ports[i];
-	}
+	n_want = reflector_ports(ports, n_ports, want);
 	if (n_want == 0) {
 		errno = EINVAL;
 		return NULL;

@@ -17,6 +17,7 @@
  */
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stdint.h>
 
 #include <rte_mbuf_core.h>
@@ -102,6 +103,27 @@ static inline uint64_t
 io_clock(struct io_queue *q)
 {
 	return q->ops->clock(q);
+}
+
+/*
+ * nic_clock_sample()'s readers for a queue (arg: the struct io_queue *):
+ * the NIC's clock in ticks (0, -ENOTSUP without the op, or the op's
+ * -errno), and the TSC read that pairs with it.
+ */
+static inline int
+io_nic_clock_cb(void *arg, uint64_t *ticks)
+{
+	struct io_queue *q = arg;
+
+	if (q->ops->read_nic_clock == NULL)
+		return -ENOTSUP;
+	return q->ops->read_nic_clock(q, ticks);
+}
+
+static inline uint64_t
+io_tsc_cb(void *arg)
+{
+	return io_clock_start(arg);
 }
 
 /* The length of a single-segment frame: data_len and pkt_len together. */
