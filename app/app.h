@@ -17,6 +17,7 @@
 
 #include "exit.h"
 #include "latprobe/codec.h"
+#include "latprobe/nic_clock.h"
 #include "latprobe/report.h"
 #include "latprobe/stamp_auth.h"
 #include "latprobe/timing.h"
@@ -150,6 +151,15 @@ struct app_clock {
  */
 int app_clock_setup(struct app_clock *c, uint64_t window_ns, uint64_t dpdk_hz);
 void app_clock_report(const struct app_clock *c, struct report_tsc *t);
+
+/*
+ * --hw-timestamps: add one worker's counters and (from the first worker
+ * that has one) its NIC clock mapping to the report's; warn when most NIC
+ * times fell outside the TSC's window.
+ */
+void app_hw_add(struct report_hw *hw, const struct nic_ts_stats *st,
+		const struct nic_clock *nic, const struct tsc_clock *clk);
+void app_hw_check(const struct report_hw *hw);
 
 /* EAL init with our argv; EXIT_OK or EXIT_SETUP (message printed). */
 int app_eal_init(int argc, char **argv);

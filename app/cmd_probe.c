@@ -1941,16 +1941,7 @@ probe_report(struct app_run *r, double duration_s,
 		histogram_merge(turn, &w->turnaround);
 		histogram_merge(hw_rtt, &w->hw_rtt);
 		histogram_merge(hw_rxd, &w->hw_rx_delay);
-		hw.stamped += w->hw.stamped;
-		hw.unstamped += w->hw.unstamped;
-		hw.outside += w->hw.negative;
-		hw.clock_samples += w->hw.samples;
-		hw.clock_sample_failures += w->hw.sample_fail;
-		if (hw.nic_hz == 0) {
-			hw.nic_hz = nic_clock_hz(&w->nic, r->clk.clock.hz);
-			hw.pair_gap_ns = (double)tsc_to_ns(&r->clk.clock,
-							   w->nic.best_gap);
-		}
+		app_hw_add(&hw, &w->hw, &w->nic, &r->clk.clock);
 		rep.sent += w->st.sent;
 		rep.received += w->st.received;
 		rep.lost += w->st.lost;
@@ -2054,13 +2045,8 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.n_delta = n_xs;
 	rep.port.path = r->path;
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
-	if (rep.hw != NULL && hw.outside > hw.stamped / 2)
-		app_warn("--hw-timestamps: %llu of %llu NIC times fell outside "
-			 "the TSC's window: the NIC's rx timestamps are not "
-			 "on the clock rte_eth_read_clock reads (mlx5 in "
-			 "real-time clock mode?)",
-			 (unsigned long long)hw.outside,
-			 (unsigned long long)hw.stamped + hw.outside);
+	if (rep.hw != NULL)
+		app_hw_check(&hw);
 	rep.interval_ns = o->interval_ns;
 	rep.timeout_ns = o->timeout_ns;
 	for (unsigned i = 0; i < run->n_workers; i++)

@@ -698,3 +698,30 @@ app_thread_join(struct app_thread *t)
 #endif
 	t->started = false;
 }
+
+void
+app_hw_add(struct report_hw *hw, const struct nic_ts_stats *st,
+	   const struct nic_clock *nic, const struct tsc_clock *clk)
+{
+	hw->stamped += st->stamped;
+	hw->unstamped += st->unstamped;
+	hw->outside += st->outside;
+	hw->clock_samples += st->samples;
+	hw->clock_sample_failures += st->sample_fail;
+	if (hw->nic_hz == 0) {
+		hw->nic_hz = nic_clock_hz(nic, clk->hz);
+		hw->pair_gap_ns = (double)tsc_to_ns(clk, nic->best_gap);
+	}
+}
+
+void
+app_hw_check(const struct report_hw *hw)
+{
+	if (hw->outside > hw->stamped / 2)
+		app_warn("--hw-timestamps: %llu of %llu NIC times fell outside "
+			 "the TSC's window: the NIC's rx timestamps are not "
+			 "on the clock rte_eth_read_clock reads (mlx5 in "
+			 "real-time clock mode?)",
+			 (unsigned long long)hw->outside,
+			 (unsigned long long)hw->stamped + hw->outside);
+}

@@ -81,7 +81,7 @@ prober_hw_record(struct prober_worker *w, uint64_t t1, uint64_t t4)
 		return;
 	}
 	if (w->hw_t4 < t1 || w->hw_t4 > t4) {
-		w->hw.negative++;
+		w->hw.outside++;
 		return;
 	}
 	w->hw.stamped++;

@@ -897,11 +897,14 @@ reflector_ports(const uint16_t *ports, unsigned n_ports,
 	return n_want;
 }
 
-struct sockio *
-sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
-		      unsigned n_ports, const struct codec_mac *my_mac,
-		      const struct sockio_opts *o)
+/* A reflector's sockets, one per distinct port: AF_INET (local4) or
+ * AF_INET6 (local6, NULL for any). */
+static struct sockio *
+open_reflector(int family, uint32_t local4, const uint8_t *local6,
+	       const uint16_t *ports, unsigned n_ports,
+	       const struct codec_mac *my_mac, const struct sockio_opts *o)
 {
+	static const uint8_t any[16];
 	uint16_t want[SOCKIO_MAX_SOCKETS];
 	unsigned n_want;
 	struct sockio *s;
@@ -912,12 +915,16 @@ sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
 		errno = EINVAL;
 		return NULL;
 	}
-	s = sockio_new(my_mac, o, AF_INET);
+	s = sockio_new(my_mac, o, family);
 	if (s == NULL)
 		return NULL;
 	for (unsigned i = 0; i < n_want; i++) {
 		s->n_socks = i + 1;
-		ret = sock_open(s, &s->socks[i], local_addr, want[i]);
+		ret = family == AF_INET6
+			      ? sock_open6(s, &s->socks[i],
+					   local6 != NULL ? local6 : any,
+					   want[i])
+			      : sock_open(s, &s->socks[i], local4, want[i]);
 		if (ret != 0)
 			return fail(s, ret);
 	}
@@ -925,6 +932,15 @@ sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
 	if (ret != 0)
 		return fail(s, ret);
 	return s;
+}
+
+struct sockio *
+sockio_open_reflector(uint32_t local_addr, const uint16_t *ports,
+		      unsigned n_ports, const struct codec_mac *my_mac,
+		      const struct sockio_opts *o)
+{
+	return open_reflector(AF_INET, local_addr, NULL, ports, n_ports, my_mac,
+			      o);
 }
 
 struct sockio *
@@ -976,31 +992,7 @@ sockio_open_reflector6(const uint8_t local6[16], const uint16_t *ports,
 		       unsigned n_ports, const struct codec_mac *my_mac,
 		       const struct sockio_opts *o)
 {
-	static const uint8_t any[16];
-	uint16_t want[SOCKIO_MAX_SOCKETS];
-	unsigned n_want;
-	struct sockio *s;
-	int ret;
-
-	n_want = reflector_ports(ports, n_ports, want);
-	if (n_want == 0) {
-		errno = EINVAL;
-		return NULL;
-	}
-	s = sockio_new(my_mac, o, AF_INET6);
-	if (s == NULL)
-		return NULL;
-	for (unsigned i = 0; i < n_want; i++) {
-		s->n_socks = i + 1;
-		ret = sock_open6(s, &s->socks[i], local6 != NULL ? local6 : any,
-				 want[i]);
-		if (ret != 0)
-			return fail(s, ret);
-	}
-	ret = sockio_finish(s);
-	if (ret != 0)
-		return fail(s, ret);
-	return s;
+	return open_reflector(AF_INET6, 0, local6, ports, n_ports, my_mac, o);
 }
 
 void

@@ -162,15 +162,6 @@ struct prober_conf {
 };
 
 /* --hw-timestamps counters (single writer: the worker). */
-struct prober_hw_stats {
-	uint64_t stamped;     /* measured answers timed by the NIC */
-	uint64_t unstamped;   /* measured answers without a NIC time */
-	uint64_t negative;    /* answers whose NIC time fell before
-				 T1 or after T4 (conversion error) */
-	uint64_t samples;     /* NIC clock reads paired with the TSC */
-	uint64_t sample_fail; /* reads that failed or went backwards */
-};
-
 /* Counters: single writer (the worker), read relaxed by the reporter. */
 struct prober_stats {
 	uint64_t sent; /* completed probes: answered or timed out */
@@ -243,7 +234,7 @@ struct prober_worker {
 	 * answer's NIC rx time (hw_rx_delay: the two clocks' views of one
 	 * arrival), both on the TSC's timeline, ns. */
 	struct histogram hw_rtt, hw_rx_delay;
-	struct prober_hw_stats hw;
+	struct nic_ts_stats hw; /* per measured answer */
 	struct nic_clock nic;
 	uint64_t hw_last_sample; /* TSC of the latest NIC clock read */
 	uint64_t hw_t4;		 /* NIC rx time of the frame being taken */

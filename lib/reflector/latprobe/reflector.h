@@ -128,14 +128,6 @@ struct reflector_conf {
 };
 
 /* --hw-timestamps counters (single writer: the worker). */
-struct reflector_hw_stats {
-	uint64_t stamped;   /* bursts whose T2 came from the NIC */
-	uint64_t unstamped; /* bursts without a NIC timestamp (or before the
-			       NIC clock was calibrated): TSC T2 */
-	uint64_t outside;   /* NIC time after the TSC's T2: TSC T2 kept */
-	uint64_t samples, sample_fail;
-};
-
 /*
  * The defaults every caller starts from (then sets addr, mac, clock,
  * anchor): STAMP 862, sockperf 11111, UDP echo 7, stateless, 4 datagrams
@@ -169,7 +161,7 @@ struct reflector_worker {
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
 	/* --hw-timestamps: TSC T2 - NIC T2 of each stamped burst, ns */
 	struct histogram hw_rx_delay;
-	struct reflector_hw_stats hw;
+	struct nic_ts_stats hw; /* per burst */
 	struct nic_clock nic;
 	uint64_t hw_last_sample;
 	uint8_t ll6[16];   /* our link-local address (EUI-64 of mac) */

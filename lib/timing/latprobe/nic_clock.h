@@ -14,6 +14,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* --hw-timestamps counters of one worker (single writer). */
+struct nic_ts_stats {
+	uint64_t stamped;     /* frames timed by the NIC */
+	uint64_t unstamped;   /* frames without a NIC time (or before the NIC
+				 clock was calibrated): TSC times kept */
+	uint64_t outside;     /* NIC time outside the TSC's window ([T1, T4],
+				 or after T2): a conversion error, not used */
+	uint64_t samples;     /* NIC clock reads paired with the TSC */
+	uint64_t sample_fail; /* reads that failed or went backwards */
+};
+
 struct nic_clock {
 	uint64_t tsc0, nic0;	     /* the anchor: the latest pair */
 	uint64_t tsc_prev, nic_prev; /* the pair before */

@@ -173,7 +173,7 @@ check_recovered(const struct wire *w)
 	expected_rtt(w, &lo, &hi);
 	assert_int_equal(w->pw.hw.stamped, N_PROBES);
 	assert_int_equal(w->pw.hw.unstamped, 0);
-	assert_int_equal(w->pw.hw.negative, 0);
+	assert_int_equal(w->pw.hw.outside, 0);
 	assert_int_equal(histogram_count(&w->pw.hw_rtt), N_PROBES);
 	assert_true(histogram_min(&w->pw.hw_rtt) + HW_BOUND_NS >= lo);
 	assert_true(histogram_max(&w->pw.hw_rtt) <= hi + HW_BOUND_NS);
@@ -217,7 +217,7 @@ test_hw_no_resample_drifts(void **state)
 	w->pc.hw_resample_cycles = UINT64_MAX;
 	run(w);
 	assert_int_equal(w->pw.hw.samples, 2);
-	assert_true(w->pw.hw.negative > 0);
+	assert_true(w->pw.hw.outside > 0);
 }
 
 /*
