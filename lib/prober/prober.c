@@ -98,6 +98,7 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		   struct io_queue *q, unsigned index)
 {
 	size_t room;
+	int ret;
 
 	memset(w, 0, sizeof(*w));
 	w->conf = c;
@@ -110,6 +111,11 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);
 	prober_hw_init(w);
+	ret = prober_flows_init(w);
+	if (ret != 0) {
+		prober_worker_fini(w);
+		return ret;
+	}
 	w->mtu = q->mtu;
 	room = mbuf_l3_room(q, &w->flow);
 	if (room != 0 && room < w->mtu)
@@ -159,6 +165,7 @@ prober_worker_fini(struct prober_worker *w)
 	w->reasm = NULL;
 	stamp_auth_destroy(w->auth);
 	w->auth = NULL;
+	prober_flows_fini(w);
 }
 
 /* An ARP frame of ours into m, tagged when vlan != 0. */
@@ -404,6 +411,9 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	if (!measured)
 		return true;
 	rtt = tsc_to_ns(&c->clock, t4 - t1);
+	/* The first packet of a tuple is its own series, nothing else. */
+	if (prober_flow_take(w, seq, rtt))
+		return true;
 	histogram_record(&w->rtt, rtt);
 	if (r->has_remote_ts && r->t3_ns >= r->t2_ns) {
 		turn = r->t3_ns - r->t2_ns;
@@ -446,7 +456,7 @@ on_our_flow(const struct prober_worker *w, const struct codec_frame *f)
 		return false;
 	if (proto == CODEC_IPPROTO_ICMP || proto == CODEC_IPPROTO_ICMPV6)
 		return true;
-	return f->sport == w->flow.dport && f->dport == w->flow.sport;
+	return f->sport == w->flow.dport && prober_flow_port_ok(w, f->dport);
 }
 
 /* Does an ICMP error's quote name a probe of w? */
@@ -472,7 +482,7 @@ quotes_our_probe(const struct prober_worker *w,
 						 ? CODEC_ICMP6_ECHO_REQUEST
 						 : CODEC_ICMP_ECHO_REQUEST) &&
 		       qt->icmp_id == (uint16_t)(w->conf->icmp_id + w->index);
-	return qt->sport == w->flow.sport && qt->dport == w->flow.dport;
+	return prober_flow_port_ok(w, qt->sport) && qt->dport == w->flow.dport;
 }
 
 enum rx_outcome {
@@ -569,6 +579,13 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 			ignore(w, PROBER_IGN_TOO_SHORT);
 		else
 			ignore(w, PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	/* Many flows: the answer must come on its probe's flow (a sequence
+	 * number not sent yet is take_reply()'s to count). */
+	if (w->flow_ports != NULL && r.seq < next &&
+	    f->dport != prober_flow_sport(w, r.seq)) {
+		ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (r.has_ee)
@@ -791,6 +808,9 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 	size_t off = 0;
 	int len, n = 0;
 
+	/* The flow of probe seq (--flows, --new-flow-every). */
+	if (w->flow_ports != NULL)
+		w->flow.sport = prober_flow_select(w, seq);
 	if (!w->fragmented) {
 		tx[0] = io_alloc(q);
 		if (tx[0] == NULL)
@@ -940,10 +960,12 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 		STAT_ADD(w, warmup, 1);
 	} else {
 		STAT_ADD(w, sent, 1);
-		if (got)
+		if (got) {
 			STAT_ADD(w, received, 1);
-		else
+		} else {
 			STAT_ADD(w, lost, 1);
+			prober_flow_lost(w, seq);
+		}
 		/* The timeout ran past the next probe's start. */
 		if (!got && !unreachable && c->interval_cycles != 0 &&
 		    now > w->step_next_send)

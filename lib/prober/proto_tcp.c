@@ -38,7 +38,8 @@ tcp_match(struct prober_worker *w, const uint8_t *buf,
 	if (f->ip_proto != CODEC_IPPROTO_TCP || f->is_fragment ||
 	    !codec_frame_from_peer(f, &w->flow) ||
 	    !codec_frame_to_us(f, &w->flow) || f->sport != w->flow.dport ||
-	    f->dport != w->flow.sport || !(f->tcp_flags & CODEC_TCP_ACK))
+	    !prober_flow_port_ok(w, f->dport) ||
+	    !(f->tcp_flags & CODEC_TCP_ACK))
 		return 0;
 	if ((f->tcp_flags & (CODEC_TCP_SYN | CODEC_TCP_RST)) == 0)
 		return 0;
@@ -55,16 +56,20 @@ tcp_on_reply(struct prober_worker *w, const uint8_t *buf,
 	     const struct codec_frame *f)
 {
 	struct io_queue *q = w->q;
+	struct codec_flow fl = w->flow;
 	struct rte_mbuf *m;
 	int len;
 
 	if (!(f->tcp_flags & CODEC_TCP_SYN) || (f->tcp_flags & CODEC_TCP_RST))
 		return;
+	/* The answer's own tuple: with many flows it is not always the one
+	 * the latest probe went on. */
+	fl.sport = f->dport;
 	m = io_alloc(q);
 	if (m == NULL)
 		return;
 	len = codec_build_tcp(rte_pktmbuf_mtod(m, uint8_t *),
-			      rte_pktmbuf_tailroom(m), &w->flow, f->tcp_ack, 0,
+			      rte_pktmbuf_tailroom(m), &fl, f->tcp_ack, 0,
 			      CODEC_TCP_RST, 0, 0);
 	if (len < 0) {
 		io_free(q, m);

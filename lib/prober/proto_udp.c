@@ -43,7 +43,7 @@ is_our_udp_answer(const struct prober_worker *w, const struct codec_frame *f)
 	return f->ip_proto == CODEC_IPPROTO_UDP && !f->is_fragment &&
 	       codec_frame_from_peer(f, &w->flow) &&
 	       codec_frame_to_us(f, &w->flow) && f->sport == w->flow.dport &&
-	       f->dport == w->flow.sport;
+	       prober_flow_port_ok(w, f->dport);
 }
 
 static void

@@ -159,7 +159,50 @@ struct prober_conf {
 	bool hw_ts;
 	uint64_t hw_calib_cycles;
 	uint64_t hw_resample_cycles;
+	/*
+	 * Many flows (flows.c). n_flows > 1 (--flows N): probe seq goes out
+	 * on flow seq % n_flows, source port sports[seq % n_flows], each flow
+	 * its own record (struct prober_flow). new_flow_every K > 0
+	 * (--new-flow-every): probe seq goes out on sports[(seq / K) %
+	 * n_sports], and the first probe of each K (seq % K == 0) opens a
+	 * tuple: its round trip goes to first_rtt, not to rtt (past
+	 * n_sports tuples the oldest port is used again: fresh_reused).
+	 * sports: ports whose answers come back to this worker's queue, the
+	 * caller's (kept until fini); unused when both are off (flow.sport).
+	 * UDP and tcp-syn only (ICMP has no port).
+	 */
+	uint32_t n_flows;
+	uint64_t new_flow_every;
+	const uint16_t *sports;
+	uint32_t n_sports;
 };
+
+/*
+ * One flow's record (--flows): a compact histogram with HdrHistogram's
+ * layout at 32 sub-buckets (counters 0..31 exact, then 16 a power of two,
+ * steps of 2^b above 2^(b+4)), so a percentile read back (the highest value
+ * its counter holds, clipped to max) is never below the exact one and less
+ * than 1/16 = 6.25 % above it. 496 counters of 4 bytes up to 2^34 ns:
+ * about 2 KiB a flow. Single writer (the worker); read after the run.
+ */
+#define PROBER_FLOW_SUB_BITS 5
+#define PROBER_FLOW_COUNTERS 496
+#define PROBER_FLOW_HIGHEST  ((1ull << 34) - 1)
+
+struct prober_flow {
+	uint16_t sport;
+	uint64_t count; /* measured answers (sums to received) */
+	uint64_t lost;	/* measured probes lost */
+	uint64_t min, max;
+	uint64_t overflow; /* answers above PROBER_FLOW_HIGHEST (in count) */
+	uint32_t counts[PROBER_FLOW_COUNTERS]; /* saturate at UINT32_MAX */
+};
+
+/* Record v ns in f (count, min, max and a counter). */
+void prober_flow_hist_record(struct prober_flow *f, uint64_t v);
+/* Percentile p (0 < p <= 100) of f with histogram_percentile()'s rank
+ * rule; 0 when empty. */
+uint64_t prober_flow_percentile(const struct prober_flow *f, double p);
 
 /* --hw-timestamps counters (single writer: the worker). */
 /* Counters: single writer (the worker), read relaxed by the reporter. */
@@ -191,6 +234,12 @@ struct prober_stats {
 	 * stretched the interval (-i) to the timeout. */
 	uint64_t interval_stretched;
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
+	/* --new-flow-every: tuples opened (warm-up included), those that
+	 * had to take a port used before (no fresh one left), and measured
+	 * first packets lost. */
+	uint64_t new_flows;
+	uint64_t fresh_reused;
+	uint64_t first_lost;
 	/* STAMP: the reflector's Error Estimate (RFC 4656 §4.1.2 bits, as on
 	 * the wire) of the last answer that carried one, how many did, and
 	 * how many differed from the answer before them. */
@@ -239,7 +288,43 @@ struct prober_worker {
 	uint64_t hw_last_sample; /* TSC of the latest NIC clock read */
 	uint64_t hw_t4;		 /* NIC rx time of the frame being taken */
 	bool hw_t4_ok;
+	/* flows.c: conf->n_flows records (NULL: --flows off), the worker's
+	 * source ports sorted (NULL: only flow.sport is ours), and the first
+	 * packets' round trips (NULL: --new-flow-every off). */
+	struct prober_flow *flows;
+	uint16_t *flow_ports;
+	uint32_t n_flow_ports;
+	struct histogram *first_rtt;
 };
+
+/* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
+ * makes no sense, -ENOMEM). */
+int prober_flows_init(struct prober_worker *w);
+void prober_flows_fini(struct prober_worker *w);
+/* The source port probe seq goes out on (flow.sport when flows are off). */
+uint16_t prober_flow_sport(const struct prober_worker *w, uint64_t seq);
+/* The same, for the probe being built: counts a new tuple (new_flows,
+ * fresh_reused). Once per probe, from the builder. */
+uint16_t prober_flow_select(struct prober_worker *w, uint64_t seq);
+/* Is port one of the worker's source ports? */
+bool prober_flow_port_find(const struct prober_worker *w, uint16_t port);
+
+static inline bool
+prober_flow_port_ok(const struct prober_worker *w, uint16_t port)
+{
+	if (w->flow_ports == NULL)
+		return port == w->flow.sport;
+	return prober_flow_port_find(w, port);
+}
+
+/*
+ * A measured answer to probe seq, rtt ns: true when it was the first
+ * packet of a tuple (recorded in first_rtt; the caller records it nowhere
+ * else), false otherwise (recorded in its flow's record when --flows).
+ */
+bool prober_flow_take(struct prober_worker *w, uint64_t seq, uint64_t rtt);
+/* Measured probe seq lost: its flow's lost, or first_lost. */
+void prober_flow_lost(struct prober_worker *w, uint64_t seq);
 
 /* prober_hwts.c: the --hw-timestamps hooks of the worker. */
 void prober_hw_init(struct prober_worker *w);
