@@ -42,6 +42,18 @@ enum {
 	PROBE_OPT_INTERVAL_REPORT, /* 0x583 */
 };
 
+/* Long-only option codes of probe's flows (h2's range: 0x610-0x61f). */
+enum {
+	PROBE_OPT_FLOWS = 0x610,
+	PROBE_OPT_NEW_FLOW_EVERY, /* 0x611 */
+	PROBE_OPT_FIRST_PACKET,	  /* 0x612 */
+};
+
+/* --flows: at most this many per lcore (about 2 KiB each). */
+#define PROBE_MAX_FLOWS		 4096
+/* --first-packet: --new-flow-every this. */
+#define PROBE_FIRST_PACKET_EVERY 10
+
 /* --interval-report keeps this many intervals for the JSON (the oldest
  * are let go): a run of any length holds bounded memory. */
 #define PROBE_IV_KEEP 1000
@@ -87,7 +99,9 @@ struct probe_opts {
 	unsigned n_edges;
 	const char *samples, *pcap, *target_str;
 	bool loopback;
-	uint16_t vlan; /* 0 = untagged */
+	uint16_t vlan;		 /* 0 = untagged */
+	uint32_t flows;		 /* --flows; 0 = one flow per lcore */
+	uint64_t new_flow_every; /* --new-flow-every; 0 = off */
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -170,8 +184,25 @@ probe_usage(FILE *f)
 	      "lcore gets one\n"
 	      "                       from there whose answers RSS brings back "
 	      "to its own\n"
-	      "                       queue (N + index without RSS)\n"
-	      "  --port-id N          DPDK port to use (default 0)\n"
+	      "                       queue (N + index without RSS)\n",
+	      f);
+	fputs("  --flows N            rotate each lcore's probes over N "
+	      "5-tuples (source\n"
+	      "                       ports RSS brings back to it; 1..4096): "
+	      "a row per\n"
+	      "                       flow (worst p99 first, JSON \"flows\") "
+	      "and whether\n"
+	      "                       the flows differ more than their own "
+	      "spread\n"
+	      "  --new-flow-every K   every K probes a source port never used "
+	      "before; the\n"
+	      "                       first probe of each new tuple goes to "
+	      "JSON\n"
+	      "                       first_packet_rtt_ns, not into the RTT "
+	      "(steady state)\n"
+	      "  --first-packet       --new-flow-every 10\n",
+	      f);
+	fputs("  --port-id N          DPDK port to use (default 0)\n"
 	      "  --promisc            put the port in promiscuous mode "
 	      "(default: off)\n"
 	      "  --hw-timestamps      NIC rx timestamps too (mlx5): the "
@@ -239,6 +270,9 @@ probe_usage(FILE *f)
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
 	      "198.18.0.1/24 \\\n"
 	      "          --proto tcp-syn -i 10ms -t 60 198.18.0.2:443\n"
+	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
+	      "198.18.0.1/24 \\\n"
+	      "          --flows 8 -n 8000 198.18.0.2\n"
 	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
 	      "10000 198.18.0.2\n"
 	      "\n"
@@ -428,6 +462,43 @@ probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
 	return 0;
 }
 
+/* --flows and --new-flow-every: what they cannot go with. 0 or -1
+ * (printed). */
+static int
+probe_flows_check(struct probe_opts *o)
+{
+	const char *opt = o->flows > 1 ? "--flows" : "--new-flow-every";
+
+	if (o->flows == 1)
+		o->flows = 0; /* one flow per lcore: as without */
+	if (o->flows == 0 && o->new_flow_every == 0)
+		return 0;
+	if (o->flows != 0 && o->new_flow_every != 0) {
+		app_err("--flows (fixed flows, one histogram each) and "
+			"--new-flow-every (a new flow every K probes) do not "
+			"go "
+			"together: use one");
+		return -1;
+	}
+	if (o->multi) {
+		app_err("%s takes one target", opt);
+		return -1;
+	}
+	if (o->co.kernel) {
+		app_err("%s needs the dpdk backend (the kernel backend has one "
+			"socket, one source port)",
+			opt);
+		return -1;
+	}
+	if (!o->proto->udp && o->proto != &probe_proto_tcp_syn) {
+		app_err("%s varies the source port: %s has none (use a UDP "
+			"protocol or tcp-syn)",
+			opt, o->proto->name);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 probe_parse(int argc, char **argv, struct probe_opts *o)
 {
@@ -446,6 +517,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"forever", no_argument, NULL, PROBE_OPT_FOREVER},
 		{"interval-report", required_argument, NULL,
 		 PROBE_OPT_INTERVAL_REPORT},
+		{"flows", required_argument, NULL, PROBE_OPT_FLOWS},
+		{"new-flow-every", required_argument, NULL,
+		 PROBE_OPT_NEW_FLOW_EVERY},
+		{"first-packet", no_argument, NULL, PROBE_OPT_FIRST_PACKET},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -570,6 +645,23 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 					"--interval-report",
 					"a duration from 100ms to 1h", optarg);
 			break;
+		case PROBE_OPT_FLOWS:
+			if (cli_parse_u64(optarg, 1, PROBE_MAX_FLOWS, &v))
+				return app_opt_bad("--flows",
+						   "a flow count 1..4096",
+						   optarg);
+			o->flows = (uint32_t)v;
+			break;
+		case PROBE_OPT_NEW_FLOW_EVERY:
+			if (cli_parse_u64(optarg, 1, UINT32_MAX, &v))
+				return app_opt_bad("--new-flow-every",
+						   "a probe count >= 1",
+						   optarg);
+			o->new_flow_every = v;
+			break;
+		case PROBE_OPT_FIRST_PACKET:
+			o->new_flow_every = PROBE_FIRST_PACKET_EVERY;
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -672,7 +764,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		app_err("--hlog-interval needs --hlog FILE");
 		return -1;
 	}
-	return 0;
+	return probe_flows_check(o);
 }
 
 /* One worker per lcore, or (several targets) one per target. */
@@ -696,6 +788,8 @@ struct probe_run {
 	bool retired[PROBE_MAX_WORKERS];
 	struct prober_set *sets; /* one per lane */
 	unsigned n_lanes;
+	/* --flows, --new-flow-every: each lcore's source ports. */
+	uint16_t *sports[RTE_MAX_LCORE];
 };
 
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
@@ -1759,6 +1853,60 @@ probe_hup(struct app_run *r)
 	free(nw);
 }
 
+/*
+ * --flows N / --new-flow-every K: worker i's source ports, all from --sport
+ * up and brought back to its queue by RSS (port_pick_sports). --flows
+ * wants N of them; --new-flow-every as many as the run opens tuples (a
+ * run without -n: all there are), fewer only means reuse (counted).
+ */
+static int
+probe_flow_ports(struct app_run *r, unsigned i)
+{
+	struct probe_ctx *x = r->ctx;
+	const struct probe_opts *o = &x->o;
+	struct prober_conf *c = &x->run->conf[i];
+	struct rss_addr ours = {0}, peer = {0};
+	uint64_t want = o->flows;
+	int got;
+
+	if (o->new_flow_every != 0)
+		want = c->count != 0
+			       ? (c->count + o->warmup) / o->new_flow_every + 1
+			       : 65535;
+	if (want > 65535)
+		want = 65535;
+	if (o->target.family == 6) {
+		ours.family = peer.family = RSS_AF_IPV6;
+		memcpy(ours.v6, o->co.addr6.a, 16);
+		memcpy(peer.v6, o->target.a, 16);
+	} else {
+		ours.family = peer.family = RSS_AF_IPV4;
+		ours.v4 = o->co.addr;
+		peer.v4 = codec_ip_v4(&o->target);
+	}
+	x->run->sports[i] = malloc(want * sizeof(uint16_t));
+	if (x->run->sports[i] == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	got = port_pick_sports(&r->port, (uint16_t)i, &ours, &peer, o->dport,
+			       o->sport, x->run->sports[i], (unsigned)want);
+	if (got <= 0 || (o->flows != 0 && (unsigned)got < o->flows)) {
+		app_err("%s: %d source ports from --sport %u up bring answers "
+			"back to lcore %u's queue (%s needed)",
+			o->flows != 0 ? "--flows" : "--new-flow-every",
+			got < 0 ? 0 : got, o->sport, i,
+			o->flows != 0 ? "one per flow" : "at least one");
+		return EXIT_USAGE;
+	}
+	c->sports = x->run->sports[i];
+	c->n_sports = (uint32_t)got;
+	c->n_flows = o->flows;
+	c->new_flow_every = o->new_flow_every;
+	c->flow.sport = c->sports[0];
+	return EXIT_OK;
+}
+
 static int
 probe_init_workers(struct app_run *r)
 {
@@ -1824,6 +1972,12 @@ probe_init_workers(struct app_run *r)
 		if (o->count != 0)
 			run->conf[i].count =
 				o->count / nw + (i < o->count % nw);
+		if (o->flows != 0 || o->new_flow_every != 0) {
+			int ret = probe_flow_ports(r, i);
+
+			if (ret != EXIT_OK)
+				return ret;
+		}
 		if (o->loopback) {
 			struct reflector_conf rc;
 
@@ -1905,6 +2059,78 @@ probe_start_line(struct app_run *r)
 		x->o.co.kernel ? "UDP socket" : r->port.driver);
 }
 
+/*
+ * --flows: every worker's flows into *flows (rep->flows); --new-flow-every:
+ * the first packets merged into *first (rep->first_packet) and a warning
+ * when fresh ports ran out. EXIT_OK or EXIT_RUNTIME (said).
+ */
+static int
+probe_report_flows(struct probe_ctx *x, struct report_probe *rep,
+		   struct report_flow **flows, struct histogram **first)
+{
+	const struct probe_opts *o = &x->o;
+	const struct probe_run *run = x->run;
+	unsigned n = 0;
+
+	if (o->flows != 0) {
+		*flows = calloc((size_t)run->n_workers * o->flows,
+				sizeof(**flows));
+		if (*flows == NULL) {
+			app_err("out of memory");
+			return EXIT_RUNTIME;
+		}
+		for (unsigned i = 0; i < run->n_workers; i++) {
+			const struct prober_worker *w = &run->w[i];
+
+			for (unsigned j = 0; w->flows != NULL && j < o->flows;
+			     j++) {
+				const struct prober_flow *f = &w->flows[j];
+
+				(*flows)[n++] = (struct report_flow){
+					.flow = i * o->flows + j,
+					.lcore = i,
+					.sport = f->sport,
+					.count = f->count,
+					.lost = f->lost,
+					.p50 = prober_flow_percentile(f, 50),
+					.p99 = prober_flow_percentile(f, 99),
+					.max = f->max,
+				};
+			}
+		}
+		rep->flows = *flows;
+		rep->n_flows = n;
+	}
+	if (o->new_flow_every == 0)
+		return EXIT_OK;
+	*first = histogram_create();
+	if (*first == NULL) {
+		app_err("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		const struct prober_worker *w = &run->w[i];
+
+		if (w->first_rtt != NULL)
+			histogram_merge(*first, w->first_rtt);
+		rep->new_flows += w->st.new_flows;
+		rep->fresh_reused += w->st.fresh_reused;
+		rep->first_lost += w->st.first_lost;
+		rep->fresh_ports += run->conf[i].n_sports;
+	}
+	rep->new_flow_every = o->new_flow_every;
+	rep->first_packet = *first;
+	if (rep->fresh_reused != 0)
+		app_warn(
+			"--new-flow-every %llu: the %llu fresh source ports "
+			"ran out; %llu new flows reused the oldest port (their "
+			"first packet may not be a flow's first)",
+			(unsigned long long)o->new_flow_every,
+			(unsigned long long)rep->fresh_ports,
+			(unsigned long long)rep->fresh_reused);
+	return EXIT_OK;
+}
+
 static int
 probe_report(struct app_run *r, double duration_s,
 	     const struct report_counter *xs, unsigned n_xs)
@@ -1922,6 +2148,8 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_meta meta = {0};
 	struct report_target *tgs = NULL;
 	struct report_interval *ivs = NULL;
+	struct report_flow *flows = NULL;
+	struct histogram *first = NULL;
 	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
 	bool remote_ts = o->proto->has_remote_ts;
 	int ret = EXIT_OK;
@@ -2025,6 +2253,10 @@ probe_report(struct app_run *r, double duration_s,
 	}
 	if (x->ivr != NULL)
 		rep.intervals_dropped = x->ivr->dropped;
+	if (probe_report_flows(x, &rep, &flows, &first) != EXIT_OK) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	rep.proto = o->proto->name;
 	rep.backend = x->o.co.kernel ? "kernel" : "dpdk";
 	rep.target = target;
@@ -2099,6 +2331,8 @@ probe_report(struct app_run *r, double duration_s,
 out:
 	free(tgs);
 	free(ivs);
+	free(flows);
+	histogram_destroy(first);
 	report_meta_fini(&meta);
 	histogram_destroy(rtt);
 	histogram_destroy(net);
@@ -2120,6 +2354,8 @@ probe_teardown(struct app_run *r)
 				loopback_io_fini(&x->run->lo[i]);
 		}
 		free(x->run->sets);
+		for (unsigned i = 0; i < RTE_MAX_LCORE; i++)
+			free(x->run->sports[i]);
 		free(x->run);
 		x->run = NULL;
 	}

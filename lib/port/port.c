@@ -147,6 +147,28 @@ port_pick_sport6(const struct port *p, uint16_t q, const uint8_t ours[16],
 }
 
 int
+port_pick_sports(const struct port *p, uint16_t q, const struct rss_addr *ours,
+		 const struct rss_addr *peer, uint16_t peer_port,
+		 uint16_t first, uint16_t *out, unsigned n)
+{
+	unsigned k = 0;
+
+	if (p->n_queues <= 1 || !p->rss) {
+		uint32_t step = p->n_queues > 1 ? p->n_queues : 1;
+
+		for (uint32_t s = (uint32_t)first + q; s <= 65535 && k < n;
+		     s += step)
+			out[k++] = (uint16_t)s;
+		return (int)k;
+	}
+	if (ours->family == RSS_AF_IPV6 ? !p->rss_l4_v6 : !p->rss_l4)
+		return -ENOTSUP;
+	k = rss_pick_sports(&p->rss_state, q, ours, peer, peer_port, first, out,
+			    n);
+	return k != 0 ? (int)k : -ENOENT;
+}
+
+int
 port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 {
 	struct rte_eth_conf conf;

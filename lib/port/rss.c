@@ -130,3 +130,22 @@ rss_pick_sport_ipv6(const struct rss_state *r, uint16_t q,
 	memcpy(p.v6, peer, 16);
 	return rss_pick_sport_addr(r, q, &o, &p, peer_port, first);
 }
+
+unsigned
+rss_pick_sports(const struct rss_state *r, uint16_t q,
+		const struct rss_addr *ours, const struct rss_addr *peer,
+		uint16_t peer_port, uint16_t first, uint16_t *out, unsigned n)
+{
+	unsigned k = 0;
+
+	if (ours->family != peer->family ||
+	    (ours->family != RSS_AF_IPV4 && ours->family != RSS_AF_IPV6) ||
+	    (ours->family == RSS_AF_IPV6 && r->key_len < RSS_KEY_LEN_IPV6))
+		return 0;
+	for (uint32_t sport = first == 0 ? 1 : first; sport <= 65535 && k < n;
+	     sport++)
+		if (rss_queue_udp(r, peer, ours, peer_port, (uint16_t)sport) ==
+		    q)
+			out[k++] = (uint16_t)sport;
+	return k;
+}

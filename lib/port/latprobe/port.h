@@ -66,6 +66,18 @@ int port_pick_sport(const struct port *p, uint16_t q, uint32_t ours,
 		    uint32_t peer, uint16_t peer_port, uint16_t first,
 		    uint16_t *out);
 
+/*
+ * Up to n different source ports for queue q, ascending from first (many
+ * flows per lcore): with RSS those whose answers land on q, without it
+ * first + q + k * queues. ours/peer: either family (struct rss_addr).
+ * Returns how many (fewer than n when the ports run out), -ENOTSUP when RSS
+ * spreads by addresses only, -ENOENT when no port lands on q.
+ */
+int port_pick_sports(const struct port *p, uint16_t q,
+		     const struct rss_addr *ours, const struct rss_addr *peer,
+		     uint16_t peer_port, uint16_t first, uint16_t *out,
+		     unsigned n);
+
 /* The same for an IPv6 flow (addresses in network byte order). */
 int port_pick_sport6(const struct port *p, uint16_t q, const uint8_t ours[16],
 		     const uint8_t peer[16], uint16_t peer_port, uint16_t first,

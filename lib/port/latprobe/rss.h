@@ -78,4 +78,15 @@ uint16_t rss_pick_sport_addr(const struct rss_state *r, uint16_t q,
 			     const struct rss_addr *peer, uint16_t peer_port,
 			     uint16_t first);
 
+/*
+ * Up to n source ports (--flows, --new-flow-every) from `first` up to 65535,
+ * ascending, each one whose answer lands on queue q (so all differ, and
+ * differ from every other queue's). Returns how many were found: fewer than
+ * n when the ports run out, 0 also when the family or key does not fit.
+ */
+unsigned rss_pick_sports(const struct rss_state *r, uint16_t q,
+			 const struct rss_addr *ours,
+			 const struct rss_addr *peer, uint16_t peer_port,
+			 uint16_t first, uint16_t *out, unsigned n);
+
 #endif /* LATPROBE_RSS_H */

@@ -226,6 +226,41 @@ struct report_target {
 	bool removed; /* SIGHUP took it out of the pinglist during the run */
 };
 
+/*
+ * One flow of --flows (each lcore's N flows): JSON "flows", one object
+ * each with flow, lcore, sport, count, lost, p50, p99, max (ns; the
+ * percentiles from the prober's compact per-flow histogram, never below
+ * the exact value and less than 6.25 % above it).
+ */
+struct report_flow {
+	unsigned flow;	/* lcore index * N + its flow index */
+	unsigned lcore; /* worker index */
+	uint16_t sport;
+	uint64_t count, lost;
+	uint64_t p50, p99, max; /* 0 when count is 0 */
+};
+
+/*
+ * Do the flows differ more than their own spread explains? Over the flows
+ * with answers: ratio = the worst flow's p50 / the median flow's p50 (the
+ * lower median), own = that median flow's p99 / p50; differ when ratio >
+ * own (JSON "flows_spread"). Needs 2 flows with answers (valid).
+ */
+struct report_flows_spread {
+	bool valid;
+	unsigned flows; /* with answers */
+	uint64_t worst_p50, median_p50, median_p99;
+	uint16_t worst_sport;
+	double ratio, own;
+	bool differ;
+};
+
+void report_flows_spread(const struct report_flow *f, unsigned n,
+			 struct report_flows_spread *out);
+
+/* The text table shows this many flows, worst p99 first. */
+#define REPORT_FLOWS_TOP 10
+
 /* One target's figures over one --interval-report interval. */
 struct report_iv_row {
 	const char *target; /* "198.18.0.2:862" */
@@ -292,6 +327,17 @@ struct report_probe {
 	const struct report_interval *intervals;
 	unsigned n_intervals;
 	uint64_t intervals_dropped;
+	/* --flows: every flow (n_flows 0: none); text: the top
+	 * REPORT_FLOWS_TOP by p99 and the spread line. */
+	const struct report_flow *flows;
+	unsigned n_flows;
+	/* --new-flow-every K (0: off): the first probe of each new tuple,
+	 * JSON "first_packet_rtt_ns" (rtt_ns keys; not in rtt_ns) and
+	 * "first_packet" {every, new_flows, fresh_ports, fresh_reused,
+	 * lost}. */
+	uint64_t new_flow_every;
+	const struct histogram *first_packet;
+	uint64_t new_flows, fresh_ports, fresh_reused, first_lost;
 };
 
 /*

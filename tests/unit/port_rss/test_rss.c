@@ -218,11 +218,62 @@ test_pick_ipv6_lands_on_queue(void **state)
 	assert_int_equal(rss_pick_sport_ipv6(&r, 3, ours, peer, 862, 40000), 0);
 }
 
+/* Many flows: each queue's ports differ from each other and from every
+ * other queue's, all land on their queue, ascending from first. */
+static void
+test_pick_many(void **state)
+{
+	enum { NQ = 4, N = 512 };
+	static uint16_t ports[NQ][N];
+	struct rss_state r;
+	struct rss_addr o = {.family = RSS_AF_IPV4, .v4 = IP(198, 18, 0, 1)};
+	struct rss_addr p = {.family = RSS_AF_IPV4, .v4 = IP(198, 18, 0, 2)};
+	unsigned total = 0;
+	uint16_t few[8];
+
+	(void)state;
+	fill(&r, NQ, 128);
+	for (uint16_t q = 0; q < NQ; q++) {
+		assert_int_equal(
+			rss_pick_sports(&r, q, &o, &p, 7, 40000, ports[q], N),
+			N);
+		assert_int_equal(ports[q][0],
+				 rss_pick_sport(&r, q, o.v4, p.v4, 7, 40000));
+		for (unsigned k = 0; k < N; k++) {
+			assert_int_equal(
+				rss_queue_udp(&r, &p, &o, 7, ports[q][k]), q);
+			if (k > 0)
+				assert_true(ports[q][k] > ports[q][k - 1]);
+		}
+	}
+	for (uint16_t a = 0; a < NQ; a++)
+		for (uint16_t b = (uint16_t)(a + 1); b < NQ; b++)
+			for (unsigned i = 0; i < N; i++)
+				for (unsigned j = 0; j < N; j++)
+					assert_int_not_equal(ports[a][i],
+							     ports[b][j]);
+	/* Near the top the ports run out: fewer than asked, none wraps. */
+	for (uint16_t q = 0; q < NQ; q++) {
+		unsigned k =
+			rss_pick_sports(&r, q, &o, &p, 7, 65500, ports[q], N);
+
+		assert_true(k < 36);
+		for (unsigned i = 0; i < k; i++)
+			assert_true(ports[q][i] >= 65500);
+		total += k;
+	}
+	assert_int_equal(total, 36); /* 65500..65535, each on one queue */
+	/* Mixed families: none. */
+	p.family = RSS_AF_IPV6;
+	assert_int_equal(rss_pick_sports(&r, 0, &o, &p, 7, 40000, few, 8), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ms_vectors),
+		cmocka_unit_test(test_pick_many),
 		cmocka_unit_test(test_ms_vectors_ipv6),
 		cmocka_unit_test(test_pick_ipv6_lands_on_queue),
 		cmocka_unit_test(test_queue_is_table_entry_of_low_bits),
