@@ -814,7 +814,10 @@ report_flows_spread(const struct report_flow *f, unsigned n,
 				   ? (double)out->median_p99 /
 					     (double)out->median_p50
 				   : 0.0;
-		out->differ = out->ratio > out->own;
+		/* Two steps of the per-flow histogram (1/16 each) are its
+		 * resolution, not a difference. */
+		out->differ = out->ratio > out->own &&
+			      out->ratio > REPORT_FLOWS_MIN_RATIO;
 		out->valid = out->median_p50 != 0;
 	}
 	free(p50);
@@ -870,7 +873,8 @@ text_flows(FILE *out, const struct report_probe *r)
 	free(rows);
 	report_flows_spread(r->flows, r->n_flows, &sp);
 	if (!sp.valid) {
-		fprintf(out, "  Flow spread: - (fewer than 2 flows answered)\n");
+		fprintf(out,
+			"  Flow spread: - (fewer than 2 flows answered)\n");
 		return 0;
 	}
 	fprintf(out,

@@ -244,8 +244,12 @@ struct report_flow {
  * Do the flows differ more than their own spread explains? Over the flows
  * with answers: ratio = the worst flow's p50 / the median flow's p50 (the
  * lower median), own = that median flow's p99 / p50; differ when ratio >
- * own (JSON "flows_spread"). Needs 2 flows with answers (valid).
+ * own and ratio > REPORT_FLOWS_MIN_RATIO (two steps of the per-flow
+ * histogram's 1/16 resolution) (JSON "flows_spread"). Needs 2 flows with
+ * answers (valid).
  */
+#define REPORT_FLOWS_MIN_RATIO 1.125
+
 struct report_flows_spread {
 	bool valid;
 	unsigned flows; /* with answers */

@@ -745,6 +745,151 @@ test_probe_targets(void **state)
 	histogram_destroy(slow);
 }
 
+/* --flows: every flow in JSON with its keys, the text's top 10 worst p99
+ * first, and the spread verdict. */
+static void
+test_probe_flows(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct report_flow fl[12];
+	struct report_flows_spread sp;
+	struct json_object *root, *a, *o;
+	char *text = NULL;
+	const char *p3, *p7;
+
+	/* 12 flows, p50 about 1000 ns, p99 1500 ns; flow 7 a slow path (p50
+	 * 5000), flow 3 a bad tail only, flow 11 never answered. */
+	for (unsigned i = 0; i < 12; i++)
+		fl[i] = (struct report_flow){.flow = i,
+					     .lcore = 0,
+					     .sport = (uint16_t)(40000 + i),
+					     .count = 100,
+					     .lost = 0,
+					     .p50 = 1000 + i,
+					     .p99 = 1500 + i,
+					     .max = 2000 + i};
+	fl[7].p50 = 5000;
+	fl[7].p99 = 6000;
+	fl[7].max = 7000;
+	fl[3].p99 = 9000;
+	fl[3].max = 9500;
+	fl[11].count = 0;
+	fl[11].lost = 100;
+	fl[11].p50 = fl[11].p99 = fl[11].max = 0;
+	r.flows = fl;
+	r.n_flows = 12;
+	report_flows_spread(fl, 12, &sp);
+	assert_true(sp.valid);
+	assert_int_equal(sp.flows, 11);
+	assert_int_equal(sp.worst_p50, 5000);
+	assert_int_equal(sp.worst_sport, 40007);
+	assert_int_equal(sp.median_p50, 1005); /* lower median of 11 */
+	assert_int_equal(sp.median_p99, 1505);
+	assert_true(sp.differ);
+
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "Flows (12, worst p99 first; the top 10, "
+				     "all in the JSON):"));
+	p3 = strstr(text, " 40003 ");
+	p7 = strstr(text, " 40007 ");
+	assert_non_null(p3);
+	assert_non_null(p7);
+	assert_true(p3 < p7);
+	/* 10 shown: flow 0 (the best p99) and 11 (no answer) are not. */
+	assert_null(strstr(text, " 40000 "));
+	assert_null(strstr(text, " 40011 "));
+	assert_non_null(strstr(text, "the flows DIFFER more than their own "
+				     "spread explains"));
+	free(text);
+
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_true(json_object_object_get_ex(root, "flows", &a));
+	assert_int_equal(json_object_array_length(a), 12);
+	o = json_object_array_get_idx(a, 7);
+	assert_int_equal(jget_u64(o, "sport"), 40007);
+	assert_int_equal(jget_u64(o, "count"), 100);
+	assert_int_equal(jget_u64(o, "lost"), 0);
+	assert_int_equal(jget_u64(o, "p50"), 5000);
+	assert_int_equal(jget_u64(o, "p99"), 6000);
+	assert_int_equal(jget_u64(o, "max"), 7000);
+	assert_int_equal(jget_u64(json_object_array_get_idx(a, 11), "lost"),
+			 100);
+	assert_true(json_object_get_boolean(jget(root, "flows_spread.differ")));
+	assert_int_equal(jget_u64(root, "flows_spread.worst_p50_ns"), 5000);
+	assert_false(jhas(root, "first_packet_rtt_ns"));
+	json_object_put(root);
+	free(text);
+
+	/* Flow 7 like the others: no difference. */
+	fl[7].p50 = 1007;
+	fl[7].p99 = 1507;
+	report_flows_spread(fl, 12, &sp);
+	assert_true(sp.valid);
+	assert_false(sp.differ);
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "the flows do not differ more than "
+				     "their own spread explains"));
+	free(text);
+	/* A worst p50 above the median flow's own (tight) spread but within
+	 * two steps of the per-flow histogram: no difference either. */
+	for (unsigned i = 0; i < 12; i++)
+		fl[i].p99 = fl[i].p50 + 10;
+	fl[7].p50 = 1100;
+	report_flows_spread(fl, 12, &sp);
+	assert_true(sp.ratio > sp.own);
+	assert_false(sp.differ);
+	/* One flow answered: no verdict. */
+	report_flows_spread(fl, 1, &sp);
+	assert_false(sp.valid);
+	r.n_flows = 1;
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_false(json_object_get_boolean(jget(root, "flows_spread.valid")));
+	assert_true(json_object_is_type(jget(root, "flows_spread.differ"),
+					json_type_null));
+	json_object_put(root);
+	free(text);
+}
+
+/* --new-flow-every: first_packet_rtt_ns with rtt_ns's keys, its counters,
+ * and the text line. */
+static void
+test_probe_first_packet(void **state)
+{
+	struct fixture *f = *state;
+	struct report_probe r = probe_of(f);
+	struct histogram *first = histogram_create();
+	struct json_object *root;
+	char *text = NULL;
+
+	assert_non_null(first);
+	for (uint64_t v = 2000000; v < 2100000; v += 1000)
+		histogram_record(first, v);
+	r.first_packet = first;
+	r.new_flow_every = 10;
+	r.new_flows = 101;
+	r.fresh_ports = 200;
+	r.fresh_reused = 0;
+	r.first_lost = 1;
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	check_summary(root, "first_packet_rtt_ns", first);
+	check_summary(root, "rtt_ns", f->rtt);
+	assert_int_equal(jget_u64(root, "first_packet.every"), 10);
+	assert_int_equal(jget_u64(root, "first_packet.new_flows"), 101);
+	assert_int_equal(jget_u64(root, "first_packet.fresh_ports"), 200);
+	assert_int_equal(jget_u64(root, "first_packet.fresh_reused"), 0);
+	assert_int_equal(jget_u64(root, "first_packet.lost"), 1);
+	assert_false(jhas(root, "flows"));
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "First packet of each new flow (every 10 "
+				     "probes; 101 flows, 1 lost):"));
+	assert_non_null(strstr(text, "first-packet p50 / steady-state p50 = "));
+	free(text);
+	histogram_destroy(first);
+}
+
 static void
 test_reflect(void **state)
 {
@@ -1439,6 +1584,8 @@ main(void)
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
 		cmocka_unit_test(test_probe_targets),
+		cmocka_unit_test(test_probe_flows),
+		cmocka_unit_test(test_probe_first_packet),
 		cmocka_unit_test(test_port_xstats),
 		cmocka_unit_test(test_port_path),
 		cmocka_unit_test(test_hw_timestamps),
