@@ -827,8 +827,7 @@ report_flows_spread(const struct report_flow *f, unsigned n,
 static int
 flow_row_cmp(const void *a, const void *b)
 {
-	const struct report_flow *x = *(const struct report_flow *const *)a;
-	const struct report_flow *y = *(const struct report_flow *const *)b;
+	const struct report_flow *x = a, *y = b;
 
 	if ((x->count == 0) != (y->count == 0))
 		return x->count == 0 ? 1 : -1;
@@ -840,7 +839,7 @@ flow_row_cmp(const void *a, const void *b)
 static int
 text_flows(FILE *out, const struct report_probe *r)
 {
-	const struct report_flow **rows;
+	struct report_flow *rows;
 	struct report_flows_spread sp;
 	unsigned shown;
 
@@ -849,8 +848,7 @@ text_flows(FILE *out, const struct report_probe *r)
 	rows = calloc(r->n_flows, sizeof(*rows));
 	if (rows == NULL)
 		return -ENOMEM;
-	for (unsigned i = 0; i < r->n_flows; i++)
-		rows[i] = &r->flows[i];
+	memcpy(rows, r->flows, r->n_flows * sizeof(*rows));
 	qsort(rows, r->n_flows, sizeof(*rows), flow_row_cmp);
 	shown = r->n_flows < REPORT_FLOWS_TOP ? r->n_flows : REPORT_FLOWS_TOP;
 	fprintf(out, "Flows (%u, worst p99 first%s):\n", r->n_flows,
@@ -858,7 +856,7 @@ text_flows(FILE *out, const struct report_probe *r)
 	fprintf(out, "  %6s %5s %6s %9s %7s %10s %10s %10s\n", "flow", "lcore",
 		"sport", "count", "loss", "p50", "p99", "max");
 	for (unsigned i = 0; i < shown; i++) {
-		const struct report_flow *f = rows[i];
+		const struct report_flow *f = &rows[i];
 		uint64_t sent = f->count + f->lost;
 
 		fprintf(out,
