@@ -80,6 +80,12 @@ check "$WORK/xdp_flows6.json" flows 4
 probe_dpdk xdp_first6 --addr "$LP_ADDR6_PROBE" --new-flow-every 5 -n 500 -w 0 \
 	"[${LP_ADDR6_REFL%/*}]:862"
 check "$WORK/xdp_first6.json" first 500 5
+# Fresh ports run out (65 from 65471 up): the oldest is used again,
+# counted and said.
+probe_dpdk xdp_reuse --new-flow-every 1 -n 100 -w 0 --sport 65471 "$refl_ip"
+[ "$(json_get "$WORK/xdp_reuse.json" first_packet/fresh_reused)" -eq 35 ] ||
+	fail "fresh_reused is not 35"
+grep -q 'fresh source ports ran out' "$WORK/xdp_reuse.err" || fail "no warning when fresh ports ran out"
 # The options' bad values and combinations: one line, exit 2.
 LP_EXPECT_ONE_LINE=1
 for bad in "--flows 0" "--flows 4097" "--flows x" "--new-flow-every 0" \

@@ -4,9 +4,11 @@
  * one probe (STAMP, or tcp-syn / icmp / fragmented STAMP, with or without
  * a VLAN, over IPv4 or IPv6, as the input's last byte decides: trailing
  * bytes are Ethernet
- * padding to the parser): every frame it does not take is counted under
- * exactly one reason (the reasons add up to rx_ignored), no mbuf leaks, and
- * the probe's fate is known (sent = received + lost).
+ * padding to the parser), on one flow or, bits 4 and 5 (not ICMP), on one
+ * of 4 (--flows 4) or a first packet (--new-flow-every 1): every frame it
+ * does not take is counted under exactly one reason (the reasons add up to
+ * rx_ignored), no mbuf leaks, and the probe's fate is known (sent =
+ * received + lost, and so is its flow's).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.icmp_id = 0x4200,
 		.anchor = {.realtime_ns = 1700000000000000000ull},
 	};
+	static const uint16_t sports[4] = {40000, 40001, 40002, 40003};
 	uint64_t sum = 0;
 
 	if (f == NULL && (f = io_fake_create(256, 1500)) == NULL)
@@ -71,6 +74,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.flow.src6[15] = 1;
 	c.flow.dst6[15] = 2;
 	c.flow.vlan_tci = 100;
+	c.sports = sports;
+	c.n_flows = 0;
+	c.new_flow_every = 0;
+	c.n_sports = 0;
+	if (size > 0 && c.proto != &probe_proto_icmp) {
+		if (data[size - 1] & 16) {
+			c.n_flows = 4;
+			c.n_sports = 4;
+		} else if (data[size - 1] & 32) {
+			c.new_flow_every = 1;
+			c.n_sports = 4;
+		}
+	}
 	if (prober_worker_init(&w, &c, io_fake_queue(f, 0), 0) != 0)
 		abort();
 	if (io_fake_inject(f, 0, data, size) != 0)
@@ -80,6 +96,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		sum += w.st.ignored[i];
 	if (sum != w.st.rx_ignored || w.st.sent != w.st.received + w.st.lost)
+		abort();
+	if (w.flows != NULL && w.flows[0].count + w.flows[0].lost != w.st.sent)
+		abort();
+	if (w.first_rtt != NULL &&
+	    histogram_count(w.first_rtt) + w.st.first_lost != w.st.sent)
 		abort();
 out:
 	/* What the prober sent (probes, ARP answers) waits on side 1. */
