@@ -283,6 +283,9 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 struct reflect_run {
 	struct reflector_worker w[RTE_MAX_LCORE];
 	unsigned n_workers;
+	/* The port's per-queue counters before the workers start (DPDK). */
+	struct port_queue_stats qs_before;
+	bool have_qs;
 };
 
 struct reflect_ctx {
@@ -590,6 +593,10 @@ reflect_init_workers(struct app_run *r)
 		}
 		x->run->n_workers = i + 1;
 	}
+	if (x->sock == NULL)
+		x->run->have_qs =
+			port_queue_stats_read(r->port.id, r->port.n_queues,
+					      &x->run->qs_before) == 0;
 	return EXIT_OK;
 }
 
@@ -615,6 +622,57 @@ reflect_start_line(struct app_run *r)
 		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
 }
 
+/*
+ * One report_reflect_worker per worker, from its counters and the port's
+ * per-queue counters over the run; answered_by points into by (RC__COUNT
+ * per worker).
+ */
+static void
+reflect_workers(struct app_run *r, struct report_reflect_worker *out,
+		struct report_counter *by)
+{
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+	struct port_queue_stats after, d;
+	bool per_queue = false;
+
+	memset(&d, 0, sizeof(d));
+	if (run->have_qs &&
+	    port_queue_stats_read(r->port.id, r->port.n_queues, &after) == 0)
+		per_queue = port_queue_stats_delta(&run->qs_before, &after, &d);
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		const struct reflector_worker *w = &run->w[i];
+		struct report_reflect_worker *o = &out[i];
+		struct report_counter *b = &by[i * RC__COUNT];
+
+		memset(o, 0, sizeof(*o));
+		o->lcore = x->sock != NULL ? -1 : (int)r->worker_lcore[i];
+		o->queue = x->sock != NULL ? -1 : (int)w->q->queue_id;
+		o->rx = reflector_counter_read(w, RC_RX);
+		o->tx = reflector_counter_read(w, RC_TX);
+		o->tx_dropped = reflector_counter_read(w, RC_DROP_TX);
+		o->answered_by = b;
+		for (unsigned c = 0; c < RC__COUNT; c++) {
+			const char *n = reflector_counter_name(c);
+			uint64_t v = reflector_counter_read(w, c);
+
+			if (strncmp(n, "answered.", 9) == 0) {
+				b[o->n_answered_by].name = n + 9;
+				b[o->n_answered_by++].value = v;
+				o->answered += v;
+			} else if (strncmp(n, "dropped.", 8) == 0 &&
+				   c != RC_DROP_TX && c != RC_DROP_NOMBUF) {
+				o->ignored += v;
+			}
+		}
+		if (per_queue && o->queue >= 0 && o->queue < d.n) {
+			o->have_queue_stats = true;
+			o->queue_rx_packets = d.q_ipackets[o->queue];
+			o->queue_rx_errors = d.q_errors[o->queue];
+		}
+	}
+}
+
 static int
 reflect_report(struct app_run *r, double duration_s,
 	       const struct report_counter *xs, unsigned n_xs)
@@ -626,17 +684,24 @@ reflect_report(struct app_run *r, double duration_s,
 	struct histogram *turn = histogram_create();
 	struct histogram *hw_rxd = histogram_create();
 	struct report_hw hw = {.rx_delay = hw_rxd};
+	struct report_reflect_worker *workers =
+		calloc(run->n_workers + 1, sizeof(*workers));
+	struct report_counter *by =
+		calloc((size_t)(run->n_workers + 1) * RC__COUNT, sizeof(*by));
 	struct report_reflect rep;
 	struct report_meta meta;
 	char iface[160];
 	int ret = EXIT_OK;
 
-	if (turn == NULL || hw_rxd == NULL) {
+	if (turn == NULL || hw_rxd == NULL || workers == NULL || by == NULL) {
 		app_err("out of memory");
 		histogram_destroy(turn);
 		histogram_destroy(hw_rxd);
+		free(workers);
+		free(by);
 		return EXIT_RUNTIME;
 	}
+	reflect_workers(r, workers, by);
 	for (unsigned k = 0; k < RC__COUNT; k++) {
 		counters[k].name = reflector_counter_name(k);
 		counters[k].value = sum_counter(run, k);
@@ -662,6 +727,8 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.port.n_delta = n_xs;
 	rep.port.path = r->path;
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
+	rep.workers = workers;
+	rep.n_workers = run->n_workers;
 	if (rep.hw != NULL)
 		app_hw_check(&hw);
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,
@@ -693,6 +760,8 @@ reflect_report(struct app_run *r, double duration_s,
 		report_meta_fini(&meta);
 	histogram_destroy(turn);
 	histogram_destroy(hw_rxd);
+	free(workers);
+	free(by);
 	return ret;
 }
 
