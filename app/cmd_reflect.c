@@ -620,6 +620,17 @@ reflect_start_line(struct app_run *r)
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
 		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
+	/* DPDK 22.11 memif: a server queue beyond the client's ring count
+	 * is left without a ring of its own (seen here with a one-queue
+	 * client: queue 1 answered frames the client sent on its only ring,
+	 * and in one run of two the reflector crashed). */
+	if (x->sock == NULL && x->run->n_workers > 1 &&
+	    strcmp(r->port.driver, "net_memif") == 0)
+		app_warn("memif with %u queues: the client must use %u queue "
+			 "pairs too (latprobe probe -l with %u lcores); with "
+			 "fewer, DPDK's memif polls one ring from two queues",
+			 x->run->n_workers, x->run->n_workers,
+			 x->run->n_workers);
 }
 
 /*
