@@ -938,9 +938,9 @@ text_reflect_workers(FILE *out, const struct report_reflect *r)
 			"others "
 			"answered %" PRIu64
 			": no request reached its queue (the port spreads "
-			"flows by RSS, or pairs its queues with the peer's as "
-			"memif does: probe with as many lcores, or more "
-			"flows)\n",
+			"flows by a hash, RSS or af_packet's fanout, or pairs "
+			"its queues with the peer's as memif does: probe with "
+			"more flows, or as many lcores)\n",
 			w->lcore, w->queue, total);
 	}
 }
