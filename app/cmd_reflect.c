@@ -654,7 +654,7 @@ reflect_workers(struct app_run *r, struct report_reflect_worker *out,
 	for (unsigned i = 0; i < run->n_workers; i++) {
 		const struct reflector_worker *w = &run->w[i];
 		struct report_reflect_worker *o = &out[i];
-		struct report_counter *b = &by[i * RC__COUNT];
+		struct report_counter *b = &by[(size_t)i * RC__COUNT];
 
 		memset(o, 0, sizeof(*o));
 		o->lcore = x->sock != NULL ? -1 : (int)r->worker_lcore[i];
