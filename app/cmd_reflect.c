@@ -298,6 +298,7 @@ struct reflect_ctx {
 	char addr_str[2 * CLI_IP_STRLEN + 16];
 	struct histogram *mx_snap, *mx_sum;   /* the metrics thread's */
 	uint64_t last_rx, last_tx, last_drop; /* live line */
+	uint64_t last_wrx[RTE_MAX_LCORE];     /* live line, per worker */
 };
 
 static int
@@ -338,11 +339,27 @@ reflect_tick(struct app_run *r, double el)
 			sum_counter(run, RC_ICMP) - sum_counter(run, RC_STAMP) -
 			sum_counter(run, RC_SOCKPERF) -
 			sum_counter(run, RC_ECHO);
+	char per[160] = "";
+	size_t len = 0;
 
-	fprintf(stderr, "%7.1fs  rx %llu tx %llu not answered %llu\n", el,
+	/* Several workers: each one's frames that second, up to 8. */
+	for (unsigned i = 0; run->n_workers > 1 && i < run->n_workers && i < 8;
+	     i++) {
+		uint64_t v = reflector_counter_read(&run->w[i], RC_RX);
+		int n = snprintf(per + len, sizeof(per) - len, "%s%llu",
+				 i == 0 ? "  rx per lcore " : " ",
+				 (unsigned long long)(v - x->last_wrx[i]));
+
+		x->last_wrx[i] = v;
+		if (n < 0 || (size_t)n >= sizeof(per) - len)
+			break;
+		len += (size_t)n;
+	}
+	fprintf(stderr, "%7.1fs  rx %llu tx %llu not answered %llu%s%s\n", el,
 		(unsigned long long)(rx - x->last_rx),
 		(unsigned long long)(tx - x->last_tx),
-		(unsigned long long)(drop - x->last_drop));
+		(unsigned long long)(drop - x->last_drop), per,
+		run->n_workers > 8 ? " ..." : "");
 	x->last_rx = rx;
 	x->last_tx = tx;
 	x->last_drop = drop;

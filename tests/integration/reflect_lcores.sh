@@ -112,7 +112,7 @@ kernel_flows() {
 afpacket_run() {
 	start_reflector "$LP_NS_REFL" -l 0,1 "${EAL_COMMON[@]}" \
 		--vdev "net_af_packet0,iface=$LP_IF_REFL,qpairs=2" \
-		-- --addr "$LP_ADDR_REFL" -q --json "$WORK/$1.json"
+		-- --addr "$LP_ADDR_REFL" --json "$WORK/$1.json"
 	kernel_flows "$1" "$2"
 	stop_reflector
 	[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.log" >&2; fail "$1: reflector exited $REFL_RC"; }
@@ -120,6 +120,9 @@ afpacket_run() {
 
 afpacket_run afpacket 16
 check_workers "$WORK/afpacket.json" 2 2 || fail "af_packet qpairs=2, 16 flows"
+# The live line (each second, stderr) gives each lcore's frames too.
+grep -qE '^ +[0-9.]+s  rx [0-9]+ tx [0-9]+ not answered [0-9]+  rx per lcore [0-9]+ [0-9]+$' "$WORK/refl.log" ||
+	{ cat "$WORK/refl.log" >&2; fail "af_packet: no per-lcore rx in the live line"; }
 # af_packet counts per queue: its count is the workers' rx.
 $PY - "$WORK/afpacket.json" <<'EOF' || fail "af_packet: per-queue PMD counters"
 import json, sys
