@@ -451,6 +451,54 @@ reflect_open_outputs(struct app_run *r)
 	return ret;
 }
 
+/* --metrics: per worker (lcore and queue labels; as many as -l has). */
+static int
+reflect_metrics_lcores(struct app_run *r, struct metrics_buf *b)
+{
+	static const struct {
+		const char *name, *help;
+		enum reflector_counter c; /* RC__COUNT: every answered.* */
+	} fam[] = {
+		{"latprobe_reflector_lcore_rx_frames_total",
+		 "Frames each reflector lcore received from its queue", RC_RX},
+		{"latprobe_reflector_lcore_answered_total",
+		 "Requests each reflector lcore answered, every protocol",
+		 RC__COUNT},
+		{"latprobe_reflector_lcore_tx_dropped_total",
+		 "Answers the tx queue of each reflector lcore did not take",
+		 RC_DROP_TX},
+	};
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+
+	for (unsigned k = 0; k < RTE_DIM(fam); k++) {
+		metrics_family(b, fam[k].name, "counter", fam[k].help);
+		for (unsigned i = 0; i < run->n_workers; i++) {
+			const struct reflector_worker *w = &run->w[i];
+			char lc[12], qu[12];
+			struct metrics_label l[2] = {{"lcore", lc},
+						     {"queue", qu}};
+			uint64_t v = 0;
+			int ret;
+
+			snprintf(lc, sizeof(lc), "%u", r->worker_lcore[i]);
+			snprintf(qu, sizeof(qu), "%u", w->q->queue_id);
+			if (fam[k].c != RC__COUNT)
+				v = reflector_counter_read(w, fam[k].c);
+			else
+				for (unsigned c = 0; c < RC__COUNT; c++)
+					if (strncmp(reflector_counter_name(c),
+						    "answered.", 9) == 0)
+						v += reflector_counter_read(w,
+									    c);
+			ret = metrics_counter(b, fam[k].name, l, 2, v);
+			if (ret != 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * --metrics, from the metrics thread: the workers' counters and turnaround
  * histograms read relaxed (they only grow), merged in this thread's own
@@ -499,6 +547,12 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 		l[0] = (struct metrics_label){"reason", n + 8};
 		metrics_counter(b, "latprobe_reflector_dropped_total", l, 1,
 				sum_counter(run, c));
+	}
+	if (x->sock == NULL) {
+		int ret = reflect_metrics_lcores(r, b);
+
+		if (ret != 0)
+			return ret;
 	}
 	histogram_init(x->mx_sum);
 	for (unsigned i = 0; i < run->n_workers; i++) {

@@ -108,12 +108,17 @@ kernel_flows() {
 	done
 }
 
-# afpacket_run NAME FLOWS: an af_packet reflector on 2 lcores, FLOWS flows.
+# afpacket_run NAME FLOWS: an af_packet reflector on 2 lcores, FLOWS flows;
+# its /metrics (namespace loopback) scraped into $WORK/NAME.prom at the end.
 afpacket_run() {
 	start_reflector "$LP_NS_REFL" -l 0,1 "${EAL_COMMON[@]}" \
 		--vdev "net_af_packet0,iface=$LP_IF_REFL,qpairs=2" \
-		-- --addr "$LP_ADDR_REFL" --json "$WORK/$1.json"
+		-- --addr "$LP_ADDR_REFL" --json "$WORK/$1.json" --metrics 127.0.0.1:9181
 	kernel_flows "$1" "$2"
+	if lp_have curl; then
+		ip netns exec "$LP_NS_REFL" curl -sS --max-time 5 -o "$WORK/$1.prom" \
+			http://127.0.0.1:9181/metrics || fail "$1: /metrics scrape failed"
+	fi
 	stop_reflector
 	[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.log" >&2; fail "$1: reflector exited $REFL_RC"; }
 }
@@ -130,6 +135,30 @@ for x in json.load(open(sys.argv[1]))["workers"]:
     if x["queue_rx_packets"] != x["rx"]:
         sys.exit(f"queue {x['queue']}: PMD says {x['queue_rx_packets']}, worker {x['rx']}")
 EOF
+
+# /metrics: the same per lcore, labelled by lcore and queue.
+if [ -f "$WORK/afpacket.prom" ]; then
+	! lp_have promtool || promtool check metrics <"$WORK/afpacket.prom" ||
+		fail "promtool check metrics: per-lcore families"
+	$PY - "$WORK/afpacket.prom" "$WORK/afpacket.json" <<'EOF' || fail "af_packet: per-lcore metrics"
+import json, sys
+v = {}
+for line in open(sys.argv[1]):
+    if line.startswith('#') or not line.strip():
+        continue
+    k, val = line.rsplit(' ', 1)
+    v[k] = float(val)
+for x in json.load(open(sys.argv[2]))["workers"]:
+    lab = '{lcore="%d",queue="%d"}' % (x["lcore"], x["queue"])
+    # Scraped before the reflector stopped: at most what it finally says.
+    ans = v['latprobe_reflector_lcore_answered_total' + lab]
+    rx = v['latprobe_reflector_lcore_rx_frames_total' + lab]
+    assert 0 < ans <= x["answered"] and 0 < rx <= x["rx"], (lab, ans, rx, x)
+    assert v['latprobe_reflector_lcore_tx_dropped_total' + lab] == 0
+EOF
+else
+	echo "$LP_PROG: no curl: the /metrics part left out"
+fi
 
 # One flow: one worker answers it all, the report names the other.
 afpacket_run afpacket1 1
