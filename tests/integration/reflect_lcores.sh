@@ -174,7 +174,7 @@ LP_BG_LOG=$WORK/xdp.log lp_bg_ns "$LP_NS_REFL" "$LATPROBE" reflect -l 0,1 \
 	-- --addr "$LP_ADDR_REFL" -q --json "$WORK/afxdp.json"
 REFL_PID=$LP_LAST_PID
 xdp_up=0
-for i in $(seq 200); do
+for _ in $(seq 200); do
 	grep -q '^latprobe reflect: ' "$WORK/xdp.log" && { xdp_up=1; break; }
 	lp_alive "$REFL_PID" || break
 	sleep 0.1
