@@ -62,23 +62,28 @@ sock=$LP_RUN_DIR/${LP_NS_PREFIX}memif.sock
 memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }
 
 # memif_run NAME PROBE_LCORES: reflector on lcores 0,1, a prober on
-# PROBE_LCORES for 2 s; the reflector's JSON in $WORK/NAME.json, its text
-# report in $WORK/refl.log. One retry on the DPDK 22.11 memif race.
+# PROBE_LCORES; the reflector's JSON in $WORK/NAME.json, its text report in
+# $WORK/refl.log. The reflector is stopped while the prober still sends: a
+# memif reflector that sees its peer leave while it polls can fault inside
+# DPDK 22.11's rx burst (docs/design.md, Known limits), and with two polling
+# lcores on 2 CPUs that happened in two runs in a row here. The prober's
+# own end is not looked at (it may meet the same fault when we leave).
 memif_run() {
-	local name=$1 lcores=$2 attempt
-	for attempt in 1 2; do
-		rm -f "$sock"
-		start_reflector - -l 0,1 "${EAL_COMMON[@]}" --vdev "$(memif server)" \
-			-- --addr 198.18.0.2/24 -q --json "$WORK/$name.json"
-		"$LATPROBE" probe -l "$lcores" "${EAL_COMMON[@]}" --vdev "$(memif client)" \
-			-- --addr 198.18.0.1/24 -t 2 -w 0 -q 198.18.0.2 \
-			>"$WORK/$name-probe.txt" 2>"$WORK/$name-probe.err" ||
-			{ cat "$WORK/$name-probe.err" >&2; fail "$name: probe exited $?"; }
-		stop_reflector
-		[ "$attempt" -eq 1 ] && memif_race && continue
-		[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.log" >&2; fail "$name: reflector exited $REFL_RC"; }
-		return 0
-	done
+	local name=$1 lcores=$2 probe_pid
+	rm -f "$sock"
+	start_reflector - -l 0,1 "${EAL_COMMON[@]}" --vdev "$(memif server)" \
+		-- --addr 198.18.0.2/24 -q --json "$WORK/$name.json"
+	LP_BG_LOG=$WORK/$name-probe.log lp_bg_ns - "$LATPROBE" probe -l "$lcores" \
+		"${EAL_COMMON[@]}" --vdev "$(memif client)" \
+		-- --addr 198.18.0.1/24 -t 20 -w 0 -q 198.18.0.2
+	probe_pid=$LP_LAST_PID
+	lp_wait_for "$WORK/$name-probe.log" '^latprobe probe: ' 20 ||
+		{ cat "$WORK/$name-probe.log" >&2; fail "$name: the prober did not start"; }
+	sleep 2
+	stop_reflector
+	kill -INT "$probe_pid" 2>/dev/null || true
+	wait "$probe_pid" 2>/dev/null || true
+	[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.log" >&2; fail "$name: reflector exited $REFL_RC"; }
 }
 
 memif_run memif2 0,1
@@ -167,6 +172,11 @@ check_workers "$WORK/afpacket1.json" 2 1 || fail "af_packet qpairs=2, 1 flow"
 	fail "af_packet, 1 flow: its STAMP answers on more than one worker"
 grep -qE 'lcore [01] \(queue [01]\) answered nothing while the others answered' "$WORK/refl.log" ||
 	{ cat "$WORK/refl.log" >&2; fail "af_packet, 1 flow: the idle worker is not named"; }
+
+# More lcores than the port has queues: one line saying how many it has.
+LP_EXPECT_STDERR=1 LP_EXPECT_ONE_LINE=1 expect 4 'has 1 rx/tx queue pair\(s\) for us and EAL -l gives 2 lcores' \
+	ip netns exec "$LP_NS_REFL" "$LATPROBE" reflect -l 0,1 "${EAL_COMMON[@]}" \
+	--vdev "net_af_xdp0,iface=$LP_IF_REFL" -- --addr "$LP_ADDR_REFL" -q --no-doctor -t 1
 
 # af_xdp with two queues: only where the PMD takes queue_count=2 on a veth.
 LP_BG_LOG=$WORK/xdp.log lp_bg_ns "$LP_NS_REFL" "$LATPROBE" reflect -l 0,1 \
