@@ -51,6 +51,11 @@ reflect_usage(FILE *f)
 	      "answer\n"
 	      "fragmented again. Everything else is counted by reason and "
 	      "dropped.\n"
+	      "With several lcores (EAL -l), each answers the frames of its "
+	      "own queue\n"
+	      "(RSS, af_packet qpairs=N, memif's queue pairs); the report, "
+	      "the JSON\n"
+	      "(workers) and --metrics give each lcore's counters.\n"
 	      "\n"
 	      "  --addr A.B.C.D/LEN    our IPv4 address, and/or X:X::X/LEN our "
 	      "IPv6 address\n"
@@ -283,6 +288,9 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 struct reflect_run {
 	struct reflector_worker w[RTE_MAX_LCORE];
 	unsigned n_workers;
+	/* The port's per-queue counters before the workers start (DPDK). */
+	struct port_queue_stats qs_before;
+	bool have_qs;
 };
 
 struct reflect_ctx {
@@ -295,6 +303,7 @@ struct reflect_ctx {
 	char addr_str[2 * CLI_IP_STRLEN + 16];
 	struct histogram *mx_snap, *mx_sum;   /* the metrics thread's */
 	uint64_t last_rx, last_tx, last_drop; /* live line */
+	uint64_t last_wrx[RTE_MAX_LCORE];     /* live line, per worker */
 };
 
 static int
@@ -335,11 +344,27 @@ reflect_tick(struct app_run *r, double el)
 			sum_counter(run, RC_ICMP) - sum_counter(run, RC_STAMP) -
 			sum_counter(run, RC_SOCKPERF) -
 			sum_counter(run, RC_ECHO);
+	char per[160] = "";
+	size_t len = 0;
 
-	fprintf(stderr, "%7.1fs  rx %llu tx %llu not answered %llu\n", el,
+	/* Several workers: each one's frames that second, up to 8. */
+	for (unsigned i = 0; run->n_workers > 1 && i < run->n_workers && i < 8;
+	     i++) {
+		uint64_t v = reflector_counter_read(&run->w[i], RC_RX);
+		int n = snprintf(per + len, sizeof(per) - len, "%s%llu",
+				 i == 0 ? "  rx per lcore " : " ",
+				 (unsigned long long)(v - x->last_wrx[i]));
+
+		x->last_wrx[i] = v;
+		if (n < 0 || (size_t)n >= sizeof(per) - len)
+			break;
+		len += (size_t)n;
+	}
+	fprintf(stderr, "%7.1fs  rx %llu tx %llu not answered %llu%s%s\n", el,
 		(unsigned long long)(rx - x->last_rx),
 		(unsigned long long)(tx - x->last_tx),
-		(unsigned long long)(drop - x->last_drop));
+		(unsigned long long)(drop - x->last_drop), per,
+		run->n_workers > 8 ? " ..." : "");
 	x->last_rx = rx;
 	x->last_tx = tx;
 	x->last_drop = drop;
@@ -431,6 +456,54 @@ reflect_open_outputs(struct app_run *r)
 	return ret;
 }
 
+/* --metrics: per worker (lcore and queue labels; as many as -l has). */
+static int
+reflect_metrics_lcores(struct app_run *r, struct metrics_buf *b)
+{
+	static const struct {
+		const char *name, *help;
+		enum reflector_counter c; /* RC__COUNT: every answered.* */
+	} fam[] = {
+		{"latprobe_reflector_lcore_rx_frames_total",
+		 "Frames each reflector lcore received from its queue", RC_RX},
+		{"latprobe_reflector_lcore_answered_total",
+		 "Requests each reflector lcore answered, every protocol",
+		 RC__COUNT},
+		{"latprobe_reflector_lcore_tx_dropped_total",
+		 "Answers the tx queue of each reflector lcore did not take",
+		 RC_DROP_TX},
+	};
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+
+	for (unsigned k = 0; k < RTE_DIM(fam); k++) {
+		metrics_family(b, fam[k].name, "counter", fam[k].help);
+		for (unsigned i = 0; i < run->n_workers; i++) {
+			const struct reflector_worker *w = &run->w[i];
+			char lc[12], qu[12];
+			struct metrics_label l[2] = {{"lcore", lc},
+						     {"queue", qu}};
+			uint64_t v = 0;
+			int ret;
+
+			snprintf(lc, sizeof(lc), "%u", r->worker_lcore[i]);
+			snprintf(qu, sizeof(qu), "%u", w->q->queue_id);
+			if (fam[k].c != RC__COUNT)
+				v = reflector_counter_read(w, fam[k].c);
+			else
+				for (unsigned c = 0; c < RC__COUNT; c++)
+					if (strncmp(reflector_counter_name(c),
+						    "answered.", 9) == 0)
+						v += reflector_counter_read(w,
+									    c);
+			ret = metrics_counter(b, fam[k].name, l, 2, v);
+			if (ret != 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * --metrics, from the metrics thread: the workers' counters and turnaround
  * histograms read relaxed (they only grow), merged in this thread's own
@@ -479,6 +552,12 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 		l[0] = (struct metrics_label){"reason", n + 8};
 		metrics_counter(b, "latprobe_reflector_dropped_total", l, 1,
 				sum_counter(run, c));
+	}
+	if (x->sock == NULL) {
+		int ret = reflect_metrics_lcores(r, b);
+
+		if (ret != 0)
+			return ret;
 	}
 	histogram_init(x->mx_sum);
 	for (unsigned i = 0; i < run->n_workers; i++) {
@@ -590,6 +669,10 @@ reflect_init_workers(struct app_run *r)
 		}
 		x->run->n_workers = i + 1;
 	}
+	if (x->sock == NULL)
+		x->run->have_qs =
+			port_queue_stats_read(r->port.id, r->port.n_queues,
+					      &x->run->qs_before) == 0;
 	return EXIT_OK;
 }
 
@@ -613,6 +696,68 @@ reflect_start_line(struct app_run *r)
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
 		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
+	/* DPDK 22.11 memif: a server queue beyond the client's ring count
+	 * is left without a ring of its own (seen here with a one-queue
+	 * client: queue 1 answered frames the client sent on its only ring,
+	 * and in one run of two the reflector crashed). */
+	if (x->sock == NULL && x->run->n_workers > 1 &&
+	    strcmp(r->port.driver, "net_memif") == 0)
+		app_warn("memif with %u queues: the client must use %u queue "
+			 "pairs too (latprobe probe -l with %u lcores); with "
+			 "fewer, DPDK's memif polls one ring from two queues",
+			 x->run->n_workers, x->run->n_workers,
+			 x->run->n_workers);
+}
+
+/*
+ * One report_reflect_worker per worker, from its counters and the port's
+ * per-queue counters over the run; answered_by points into by (RC__COUNT
+ * per worker).
+ */
+static void
+reflect_workers(struct app_run *r, struct report_reflect_worker *out,
+		struct report_counter *by)
+{
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+	struct port_queue_stats after, d;
+	bool per_queue = false;
+
+	memset(&d, 0, sizeof(d));
+	if (run->have_qs &&
+	    port_queue_stats_read(r->port.id, r->port.n_queues, &after) == 0)
+		per_queue = port_queue_stats_delta(&run->qs_before, &after, &d);
+	for (unsigned i = 0; i < run->n_workers; i++) {
+		const struct reflector_worker *w = &run->w[i];
+		struct report_reflect_worker *o = &out[i];
+		struct report_counter *b = &by[(size_t)i * RC__COUNT];
+
+		memset(o, 0, sizeof(*o));
+		o->lcore = x->sock != NULL ? -1 : (int)r->worker_lcore[i];
+		o->queue = x->sock != NULL ? -1 : (int)w->q->queue_id;
+		o->rx = reflector_counter_read(w, RC_RX);
+		o->tx = reflector_counter_read(w, RC_TX);
+		o->tx_dropped = reflector_counter_read(w, RC_DROP_TX);
+		o->answered_by = b;
+		for (unsigned c = 0; c < RC__COUNT; c++) {
+			const char *n = reflector_counter_name(c);
+			uint64_t v = reflector_counter_read(w, c);
+
+			if (strncmp(n, "answered.", 9) == 0) {
+				b[o->n_answered_by].name = n + 9;
+				b[o->n_answered_by++].value = v;
+				o->answered += v;
+			} else if (strncmp(n, "dropped.", 8) == 0 &&
+				   c != RC_DROP_TX && c != RC_DROP_NOMBUF) {
+				o->ignored += v;
+			}
+		}
+		if (per_queue && o->queue >= 0 && o->queue < d.n) {
+			o->have_queue_stats = true;
+			o->queue_rx_packets = d.q_ipackets[o->queue];
+			o->queue_rx_errors = d.q_errors[o->queue];
+		}
+	}
 }
 
 static int
@@ -626,17 +771,24 @@ reflect_report(struct app_run *r, double duration_s,
 	struct histogram *turn = histogram_create();
 	struct histogram *hw_rxd = histogram_create();
 	struct report_hw hw = {.rx_delay = hw_rxd};
+	struct report_reflect_worker *workers =
+		calloc(run->n_workers + 1, sizeof(*workers));
+	struct report_counter *by =
+		calloc((size_t)(run->n_workers + 1) * RC__COUNT, sizeof(*by));
 	struct report_reflect rep;
 	struct report_meta meta;
 	char iface[160];
 	int ret = EXIT_OK;
 
-	if (turn == NULL || hw_rxd == NULL) {
+	if (turn == NULL || hw_rxd == NULL || workers == NULL || by == NULL) {
 		app_err("out of memory");
 		histogram_destroy(turn);
 		histogram_destroy(hw_rxd);
+		free(workers);
+		free(by);
 		return EXIT_RUNTIME;
 	}
+	reflect_workers(r, workers, by);
 	for (unsigned k = 0; k < RC__COUNT; k++) {
 		counters[k].name = reflector_counter_name(k);
 		counters[k].value = sum_counter(run, k);
@@ -662,6 +814,8 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.port.n_delta = n_xs;
 	rep.port.path = r->path;
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
+	rep.workers = workers;
+	rep.n_workers = run->n_workers;
 	if (rep.hw != NULL)
 		app_hw_check(&hw);
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,
@@ -693,6 +847,8 @@ reflect_report(struct app_run *r, double duration_s,
 		report_meta_fini(&meta);
 	histogram_destroy(turn);
 	histogram_destroy(hw_rxd);
+	free(workers);
+	free(by);
 	return ret;
 }
 

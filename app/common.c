@@ -309,6 +309,31 @@ app_args_free(struct app_args *a)
 	a->eal_argv = a->app_argv = NULL;
 }
 
+/*
+ * One rx/tx queue pair per lcore: say so before port_setup() fails with
+ * -ENOTSUP on a port that has fewer (af_xdp over a veth has one).
+ */
+static int
+dpdk_queue_check(uint16_t port_id, unsigned n_lcores)
+{
+	struct rte_eth_dev_info info;
+	unsigned max;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0)
+		return EXIT_OK; /* port_setup() says what is wrong */
+	max = RTE_MIN(info.max_rx_queues, info.max_tx_queues);
+	max = RTE_MIN(max, (unsigned)PORT_MAX_QUEUES);
+	if (n_lcores <= max)
+		return EXIT_OK;
+	app_err("port %u (%s) has %u rx/tx queue pair(s) for us and EAL -l "
+		"gives %u lcores, one queue pair each: give -l at most %u "
+		"lcore(s), or the port more queues (af_packet: qpairs=N; "
+		"af_xdp: queue_count=N, on an interface with N combined "
+		"channels, which a veth has not)",
+		port_id, info.driver_name, max, n_lcores, max);
+	return EXIT_SETUP;
+}
+
 /* The port, once EAL is up; an exit code (message printed). */
 static int
 dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
@@ -323,6 +348,9 @@ dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
 		return EXIT_SETUP;
 	}
 	d->n_lcores = rte_lcore_count();
+	ret = dpdk_queue_check(port_id, d->n_lcores);
+	if (ret != EXIT_OK)
+		return ret;
 	memset(pc, 0, sizeof(*pc));
 	pc->n_queues = (uint16_t)d->n_lcores;
 	pc->promiscuous = promisc;

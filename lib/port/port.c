@@ -434,6 +434,30 @@ port_failsafe_vf_subs(uint16_t port_id)
 	return mask < 0 ? PORT_PATH_FAILSAFE_VF_SUBS : (uint32_t)mask;
 }
 
+int
+port_queue_stats_read(uint16_t port_id, uint16_t n, struct port_queue_stats *s)
+{
+	struct rte_eth_stats st;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (n > PORT_QSTATS_MAX || n > RTE_ETHDEV_QUEUE_STAT_CNTRS)
+		return -EINVAL;
+	ret = rte_eth_stats_get(port_id, &st);
+	if (ret != 0)
+		return ret;
+	s->n = n;
+	s->ipackets = st.ipackets;
+	s->imissed = st.imissed;
+	s->ierrors = st.ierrors;
+	for (uint16_t q = 0; q < n; q++) {
+		s->q_ipackets[q] = st.q_ipackets[q];
+		s->q_errors[q] = st.q_errors[q];
+		s->q_opackets[q] = st.q_opackets[q];
+	}
+	return 0;
+}
+
 /*
  * The port's extended statistics, names and values in *xn and *xs (calloc'd;
  * the caller frees both, also on failure): their number, or a negative

@@ -74,3 +74,33 @@ port_xstats_free(struct port_xstats *x)
 	x->values = NULL;
 	x->n = 0;
 }
+
+static uint64_t
+grew(uint64_t before, uint64_t after)
+{
+	return after > before ? after - before : 0;
+}
+
+bool
+port_queue_stats_delta(const struct port_queue_stats *before,
+		       const struct port_queue_stats *after,
+		       struct port_queue_stats *d)
+{
+	uint16_t n = after->n <= PORT_QSTATS_MAX ? after->n : PORT_QSTATS_MAX;
+	uint64_t sum = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->n = n;
+	d->ipackets = grew(before->ipackets, after->ipackets);
+	d->imissed = grew(before->imissed, after->imissed);
+	d->ierrors = grew(before->ierrors, after->ierrors);
+	for (uint16_t q = 0; q < n; q++) {
+		d->q_ipackets[q] =
+			grew(before->q_ipackets[q], after->q_ipackets[q]);
+		d->q_errors[q] = grew(before->q_errors[q], after->q_errors[q]);
+		d->q_opackets[q] =
+			grew(before->q_opackets[q], after->q_opackets[q]);
+		sum += d->q_ipackets[q];
+	}
+	return d->ipackets != 0 && sum == d->ipackets;
+}

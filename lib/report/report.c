@@ -1019,6 +1019,79 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	return stream_status(out);
 }
 
+/* A count that may be unknown, right-aligned in w columns ("-"). */
+static void
+text_count_or_dash(FILE *out, int w, bool known, uint64_t v)
+{
+	if (known)
+		fprintf(out, " %*" PRIu64, w, v);
+	else
+		fprintf(out, " %*s", w, "-");
+}
+
+/*
+ * Several workers: one row each, with its share of the answers, then a line
+ * for a worker that answered nothing while the others answered.
+ */
+static void
+text_reflect_workers(FILE *out, const struct report_reflect *r)
+{
+	uint64_t total = 0;
+
+	if (r->n_workers < 2)
+		return;
+	for (unsigned i = 0; i < r->n_workers; i++)
+		total += r->workers[i].answered;
+	fprintf(out, "Per lcore (%u workers, each answers its own queue):\n",
+		r->n_workers);
+	fprintf(out, "  %5s %5s %12s %12s %6s %10s %10s %12s %10s\n", "lcore",
+		"queue", "rx", "answered", "share", "ignored", "tx_dropped",
+		"queue_rx", "rx_errors");
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		const struct report_reflect_worker *w = &r->workers[i];
+
+		fputs("  ", out);
+		if (w->lcore >= 0)
+			fprintf(out, "%5d", w->lcore);
+		else
+			fprintf(out, "%5s", "-");
+		if (w->queue >= 0)
+			fprintf(out, " %5d", w->queue);
+		else
+			fprintf(out, " %5s", "-");
+		fprintf(out, " %12" PRIu64 " %12" PRIu64, w->rx, w->answered);
+		if (total != 0)
+			fprintf(out, " %5.1f%%",
+				(double)w->answered * 100.0 / (double)total);
+		else
+			fprintf(out, " %6s", "-");
+		fprintf(out, " %10" PRIu64 " %10" PRIu64, w->ignored,
+			w->tx_dropped);
+		text_count_or_dash(out, 12, w->have_queue_stats,
+				   w->queue_rx_packets);
+		text_count_or_dash(out, 10, w->have_queue_stats,
+				   w->queue_rx_errors);
+		fputc('\n', out);
+	}
+	if (total == 0)
+		return;
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		const struct report_reflect_worker *w = &r->workers[i];
+
+		if (w->answered != 0)
+			continue;
+		fprintf(out,
+			"  lcore %d (queue %d) answered nothing while the "
+			"others "
+			"answered %" PRIu64
+			": no request reached its queue (the port spreads "
+			"flows by a hash, RSS or af_packet's fanout, or pairs "
+			"its queues with the peer's as memif does: probe with "
+			"more flows, or as many lcores)\n",
+			w->lcore, w->queue, total);
+	}
+}
+
 int
 report_reflect_text(const struct report_reflect *r, FILE *out)
 {
@@ -1026,7 +1099,8 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	unsigned i, shown = 0;
 
 	if (r == NULL || out == NULL ||
-	    (r->n_counters != 0 && r->counters == NULL))
+	    (r->n_counters != 0 && r->counters == NULL) ||
+	    (r->n_workers != 0 && r->workers == NULL))
 		return -EINVAL;
 	for (i = 0; i < r->n_counters; i++) {
 		const char *name = str_or(r->counters[i].name, "?");
@@ -1050,6 +1124,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 		fprintf(out, "  (every counter is zero)\n");
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_reflect_workers(out, r);
 	text_hw(out, r->hw, "T2");
 	text_xstats(out, &r->port);
 	text_path(out, r->port.path);
@@ -1595,6 +1670,66 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
+/* An integer, or null when negative (unknown). */
+static void
+jset_int_or_null(struct json_object *o, const char *key, int v, int *err)
+{
+	if (v < 0) {
+		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
+			*err = -ENOMEM;
+		return;
+	}
+	jset(o, key, json_object_new_int(v), err);
+}
+
+static void
+jset_u64_or_null(struct json_object *o, const char *key, bool known, uint64_t v,
+		 int *err)
+{
+	if (!known) {
+		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
+			*err = -ENOMEM;
+		return;
+	}
+	jset_u64(o, key, v, err);
+}
+
+/* "workers": [{lcore, queue, rx, tx, answered, answered_by, ...}] */
+static struct json_object *
+json_reflect_workers(const struct report_reflect *r, int *err)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < r->n_workers && a != NULL; i++) {
+		const struct report_reflect_worker *w = &r->workers[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *by = json_object_new_object();
+
+		jset_int_or_null(o, "lcore", w->lcore, err);
+		jset_int_or_null(o, "queue", w->queue, err);
+		jset_u64(o, "rx", w->rx, err);
+		jset_u64(o, "tx", w->tx, err);
+		jset_u64(o, "answered", w->answered, err);
+		for (unsigned k = 0;
+		     k < w->n_answered_by && w->answered_by != NULL; k++)
+			if (w->answered_by[k].name != NULL)
+				jset_u64(by, w->answered_by[k].name,
+					 w->answered_by[k].value, err);
+		jset(o, "answered_by", by, err);
+		jset_u64(o, "ignored", w->ignored, err);
+		jset_u64(o, "tx_dropped", w->tx_dropped, err);
+		jset_u64_or_null(o, "queue_rx_packets", w->have_queue_stats,
+				 w->queue_rx_packets, err);
+		jset_u64_or_null(o, "queue_rx_errors", w->have_queue_stats,
+				 w->queue_rx_errors, err);
+		if (o == NULL || json_object_array_add(a, o) != 0) {
+			json_object_put(o);
+			*err = -ENOMEM;
+		}
+	}
+	return a;
+}
+
 int
 report_reflect_json(const struct report_reflect *r, FILE *out)
 {
@@ -1603,7 +1738,8 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	unsigned i;
 
 	if (r == NULL || out == NULL ||
-	    (r->n_counters != 0 && r->counters == NULL))
+	    (r->n_counters != 0 && r->counters == NULL) ||
+	    (r->n_workers != 0 && r->workers == NULL))
 		return -EINVAL;
 	for (i = 0; i < r->n_counters; i++)
 		if (r->counters[i].name == NULL)
@@ -1620,6 +1756,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 		jset_u64(counters, r->counters[i].name, r->counters[i].value,
 			 &err);
 	jset(root, "counters", counters, &err);
+	jset(root, "workers", json_reflect_workers(r, &err), &err);
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);

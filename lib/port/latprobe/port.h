@@ -20,6 +20,8 @@
 #include "latprobe/xstats.h"
 
 #define PORT_MAX_QUEUES 16
+_Static_assert(PORT_MAX_QUEUES <= PORT_QSTATS_MAX,
+	       "port_queue_stats holds every queue");
 
 struct port_conf {
 	uint16_t n_queues; /* one per worker lcore */
@@ -127,6 +129,15 @@ int port_vf_get(uint16_t port_id, uint16_t *vf_port, char *vf_driver,
  * layout) when they cannot be read. Any other port: that default too.
  */
 uint32_t port_failsafe_vf_subs(uint16_t port_id);
+
+/*
+ * The port's per-queue counters now (rte_eth_stats q_ipackets, q_errors,
+ * q_opackets of its first n queues; struct in xstats.h) and its totals, to
+ * be compared with a later read by port_queue_stats_delta().
+ */
+/* 0 or -errno (-EINVAL: n above PORT_QSTATS_MAX). */
+int port_queue_stats_read(uint16_t port_id, uint16_t n,
+			  struct port_queue_stats *s);
 
 /* Every extended stat of the port now (allocates); 0 or -errno. */
 int port_xstats_read(uint16_t port_id, struct port_xstats *x);

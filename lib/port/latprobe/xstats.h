@@ -36,6 +36,32 @@ unsigned port_xstats_moved(const struct port_xstats *before,
 			   const struct port_xstats *after, unsigned *idx,
 			   unsigned cap);
 
+/*
+ * A port's per-queue counters at one moment (rte_eth_stats q_ipackets,
+ * q_errors, q_opackets of its first n queues) and its totals;
+ * port_queue_stats_read() (port.c) fills one from the ethdev.
+ */
+#define PORT_QSTATS_MAX 16 /* RTE_ETHDEV_QUEUE_STAT_CNTRS of Debian's DPDK */
+struct port_queue_stats {
+	uint16_t n;
+	uint64_t ipackets, imissed, ierrors;
+	uint64_t q_ipackets[PORT_QSTATS_MAX];
+	uint64_t q_errors[PORT_QSTATS_MAX];
+	uint64_t q_opackets[PORT_QSTATS_MAX];
+};
+
+/*
+ * From before to after (two reads of the same port): the deltas into d
+ * (d->n = after->n; a counter that went down counts 0). Returns true when
+ * the PMD counted frames, per queue: the queues' received frames add up
+ * to the port's, and there were some. A PMD that does not fill q_ipackets
+ * leaves them 0 while ipackets grows; memif (22.11) reports nothing at all
+ * once its peer has disconnected (its ring count goes to 0).
+ */
+bool port_queue_stats_delta(const struct port_queue_stats *before,
+			    const struct port_queue_stats *after,
+			    struct port_queue_stats *d);
+
 /* Snapshot with a value per name; 0 or -errno. Free with port_xstats_free. */
 int port_xstats_alloc(struct port_xstats *x, unsigned n);
 void port_xstats_free(struct port_xstats *x);

@@ -368,6 +368,31 @@ int report_probe_text(const struct report_probe *r, FILE *out);
  */
 int report_probe_json(const struct report_probe *r, FILE *out);
 
+/*
+ * One reflector worker (an lcore and its rx/tx queue pair): JSON "workers"
+ * [{lcore, queue, rx, tx, answered, answered_by, ignored, tx_dropped,
+ * queue_rx_packets, queue_rx_errors}], a text table when there is more than
+ * one. The totals (counters) stay the run's.
+ */
+struct report_reflect_worker {
+	int lcore;	   /* EAL lcore id; -1: none (kernel backend: null) */
+	int queue;	   /* rx/tx queue of the port; -1: none (null) */
+	uint64_t rx;	   /* frames received */
+	uint64_t tx;	   /* frames sent */
+	uint64_t answered; /* requests answered, every protocol */
+	/* answered per protocol ("stamp", "sockperf", ...); may be NULL */
+	const struct report_counter *answered_by;
+	unsigned n_answered_by;
+	uint64_t ignored;    /* frames dropped by reason (not answered) */
+	uint64_t tx_dropped; /* answers the tx queue did not take */
+	/* The PMD's own count of this rx queue over the run (rte_eth_stats
+	 * q_ipackets, q_errors: frames it received, frames it dropped or
+	 * failed); have_queue_stats false: it does not count per queue
+	 * (null). */
+	bool have_queue_stats;
+	uint64_t queue_rx_packets, queue_rx_errors;
+};
+
 struct report_reflect {
 	const char *backend;
 	const char *addr;
@@ -381,14 +406,19 @@ struct report_reflect {
 	const struct report_meta *meta; /* NULL: not shown */
 	struct report_port_xstats port;
 	const struct report_hw *hw;
+	const struct report_reflect_worker *workers; /* may be NULL */
+	unsigned n_workers;
 };
 
 /*
  * Counters as "name value" lines (text: only those that are not zero) / a
  * JSON object name -> value (all of them; names are used whole, dots
- * included), turnaround summary when present, TSC facts.
- * 0, -EINVAL (a counter without a name, counters NULL with n_counters),
- * -ENOMEM or -EIO.
+ * included), turnaround summary when present, TSC facts; the workers (JSON
+ * "workers", always; text: a table with each one's share of the answers
+ * when there are several, and a line naming a worker that answered nothing
+ * while others did).
+ * 0, -EINVAL (a counter without a name, counters NULL with n_counters,
+ * workers NULL with n_workers), -ENOMEM or -EIO.
  */
 int report_reflect_text(const struct report_reflect *r, FILE *out);
 int report_reflect_json(const struct report_reflect *r, FILE *out);

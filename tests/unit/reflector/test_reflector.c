@@ -51,6 +51,8 @@ struct fx {
 	uint64_t rx_ol_flags; /* set on every received mbuf */
 	struct snap *snaps;
 	unsigned n_snaps;
+	unsigned n_tx_calls; /* tx bursts handed to the queue */
+	unsigned tx_room;    /* frames a tx burst takes; 0 = all */
 };
 
 static struct fx *cur;
@@ -60,6 +62,9 @@ snap_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct io_queue *inner = io_fake_queue(cur->f, 1);
 
+	cur->n_tx_calls++;
+	if (cur->tx_room != 0 && n > cur->tx_room)
+		n = (uint16_t)cur->tx_room;
 	for (uint16_t i = 0; i < n; i++) {
 		struct snap *s = &cur->snaps[cur->n_snaps % SNAP_MAX];
 
@@ -366,6 +371,71 @@ test_big_burst_answers_finished(void **state)
 	}
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
 	codec_reasm_destroy(r);
+}
+
+/*
+ * Answers leave in bursts: a full rx burst of STAMP requests goes out in one
+ * tx burst, a mixed one in at most two (STAMP answers after T3, then the
+ * rest); what a full tx queue does not take is freed and counted
+ * (dropped.tx_full), not retried frame by frame.
+ */
+static void
+test_answers_in_bursts(void **state)
+{
+	struct fx *x = *state;
+	uint8_t frame[256];
+
+	for (unsigned i = 0; i < REFLECTOR_BURST; i++) {
+		struct codec_flow fl =
+			flow(TW_PROBER_IP, (uint16_t)(30000 + i), 862);
+
+		tw_inject(x->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), &fl, i, 1));
+	}
+	x->n_tx_calls = 0;
+	assert_int_equal(reflector_poll(&x->rw), REFLECTOR_BURST);
+	assert_int_equal(x->n_tx_calls, 1);
+	assert_int_equal(rc(x, RC_TX), REFLECTOR_BURST);
+	assert_int_equal(tw_drain(x->f, 0), REFLECTOR_BURST);
+
+	/* Half STAMP, half UDP echo, interleaved. */
+	for (unsigned i = 0; i < REFLECTOR_BURST; i++) {
+		struct codec_flow fl = flow(TW_PROBER_IP, (uint16_t)(31000 + i),
+					    i % 2 ? 7 : 862);
+		uint8_t pl[32];
+
+		memset(pl, 0x61, sizeof(pl));
+		if (i % 2)
+			tw_inject(x->f, 1, frame,
+				  tw_build_udp(frame, sizeof(frame), &fl, pl,
+					       sizeof(pl)));
+		else
+			tw_inject(x->f, 1, frame,
+				  build_stamp(frame, sizeof(frame), &fl, i, 1));
+	}
+	x->n_tx_calls = 0;
+	assert_int_equal(reflector_poll(&x->rw), REFLECTOR_BURST);
+	assert_true(x->n_tx_calls >= 1 && x->n_tx_calls <= 2);
+	assert_int_equal(rc(x, RC_TX), 2 * REFLECTOR_BURST);
+	assert_int_equal(tw_drain(x->f, 0), REFLECTOR_BURST);
+
+	/* A tx queue with room for 5: the other 27 answers dropped, once. */
+	for (unsigned i = 0; i < REFLECTOR_BURST; i++) {
+		struct codec_flow fl =
+			flow(TW_PROBER_IP, (uint16_t)(32000 + i), 862);
+
+		tw_inject(x->f, 1, frame,
+			  build_stamp(frame, sizeof(frame), &fl, i, 1));
+	}
+	x->n_tx_calls = 0;
+	x->tx_room = 5;
+	assert_int_equal(reflector_poll(&x->rw), REFLECTOR_BURST);
+	x->tx_room = 0;
+	assert_int_equal(x->n_tx_calls, 1);
+	assert_int_equal(rc(x, RC_TX), 2 * REFLECTOR_BURST + 5);
+	assert_int_equal(rc(x, RC_DROP_TX), REFLECTOR_BURST - 5);
+	assert_int_equal(tw_drain(x->f, 0), 5);
+	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
 }
 
 /* Item: a bad UDP sum stays bad -------------------------------------------- */
@@ -1200,6 +1270,7 @@ main(void)
 	static const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_big_burst_answers_finished),
+		T(test_answers_in_bursts),
 		T(test_bad_udp_sum_stays_bad),
 		T(test_icmp_sum_updated),
 		T(test_stamp_shorter_than_14),

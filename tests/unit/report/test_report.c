@@ -954,6 +954,118 @@ test_reflect(void **state)
 	assert_int_equal(report_reflect_text(&r, stdout), -EINVAL);
 }
 
+/*
+ * workers[]: one object per worker with lcore, queue (null when -1), its
+ * counters, answered_by and the PMD's queue counters (null when unknown);
+ * the text table only with several workers, and a line naming a worker
+ * that answered nothing while the others answered.
+ */
+static void
+test_reflect_workers(void **state)
+{
+	static const struct report_counter by0[] = {{"stamp", 900}, {"arp", 1}};
+	static const struct report_counter by1[] = {{"stamp", 0}, {"arp", 0}};
+	struct report_reflect_worker w[2] = {
+		{.lcore = 3,
+		 .queue = 0,
+		 .rx = 905,
+		 .tx = 899,
+		 .answered = 901,
+		 .answered_by = by0,
+		 .n_answered_by = 2,
+		 .ignored = 4,
+		 .tx_dropped = 2,
+		 .have_queue_stats = true,
+		 .queue_rx_packets = 905,
+		 .queue_rx_errors = 6},
+		{.lcore = 5,
+		 .queue = 1,
+		 .answered_by = by1,
+		 .n_answered_by = 2},
+	};
+	struct report_reflect r = {
+		.backend = "dpdk",
+		.addr = "198.18.0.2/24",
+		.workers = w,
+		.n_workers = 2,
+	};
+	struct json_object *root, *a, *o;
+	char *text = NULL;
+
+	(void)state;
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
+	a = jget(root, "workers");
+	assert_true(json_object_is_type(a, json_type_array));
+	assert_int_equal(json_object_array_length(a), 2);
+	o = json_object_array_get_idx(a, 0);
+	assert_int_equal(jget_u64(o, "lcore"), 3);
+	assert_int_equal(jget_u64(o, "queue"), 0);
+	assert_int_equal(jget_u64(o, "rx"), 905);
+	assert_int_equal(jget_u64(o, "tx"), 899);
+	assert_int_equal(jget_u64(o, "answered"), 901);
+	assert_int_equal(jget_u64(o, "answered_by.stamp"), 900);
+	assert_int_equal(jget_u64(o, "answered_by.arp"), 1);
+	assert_int_equal(jget_u64(o, "ignored"), 4);
+	assert_int_equal(jget_u64(o, "tx_dropped"), 2);
+	assert_int_equal(jget_u64(o, "queue_rx_packets"), 905);
+	assert_int_equal(jget_u64(o, "queue_rx_errors"), 6);
+	o = json_object_array_get_idx(a, 1);
+	assert_int_equal(jget_u64(o, "lcore"), 5);
+	assert_int_equal(jget_u64(o, "answered"), 0);
+	/* The PMD did not count this queue: null, not 0. */
+	assert_true(jhas(o, "queue_rx_packets"));
+	assert_null(jget(o, "queue_rx_packets"));
+	assert_null(jget(o, "queue_rx_errors"));
+	json_object_put(root);
+	free(text);
+
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_non_null(strstr(text, "Per lcore (2 workers"));
+	assert_non_null(strstr(text,
+			       "      3     0          905          901 "
+			       "100.0%          4          2          905 "
+			       "         6\n"));
+	assert_non_null(strstr(text,
+			       "      5     1            0            0 "
+			       "  0.0%          0          0            - "
+			       "         -\n"));
+	assert_non_null(strstr(text, "lcore 5 (queue 1) answered nothing "
+				     "while the others answered 901"));
+	free(text);
+
+	/* Both answered: no such line. One worker: no table. */
+	w[1].answered = 1;
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_null(strstr(text, "answered nothing"));
+	free(text);
+	r.n_workers = 1;
+	CAPTURE(report_reflect_text(&r, m_), text);
+	assert_null(strstr(text, "Per lcore"));
+	free(text);
+
+	/* The kernel backend: no lcore, no queue. */
+	w[0].lcore = -1;
+	w[0].queue = -1;
+	w[0].have_queue_stats = false;
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
+	o = json_object_array_get_idx(jget(root, "workers"), 0);
+	assert_true(jhas(o, "lcore") && jhas(o, "queue"));
+	assert_null(jget(o, "lcore"));
+	assert_null(jget(o, "queue"));
+	json_object_put(root);
+	free(text);
+
+	r.workers = NULL;
+	assert_int_equal(report_reflect_json(&r, stdout), -EINVAL);
+	assert_int_equal(report_reflect_text(&r, stdout), -EINVAL);
+	/* No workers at all: an empty array. */
+	r.n_workers = 0;
+	CAPTURE_JSON(report_reflect_json(&r, m_), text, root);
+	assert_int_equal(json_object_array_length(jget(root, "workers")), 0);
+	json_object_put(root);
+	free(text);
+}
+
 /* port.xstats_delta: present with a port (probe and reflect), absent
  * without one; the text names what moved or says nothing did. */
 static void
@@ -1583,6 +1695,7 @@ main(void)
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_probe_errors),
 		cmocka_unit_test(test_reflect),
+		cmocka_unit_test(test_reflect_workers),
 		cmocka_unit_test(test_probe_targets),
 		cmocka_unit_test(test_probe_flows),
 		cmocka_unit_test(test_probe_first_packet),
