@@ -10,6 +10,7 @@
 
 #include <rte_mbuf.h>
 
+#include "latprobe/byteorder.h"
 #include "latprobe/prober.h"
 
 #define TCP_PROBE_WINDOW 64240
@@ -27,6 +28,16 @@ tcp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 {
 	return codec_build_tcp(buf, cap, &w->flow, isn_of(w, seq), 0,
 			       CODEC_TCP_SYN, TCP_PROBE_WINDOW, TCP_PROBE_MSS);
+}
+
+/* The ISN (offset 4 of the TCP header): everything else is the same. */
+static int
+tcp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	  uint64_t t1_unix_ns, uint64_t *sum)
+{
+	util_put_be32(l4 + 4, isn_of(w, seq));
+	*sum = prober_csum_add(*sum, l4 + 4, 4);
+	return 0;
 }
 
 static int
@@ -81,4 +92,5 @@ const struct probe_proto probe_proto_tcp_syn = {
 	.build = tcp_build,
 	.match = tcp_match,
 	.on_reply = tcp_on_reply,
+	.patch = tcp_patch,
 };

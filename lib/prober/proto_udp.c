@@ -74,6 +74,16 @@ udp_frame_build(const struct udp_payload_ops *ops, struct prober_worker *w,
 }
 
 static int
+udp_payload_match(const struct udp_payload_ops *ops, struct prober_worker *w,
+		  const uint8_t *p, size_t len, struct probe_reply *r)
+{
+	struct probe_payload_ctx c;
+
+	payload_ctx(w, &c);
+	return ops->match(&c, p, len, r);
+}
+
+static int
 udp_frame_match(const struct udp_payload_ops *ops, struct prober_worker *w,
 		const uint8_t *buf, const struct codec_frame *f,
 		struct probe_reply *r)
@@ -143,6 +153,23 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+/* Bytes of the UDP header in front of the payload, from l4. */
+#define PL CODEC_UDP_HLEN
+
+static int
+stamp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	    uint64_t t1_unix_ns, uint64_t *sum)
+{
+	if (w->auth != NULL)
+		return -ENOTSUP; /* the HMAC covers the whole packet */
+	/* stamp_payload_build()'s sequence number and timestamp. */
+	util_put_be32(l4 + PL, (uint32_t)seq);
+	util_put_be64(l4 + PL + 4,
+		      stamp_ts_from_ns(t1_unix_ns, PROBER_STAMP_EE));
+	*sum = prober_csum_add(*sum, l4 + PL, 12);
+	return 0;
+}
+
 static const struct udp_payload_ops stamp_payload = {
 	.build = stamp_payload_build,
 	.match = stamp_payload_match,
@@ -162,6 +189,13 @@ stamp_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&stamp_payload, w, buf, f, r);
 }
 
+static int
+stamp_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
+		    struct probe_reply *r)
+{
+	return udp_payload_match(&stamp_payload, w, p, len, r);
+}
+
 const struct probe_proto probe_proto_stamp = {
 	.name = "stamp",
 	.default_port = STAMP_PORT,
@@ -170,6 +204,8 @@ const struct probe_proto probe_proto_stamp = {
 	.min_size = STAMP_BASE_LEN,
 	.build = stamp_frame_build,
 	.match = stamp_frame_match,
+	.patch = stamp_patch,
+	.match_payload = stamp_match_payload,
 };
 
 /* sockperf ---------------------------------------------------------------- */
@@ -206,6 +242,16 @@ sockperf_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+/* sockperf and UDP echo: the 64-bit sequence number opens the payload. */
+static int
+seq64_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	    uint64_t t1_unix_ns, uint64_t *sum)
+{
+	util_put_be64(l4 + PL, seq);
+	*sum = prober_csum_add(*sum, l4 + PL, 8);
+	return 0;
+}
+
 static const struct udp_payload_ops sockperf_payload = {
 	.build = sockperf_payload_build,
 	.match = sockperf_payload_match,
@@ -225,6 +271,13 @@ sockperf_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&sockperf_payload, w, buf, f, r);
 }
 
+static int
+sockperf_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
+		       struct probe_reply *r)
+{
+	return udp_payload_match(&sockperf_payload, w, p, len, r);
+}
+
 const struct probe_proto probe_proto_sockperf = {
 	.name = "sockperf",
 	.default_port = SOCKPERF_PORT,
@@ -232,6 +285,8 @@ const struct probe_proto probe_proto_sockperf = {
 	.min_size = SOCKPERF_HDR_LEN,
 	.build = sockperf_frame_build,
 	.match = sockperf_frame_match,
+	.patch = seq64_patch,
+	.match_payload = sockperf_match_payload,
 };
 
 /* UDP echo: the payload starts with our 64-bit sequence number. ------------ */
@@ -279,6 +334,13 @@ echo_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&echo_payload, w, buf, f, r);
 }
 
+static int
+echo_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
+		   struct probe_reply *r)
+{
+	return udp_payload_match(&echo_payload, w, p, len, r);
+}
+
 const struct probe_proto probe_proto_udp_echo = {
 	.name = "udp-echo",
 	.default_port = ECHO_PORT,
@@ -286,6 +348,8 @@ const struct probe_proto probe_proto_udp_echo = {
 	.min_size = ECHO_MIN,
 	.build = echo_frame_build,
 	.match = echo_frame_match,
+	.patch = seq64_patch,
+	.match_payload = echo_match_payload,
 };
 
 /* ICMP echo: id per worker, payload starts with the 64-bit sequence. ----- */
@@ -329,10 +393,23 @@ icmp_match(struct prober_worker *w, const uint8_t *buf,
 	return 1;
 }
 
+/* The echo header's sequence number and the payload's 64-bit one, 10
+ * bytes from offset 6 of the ICMP header. */
+static int
+icmp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	   uint64_t t1_unix_ns, uint64_t *sum)
+{
+	util_put_be16(l4 + 6, (uint16_t)seq);
+	util_put_be64(l4 + CODEC_ICMP_HLEN, seq);
+	*sum = prober_csum_add(*sum, l4 + 6, 10);
+	return 0;
+}
+
 const struct probe_proto probe_proto_icmp = {
 	.name = "icmp",
 	.default_port = 0,
 	.min_size = ECHO_MIN,
 	.build = icmp_build,
 	.match = icmp_match,
+	.patch = icmp_patch,
 };
