@@ -799,22 +799,17 @@ take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
 			  measured);
 }
 
-/* One received frame, classified: an answer, an ICMP error, or ignored. */
-static enum rx_outcome
-take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
-	uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+/* One received frame, parsed and classified: an answer, an ICMP error, or
+ * ignored. Apart from the fast path (its frame on the stack). */
+static __attribute__((noinline)) enum rx_outcome
+take_rx_parsed(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
+	       uint64_t seq, uint64_t next, uint64_t t1, bool measured)
 {
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t vlan = w->flow.vlan ? w->flow.vlan_tci : 0;
 	struct codec_frame f;
 	enum io_csum ip;
 
-	if (w->conf->proto->match_payload != NULL) {
-		int o = take_fast(w, m, t4, seq, next, t1, measured);
-
-		if (o >= 0)
-			return (enum rx_outcome)o;
-	}
 	/* A frame in several segments is none of our answers' shape. */
 	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0) {
 		ignore(w, PROBER_IGN_TOO_SHORT);
@@ -864,6 +859,20 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	}
 	return take_frame(w, buf, &f, io_rx_l4_csum(m), t4, seq, next, t1,
 			  measured);
+}
+
+/* One received frame: the UDP fast path, else parsed. */
+static inline enum rx_outcome
+take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
+	uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+{
+	if (w->conf->proto->match_payload != NULL) {
+		int o = take_fast(w, m, t4, seq, next, t1, measured);
+
+		if (o >= 0)
+			return (enum rx_outcome)o;
+	}
+	return take_rx_parsed(w, m, t4, seq, next, t1, measured);
 }
 
 /* Drain the rx queue: did it answer (or make unreachable) the probe in
@@ -964,7 +973,7 @@ prober_tmpl_reset(struct prober_worker *w)
  * -ENOTSUP when w's probes cannot come from one (then tmpl.off is set, or
  * build() failed).
  */
-static int
+static __attribute__((noinline, cold)) int
 tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
 {
 	const struct probe_proto *p = w->conf->proto;

@@ -10,7 +10,6 @@
 
 #include <rte_mbuf.h>
 
-#include "latprobe/byteorder.h"
 #include "latprobe/prober.h"
 
 #define TCP_PROBE_WINDOW 64240
@@ -35,7 +34,9 @@ static int
 tcp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	  uint64_t t1_unix_ns, uint64_t *sum)
 {
-	util_put_be32(l4 + 4, isn_of(w, seq));
+	uint32_t isn = __builtin_bswap32(isn_of(w, seq));
+
+	memcpy(l4 + 4, &isn, sizeof(isn));
 	*sum = prober_csum_add(*sum, l4 + 4, 4);
 	return 0;
 }

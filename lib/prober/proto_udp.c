@@ -160,12 +160,15 @@ static int
 stamp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	    uint64_t t1_unix_ns, uint64_t *sum)
 {
+	uint32_t s32 = __builtin_bswap32((uint32_t)seq);
+	uint64_t ts = __builtin_bswap64(
+		stamp_ts_from_ns(t1_unix_ns, PROBER_STAMP_EE));
+
 	if (w->auth != NULL)
 		return -ENOTSUP; /* the HMAC covers the whole packet */
 	/* stamp_payload_build()'s sequence number and timestamp. */
-	util_put_be32(l4 + PL, (uint32_t)seq);
-	util_put_be64(l4 + PL + 4,
-		      stamp_ts_from_ns(t1_unix_ns, PROBER_STAMP_EE));
+	memcpy(l4 + PL, &s32, sizeof(s32));
+	memcpy(l4 + PL + 4, &ts, sizeof(ts));
 	*sum = prober_csum_add(*sum, l4 + PL, 12);
 	return 0;
 }
@@ -189,11 +192,35 @@ stamp_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&stamp_payload, w, buf, f, r);
 }
 
+/*
+ * stamp_payload_match() without the context (the fast path's): the answer
+ * fields read straight off the payload (RFC 8762 §4.3.1 offsets, as
+ * stamp_answer_parse() reads them); with a key, the generic matcher.
+ */
 static int
 stamp_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
 		    struct probe_reply *r)
 {
-	return udp_payload_match(&stamp_payload, w, p, len, r);
+	uint64_t t3, t2;
+	uint32_t s32;
+	uint16_t ee;
+
+	if (w->auth != NULL)
+		return udp_payload_match(&stamp_payload, w, p, len, r);
+	if (len < STAMP_ANSWER_MIN_LEN)
+		return 0;
+	memcpy(&s32, p + 24, sizeof(s32));
+	memcpy(&ee, p + 12, sizeof(ee));
+	memcpy(&t3, p + 4, sizeof(t3));
+	memcpy(&t2, p + 16, sizeof(t2));
+	ee = __builtin_bswap16(ee);
+	r->seq = codec_widen_seq32(__builtin_bswap32(s32), w->max_seq_seen + 1);
+	r->has_remote_ts = true;
+	r->t3_ns = stamp_ts_to_ns(__builtin_bswap64(t3), ee);
+	r->t2_ns = stamp_ts_to_ns(__builtin_bswap64(t2), ee);
+	r->has_ee = true;
+	r->error_estimate = ee;
+	return 1;
 }
 
 const struct probe_proto probe_proto_stamp = {
@@ -247,7 +274,9 @@ static int
 seq64_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	    uint64_t t1_unix_ns, uint64_t *sum)
 {
-	util_put_be64(l4 + PL, seq);
+	uint64_t s64 = __builtin_bswap64(seq);
+
+	memcpy(l4 + PL, &s64, sizeof(s64));
 	*sum = prober_csum_add(*sum, l4 + PL, 8);
 	return 0;
 }
@@ -399,8 +428,11 @@ static int
 icmp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	   uint64_t t1_unix_ns, uint64_t *sum)
 {
-	util_put_be16(l4 + 6, (uint16_t)seq);
-	util_put_be64(l4 + CODEC_ICMP_HLEN, seq);
+	uint16_t s16 = __builtin_bswap16((uint16_t)seq);
+	uint64_t s64 = __builtin_bswap64(seq);
+
+	memcpy(l4 + 6, &s16, sizeof(s16));
+	memcpy(l4 + CODEC_ICMP_HLEN, &s64, sizeof(s64));
 	*sum = prober_csum_add(*sum, l4 + 6, 10);
 	return 0;
 }
