@@ -135,14 +135,18 @@ struct probe_proto {
 static inline uint64_t
 prober_csum_add(uint64_t sum, const uint8_t *p, size_t n)
 {
-	uint64_t v8;
+	/* Whole 64-bit words, their carries counted apart (2^64 = 1 modulo
+	 * 0xffff): the result stays below sum + 2^34. */
+	uint64_t acc = 0, carry = 0, v8;
 	uint32_t v4;
 	uint16_t v2;
 
 	for (; n >= 8; n -= 8, p += 8) {
 		__builtin_memcpy(&v8, p, 8);
-		sum += (v8 & 0xffffffffu) + (v8 >> 32);
+		acc += v8;
+		carry += acc < v8;
 	}
+	sum += (acc & 0xffffffffu) + (acc >> 32) + carry;
 	if (n >= 4) {
 		__builtin_memcpy(&v4, p, 4);
 		sum += v4;
