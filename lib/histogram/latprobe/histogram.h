@@ -84,7 +84,7 @@ uint64_t histogram_index_highest(unsigned idx);
  * overflow) when it is outside [1 ns, 10 s]; never clamps silently.
  * Single writer only.
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 histogram_record(struct histogram *h, uint64_t v)
 {
 	if (v < HISTOGRAM_LOWEST_NS || v > HISTOGRAM_HIGHEST_NS) {
