@@ -163,6 +163,9 @@ prober_worker_fini(struct prober_worker *w)
 	w->scratch = NULL;
 	codec_reasm_destroy(w->reasm);
 	w->reasm = NULL;
+	free(w->tmpl.buf);
+	w->tmpl.buf = NULL;
+	w->tmpl.len = 0;
 	stamp_auth_destroy(w->auth);
 	w->auth = NULL;
 	prober_flows_fini(w);
@@ -545,6 +548,40 @@ note_ee(struct prober_worker *w, uint16_t ee)
 }
 
 /*
+ * What the protocol's match said (rc, r) of a frame on our flow or not:
+ * too_short when it was ours but too short for an answer.
+ */
+static enum rx_outcome
+take_matched(struct prober_worker *w, int rc, const struct probe_reply *r,
+	     bool too_short, uint16_t dport, uint64_t t4, uint64_t seq,
+	     uint64_t next, uint64_t t1, bool measured)
+{
+	if (rc == -EBADMSG) {
+		/* Ours, but its HMAC does not verify: not an answer, so its
+		 * probe stays in flight (and is lost). */
+		STAT_ADD(w, auth_failed, 1);
+		ignore(w, PROBER_IGN_AUTH);
+		return RX_NONE;
+	}
+	if (rc != 1) {
+		ignore(w, too_short ? PROBER_IGN_TOO_SHORT
+				    : PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	/* Many flows: the answer must come on its probe's flow (a sequence
+	 * number not sent yet is take_reply()'s to count). */
+	if (w->flow_ports != NULL && r->seq < next &&
+	    dport != prober_flow_sport(w, r->seq)) {
+		ignore(w, PROBER_IGN_OTHER_FLOW);
+		return RX_NONE;
+	}
+	if (r->has_ee)
+		note_ee(w, r->error_estimate);
+	return take_reply(w, r, seq, next, t1, t4, measured) ? RX_ANSWERED
+							     : RX_NONE;
+}
+
+/*
  * Match a whole (unfragmented or reassembled) IPv4 frame from our peer; l4
  * is the NIC's verdict on its L4 checksum (UNKNOWN: checked here).
  */
@@ -554,8 +591,8 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	   uint64_t seq, uint64_t next, uint64_t t1, bool measured)
 {
 	const struct probe_proto *p = w->conf->proto;
+	enum rx_outcome got;
 	struct probe_reply r;
-	bool got;
 	int rc;
 
 	if (f->payload_off != 0 &&
@@ -566,34 +603,134 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	}
 	memset(&r, 0, sizeof(r));
 	rc = p->match(w, buf, f, &r);
-	if (rc == -EBADMSG) {
-		/* Ours, but its HMAC does not verify: not an answer, so its
-		 * probe stays in flight (and is lost). */
-		STAT_ADD(w, auth_failed, 1);
-		ignore(w, PROBER_IGN_AUTH);
-		return RX_NONE;
-	}
-	if (rc != 1) {
-		if (on_our_flow(w, f) &&
-		    (f->payload_off == 0 || f->payload_len < p->min_size))
-			ignore(w, PROBER_IGN_TOO_SHORT);
-		else
-			ignore(w, PROBER_IGN_OTHER_FLOW);
-		return RX_NONE;
-	}
-	/* Many flows: the answer must come on its probe's flow (a sequence
-	 * number not sent yet is take_reply()'s to count). */
-	if (w->flow_ports != NULL && r.seq < next &&
-	    f->dport != prober_flow_sport(w, r.seq)) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
-		return RX_NONE;
-	}
-	if (r.has_ee)
-		note_ee(w, r.error_estimate);
-	got = take_reply(w, &r, seq, next, t1, t4, measured);
-	if (p->on_reply != NULL)
+	got = take_matched(
+		w, rc, &r,
+		rc != 1 && rc != -EBADMSG && on_our_flow(w, f) &&
+			(f->payload_off == 0 || f->payload_len < p->min_size),
+		f->dport, t4, seq, next, t1, measured);
+	if (rc == 1 && p->on_reply != NULL)
 		p->on_reply(w, buf, f);
-	return got ? RX_ANSWERED : RX_NONE;
+	return got;
+}
+
+/* Big-endian loads the compiler sees through (DPDK's 16-bit swap is an
+ * asm statement it cannot fold into a comparison with a constant). */
+static inline uint16_t
+ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return __builtin_bswap16(v);
+}
+
+static inline uint32_t
+ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return __builtin_bswap32(v);
+}
+
+/*
+ * The answer of a UDP protocol, the shape it has almost always taken off
+ * the frame without codec_parse_frame(): Ethernet (on our VLAN), IPv4
+ * without options or IPv6 without extension headers, not a fragment, UDP
+ * from the peer's port to ours. Every check of the generic path is made:
+ * lengths, addresses, ports, the IPv4 header checksum and the UDP one
+ * (unless the NIC's rx flags say good). -1 for any frame of another shape
+ * or that fails a check: the generic path takes it (and counts why).
+ */
+static int
+take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
+	  uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+{
+	const struct probe_proto *p = w->conf->proto;
+	const struct codec_flow *fl = &w->flow;
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	size_t len = m->data_len, l3 = CODEC_ETH_HLEN, avail;
+	const uint8_t *ip, *udp;
+	struct probe_reply r;
+	uint64_t sum;
+	uint16_t et = ld16(b + 12), ulen;
+	enum io_csum l4 = io_rx_l4_csum(m);
+
+	if (m->nb_segs != 1 ||
+	    len < CODEC_ETH_HLEN + CODEC_VLAN_HLEN + CODEC_IPV4_HLEN +
+			    CODEC_UDP_HLEN ||
+	    l4 == IO_CSUM_BAD)
+		return -1;
+	if (fl->vlan) {
+		if (et != CODEC_ETHERTYPE_VLAN ||
+		    ((ld16(b + 14) ^ fl->vlan_tci) & 0xfff) != 0)
+			return -1;
+		et = ld16(b + 16);
+		l3 += CODEC_VLAN_HLEN;
+	}
+	ip = b + l3;
+	avail = len - l3;
+	if (fl->ip_version == 4 && et == CODEC_ETHERTYPE_IPV4) {
+		size_t tlen = ld16(ip + 2);
+		enum io_csum ipc = io_rx_ip_csum(m);
+
+		/* IHL 5, not a fragment (MF, offset), UDP, peer to us. */
+		if (avail < CODEC_IPV4_HLEN + CODEC_UDP_HLEN || ip[0] != 0x45 ||
+		    tlen < CODEC_IPV4_HLEN + CODEC_UDP_HLEN || tlen > avail ||
+		    (ld16(ip + 6) & 0x3fff) != 0 ||
+		    ip[9] != CODEC_IPPROTO_UDP || ld32(ip + 12) != fl->dst4 ||
+		    ld32(ip + 16) != fl->src4 || ipc == IO_CSUM_BAD)
+			return -1;
+		if (ipc == IO_CSUM_UNKNOWN &&
+		    prober_csum_fold16(prober_csum_add(0, ip, 20)) != 0xffff)
+			return -1;
+		udp = ip + CODEC_IPV4_HLEN;
+		avail = tlen - CODEC_IPV4_HLEN;
+		/* Pseudo-header: addresses, protocol, UDP length (below). */
+		sum = prober_csum_add(0, ip + 12, 8) +
+		      rte_cpu_to_be_16(CODEC_IPPROTO_UDP);
+	} else if (fl->ip_version == 6 && et == CODEC_ETHERTYPE_IPV6) {
+		if (avail < CODEC_IPV6_HLEN + CODEC_UDP_HLEN)
+			return -1;
+		avail = ld16(ip + 4);
+		if ((ip[0] >> 4) != 6 || avail > len - l3 - CODEC_IPV6_HLEN ||
+		    ip[6] != CODEC_IPPROTO_UDP ||
+		    memcmp(ip + 8, fl->dst6, 16) != 0 ||
+		    memcmp(ip + 24, fl->src6, 16) != 0)
+			return -1;
+		udp = ip + CODEC_IPV6_HLEN;
+		sum = prober_csum_add(0, ip + 8, 32) +
+		      rte_cpu_to_be_16(CODEC_IPPROTO_UDP);
+	} else {
+		return -1;
+	}
+	ulen = ld16(udp + 4);
+	if (ulen < CODEC_UDP_HLEN || ulen > avail || ld16(udp) != fl->dport ||
+	    !prober_flow_port_ok(w, ld16(udp + 2)))
+		return -1;
+	if (l4 == IO_CSUM_UNKNOWN) {
+		uint16_t stored;
+
+		memcpy(&stored, udp + 6, sizeof(stored));
+		/* 0: none over IPv4 (RFC 768), wrong over IPv6 (RFC 8200). */
+		if (stored != 0 || fl->ip_version == 6) {
+			sum = prober_csum_add(sum + rte_cpu_to_be_16(ulen), udp,
+					      ulen & ~1u);
+			if (ulen & 1) {
+				const uint8_t last[2] = {udp[ulen - 1], 0};
+
+				sum = prober_csum_add(sum, last, 2);
+			}
+			if (stored == 0 || prober_csum_fold16(sum) != 0xffff)
+				return -1;
+		}
+	}
+	memset(&r, 0, sizeof(r));
+	return (int)take_matched(w,
+				 p->match_payload(w, udp + CODEC_UDP_HLEN,
+						  ulen - CODEC_UDP_HLEN, &r),
+				 &r, ulen - CODEC_UDP_HLEN < (int)p->min_size,
+				 ld16(udp + 2), t4, seq, next, t1, measured);
 }
 
 /*
@@ -679,10 +816,11 @@ take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
 			  measured);
 }
 
-/* One received frame, classified: an answer, an ICMP error, or ignored. */
-static enum rx_outcome
-take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
-	uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+/* One received frame, parsed and classified: an answer, an ICMP error, or
+ * ignored. Apart from the fast path (its frame on the stack). */
+static __attribute__((noinline)) enum rx_outcome
+take_rx_parsed(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
+	       uint64_t seq, uint64_t next, uint64_t t1, bool measured)
 {
 	const uint8_t *buf = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t vlan = w->flow.vlan ? w->flow.vlan_tci : 0;
@@ -740,22 +878,31 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 			  measured);
 }
 
+/* One received frame: the UDP fast path, else parsed. */
+static inline enum rx_outcome
+take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
+	uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+{
+	if (w->conf->proto->match_payload != NULL) {
+		int o = take_fast(w, m, t4, seq, next, t1, measured);
+
+		if (o >= 0)
+			return (enum rx_outcome)o;
+	}
+	return take_rx_parsed(w, m, t4, seq, next, t1, measured);
+}
+
 /* Drain the rx queue: did it answer (or make unreachable) the probe in
  * flight (seq)? */
-static enum rx_outcome
-poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
-	     bool measured)
+static __attribute__((noinline)) enum rx_outcome
+take_burst(struct prober_worker *w, struct rte_mbuf **pkts, uint16_t n,
+	   uint64_t seq, uint64_t next, uint64_t t1, bool measured)
 {
-	struct rte_mbuf *pkts[PROBER_BURST];
 	struct io_queue *q = w->q;
 	enum rx_outcome got = RX_NONE;
 	uint64_t t4;
-	uint16_t n;
 	bool hw;
 
-	n = io_rx(q, pkts, PROBER_BURST);
-	if (n == 0)
-		return RX_NONE;
 	/* T4 right after the burst that brought the answer. */
 	t4 = io_clock_end(q);
 	hw = w->conf->hw_ts;
@@ -776,6 +923,19 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	return got;
 }
 
+/* An empty poll costs the rx call and a test: the burst's work is apart. */
+static inline enum rx_outcome
+poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
+	     bool measured)
+{
+	struct rte_mbuf *pkts[PROBER_BURST];
+	uint16_t n = io_rx(w->q, pkts, PROBER_BURST);
+
+	if (n == 0)
+		return RX_NONE;
+	return take_burst(w, pkts, n, seq, next, t1, measured);
+}
+
 /* Our IP ID for probe seq into the IPv4 header after the L2 header. */
 static void
 set_ip_id(const struct prober_worker *w, uint8_t *buf, uint64_t seq)
@@ -793,16 +953,197 @@ set_ip_id(const struct prober_worker *w, uint8_t *buf, uint64_t seq)
 	codec_ipv4_csum_set(buf, &f);
 }
 
+/* The L4 checksum field's offset in the L4 header of w's probes. */
+static uint16_t
+l4_csum_field(uint8_t proto)
+{
+	switch (proto) {
+	case CODEC_IPPROTO_UDP:
+		return 6;
+	case CODEC_IPPROTO_TCP:
+		return 16;
+	default: /* ICMP, ICMPv6 */
+		return 2;
+	}
+}
+
+/* ~a in one's complement, folded: the partial sum that takes a away. */
+static uint16_t
+csum_base(uint16_t stored, uint64_t taken)
+{
+	uint16_t b = prober_csum_fold16(
+		(uint16_t)~stored +
+		(uint64_t)(uint16_t)~prober_csum_fold16(taken));
+
+	/* 0 and 0xffff are the same number; 0xffff keeps base + x != 0. */
+	return b == 0 ? 0xffff : b;
+}
+
+void
+prober_tmpl_reset(struct prober_worker *w)
+{
+	w->tmpl.len = 0;
+}
+
 /*
- * The frame(s) of probe seq into tx[]: one mbuf, or, for a probe larger
- * than the MTU, the datagram built whole in scratch and cut into IPv4
- * fragments. Returns how many, or -errno.
+ * Make w's template from probe seq as build() makes it: its length, or
+ * -ENOTSUP when w's probes cannot come from one (then tmpl.off is set, or
+ * build() failed).
+ */
+static __attribute__((noinline, cold)) int
+tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
+{
+	const struct probe_proto *p = w->conf->proto;
+	struct prober_tmpl *t = &w->tmpl;
+	size_t cap = l2_len(&w->flow) + w->mtu;
+	struct codec_frame f;
+	uint8_t proto = probe_ip_proto(w);
+	uint64_t sum = 0;
+	uint16_t stored;
+	int len;
+
+	if (p->patch == NULL || w->fragmented)
+		goto off;
+	if (t->buf == NULL) {
+		t->buf = malloc(cap);
+		if (t->buf == NULL)
+			goto off;
+	}
+	t->len = 0;
+	len = p->build(w, t->buf, cap, seq, t1_unix_ns);
+	if (len < 0)
+		return -ENOTSUP; /* build() says why, this time */
+	set_ip_id(w, t->buf, seq);
+	if (codec_parse_frame(t->buf, (size_t)len, &f) != 0 ||
+	    f.payload_off == 0 || f.is_fragment || f.ip_proto != proto)
+		goto off;
+	t->l4_off = f.l4_off;
+	t->csum_off = (uint16_t)(f.l4_off + l4_csum_field(proto));
+	t->ports = proto == CODEC_IPPROTO_UDP || proto == CODEC_IPPROTO_TCP;
+	t->udp = proto == CODEC_IPPROTO_UDP;
+	t->v4 = f.ip_version == 4;
+	t->dport = w->flow.dport;
+	/* What patch() rewrites, as it is in the template: the same bytes. */
+	if (p->patch(w, t->buf + t->l4_off, seq, t1_unix_ns, &sum) != 0)
+		goto off;
+	if (t->ports)
+		sum = prober_csum_add(sum, t->buf + t->l4_off, 2);
+	memcpy(&stored, t->buf + t->csum_off, sizeof(stored));
+	t->l4_base = csum_base(stored, sum);
+	if (t->v4) {
+		uint8_t *ip = t->buf + f.l3_off;
+
+		memcpy(&stored, ip + 10, sizeof(stored));
+		t->ip_base = csum_base(stored, prober_csum_add(0, ip + 4, 2));
+	}
+	t->len = (uint16_t)len;
+	return len;
+off:
+	t->off = true;
+	return -ENOTSUP;
+}
+
+/*
+ * Probe seq from w's template into buf (room for tmpl.len bytes): the
+ * template copied, then what changes patched, checksums by RFC 1624 (the
+ * partial sum without the changed bytes plus theirs).
+ */
+static int
+tmpl_frame(struct prober_worker *w, uint8_t *buf, uint64_t seq,
+	   uint64_t t1_unix_ns)
+{
+	const struct prober_tmpl *t = &w->tmpl;
+	uint8_t *l4 = buf + t->l4_off;
+	uint64_t sum = 0;
+	uint16_t c;
+	int rc;
+
+	memcpy(buf, t->buf, t->len);
+	rc = w->conf->proto->patch(w, l4, seq, t1_unix_ns, &sum);
+	if (rc != 0)
+		return rc;
+	if (t->ports) {
+		uint16_t sport = __builtin_bswap16(w->flow.sport);
+
+		memcpy(l4, &sport, sizeof(sport));
+		sum += sport;
+	}
+	c = (uint16_t)~prober_csum_fold16(t->l4_base + sum);
+	if (c == 0 && t->udp)
+		c = 0xffff; /* RFC 768: 0 would mean "no checksum" */
+	memcpy(buf + t->csum_off, &c, sizeof(c));
+	if (t->v4) {
+		uint8_t *ip = buf + l2_len(&w->flow);
+		uint16_t id = __builtin_bswap16(prober_ip_id(w->index, seq));
+
+		memcpy(ip + 4, &id, sizeof(id));
+		c = (uint16_t)~prober_csum_fold16((uint64_t)t->ip_base + id);
+		memcpy(ip + 10, &c, sizeof(c));
+	}
+	return t->len;
+}
+
+/*
+ * Probe seq from the template into buf (cap bytes); the template is made
+ * first when w has none, or none for this destination port. -ENOTSUP:
+ * build() it.
+ */
+static int
+tmpl_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
+	   uint64_t t1_unix_ns)
+{
+	struct prober_tmpl *t = &w->tmpl;
+
+	if (t->off)
+		return -ENOTSUP;
+	if (t->len == 0 || t->dport != w->flow.dport) {
+		int rc = tmpl_make(w, seq, t1_unix_ns);
+
+		if (rc < 0)
+			return rc;
+	}
+	if (cap < t->len)
+		return -EMSGSIZE;
+	return tmpl_frame(w, buf, seq, t1_unix_ns);
+}
+
+/* build() and the IP ID: the frame of probe seq without a template. */
+static int
+generic_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
+	      uint64_t t1_unix_ns)
+{
+	int len = w->conf->proto->build(w, buf, cap, seq, t1_unix_ns);
+
+	if (len >= 0)
+		set_ip_id(w, buf, seq);
+	return len;
+}
+
+int
+prober_probe_frame(struct prober_worker *w, uint8_t *buf, size_t cap,
+		   uint64_t seq, uint64_t t1_unix_ns, bool generic)
+{
+	int len = -ENOTSUP;
+
+	if (w->fragmented)
+		return -EMSGSIZE;
+	if (!generic)
+		len = tmpl_build(w, buf, cap, seq, t1_unix_ns);
+	if (len == -ENOTSUP)
+		len = generic_build(w, buf, cap, seq, t1_unix_ns);
+	return len;
+}
+
+/*
+ * The frame(s) of probe seq into tx[]: one mbuf (from the template when
+ * the protocol has one), or, for a probe larger than the MTU, the datagram
+ * built whole in scratch and cut into IPv4 fragments. Returns how many, or
+ * -errno.
  */
 static int
 build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 	    uint64_t t1_unix_ns)
 {
-	const struct probe_proto *p = w->conf->proto;
 	struct io_queue *q = w->q;
 	struct codec_frame f;
 	size_t off = 0;
@@ -815,20 +1156,19 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 		tx[0] = io_alloc(q);
 		if (tx[0] == NULL)
 			return -ENOBUFS;
-		len = p->build(w, rte_pktmbuf_mtod(tx[0], uint8_t *),
-			       rte_pktmbuf_tailroom(tx[0]), seq, t1_unix_ns);
+		len = prober_probe_frame(w, rte_pktmbuf_mtod(tx[0], uint8_t *),
+					 rte_pktmbuf_tailroom(tx[0]), seq,
+					 t1_unix_ns, false);
 		if (len < 0) {
 			io_free(q, tx[0]);
 			return len;
 		}
-		set_ip_id(w, rte_pktmbuf_mtod(tx[0], uint8_t *), seq);
 		io_mbuf_set_len(tx[0], (uint16_t)len);
 		return 1;
 	}
-	len = p->build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
+	len = generic_build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
 	if (len < 0)
 		return len;
-	set_ip_id(w, w->scratch, seq);
 	if (codec_parse_frame(w->scratch, (size_t)len, &f) != 0)
 		return -EINVAL;
 	do {

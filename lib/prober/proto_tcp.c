@@ -29,6 +29,18 @@ tcp_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 			       CODEC_TCP_SYN, TCP_PROBE_WINDOW, TCP_PROBE_MSS);
 }
 
+/* The ISN (offset 4 of the TCP header): everything else is the same. */
+static int
+tcp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	  uint64_t t1_unix_ns, uint64_t *sum)
+{
+	uint32_t isn = __builtin_bswap32(isn_of(w, seq));
+
+	memcpy(l4 + 4, &isn, sizeof(isn));
+	*sum = prober_csum_add(*sum, l4 + 4, 4);
+	return 0;
+}
+
 static int
 tcp_match(struct prober_worker *w, const uint8_t *buf,
 	  const struct codec_frame *f, struct probe_reply *r)
@@ -86,4 +98,5 @@ const struct probe_proto probe_proto_tcp_syn = {
 	.build = tcp_build,
 	.match = tcp_match,
 	.on_reply = tcp_on_reply,
+	.patch = tcp_patch,
 };

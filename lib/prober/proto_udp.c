@@ -74,6 +74,16 @@ udp_frame_build(const struct udp_payload_ops *ops, struct prober_worker *w,
 }
 
 static int
+udp_payload_match(const struct udp_payload_ops *ops, struct prober_worker *w,
+		  const uint8_t *p, size_t len, struct probe_reply *r)
+{
+	struct probe_payload_ctx c;
+
+	payload_ctx(w, &c);
+	return ops->match(&c, p, len, r);
+}
+
+static int
 udp_frame_match(const struct udp_payload_ops *ops, struct prober_worker *w,
 		const uint8_t *buf, const struct codec_frame *f,
 		struct probe_reply *r)
@@ -143,6 +153,26 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+/* Bytes of the UDP header in front of the payload, from l4. */
+#define PL CODEC_UDP_HLEN
+
+static int
+stamp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	    uint64_t t1_unix_ns, uint64_t *sum)
+{
+	uint32_t s32 = __builtin_bswap32((uint32_t)seq);
+	uint64_t ts = __builtin_bswap64(
+		stamp_ts_from_ns(t1_unix_ns, PROBER_STAMP_EE));
+
+	if (w->auth != NULL)
+		return -ENOTSUP; /* the HMAC covers the whole packet */
+	/* stamp_payload_build()'s sequence number and timestamp. */
+	memcpy(l4 + PL, &s32, sizeof(s32));
+	memcpy(l4 + PL + 4, &ts, sizeof(ts));
+	*sum = prober_csum_add(*sum, l4 + PL, 12);
+	return 0;
+}
+
 static const struct udp_payload_ops stamp_payload = {
 	.build = stamp_payload_build,
 	.match = stamp_payload_match,
@@ -162,6 +192,37 @@ stamp_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&stamp_payload, w, buf, f, r);
 }
 
+/*
+ * stamp_payload_match() without the context (the fast path's): the answer
+ * fields read straight off the payload (RFC 8762 §4.3.1 offsets, as
+ * stamp_answer_parse() reads them); with a key, the generic matcher.
+ */
+static int
+stamp_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
+		    struct probe_reply *r)
+{
+	uint64_t t3, t2;
+	uint32_t s32;
+	uint16_t ee;
+
+	if (w->auth != NULL)
+		return udp_payload_match(&stamp_payload, w, p, len, r);
+	if (len < STAMP_ANSWER_MIN_LEN)
+		return 0;
+	memcpy(&s32, p + 24, sizeof(s32));
+	memcpy(&ee, p + 12, sizeof(ee));
+	memcpy(&t3, p + 4, sizeof(t3));
+	memcpy(&t2, p + 16, sizeof(t2));
+	ee = __builtin_bswap16(ee);
+	r->seq = codec_widen_seq32(__builtin_bswap32(s32), w->max_seq_seen + 1);
+	r->has_remote_ts = true;
+	r->t3_ns = stamp_ts_to_ns(__builtin_bswap64(t3), ee);
+	r->t2_ns = stamp_ts_to_ns(__builtin_bswap64(t2), ee);
+	r->has_ee = true;
+	r->error_estimate = ee;
+	return 1;
+}
+
 const struct probe_proto probe_proto_stamp = {
 	.name = "stamp",
 	.default_port = STAMP_PORT,
@@ -170,6 +231,8 @@ const struct probe_proto probe_proto_stamp = {
 	.min_size = STAMP_BASE_LEN,
 	.build = stamp_frame_build,
 	.match = stamp_frame_match,
+	.patch = stamp_patch,
+	.match_payload = stamp_match_payload,
 };
 
 /* sockperf ---------------------------------------------------------------- */
@@ -206,6 +269,18 @@ sockperf_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	return 1;
 }
 
+/* sockperf and UDP echo: the 64-bit sequence number opens the payload. */
+static int
+seq64_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	    uint64_t t1_unix_ns, uint64_t *sum)
+{
+	uint64_t s64 = __builtin_bswap64(seq);
+
+	memcpy(l4 + PL, &s64, sizeof(s64));
+	*sum = prober_csum_add(*sum, l4 + PL, 8);
+	return 0;
+}
+
 static const struct udp_payload_ops sockperf_payload = {
 	.build = sockperf_payload_build,
 	.match = sockperf_payload_match,
@@ -225,6 +300,13 @@ sockperf_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&sockperf_payload, w, buf, f, r);
 }
 
+static int
+sockperf_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
+		       struct probe_reply *r)
+{
+	return udp_payload_match(&sockperf_payload, w, p, len, r);
+}
+
 const struct probe_proto probe_proto_sockperf = {
 	.name = "sockperf",
 	.default_port = SOCKPERF_PORT,
@@ -232,6 +314,8 @@ const struct probe_proto probe_proto_sockperf = {
 	.min_size = SOCKPERF_HDR_LEN,
 	.build = sockperf_frame_build,
 	.match = sockperf_frame_match,
+	.patch = seq64_patch,
+	.match_payload = sockperf_match_payload,
 };
 
 /* UDP echo: the payload starts with our 64-bit sequence number. ------------ */
@@ -279,6 +363,13 @@ echo_frame_match(struct prober_worker *w, const uint8_t *buf,
 	return udp_frame_match(&echo_payload, w, buf, f, r);
 }
 
+static int
+echo_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
+		   struct probe_reply *r)
+{
+	return udp_payload_match(&echo_payload, w, p, len, r);
+}
+
 const struct probe_proto probe_proto_udp_echo = {
 	.name = "udp-echo",
 	.default_port = ECHO_PORT,
@@ -286,6 +377,8 @@ const struct probe_proto probe_proto_udp_echo = {
 	.min_size = ECHO_MIN,
 	.build = echo_frame_build,
 	.match = echo_frame_match,
+	.patch = seq64_patch,
+	.match_payload = echo_match_payload,
 };
 
 /* ICMP echo: id per worker, payload starts with the 64-bit sequence. ----- */
@@ -329,10 +422,26 @@ icmp_match(struct prober_worker *w, const uint8_t *buf,
 	return 1;
 }
 
+/* The echo header's sequence number and the payload's 64-bit one, 10
+ * bytes from offset 6 of the ICMP header. */
+static int
+icmp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+	   uint64_t t1_unix_ns, uint64_t *sum)
+{
+	uint16_t s16 = __builtin_bswap16((uint16_t)seq);
+	uint64_t s64 = __builtin_bswap64(seq);
+
+	memcpy(l4 + 6, &s16, sizeof(s16));
+	memcpy(l4 + CODEC_ICMP_HLEN, &s64, sizeof(s64));
+	*sum = prober_csum_add(*sum, l4 + 6, 10);
+	return 0;
+}
+
 const struct probe_proto probe_proto_icmp = {
 	.name = "icmp",
 	.default_port = 0,
 	.min_size = ECHO_MIN,
 	.build = icmp_build,
 	.match = icmp_match,
+	.patch = icmp_patch,
 };

@@ -109,6 +109,87 @@ struct probe_proto {
 	 * half-open connection. Called for every matched answer. */
 	void (*on_reply)(struct prober_worker *w, const uint8_t *buf,
 			 const struct codec_frame *f);
+	/*
+	 * Optional template path (build_probe() in prober.c): in a frame that
+	 * build() made for this worker, rewrite what differs for probe seq
+	 * (sequence number, send time; not the ports, IP ID or checksums:
+	 * the caller patches those) in the L4 segment at l4, and add the
+	 * memory-order sum of the rewritten bytes (prober_csum_add(); every
+	 * range at an even offset from l4) to *sum. 0, or -ENOTSUP when this
+	 * worker needs build() every time (STAMP with a key).
+	 */
+	int (*patch)(struct prober_worker *w, uint8_t *l4, uint64_t seq,
+		     uint64_t t1_unix_ns, uint64_t *sum);
+	/* Optional, UDP protocols: match() on the UDP payload alone, for an
+	 * answer whose addressing the caller has checked (prober.c's fast
+	 * path); same return values. */
+	int (*match_payload)(struct prober_worker *w, const uint8_t *p,
+			     size_t len, struct probe_reply *r);
+};
+
+/*
+ * One's-complement partial sum, in memory order, of n bytes at p (n even,
+ * small and constant where it is inlined): 64-bit accumulation, fold with
+ * prober_csum_fold16(). The same congruence class as codec_csum_partial().
+ */
+static inline uint64_t
+prober_csum_add(uint64_t sum, const uint8_t *p, size_t n)
+{
+	/* Whole 64-bit words, their carries counted apart (2^64 = 1 modulo
+	 * 0xffff): the result stays below sum + 2^34. */
+	uint64_t acc = 0, carry = 0, v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		__builtin_memcpy(&v8, p, 8);
+		acc += v8;
+		carry += acc < v8;
+	}
+	sum += (acc & 0xffffffffu) + (acc >> 32) + carry;
+	if (n >= 4) {
+		__builtin_memcpy(&v4, p, 4);
+		sum += v4;
+		p += 4;
+		n -= 4;
+	}
+	if (n >= 2) {
+		__builtin_memcpy(&v2, p, 2);
+		sum += v2;
+	}
+	return sum;
+}
+
+/* sum folded to 16 bits, not complemented: 0 only when sum is 0. */
+static inline uint16_t
+prober_csum_fold16(uint64_t sum)
+{
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffu) + (sum >> 16);
+	sum = (sum & 0xffffu) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/*
+ * A worker's probe template (prober.c): the frame build() made once, and
+ * the partial sums of its IPv4 header and of its L4 checksum's coverage
+ * without the bytes that change per probe (IP ID; source port; what the
+ * protocol's patch() rewrites), so that a probe is a copy and a few
+ * patched fields. Remade when the destination port changes; the source
+ * port is patched per probe (w->flow.sport at build time). Any other
+ * change of w->flow must call prober_tmpl_reset().
+ */
+struct prober_tmpl {
+	uint8_t *buf; /* NULL: not made yet */
+	uint16_t len, l4_off, csum_off;
+	uint16_t dport;	  /* w->flow.dport it was made for */
+	uint16_t l4_base; /* folded, never 0 */
+	uint16_t ip_base; /* IPv4; folded, never 0 */
+	bool ports;	  /* UDP/TCP: the source port is at l4 */
+	bool udp;	  /* a computed UDP checksum 0 goes out as 0xffff */
+	bool v4;
+	bool off; /* build() every time: no patch(), fragments, a key */
 };
 
 extern const struct probe_proto probe_proto_stamp;
@@ -295,6 +376,7 @@ struct prober_worker {
 	uint16_t *flow_ports;
 	uint32_t n_flow_ports;
 	struct histogram *first_rtt;
+	struct prober_tmpl tmpl;
 };
 
 /* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
@@ -325,6 +407,18 @@ prober_flow_port_ok(const struct prober_worker *w, uint16_t port)
 bool prober_flow_take(struct prober_worker *w, uint64_t seq, uint64_t rtt);
 /* Measured probe seq lost: its flow's lost, or first_lost. */
 void prober_flow_lost(struct prober_worker *w, uint64_t seq);
+
+/* Forget w's template (made again at the next probe). */
+void prober_tmpl_reset(struct prober_worker *w);
+
+/*
+ * Probe seq's single frame into buf (cap bytes) as build_probe() sends it:
+ * from w's template (generic false; build() when w has none) or from the
+ * protocol's build() (generic true). Its length or -errno. For tests: the
+ * two must give the same bytes.
+ */
+int prober_probe_frame(struct prober_worker *w, uint8_t *buf, size_t cap,
+		       uint64_t seq, uint64_t t1_unix_ns, bool generic);
 
 /* prober_hwts.c: the --hw-timestamps hooks of the worker. */
 void prober_hw_init(struct prober_worker *w);

@@ -141,6 +141,59 @@ test_conversion_random_spans(void **state)
 	}
 }
 
+/*
+ * The bound over the range the prober converts (an RTT, turnaround or
+ * network RTT: 0 to the histogram's 10 s; a T1 from the anchor: up to a
+ * day): tsc_to_ns() is one 64x64-bit multiply and a shift, mult is
+ * round(1e9 * 2^shift / hz), so result = floor(exact + cycles * d / 2^shift)
+ * with |d| <= 1/2. Checked here: that rounding (|mult * hz - 1e9 * 2^shift|
+ * <= hz / 2), that the error term cycles / 2^(shift + 1) stays below 2^-20
+ * ns up to 10 s (below 2^-10 ns up to a day) at every rate from 1 MHz to
+ * 5 GHz, and so that the result is the exact quotient truncated, or one
+ * less when the exact value sits within that term above an integer.
+ */
+static void
+check_bound(uint64_t hz)
+{
+	struct tsc_clock c;
+	tsc_u128 num, got_num;
+	uint64_t span10 = 10 * hz, day = 86400 * hz;
+
+	assert_int_equal(tsc_clock_init(&c, hz), 0);
+	num = (tsc_u128)NS_PER_S << c.shift;
+	got_num = (tsc_u128)c.mult * hz;
+	assert_true((got_num > num ? got_num - num : num - got_num) <=
+		    hz / 2 + 1);
+	/* cycles / 2^(shift + 1) < 2^-20 for cycles <= 10 s worth */
+	assert_true((int)c.shift + 1 >= 20 + 64 - __builtin_clzll(span10));
+	assert_true((int)c.shift + 1 >= 10 + 64 - __builtin_clzll(day));
+	for (unsigned i = 0; i < 2000; i++) {
+		uint64_t cycles = i == 0 ? span10 : rng_next() % (span10 + 1);
+		tsc_u128 exact = (tsc_u128)cycles * NS_PER_S;
+		uint64_t q = (uint64_t)(exact / hz),
+			 got = tsc_to_ns(&c, cycles);
+
+		/* One less only within 2^-20 ns above an integer. */
+		if (got != q && !(got + 1 == q && (exact % hz) << 20 < hz))
+			fail_msg("hz %llu cycles %llu: %llu, exact %llu",
+				 (unsigned long long)hz,
+				 (unsigned long long)cycles,
+				 (unsigned long long)got,
+				 (unsigned long long)q);
+	}
+}
+
+static void
+test_conversion_bound(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixed_hz) / sizeof(fixed_hz[0]); i++)
+		check_bound(fixed_hz[i]);
+	for (unsigned i = 0; i < 200; i++)
+		check_bound(1000000ull +
+			    rng_next() % (5000000000ull - 1000000ull));
+}
+
 static void
 test_calibrate_short_window(void **state)
 {
@@ -302,6 +355,7 @@ main(void)
 		cmocka_unit_test(test_conversion_fixed_hz),
 		cmocka_unit_test(test_conversion_random_hz),
 		cmocka_unit_test(test_conversion_random_spans),
+		cmocka_unit_test(test_conversion_bound),
 		cmocka_unit_test(test_calibrate_short_window),
 		cmocka_unit_test(test_invariance),
 		cmocka_unit_test(test_read_cost),
