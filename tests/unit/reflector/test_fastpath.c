@@ -721,8 +721,11 @@ test_random(void **state)
 			case 2: /* shorter */
 				len = rnd() % (len + 1);
 				break;
-			default: /* a payload byte, sums right */
-				b.b[0][len - 1 - rnd() % sizeof(pl)] =
+			default: /* a byte near the end, sums right */
+				b.b[0]
+				   [len - 1 -
+				    rnd() % (len < sizeof(pl) ? len
+							      : sizeof(pl))] =
 					(uint8_t)rnd();
 				fix_udp_sum(b.b[0], len);
 				break;
