@@ -1212,7 +1212,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	struct rte_mbuf *stamped[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
 	const struct reflector_conf *c = w->conf;
-	uint64_t t2_wire, t3 = t2, t3_wire;
+	uint64_t t2_wire, t3, t3_wire;
 
 	if (n > REFLECTOR_BURST) {
 		reflector_handle(w, rx, REFLECTOR_BURST, t2);
@@ -1285,25 +1285,32 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	}
 	/* T3 after all other work on the answers, just before they leave. */
 	if (o.n_stamp > 0) {
-		uint64_t t3_be;
+		unsigned ns = o.n_stamp;
+		uint64_t t3_be, t3_sum, turnaround;
 
 		t3 = io_clock_start(q);
 		t3_wire = wire_ts(c, t3);
 		t3_be = rte_cpu_to_be_64(t3_wire);
-		for (unsigned i = 0; i < o.n_stamp; i++) {
-			if (o.stamps[i].fast != 0)
-				stamp_fast_t3(&o.stamps[i], t3_be,
-					      sum64(t3_be));
+		t3_sum = sum64(t3_be);
+		for (unsigned i = 0; i < ns; i++) {
+			struct pending_stamp *p = &o.stamps[i];
+
+			if (p->fast != 0)
+				stamp_fast_t3(p, t3_be, t3_sum);
 			else
-				stamp_t3(w, &o.stamps[i], t3_wire);
-			stamped[i] = o.stamps[i].m;
+				stamp_t3(w, p, t3_wire);
+			stamped[i] = p->m;
 		}
-		tx_all(w, stamped, o.n_stamp);
+		tx_all(w, stamped, ns);
+		tx_all(w, o.ready, o.n_ready);
+		/* After tx: the turnaround record is not on the probe's
+		 * path. */
+		turnaround = tsc_to_ns(&c->clock, t3 - t2);
+		for (unsigned i = 0; i < ns; i++)
+			histogram_record(&w->turnaround, turnaround);
+		return;
 	}
 	tx_all(w, o.ready, o.n_ready);
-	/* After tx: the turnaround record is not on the probe's path. */
-	for (unsigned i = 0; i < o.n_stamp; i++)
-		histogram_record(&w->turnaround, tsc_to_ns(&c->clock, t3 - t2));
 }
 
 void
