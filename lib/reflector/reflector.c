@@ -149,6 +149,9 @@ reflector_worker_init(struct reflector_worker *w,
 			return -ENOMEM;
 		}
 	}
+	/* Stateful sessions, keys and rate limits take the generic path. */
+	w->fast_ok = !conf->no_fast_path && !conf->stateful &&
+		     w->auth == NULL && w->rate == NULL;
 	return 0;
 }
 
@@ -1224,10 +1227,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	o.n_stamp = 0;
 	t2_wire = wire_ts(c, t2);
 	count(w, RC_RX, n);
-	/* Stateful sessions, keys and rate limits take the generic path. */
-	fast = ((unsigned)c->no_fast_path | (unsigned)c->stateful) == 0 &&
-	       ((uintptr_t)w->auth | (uintptr_t)w->rate) == 0 && c->addr != 0 &&
-	       c->stamp_port != 0;
+	fast = w->fast_ok && c->addr != 0 && c->stamp_port != 0;
 	fb.t2_be = rte_cpu_to_be_64(t2_wire);
 	fb.ee_be = rte_cpu_to_be_16(c->error_estimate);
 	fb.sum = sum64(fb.t2_be) + fb.ee_be;

@@ -169,8 +169,11 @@ struct reflector_worker {
 	uint64_t hw_last_sample;
 	uint8_t ll6[16];   /* our link-local address (EUI-64 of mac) */
 	uint32_t frag_id6; /* Fragment header id of our next answer */
-	/* STAMP answers of the fast path (reflector.c, stamp_fast()), also
-	 * counted in answered.stamp; for tests, not a counter. */
+	/* The STAMP fast path (reflector.c, stamp_fast()): allowed by the
+	 * configuration at init (not no_fast_path, stateless, no key, no
+	 * rate limit), and its answers, also counted in answered.stamp (for
+	 * tests, not a counter). */
+	bool fast_ok;
 	uint64_t fast_answers;
 };
 
