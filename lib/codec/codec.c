@@ -1086,25 +1086,9 @@ codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 	memcpy(buf + OFF(rte_ether_hdr, dst_addr), f->src.b, CODEC_ETH_ALEN);
 	memcpy(buf + OFF(rte_ether_hdr, src_addr), my_mac->b, CODEC_ETH_ALEN);
 	if (f->ip_version == 4) {
-		uint8_t *ttlp = l3 + OFF(rte_ipv4_hdr, time_to_live);
-		uint8_t *csp = l3 + OFF(rte_ipv4_hdr, hdr_checksum);
-		uint16_t old_w, new_w, hc;
-		uint32_t sum;
-
 		swap_bytes(l3 + OFF(rte_ipv4_hdr, src_addr),
 			   l3 + OFF(rte_ipv4_hdr, dst_addr), 4);
-		/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), on the 16-bit
-		 * word holding TTL and protocol, in memory order as the
-		 * sum is kept (see codec_csum_partial). */
-		memcpy(&old_w, ttlp, sizeof(old_w));
-		*ttlp = ttl;
-		memcpy(&new_w, ttlp, sizeof(new_w));
-		memcpy(&hc, csp, sizeof(hc));
-		sum = (uint16_t)~hc + (uint32_t)(uint16_t)~old_w + new_w;
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		hc = (uint16_t)~sum;
-		memcpy(csp, &hc, sizeof(hc));
+		codec_ipv4_set_ttl(l3, ttl);
 	} else if (f->ip_version == 6) {
 		swap_bytes(l3 + OFF(rte_ipv6_hdr, src_addr),
 			   l3 + OFF(rte_ipv6_hdr, dst_addr), 16);

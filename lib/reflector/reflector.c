@@ -149,6 +149,9 @@ reflector_worker_init(struct reflector_worker *w,
 			return -ENOMEM;
 		}
 	}
+	/* Stateful sessions, keys and rate limits take the generic path. */
+	w->fast_ok = !conf->no_fast_path && !conf->stateful &&
+		     w->auth == NULL && w->rate == NULL;
 	return 0;
 }
 
@@ -261,7 +264,15 @@ is_for_us_mac(const struct reflector_worker *w, const struct codec_frame *f)
 struct pending_stamp {
 	struct rte_mbuf *m; /* the answer, or its first fragment */
 	uint16_t l4_off, payload_off;
+	/* From stamp_fast(): PEND_FAST (UDP sum to patch) or
+	 * PEND_FAST_NOSUM (sent without one); 0: stamp_t3() does it. */
+	uint8_t fast;
+	/* stamp_fast(): ~UDP sum + the words it added, all but T3's */
+	uint64_t sum;
 };
+
+#define PEND_FAST	1
+#define PEND_FAST_NOSUM 2
 
 /* Answers of one burst; a fragmented answer can outgrow a burst. */
 #define REFLECTOR_TX_MAX 128
@@ -285,10 +296,14 @@ tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 
 	if (n == 0)
 		return;
-	sent = io_tx_all(w->q, m, (uint16_t)n);
+	/* io_tx_all(), inline: one call less per burst. */
+	sent = io_tx(w->q, m, (uint16_t)n);
 	count(w, RC_TX, sent);
-	if (sent < n)
+	if (sent < n) {
 		count(w, RC_DROP_TX, n - sent);
+		for (unsigned i = sent; i < n; i++)
+			io_free(w->q, m[i]);
+	}
 }
 
 static void
@@ -309,6 +324,7 @@ stamp_add(struct burst_out *o, struct rte_mbuf *m, const struct codec_frame *f)
 	p->m = m;
 	p->l4_off = f->l4_off;
 	p->payload_off = f->payload_off;
+	p->fast = 0;
 }
 
 /* What handle_ipv4() made of a frame. */
@@ -427,6 +443,29 @@ is_loop_port(const struct reflector_conf *c, uint16_t sport)
 	}
 }
 
+/* source_check() of an IPv4 source s (host order) from a frame whose
+ * Ethernet source address starts with byte mac0. */
+static inline enum reflector_counter
+source_check4(const struct reflector_conf *c, uint8_t mac0, uint32_t s)
+{
+	if ((mac0 & 1) != 0 || (s >> 24) == 0 || s >= 0xe0000000u)
+		return RC_DROP_SOURCE;
+	if ((c->addr >> 24) != 127 && ((s >> 24) == 127 || s == c->addr))
+		return RC_DROP_SOURCE;
+	if (c->prefix_len > 0 && c->prefix_len < 31) {
+		uint32_t host = UINT32_MAX >> c->prefix_len;
+
+		if ((s & host) == host && (s & ~host) == (c->addr & ~host))
+			return RC_DROP_SOURCE;
+	}
+	if (c->n_allow == 0)
+		return RC__COUNT;
+	for (unsigned i = 0; i < c->n_allow; i++)
+		if ((s & c->allow[i].mask) == c->allow[i].addr)
+			return RC__COUNT;
+	return RC_DROP_ACL;
+}
+
 /*
  * Sources never answered (RFC 1812 §5.3.7 martians, and what would make us
  * answer ourselves or flood): a group MAC, 0/8, 127/8, our own address, the
@@ -455,22 +494,7 @@ source_check(const struct reflector_conf *c, const struct codec_frame *f)
 		return c->n_allow == 0 ? RC__COUNT : RC_DROP_ACL;
 	}
 
-	if ((f->src.b[0] & 1) != 0 || (s >> 24) == 0 || s >= 0xe0000000u)
-		return RC_DROP_SOURCE;
-	if ((c->addr >> 24) != 127 && ((s >> 24) == 127 || s == c->addr))
-		return RC_DROP_SOURCE;
-	if (c->prefix_len > 0 && c->prefix_len < 31) {
-		uint32_t host = UINT32_MAX >> c->prefix_len;
-
-		if ((s & host) == host && (s & ~host) == (c->addr & ~host))
-			return RC_DROP_SOURCE;
-	}
-	if (c->n_allow == 0)
-		return RC__COUNT;
-	for (unsigned i = 0; i < c->n_allow; i++)
-		if ((s & c->allow[i].mask) == c->allow[i].addr)
-			return RC__COUNT;
-	return RC_DROP_ACL;
+	return source_check4(c, f->src.b[0], s);
 }
 
 static inline uint16_t
@@ -965,6 +989,188 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 }
 
 /*
+ * The STAMP fast path: the one request that matters for latency, an
+ * unauthenticated 44-byte STAMP base packet (no TLVs) in UDP in IPv4
+ * without options or fragmentation, in Ethernet with or without an 802.1Q
+ * tag, to our MAC, address and STAMP port, recognised with a few loads
+ * and compares on the frame itself (no codec_parse_frame()) and answered
+ * in place as handle_ipv4() + handle_udp() + stamp_reflect() would: the
+ * same checks (IPv4 header checksum unless the NIC checked it, lengths,
+ * sources, ports, the UDP checksum with --verify-l4-csum), the same bytes.
+ * The UDP checksum is patched for the words that change (RFC 1624) once,
+ * with T3, in reflector_handle(). Anything else (and a stateful, keyed or
+ * rate-limited reflector) returns false with nothing written or counted,
+ * for the generic path. tests/unit/reflector/test_fastpath.c compares the
+ * two paths byte for byte.
+ */
+#define FAST_UDP_LEN (CODEC_UDP_HLEN + STAMP_BASE_LEN)
+#define FAST_IP_LEN  (CODEC_IPV4_HLEN + FAST_UDP_LEN)
+
+/* What the fast path compares with and adds, per burst (the
+ * configuration is read once per burst, as the generic path reads it). */
+struct fast_burst {
+	uint64_t t2_be;	  /* T2, wire format, as stored */
+	uint64_t sum;	  /* its words and our Error Estimate's, summed */
+	uint32_t addr_be; /* ours */
+	uint16_t port_be; /* STAMP's */
+	uint16_t ee_be;	  /* our Error Estimate */
+};
+
+/* A one's complement sum in 64 bits folded to 16 (not complemented). */
+static inline uint16_t
+fold64(uint64_t acc)
+{
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	return (uint16_t)acc;
+}
+
+/* Sum of the 8 bytes of v as they lie in memory. */
+static inline uint64_t
+sum64(uint64_t v)
+{
+	return (v & 0xffffffffu) + (v >> 32);
+}
+
+/* codec_l4_csum_ok() of the datagram (non-zero checksum). */
+static bool
+fast_udp_sum_ok(const uint8_t *ip, const uint8_t *udp)
+{
+	const uint8_t tail[4] = {0, CODEC_IPPROTO_UDP, 0, FAST_UDP_LEN};
+	uint32_t sum = codec_csum_partial(ip + 12, 8, 0);
+
+	sum = codec_csum_partial(tail, sizeof(tail), sum);
+	return codec_csum_fold(codec_csum_partial(udp, FAST_UDP_LEN, sum)) == 0;
+}
+
+static bool
+stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
+	   const struct fast_burst *fb)
+{
+	const struct reflector_conf *c = w->conf;
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t l3 = CODEC_ETH_HLEN, et, sport_be, sport, hc;
+	uint8_t *ip, *udp, *pl, ttl;
+	uint64_t a, b, mbz[3];
+	uint32_t src, dst, w32;
+	struct pending_stamp *p;
+	enum io_csum l4;
+
+	if (m->nb_segs != 1 || m->data_len < CODEC_ETH_HLEN + FAST_IP_LEN)
+		return false;
+	et = ld16(buf + 12);
+	if (et == RTE_BE16(CODEC_ETHERTYPE_VLAN)) {
+		l3 += CODEC_VLAN_HLEN;
+		et = ld16(buf + 16);
+		if (m->data_len < l3 + FAST_IP_LEN)
+			return false;
+	}
+	ip = buf + l3;
+	/* Version 4, IHL 5, exactly the datagram below (Ethernet padding
+	 * may follow it), MF clear and offset 0, UDP. */
+	if (et != RTE_BE16(CODEC_ETHERTYPE_IPV4) || ip[0] != 0x45 ||
+	    ld16(ip + 2) != RTE_BE16(FAST_IP_LEN) ||
+	    (ld16(ip + 6) & RTE_BE16(0x3fff)) != 0 ||
+	    ip[9] != CODEC_IPPROTO_UDP)
+		return false;
+	memcpy(&dst, ip + 16, sizeof(dst));
+	memcpy(&w32, buf, sizeof(w32));
+	if (dst != fb->addr_be || memcmp(&w32, c->mac.b, 4) != 0 ||
+	    ld16(buf + 4) != ld16(c->mac.b + 4))
+		return false;
+	switch (io_rx_ip_csum(m)) {
+	case IO_CSUM_BAD:
+		return false;
+	case IO_CSUM_UNKNOWN:
+		memcpy(&a, ip, sizeof(a));
+		memcpy(&b, ip + 8, sizeof(b));
+		memcpy(&w32, ip + 16, sizeof(w32));
+		if (fold64(sum64(a) + sum64(b) + w32) != 0xffff)
+			return false;
+		break;
+	case IO_CSUM_GOOD:
+		break;
+	}
+	memcpy(&src, ip + 12, sizeof(src));
+	if (source_check4(c, buf[6], rte_be_to_cpu_32(src)) != RC__COUNT)
+		return false;
+	udp = ip + CODEC_IPV4_HLEN;
+	pl = udp + CODEC_UDP_HLEN;
+	sport_be = ld16(udp);
+	sport = rte_be_to_cpu_16(sport_be);
+	/* A source port below 1024 (low, or one of is_loop_port()'s fixed
+	 * ones) is left to the generic path; above, the loop ports are
+	 * sockperf's and the ones configured. */
+	if (ld16(udp + 2) != fb->port_be ||
+	    ld16(udp + 4) != RTE_BE16(FAST_UDP_LEN) || sport < 1024 ||
+	    sport == SOCKPERF_PORT || sport == c->stamp_port ||
+	    sport == c->sockperf_port || sport == c->echo_port)
+		return false;
+	hc = ld16(udp + UDP_CSUM_OFF);
+	l4 = io_rx_l4_csum(m);
+	if (l4 == IO_CSUM_BAD || (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN &&
+				  hc != 0 && !fast_udp_sum_ok(ip, udp)))
+		return false;
+	/* Bytes 16-43 all zero (MBZ): RFC 8762-shaped for stamp_reflect()
+	 * with no TLVs, and they are all the answer rewrites there. */
+	memcpy(mbz, pl + 16, sizeof(mbz));
+	memcpy(&w32, pl + 40, sizeof(w32));
+	if ((mbz[0] | mbz[1] | mbz[2] | w32) != 0)
+		return false;
+
+	/* The answer, as codec_turn_around(..., 255) and stamp_reflect(). */
+	ttl = ip[8];
+	memcpy(buf, buf + 6, CODEC_ETH_ALEN);
+	memcpy(buf + 6, c->mac.b, CODEC_ETH_ALEN);
+	/* Swapped addresses leave the header sum as it is. */
+	memcpy(ip + 12, &dst, sizeof(dst));
+	memcpy(ip + 16, &src, sizeof(src));
+	codec_ipv4_set_ttl(ip, 255);
+	st16(udp, ld16(udp + 2));
+	st16(udp + 2, sport_be);
+	/* Sequence number (stateless: the sender's) and SSID stay; T3
+	 * comes with the burst's transmit time. */
+	memcpy(pl + 24, pl, 4);	     /* Session-Sender Sequence Number */
+	memcpy(pl + 28, pl + 4, 8);  /* Session-Sender Timestamp */
+	memcpy(pl + 36, pl + 12, 2); /* Session-Sender Error Estimate */
+	st16(pl + 12, fb->ee_be);
+	memcpy(pl + 16, &fb->t2_be, sizeof(fb->t2_be));
+	pl[40] = ttl; /* Session-Sender TTL */
+
+	p = &o->stamps[o->n_stamp++];
+	p->m = m;
+	p->l4_off = (uint16_t)(l3 + CODEC_IPV4_HLEN);
+	p->payload_off = (uint16_t)(p->l4_off + CODEC_UDP_HLEN);
+	/* RFC 768: a request without a UDP checksum is answered without. */
+	p->fast = hc == 0 ? PEND_FAST_NOSUM : PEND_FAST;
+	/* The sender's timestamp and error estimate only moved; what is new:
+	 * the sequence number again, T2, our error estimate, the TTL (and
+	 * T3, later). ~HC + m' (RFC 1624 eqn. 3, m = 0). */
+	memcpy(&w32, pl, sizeof(w32));
+	p->sum = (uint64_t)(uint16_t)~hc + fb->sum + w32 + ld16(pl + 40);
+	count(w, RC_STAMP, 1);
+	w->fast_answers++;
+	return true;
+}
+
+/* T3 into a fast-path answer, and its UDP checksum. */
+static inline void
+stamp_fast_t3(const struct pending_stamp *p, uint64_t t3_be, uint64_t t3_sum)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(p->m, uint8_t *);
+	uint16_t hc;
+
+	memcpy(buf + p->payload_off + 4, &t3_be, sizeof(t3_be));
+	if (p->fast != PEND_FAST)
+		return;
+	hc = (uint16_t)~fold64(p->sum + t3_sum);
+	/* As codec_csum_adjust(): a UDP checksum stays present. */
+	st16(buf + p->l4_off + UDP_CSUM_OFF, hc == 0 ? 0xffff : hc);
+}
+
+/*
  * T3 into a STAMP answer (or its first fragment), its UDP sum updated.
  * Authenticated: T3, then the HMAC over the answer (it covers T3), both in
  * the first 112 payload bytes, which the first fragment always holds.
@@ -1004,10 +1210,12 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		 uint64_t t2)
 {
 	struct burst_out o;
+	struct fast_burst fb;
+	bool fast;
 	struct rte_mbuf *stamped[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
 	const struct reflector_conf *c = w->conf;
-	uint64_t t2_wire, t3 = t2, t3_wire;
+	uint64_t t2_wire, t3, t3_wire;
 
 	if (n > REFLECTOR_BURST) {
 		reflector_handle(w, rx, REFLECTOR_BURST, t2);
@@ -1019,6 +1227,12 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	o.n_stamp = 0;
 	t2_wire = wire_ts(c, t2);
 	count(w, RC_RX, n);
+	fast = w->fast_ok && c->addr != 0 && c->stamp_port != 0;
+	fb.t2_be = rte_cpu_to_be_64(t2_wire);
+	fb.ee_be = rte_cpu_to_be_16(c->error_estimate);
+	fb.sum = sum64(fb.t2_be) + fb.ee_be;
+	fb.addr_be = rte_cpu_to_be_32(c->addr);
+	fb.port_be = rte_cpu_to_be_16(c->stamp_port);
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
@@ -1026,6 +1240,8 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		struct codec_frame f;
 		enum answer a = ANSWER_NONE;
 
+		if (fast && stamp_fast(w, &o, m, &fb))
+			continue;
 		if (m->nb_segs != 1 ||
 		    codec_parse_frame(buf, m->data_len, &f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
@@ -1069,18 +1285,32 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	}
 	/* T3 after all other work on the answers, just before they leave. */
 	if (o.n_stamp > 0) {
+		unsigned ns = o.n_stamp;
+		uint64_t t3_be, t3_sum, turnaround;
+
 		t3 = io_clock_start(q);
 		t3_wire = wire_ts(c, t3);
-		for (unsigned i = 0; i < o.n_stamp; i++) {
-			stamp_t3(w, &o.stamps[i], t3_wire);
-			stamped[i] = o.stamps[i].m;
+		t3_be = rte_cpu_to_be_64(t3_wire);
+		t3_sum = sum64(t3_be);
+		for (unsigned i = 0; i < ns; i++) {
+			struct pending_stamp *p = &o.stamps[i];
+
+			if (p->fast != 0)
+				stamp_fast_t3(p, t3_be, t3_sum);
+			else
+				stamp_t3(w, p, t3_wire);
+			stamped[i] = p->m;
 		}
-		tx_all(w, stamped, o.n_stamp);
+		tx_all(w, stamped, ns);
+		tx_all(w, o.ready, o.n_ready);
+		/* After tx: the turnaround record is not on the probe's
+		 * path. */
+		turnaround = tsc_to_ns(&c->clock, t3 - t2);
+		for (unsigned i = 0; i < ns; i++)
+			histogram_record(&w->turnaround, turnaround);
+		return;
 	}
 	tx_all(w, o.ready, o.n_ready);
-	/* After tx: the turnaround record is not on the probe's path. */
-	for (unsigned i = 0; i < o.n_stamp; i++)
-		histogram_record(&w->turnaround, tsc_to_ns(&c->clock, t3 - t2));
 }
 
 void

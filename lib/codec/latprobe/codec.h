@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define CODEC_ETH_ALEN	6
 #define CODEC_ETH_HLEN	14
@@ -288,6 +289,32 @@ int codec_build_arp_reply(uint8_t *buf, size_t cap,
  */
 void codec_turn_around(uint8_t *buf, const struct codec_frame *f,
 		       const struct codec_mac *my_mac, uint8_t ttl);
+
+/*
+ * Set the TTL of the IPv4 header at l3 and update its header checksum for
+ * the change (RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'), on the 16-bit word
+ * holding TTL and protocol, in memory order as the sum is kept, see
+ * codec_csum_partial), so a right checksum stays right and a wrong one
+ * wrong. codec_turn_around() and the reflector's STAMP fast path both use
+ * it, so their answers are the same bytes.
+ */
+static inline void
+codec_ipv4_set_ttl(uint8_t *l3, uint8_t ttl)
+{
+	uint16_t old_w, new_w, hc;
+	uint32_t sum;
+
+	/* TTL at byte 8, header checksum at 10 (RFC 791). */
+	memcpy(&old_w, l3 + 8, sizeof(old_w));
+	l3[8] = ttl;
+	memcpy(&new_w, l3 + 8, sizeof(new_w));
+	memcpy(&hc, l3 + 10, sizeof(hc));
+	sum = (uint16_t)~hc + (uint32_t)(uint16_t)~old_w + new_w;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	hc = (uint16_t)~sum;
+	memcpy(l3 + 10, &hc, sizeof(hc));
+}
 
 /* What an ICMPv4 error (destination unreachable, time exceeded, ...) quotes
  * of the datagram that caused it (RFC 792: its IP header + 8 bytes). */

@@ -125,6 +125,9 @@ struct reflector_conf {
 	bool hw_ts;
 	uint64_t hw_calib_cycles;
 	uint64_t hw_resample_cycles;
+	/* Tests: every frame takes the generic path (no STAMP fast path), so
+	 * the two can be compared. */
+	bool no_fast_path;
 };
 
 /* --hw-timestamps counters (single writer: the worker). */
@@ -166,6 +169,12 @@ struct reflector_worker {
 	uint64_t hw_last_sample;
 	uint8_t ll6[16];   /* our link-local address (EUI-64 of mac) */
 	uint32_t frag_id6; /* Fragment header id of our next answer */
+	/* The STAMP fast path (reflector.c, stamp_fast()): allowed by the
+	 * configuration at init (not no_fast_path, stateless, no key, no
+	 * rate limit), and its answers, also counted in answered.stamp (for
+	 * tests, not a counter). */
+	bool fast_ok;
+	uint64_t fast_answers;
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */
