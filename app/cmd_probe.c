@@ -229,8 +229,9 @@ probe_usage(FILE *f)
 	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
-	      "                       turnaround; ns) for HdrHistogram's "
-	      "tools\n"
+	      "                       turnaround, intended with --rate; ns) "
+	      "for\n"
+	      "                       HdrHistogram's tools\n"
 	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
 	      "  --metrics ADDR:PORT  serve Prometheus metrics on "
 	      "http://ADDR:PORT/metrics\n"
@@ -879,26 +880,39 @@ sum_stat(const struct probe_run *run, size_t off)
 
 #define SUM_STAT(run, f) sum_stat(run, offsetof(struct prober_stats, f))
 
+/* Series s of --hlog: rtt, then network_rtt and turnaround when the proto
+ * has them, then (open loop) intended. */
 static const struct histogram *
 probe_hlog_get(void *ctx, unsigned s, unsigned w)
 {
-	const struct prober_worker *pw = &((struct probe_run *)ctx)->w[w];
+	const struct probe_ctx *x = ctx;
+	const struct prober_worker *pw = &x->run->w[w];
 
-	return s == 0 ? &pw->rtt : s == 1 ? &pw->network_rtt : &pw->turnaround;
+	if (s != 0 && !x->o.proto->has_remote_ts)
+		s += 2;
+	return s == 0	? &pw->rtt
+	       : s == 1 ? &pw->network_rtt
+	       : s == 2 ? &pw->turnaround
+			: &pw->intended;
 }
 
-/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them). */
+/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them;
+ * intended with --rate). */
 static void
 probe_interval(struct app_run *r, double el, bool final)
 {
-	static const char *const tags[] = {"rtt", "network_rtt", "turnaround"};
+	static const char *const tags[] = {"rtt", "network_rtt", "turnaround",
+					   "intended"};
+	static const char *const tags_open[] = {"rtt", "intended"};
 	struct probe_ctx *x = r->ctx;
+	bool remote = x->o.proto->has_remote_ts, open = x->o.rate_pps != 0;
 
 	(void) final;
 	if (x->hlog.n_workers == 0)
-		app_hlog_series(&x->hlog, x->o.proto->has_remote_ts ? 3 : 1,
-				tags, x->run->n_workers);
-	app_hlog_tick(&x->hlog, el, probe_hlog_get, x->run);
+		app_hlog_series(&x->hlog, (remote ? 3u : 1u) + (open ? 1u : 0u),
+				remote || !open ? tags : tags_open,
+				x->run->n_workers);
+	app_hlog_tick(&x->hlog, el, probe_hlog_get, x);
 }
 
 /* Live line each second; during warm-up, its progress. */

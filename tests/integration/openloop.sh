@@ -60,7 +60,8 @@ for attempt in 1 2; do
 	start_reflector "$refl_ns" -l 0 "${EAL_COMMON[@]}" --vdev "$vdev_refl" \
 		-- --addr "$addr_refl" -q
 	# 2. Constant spacing, -n: every probe's fate known, 1.5 s at 20 kpps.
-	probe const --rate 20000 -n 30000 -w 200 --interval-report 500ms
+	probe const --rate 20000 -n 30000 -w 200 --interval-report 500ms \
+		--hlog "$WORK/const.hlog"
 	cat "$WORK/const.txt"
 	# 3. Poisson with a seed, -t: the run ends on time.
 	probe poisson --rate 20000 --spacing poisson --seed 7 -t 1
@@ -110,5 +111,6 @@ print("openloop: const sent %d lost %d rtt p99 %d ns intended p99 %d ns late_sen
       p["probes"]["sent"]))
 PYEOF
 grep -q '^Intended latency (T4-scheduled): count' "$WORK/const.txt" || fail "text report lacks the intended latency line"
+grep -q '^Tag=intended,' "$WORK/const.hlog" || fail "--hlog has no Tag=intended line"
 grep -q '^Open loop: 20000 probes/s per lcore, constant spacing' "$WORK/const.txt" || fail "text report lacks the open loop line"
 echo "$LP_PROG: ok ($pmd)"
