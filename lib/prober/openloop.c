@@ -215,7 +215,9 @@ send_next(struct prober_worker *w, uint64_t now)
 	if (behind > c->behind_bound_cycles)
 		STAT_ADD(w, late_sends, 1);
 	behind = tsc_to_ns(&c->clock, behind);
-	histogram_record(&w->behind, behind);
+	/* On time reads as 1 ns, the histogram's lowest value, so that every
+	 * measured send is in its count. */
+	histogram_record(&w->behind, behind != 0 ? behind : 1);
 	if (behind > w->st.behind_max_ns)
 		__atomic_store_n(&w->st.behind_max_ns, behind,
 				 __ATOMIC_RELAXED);

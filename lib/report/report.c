@@ -770,27 +770,30 @@ static void
 text_open(FILE *out, const struct report_open *o)
 {
 	const struct histogram *b;
+	uint64_t n;
 
 	if (o == NULL)
 		return;
 	b = hist_or_empty(o->behind);
+	n = histogram_count(b); /* measured sends */
 	text_pct_line(out, "Intended latency (T4-scheduled)",
 		      hist_or_empty(o->intended));
 	fprintf(out,
 		"Open loop: %" PRIu64 " probes/s per lcore, %s spacing "
 		"(seed %" PRIu64 "); sender behind schedule: p50 %s, p99 %s, "
-		"max %s; %" PRIu64 " sends later than %s\n",
+		"max %s; %" PRIu64 " sends (%.2f%%) later than %s\n",
 		o->rate_pps, str_or(o->spacing, "?"), o->seed,
-		fmt_ns_of(histogram_count(b),
-			  histogram_count(b) ? histogram_percentile(b, 50.0)
-					     : 0)
-			.s,
-		fmt_ns_of(histogram_count(b),
-			  histogram_count(b) ? histogram_percentile(b, 99.0)
-					     : 0)
-			.s,
+		fmt_ns_of(n, n ? histogram_percentile(b, 50.0) : 0).s,
+		fmt_ns_of(n, n ? histogram_percentile(b, 99.0) : 0).s,
 		fmt_ns(o->behind_max_ns).s, o->late_sends,
+		n != 0 ? 100.0 * (double)o->late_sends / (double)n : 0.0,
 		fmt_ns(o->bound_ns).s);
+	/* More than 1 %: the intended latency is mostly the sender's. */
+	if (n != 0 && o->late_sends * 100 > n)
+		fprintf(out,
+			"  the sender did not keep the rate (busy or shared "
+			"CPU, or a rate above what one lcore sends): the "
+			"intended latency includes its lag\n");
 }
 
 int

@@ -1068,7 +1068,7 @@ test_open_loop(void **state)
 	assert_non_null(bh);
 	for (uint64_t v = 1000; v <= 100000; v += 1000)
 		histogram_record(il, v);
-	for (uint64_t v = 0; v < 100; v++)
+	for (uint64_t v = 1; v <= 100; v++)
 		histogram_record(bh, v * 450);
 	p.open = &o;
 	p.intervals = &iv;
@@ -1107,14 +1107,21 @@ test_open_loop(void **state)
 				     "100, min 1.00us"));
 	assert_non_null(strstr(text, "Open loop: 20000 probes/s per lcore, "
 				     "poisson spacing (seed 7)"));
-	assert_non_null(strstr(text, "max 45.00us; 3 sends later than "
-				     "10.00us"));
+	assert_non_null(strstr(text, "max 45.00us; 3 sends (3.00%) later "
+				     "than 10.00us"));
+	assert_non_null(strstr(text, "the sender did not keep the rate"));
 	free(text);
 	assert_true(report_iv_line(line, sizeof(line), &iv, &row) > 0);
 	assert_non_null(strstr(line, "intended p50 1.50us p99 2.50us"));
 	/* A line cut short still says how long it would be. */
 	assert_int_equal(report_iv_line(line, 20, &iv, &row),
 			 report_iv_line(NULL, 0, &iv, &row));
+	/* 1 late send in 100: no warning. */
+	o.late_sends = 1;
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "1 sends (1.00%) later than 10.00us"));
+	assert_null(strstr(text, "did not keep the rate"));
+	free(text);
 	/* Closed loop: none of it. */
 	p.open = NULL;
 	row.has_intended = false;
