@@ -136,9 +136,13 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 			return -err;
 		}
 	}
-	if (c->rate_pps != 0 && prober_open_init(w) != 0) {
-		prober_worker_fini(w);
-		return -ENOMEM;
+	if (c->rate_pps != 0) {
+		int ret = prober_open_init(w);
+
+		if (ret != 0) {
+			prober_worker_fini(w);
+			return ret;
+		}
 	}
 	if (c->keep_samples) {
 		/* Never more than max_samples, even at first. */
@@ -880,14 +884,6 @@ fail:
 	while (n > 0)
 		io_free(q, tx[--n]);
 	return len;
-}
-
-/* The builder for openloop.c (build_probe stays the one builder). */
-int
-prober_build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
-		   uint64_t t1_unix_ns)
-{
-	return build_probe(w, tx, seq, t1_unix_ns);
 }
 
 /*

@@ -321,14 +321,13 @@ struct prober_worker {
 	bool hw_t4_ok;
 };
 
-/* prober.c's rx and tx path, shared with openloop.c. */
+/* prober.c's rx and tx path, shared with openloop.c (prober_send_probe()
+ * builds with build_probe(), the one builder). */
 void prober_ignore(struct prober_worker *w, enum prober_ignored why);
 void prober_note_order(struct prober_worker *w, uint64_t seq);
 void prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
 			  uint64_t seq, uint64_t t1, uint64_t t4,
 			  uint64_t sched);
-int prober_build_probe(struct prober_worker *w, struct rte_mbuf **tx,
-		       uint64_t seq, uint64_t t1_unix_ns);
 int prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 		      uint64_t *t1);
 void prober_poll_open(struct prober_worker *w, uint64_t next);
