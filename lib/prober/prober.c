@@ -545,6 +545,15 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 				     : prober_unreach_of_code(f->icmp_code)],
 		 1);
 	ignore(w, PROBER_IGN_UNREACHABLE);
+	if (w->open != NULL) {
+		/* Open loop: the ID's sequence bits name a probe in flight
+		 * (IPv4, or IPv6 fragments); else it times out. */
+		if (qt.ip_version == 4)
+			prober_open_unreachable(w, qt.ip_id & 0x3ff, 10);
+		else if (w->fragmented)
+			prober_open_unreachable(w, qt.frag_id & 0xffffff, 24);
+		return RX_NONE;
+	}
 	if (seq == UINT64_MAX)
 		return RX_NONE;
 	/*
