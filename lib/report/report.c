@@ -911,6 +911,39 @@ text_first_packet(FILE *out, const struct report_probe *r,
 			(double)s.pct[0] / (double)steady->pct[0]);
 }
 
+/* Open loop: the rate, the intended latency, how the sender kept up. */
+static void
+text_open(FILE *out, const struct report_open *o)
+{
+	const struct histogram *b;
+	uint64_t n;
+
+	if (o == NULL)
+		return;
+	b = hist_or_empty(o->behind);
+	n = histogram_count(b); /* measured sends */
+	text_pct_line(out, "Intended latency (T4-scheduled)",
+		      hist_or_empty(o->intended));
+	fprintf(out,
+		"Open loop: %" PRIu64 " probes/s per lcore, %s spacing "
+		"(seed %" PRIu64 "); sender behind schedule: p50 %s, p99 %s, "
+		"max %s; %" PRIu64 " sends (%.2f%%) later than %s\n",
+		o->rate_pps, str_or(o->spacing, "?"), o->seed,
+		fmt_ns_of(n, n ? histogram_percentile(b, 50.0) : 0).s,
+		fmt_ns_of(n, n ? histogram_percentile(b, 99.0) : 0).s,
+		fmt_ns(o->behind_max_ns).s, o->late_sends,
+		n != 0 ? 100.0 * (double)o->late_sends / (double)n : 0.0,
+		fmt_ns(o->bound_ns).s);
+	/* More than 1 %: the intended latency is mostly the sender's.
+	 */
+	if (n != 0 && o->late_sends * 100 > n)
+		fprintf(out, "  the sender did not keep the rate (busy "
+			     "or shared "
+			     "CPU, or a rate above what one lcore "
+			     "sends): the "
+			     "intended latency includes its lag\n");
+}
+
 int
 report_probe_text(const struct report_probe *r, FILE *out)
 {
@@ -968,18 +1001,21 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			r->auth_failed);
 	if (r->reasm_failed != 0)
 		fprintf(out,
-			"  Fragmented answers not reassembled = %" PRIu64 "\n",
+			"  Fragmented answers not reassembled = "
+			"%" PRIu64 "\n",
 			r->reasm_failed);
 	if (r->late != 0 || r->resets != 0)
 		fprintf(out,
 			"  Late answers = %" PRIu64 ", RST answers = %" PRIu64
 			"%s\n",
 			r->late, r->resets,
-			r->resets ? " (the port is closed: RST counted as the "
+			r->resets ? " (the port is closed: RST counted "
+				    "as the "
 				    "answer)"
 				  : "");
 	fprintf(out,
-		"  Minimum = %s, Maximum = %s, Average = %s, Stddev = %s\n",
+		"  Minimum = %s, Maximum = %s, Average = %s, Stddev = "
+		"%s\n",
 		fmt_ns_of(s.count, s.min).s, fmt_ns_of(s.count, s.max).s,
 		fmt_ns_of(s.count, round_ns(s.mean)).s,
 		fmt_ns_of(s.count, round_ns(s.stddev)).s);
@@ -1007,6 +1043,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			      r->network_rtt);
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_open(out, r->open);
 	text_hw(out, r->hw, "T4");
 	text_first_packet(out, r, &s);
 	if (text_targets(out, r) != 0 || text_flows(out, r) != 0)
@@ -1030,8 +1067,8 @@ text_count_or_dash(FILE *out, int w, bool known, uint64_t v)
 }
 
 /*
- * Several workers: one row each, with its share of the answers, then a line
- * for a worker that answered nothing while the others answered.
+ * Several workers: one row each, with its share of the answers, then a
+ * line for a worker that answered nothing while the others answered.
  */
 static void
 text_reflect_workers(FILE *out, const struct report_reflect *r)
@@ -1081,12 +1118,15 @@ text_reflect_workers(FILE *out, const struct report_reflect *r)
 		if (w->answered != 0)
 			continue;
 		fprintf(out,
-			"  lcore %d (queue %d) answered nothing while the "
+			"  lcore %d (queue %d) answered nothing while "
+			"the "
 			"others "
-			"answered %" PRIu64
-			": no request reached its queue (the port spreads "
-			"flows by a hash, RSS or af_packet's fanout, or pairs "
-			"its queues with the peer's as memif does: probe with "
+			"answered %" PRIu64 ": no request reached its "
+			"queue (the port spreads "
+			"flows by a hash, RSS or af_packet's fanout, "
+			"or pairs "
+			"its queues with the peer's as memif does: "
+			"probe with "
 			"more flows, or as many lcores)\n",
 			w->lcore, w->queue, total);
 	}
@@ -1132,7 +1172,8 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	return stream_status(out);
 }
 
-/* ---------------------------------------------------------------- json */
+/* ---------------------------------------------------------------- json
+ */
 
 /*
  * json-c setters that remember the first allocation failure in *err, so
@@ -1160,10 +1201,10 @@ jset_bool(struct json_object *o, const char *key, bool v, int *err)
 }
 
 /*
- * json-c prints doubles with %.17g ("36.799999999999997"); use the shortest
- * precision that parses back to the same double instead, and keep a ".0"
- * so that a float field never turns into an integer from one run to the
- * next.
+ * json-c prints doubles with %.17g ("36.799999999999997"); use the
+ * shortest precision that parses back to the same double instead, and
+ * keep a ".0" so that a float field never turns into an integer from
+ * one run to the next.
  */
 static struct json_object *
 json_double(double v)
@@ -1226,7 +1267,8 @@ json_summary(const struct histogram *h, int *err)
 		jset_u64(o, pct_key[i], s.pct[i], err);
 	jset_u64(o, "underflow", h->underflow, err);
 	jset_u64(o, "overflow", h->overflow, err);
-	/* The whole histogram, lossless (underflow/overflow are beside it). */
+	/* The whole histogram, lossless (underflow/overflow are beside
+	 * it). */
 	{
 		char *b64 = NULL;
 		size_t len;
@@ -1268,7 +1310,8 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 	for (i = 0; i < n && a != NULL; i++) {
 		struct json_object *row = json_object_new_object();
 
-		/* The open-ended last row of an edge list: no upper edge. */
+		/* The open-ended last row of an edge list: no upper
+		 * edge. */
 		if (rows[i].upper_ns == UINT64_MAX) {
 			if (row == NULL ||
 			    json_object_object_add(row, "upper_ns", NULL) != 0)
@@ -1411,13 +1454,55 @@ int
 report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 	       const struct report_iv_row *row)
 {
-	return snprintf(buf, cap,
-			"interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
-			"  p50 %s p99 %s max %s",
-			iv->t_s, str_or(row->target, "?"), row->sent, row->lost,
-			fmt_ns_of(row->count, row->p50).s,
-			fmt_ns_of(row->count, row->p99).s,
-			fmt_ns_of(row->count, row->max).s);
+	int n = snprintf(buf, cap,
+			 "interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
+			 "  p50 %s p99 %s max %s",
+			 iv->t_s, str_or(row->target, "?"), row->sent,
+			 row->lost, fmt_ns_of(row->count, row->p50).s,
+			 fmt_ns_of(row->count, row->p99).s,
+			 fmt_ns_of(row->count, row->max).s);
+
+	if (n < 0 || !row->has_intended)
+		return n;
+	return n + snprintf((size_t)n < cap ? buf + n : NULL,
+			    (size_t)n < cap ? cap - (size_t)n : 0,
+			    "  intended p50 %s p99 %s max %s",
+			    fmt_ns_of(row->i_count, row->i_p50).s,
+			    fmt_ns_of(row->i_count, row->i_p99).s,
+			    fmt_ns_of(row->i_count, row->i_max).s);
+}
+
+/* Open loop: intended_latency_ns (rtt_ns's keys), sender, open_loop. */
+static void
+json_open(struct json_object *root, const struct report_open *o, int *err)
+{
+	struct json_object *snd, *ol;
+
+	if (o == NULL)
+		return;
+	jset(root, "intended_latency_ns",
+	     json_summary(hist_or_empty(o->intended), err), err);
+	snd = json_object_new_object();
+	jset_u64(snd, "late_sends", o->late_sends, err);
+	jset_u64(snd, "behind_max_ns", o->behind_max_ns, err);
+	jset_u64(snd, "bound_ns", o->bound_ns, err);
+	jset_u64(snd, "behind_p50_ns",
+		 histogram_count(hist_or_empty(o->behind)) != 0
+			 ? histogram_percentile(o->behind, 50.0)
+			 : 0,
+		 err);
+	jset_u64(snd, "behind_p99_ns",
+		 histogram_count(hist_or_empty(o->behind)) != 0
+			 ? histogram_percentile(o->behind, 99.0)
+			 : 0,
+		 err);
+	jset(root, "sender", snd, err);
+	ol = json_object_new_object();
+	jset_u64(ol, "rate_pps", o->rate_pps, err);
+	jset_str(ol, "spacing", o->spacing, err);
+	jset_u64(ol, "seed", o->seed, err);
+	jset_u64(ol, "window_slots", o->window_slots, err);
+	jset(root, "open_loop", ol, err);
 }
 
 static struct json_object *
@@ -1450,6 +1535,16 @@ json_intervals(const struct report_probe *r, int *err)
 			jset_u64(rtt, "p99", w->p99, err);
 			jset_u64(rtt, "max", w->max, err);
 			jset(x, "rtt_ns", rtt, err);
+			if (w->has_intended) {
+				struct json_object *il =
+					json_object_new_object();
+
+				jset_u64(il, "count", w->i_count, err);
+				jset_u64(il, "p50", w->i_p50, err);
+				jset_u64(il, "p99", w->i_p99, err);
+				jset_u64(il, "max", w->i_max, err);
+				jset(x, "intended_latency_ns", il, err);
+			}
 			if (x == NULL || json_object_array_add(rows, x) != 0) {
 				json_object_put(x);
 				*err = -ENOMEM;
@@ -1641,6 +1736,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	json_open(root, r->open, &err);
 	json_hw(root, r->hw, &err);
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);
@@ -1764,7 +1860,8 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
-/* ---------------------------------------------------------------- live */
+/* ---------------------------------------------------------------- live
+ */
 
 int
 report_live_path(char *buf, size_t cap, const struct report_port_path *p)
@@ -1838,7 +1935,8 @@ report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 	return (size_t)n < cap ? n : (int)(cap - 1);
 }
 
-/* ---------------------------------------------------------------- CSV */
+/* ---------------------------------------------------------------- CSV
+ */
 
 int
 report_samples_header(FILE *out)
@@ -1860,7 +1958,8 @@ report_samples_write(FILE *out, const struct report_sample *s, size_t n)
 	for (i = 0; i < n; i++) {
 		int ret;
 
-		/* No network RTT for this proto: an empty field (CSV "NA"). */
+		/* No network RTT for this proto: an empty field (CSV
+		 * "NA"). */
 		if (s[i].network_rtt_ns < 0)
 			ret = fprintf(out,
 				      "%" PRIu64 ",%" PRIu32 ",%" PRIu64
