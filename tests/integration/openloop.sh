@@ -6,7 +6,7 @@
 # 2-CPU machine), loss is nil or tiny, every answer has its intended
 # latency (count == received), the sender keys are there, --interval-report
 # carries the intended series, Poisson spacing reports its seed; bad values
-# give exit 2 and one line.
+# give exit 2 and one line; --flows and --new-flow-every work in open loop.
 . "$(dirname "$0")/lib.sh"
 pmd=${2:?af_xdp or memif}
 need_env
@@ -67,12 +67,15 @@ for attempt in 1 2; do
 	cat "$WORK/const.txt"
 	# 3. Poisson with a seed, -t: the run ends on time; live lines on.
 	LIVE=1 probe poisson --rate 20000 --spacing poisson --seed 7 -t 1.5
+	# 4. Flows and first packets in open loop (many in flight on 4 tuples).
+	probe flows --rate 20000 -n 8000 --flows 4
+	probe first --rate 20000 -n 5000 --new-flow-every 10
 	stop_reflector
 	[ "$pmd" = memif ] && [ "$attempt" -eq 1 ] && memif_race && continue
 	break
 done
 
-$PY - "$WORK/const.json" "$WORK/poisson.json" "$WORK/const.err" <<'PYEOF' || fail "report checks"
+$PY - "$WORK/const.json" "$WORK/poisson.json" "$WORK/const.err" "$WORK/flows.json" "$WORK/first.json" <<'PYEOF' || fail "report checks"
 import json, re, sys
 c = json.load(open(sys.argv[1]))
 p = json.load(open(sys.argv[2]))
@@ -110,6 +113,21 @@ check(sum(row["intended_latency_ns"]["count"] for i in iv for row in i["targets"
 # -t 1.5 at 20 kpps: the warm-up (100 probes, 5 ms) and 1.5 s of sends.
 check(p["open_loop"]["spacing"] == "poisson" and p["open_loop"]["seed"] == 7, "poisson: spacing/seed")
 check(18000 <= p["probes"]["sent"] <= 31000, "poisson: sent %d in 1.5 s at 20 kpps" % p["probes"]["sent"])
+# Flows: 4, each 2000 probes' fate, adding up to the run's.
+f = json.load(open(sys.argv[4]))
+fl = f["flows"]
+check(len(fl) == 4 and len({x["sport"] for x in fl}) == 4, "flows: %d flows" % len(fl))
+check(sum(x["count"] for x in fl) == f["probes"]["received"] and
+      sum(x["lost"] for x in fl) == f["probes"]["lost"], "flows: per-flow counts do not add up")
+check(all(x["count"] + x["lost"] == 2000 for x in fl), "flows: a flow did not get every 4th probe")
+check(f["intended_latency_ns"]["count"] == f["rtt_ns"]["count"] == f["probes"]["received"],
+      "flows: intended/rtt counts")
+# First packets: 500 of 5000, apart from rtt_ns and intended_latency_ns.
+g = json.load(open(sys.argv[5]))
+fp, gp = g["first_packet_rtt_ns"], g["probes"]
+check(fp["count"] + g["first_packet"]["lost"] == 500, "first: %d first packets + %d lost, not 500" % (fp["count"], g["first_packet"]["lost"]))
+check(g["rtt_ns"]["count"] == gp["received"] - fp["count"] == g["intended_latency_ns"]["count"],
+      "first: rtt_ns %d, intended %d, received %d - first %d" % (g["rtt_ns"]["count"], g["intended_latency_ns"]["count"], gp["received"], fp["count"]))
 print("openloop: const sent %d lost %d rtt p99 %d ns intended p99 %d ns late_sends %d behind_max %d ns; "
       "poisson sent %d" % (c["probes"]["sent"], c["probes"]["lost"], c["rtt_ns"]["p99"],
       c["intended_latency_ns"]["p99"], c["sender"]["late_sends"], c["sender"]["behind_max_ns"],
