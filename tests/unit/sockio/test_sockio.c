@@ -913,6 +913,115 @@ test_sockperf_client(void **state)
 }
 
 /*
+ * A sockperf server that, before each answer, sends the prober what is not
+ * one: a datagram too short for a sockperf header, the request itself
+ * (client flag still set), an answer to a sequence number not sent yet,
+ * and, from another port of the same host, a well-formed answer to the
+ * probe in flight. The lean kernel path must count and drop every one of
+ * them (the connected socket's kernel drops the last kind before us) and
+ * still take every real answer.
+ */
+struct rude_peer {
+	int fd, other_fd;
+	uint16_t port;
+	pthread_t tid;
+	atomic_bool stop;
+	unsigned answered;
+};
+
+static void *
+rude_main(void *arg)
+{
+	struct rude_peer *r = arg;
+	uint64_t t0 = now_ns();
+
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed) &&
+	       now_ns() - t0 < CHILD_TIMEOUT_NS) {
+		static const uint8_t junk[5] = {1, 2, 3, 4, 5};
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		uint8_t b[2048], x[2048];
+		struct sockperf_hdr h;
+		ssize_t n;
+
+		n = recvfrom(r->fd, b, sizeof(b), 0, (struct sockaddr *)&from,
+			     &fl);
+		if (n <= 0 || sockperf_parse(b, (size_t)n, &h) != 0)
+			continue;
+		sendto(r->fd, junk, sizeof(junk), 0, (struct sockaddr *)&from,
+		       fl);
+		sendto(r->fd, b, (size_t)n, 0, (struct sockaddr *)&from, fl);
+		if (sockperf_reflect(b, (size_t)n) != 1)
+			continue;
+		memcpy(x, b, (size_t)n);
+		h.seq += 1000;
+		h.flags &= (uint16_t)~SOCKPERF_F_CLIENT;
+		assert_int_equal(sockperf_build(x, sizeof(x), &h),
+				 SOCKPERF_HDR_LEN);
+		sendto(r->fd, x, (size_t)n, 0, (struct sockaddr *)&from, fl);
+		sendto(r->other_fd, b, (size_t)n, 0, (struct sockaddr *)&from,
+		       fl);
+		sendto(r->fd, b, (size_t)n, 0, (struct sockaddr *)&from, fl);
+		r->answered++;
+	}
+	return NULL;
+}
+
+static void
+test_not_answers_dropped(void **state)
+{
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 100000};
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	struct rude_peer *r = calloc(1, sizeof(*r));
+	struct prober_conf c;
+	struct prober_worker *w;
+	struct sockio_stats ss;
+	struct sockio *s;
+	socklen_t sl = sizeof(sa);
+	uint64_t total, sum = 0;
+
+	(void)state;
+	assert_non_null(r);
+	sa.sin_addr.s_addr = htonl(LO);
+	r->fd = socket(AF_INET, SOCK_DGRAM, 0);
+	r->other_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(r->fd >= 0 && r->other_fd >= 0);
+	assert_int_equal(bind(r->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(r->fd, (struct sockaddr *)&sa, &sl), 0);
+	r->port = ntohs(sa.sin_port);
+	assert_int_equal(
+		setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	assert_int_equal(pthread_create(&r->tid, NULL, rude_main, r), 0);
+
+	w = run_prober(&probe_proto_sockperf, r->port, 64, 500, &c, &s);
+	atomic_store_explicit(&r->stop, true, memory_order_relaxed);
+	assert_int_equal(pthread_join(r->tid, NULL), 0);
+	check_all_answered(w, 500, false);
+	total = 500 + c.warmup;
+	assert_int_equal(r->answered, total);
+	assert_int_equal(w->st.answered, total);
+	/* The short one, the request, the unsent sequence number: each
+	 * counted once per probe; the other port's never got to us. */
+	assert_int_equal(w->st.ignored[PROBER_IGN_TOO_SHORT], total);
+	assert_int_equal(w->st.ignored[PROBER_IGN_OTHER_FLOW], total);
+	assert_int_equal(w->st.ignored[PROBER_IGN_NEVER_SENT], total);
+	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
+		sum += w->st.ignored[i];
+	assert_int_equal(w->st.rx_ignored, 3 * total);
+	assert_int_equal(sum, 3 * total);
+	sockio_stats_get(s, &ss);
+	assert_int_equal(ss.rx_received, 4 * total);
+	assert_int_equal(ss.rx_errors, 0);
+	assert_int_equal(sockio_mbufs_in_use(s), 0);
+	prober_worker_fini(w);
+	free(w);
+	sockio_close(s);
+	close(r->fd);
+	close(r->other_fd);
+	free(r);
+}
+
+/*
  * IPv6 sockets on ::1: the reflector engine on sockio_open_reflector6, the
  * prober on sockio_open_prober6, every UDP protocol answered; the frames
  * the engines see are IPv6 with hop limit and both addresses filled in.
@@ -1010,6 +1119,7 @@ main(void)
 		cmocka_unit_test(test_sockperf_server),
 		cmocka_unit_test(test_sockperf_client),
 		cmocka_unit_test(test_engines_ipv6),
+		cmocka_unit_test(test_not_answers_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
