@@ -21,13 +21,11 @@
 /* Empty reads of the hot socket between two poll()s over all of them. */
 #define SOCKIO_POLL_EVERY 8
 
-#define SOCKIO_DEFAULT_MBUFS	    64
-#define SOCKIO_RX_BATCH		    32
-#define SOCKIO_DEFAULT_TTL	    64 /* what every socket is set to */
+#define SOCKIO_DEFAULT_MBUFS 64
+#define SOCKIO_RX_BATCH	     32
+#define SOCKIO_DEFAULT_TTL   64 /* what every socket is set to */
 /* Room for IP_TTL (int), IP_TOS (byte) and IP_PKTINFO, with slack. */
-#define SOCKIO_CTL_LEN		    128
-/* SO_BUSY_POLL asked for by default when rx busy-polls (us). */
-#define SOCKIO_DEFAULT_BUSY_POLL_US 50
+#define SOCKIO_CTL_LEN	     128
 
 struct sockio_sock {
 	int fd;
@@ -66,8 +64,7 @@ struct sockio {
 	struct pollfd pfd[SOCKIO_MAX_SOCKETS]; /* busy_poll false, several */
 	unsigned rx_next; /* socket rx starts at (fairness) */
 	uint16_t ip_id;
-	bool busy_poll_set, prefer_busy_poll_set; /* by default, see
-						     set_busy_poll() */
+	bool prefer_busy_poll; /* SO_PREFER_BUSY_POLL taken, set_busy_poll() */
 	struct sockio_stats st;
 
 	/* No headroom: nothing is ever prepended to these frames. */
@@ -929,28 +926,28 @@ setopt_int(int fd, int level, int name, int v)
 }
 
 /*
- * SO_BUSY_POLL: --busy-poll-us N sets it and its failure is an error.
- * Otherwise, when rx busy-polls, the kernel is asked to poll the device's
- * NAPI context from our receive calls too (SO_BUSY_POLL
- * SOCKIO_DEFAULT_BUSY_POLL_US, SO_PREFER_BUSY_POLL): raising them takes
- * CAP_NET_ADMIN (and SO_PREFER_BUSY_POLL Linux 5.11), so a refusal is
- * quietly taken as "not here". A nonblocking receive polls NAPI once, and
- * only on a device with NAPI (a NIC; veth only with GRO or XDP on).
+ * SO_BUSY_POLL only when asked (opts.so_busy_poll_us, --busy-poll-us N;
+ * its refusal is an error), and with it SO_PREFER_BUSY_POLL (Linux 5.11;
+ * refused without CAP_NET_ADMIN, which is quietly taken as "not here").
+ * Not by default: a nonblocking receive polls the device's NAPI context
+ * once, which helps only on a device with NAPI (a NIC; veth only with GRO
+ * or XDP on); on this project's veth it changed nothing measurable, and
+ * one run with both set by default saw an 8 KiB kernel-to-kernel p50 of
+ * 20 ms (docs/performance.md).
  */
 static int
 set_busy_poll(struct sockio *s, int fd)
 {
-	if (s->o.so_busy_poll_us != 0)
-		return setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL,
-				  s->o.so_busy_poll_us);
-	if (!s->o.busy_poll)
+	int ret;
+
+	if (s->o.so_busy_poll_us == 0)
 		return 0;
-	if (setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL,
-		       SOCKIO_DEFAULT_BUSY_POLL_US) == 0)
-		s->busy_poll_set = true;
+	ret = setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL, s->o.so_busy_poll_us);
+	if (ret != 0)
+		return ret;
 #ifdef SO_PREFER_BUSY_POLL
 	if (setopt_int(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, 1) == 0)
-		s->prefer_busy_poll_set = true;
+		s->prefer_busy_poll = true;
 #endif
 	return 0;
 }
@@ -1322,6 +1319,12 @@ sockio_stats_get(const struct sockio *s, struct sockio_stats *out)
 	out->rx_errors = util_relaxed_read(&s->st.rx_errors);
 	out->unreachable = util_relaxed_read(&s->st.unreachable);
 	out->rx_nombuf = util_relaxed_read(&s->st.rx_nombuf);
+}
+
+bool
+sockio_prefer_busy_poll(const struct sockio *s)
+{
+	return s->prefer_busy_poll;
 }
 
 uint64_t

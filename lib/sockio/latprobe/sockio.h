@@ -61,7 +61,12 @@ struct sockio_opts {
 	 * (SO_RCVTIMEO on a single socket, poll() over several).
 	 */
 	bool busy_poll;
-	/* 0 = leave the socket's SO_BUSY_POLL alone; else set it (us). */
+	/*
+	 * 0 = leave the socket's SO_BUSY_POLL and SO_PREFER_BUSY_POLL alone;
+	 * else set SO_BUSY_POLL (us; refused: the open fails, EPERM without
+	 * CAP_NET_ADMIN above net.core.busy_read) and try SO_PREFER_BUSY_POLL
+	 * (refused: quietly left off, see sockio_prefer_busy_poll()).
+	 */
 	int so_busy_poll_us;
 	/* mbufs in the queue's pool; 0 = 64. */
 	unsigned n_mbufs;
@@ -141,6 +146,9 @@ struct sockio_stats {
 };
 
 void sockio_stats_get(const struct sockio *s, struct sockio_stats *out);
+
+/* Did the kernel take SO_PREFER_BUSY_POLL (opts.so_busy_poll_us set)? */
+bool sockio_prefer_busy_poll(const struct sockio *s);
 
 /* Frames tx_burst took but did not send: tx_unroutable + tx_errors. */
 uint64_t sockio_tx_dropped(const struct sockio *s);

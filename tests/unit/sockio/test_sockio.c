@@ -475,6 +475,14 @@ test_open_errors(void **state)
 	s = sockio_open_prober(LO, 0, LO, 862, &mac_p, &o);
 	if (s == NULL)
 		assert_int_equal(errno, EPERM);
+	/* SO_PREFER_BUSY_POLL goes with it where the kernel takes it
+	 * (CAP_NET_ADMIN, Linux 5.11); never without --busy-poll-us. */
+	if (s != NULL && geteuid() == 0)
+		assert_true(sockio_prefer_busy_poll(s));
+	sockio_close(s);
+	s = sockio_open_prober(LO, 0, LO, 862, &mac_p, NULL);
+	assert_non_null(s);
+	assert_false(sockio_prefer_busy_poll(s));
 	sockio_close(s);
 	/* Not a local address. */
 	assert_null(sockio_open_reflector(0xc6120063u, (uint16_t[]){9999}, 1,
