@@ -664,6 +664,8 @@ fast_parse(const struct sockio *s, const uint8_t *buf, uint16_t len,
 		f->ttl = ip[7];
 		memcpy(f->src6, ip + 8, 16);
 		memcpy(f->dst6, ip + 24, 16);
+		f->src4 = 0;
+		f->dst4 = 0;
 		f->l3_hlen = CODEC_IPV6_HLEN;
 	} else {
 		udp = ip + CODEC_IPV4_HLEN;

@@ -16,12 +16,26 @@
  * Frames that are not IPv4/UDP, are fragments, or match no socket are
  * counted (tx_unroutable) and freed; tx_burst always takes all n.
  *
- * rx: recvmmsg() on every socket of the queue, straight into mbufs at the
- * payload offset; an Ethernet/IPv4/UDP frame is then built around each
- * datagram (codec_build_udp: both checksums set): source = the sender,
- * destination = the address the datagram was sent to (IP_PKTINFO) and the
- * socket's port, destination MAC = my_mac, source MAC = 02:00:<sender IPv4>
- * (locally administered), TTL and TOS as received (IP_RECVTTL/IP_RECVTOS).
+ * A frame whose TTL and TOS are the socket's, going to a connected
+ * socket's peer, goes out with a plain send(); our own frames are read at
+ * fixed offsets (anything else takes codec_parse_frame()).
+ *
+ * rx: one recvfrom() (recvmsg() where control messages are read) per call
+ * while datagrams come one at a time, recvmmsg() batches once two reads in
+ * a row brought one each (a backlog), straight into mbufs at the payload
+ * offset. The Ethernet/IPv4/UDP headers are then written in front of each
+ * datagram: source = the sender, destination = the address the datagram
+ * was sent to (IP_PKTINFO; a prober's connected socket: its own address,
+ * the only one the kernel delivers to it) and the socket's port,
+ * destination MAC = my_mac, source MAC = 02:00:<sender IPv4> (locally
+ * administered), TTL and TOS as received (IP_RECVTTL/IP_RECVTOS) on a
+ * reflector's sockets, 64 and 0 on a prober's (not asked: nothing reads
+ * them there, and control messages cost every receive). The kernel has
+ * verified both checksums before handing a datagram over, so the frame
+ * says so as a NIC would (RTE_MBUF_F_RX_IP_CKSUM_GOOD and _L4_CKSUM_GOOD):
+ * the IPv4 header checksum is set, the UDP checksum is 0 (none) except on
+ * a reflector's IPv6 sockets, where it is computed (the reflector drops a
+ * zero one, RFC 8200 8.1).
  *
  * Buffers: hand-made single-segment mbufs (no mempool), data_off 0, each
  * large enough for the Ethernet/IPv4/UDP headers (42 bytes) plus the largest
