@@ -457,11 +457,11 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 
 	if (want <= 1) {
 		/*
-		 * Two datagrams in two reads in a row, no empty read between,
-		 * suggest a backlog: batch from the next read on. One answer
-		 * per probe (ping-pong) stays on single reads: a batched read
-		 * that got one datagram would try for the next before it
-		 * returns.
+		 * Two datagrams in two reads in a row, no empty read (and on
+		 * a prober's socket no probe sent) between, suggest a
+		 * backlog: batch from the next read on. One answer per probe
+		 * (ping-pong) stays on single reads: a batched read that got
+		 * one datagram would try for the next before it returns.
 		 */
 		if (n == 0)
 			return 0;
@@ -802,6 +802,8 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 		util_relaxed_add(&s->st.tx_unroutable, 1);
 		return false;
 	}
+	if (k->connected)
+		k->rx_streak = 0; /* answers to a new probe are no backlog */
 	if (s->family == AF_INET6)
 		return send_frame6(s, k, buf, &f);
 	if (f.l3_hlen == CODEC_IPV4_HLEN) {
