@@ -935,9 +935,8 @@ setopt_int(int fd, int level, int name, int v)
  * refused without CAP_NET_ADMIN, which is quietly taken as "not here").
  * Not by default: a nonblocking receive polls the device's NAPI context
  * once, which helps only on a device with NAPI (a NIC; veth only with GRO
- * or XDP on); on this project's veth it changed nothing measurable, and
- * one run with both set by default saw an 8 KiB kernel-to-kernel p50 of
- * 20 ms (docs/performance.md).
+ * or XDP on); on this project's veth it changed nothing measurable
+ * (docs/performance.md).
  */
 static int
 set_busy_poll(struct sockio *s, int fd)
