@@ -33,9 +33,15 @@ struct sockio_sock {
 	uint8_t local6[16];  /* IPv6 sockets: :: = bound to any */
 	uint16_t local_port;
 	bool connected;
+	/* The kernel hands TTL, TOS and destination address of each datagram
+	 * as control messages (reflector sockets); false: a prober's connected
+	 * socket, whose datagrams all come to its own address, read with a
+	 * plain recvfrom(). */
+	bool rx_meta;
 	struct sockaddr_in peer;   /* connected to (prober) */
 	struct sockaddr_in6 peer6; /* the same, IPv6 sockets */
 	unsigned rx_vlen;	   /* next recvmmsg batch, see sock_rx() */
+	unsigned rx_streak;	   /* single reads in a row that got one */
 	/* ICMP destination unreachable the kernel reported on this socket,
 	 * handed to the engine as a frame by the next rx_burst: its code, -1
 	 * when none; and the IPv4 + UDP headers of the last frame sent, the
@@ -58,6 +64,7 @@ struct sockio {
 	struct pollfd pfd[SOCKIO_MAX_SOCKETS]; /* busy_poll false, several */
 	unsigned rx_next; /* socket rx starts at (fairness) */
 	uint16_t ip_id;
+	bool prefer_busy_poll; /* SO_PREFER_BUSY_POLL taken, set_busy_poll() */
 	struct sockio_stats st;
 
 	/* No headroom: nothing is ever prepended to these frames. */
@@ -148,49 +155,112 @@ read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
 	}
 }
 
-/* Wrap the datagram that sits at the payload offset of m into a frame. */
-static bool
+static inline void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+/* The IPv4 header checksum of the 20 bytes at h (checksum field zero). */
+static uint16_t
+ipv4_hdr_csum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+
+	for (unsigned i = 0; i < CODEC_IPV4_HLEN; i += 2)
+		sum += (uint32_t)h[i] << 8 | h[i + 1];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
+ * Wrap the datagram that sits at the payload offset of m into a frame:
+ * the headers are written in place, nothing else is touched. The kernel
+ * has verified both checksums before it handed the datagram over (ip_rcv,
+ * then UDP before delivery), so the frame says so the way a NIC would
+ * (RX_IP_CKSUM_GOOD, RX_L4_CKSUM_GOOD) and the engines do not recompute
+ * them; the IPv4 header checksum is filled in (20 bytes), the UDP checksum
+ * is left 0, which IPv4 reads as "none" (over IPv6 a prober socket's
+ * frames have only the flag vouch for it, a reflector socket's get it
+ * computed).
+ */
+static void
 synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 	    const void *from_sa, size_t plen, const struct rx_meta *meta)
 {
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	const struct sockaddr_in *from = from_sa;
 	const struct sockaddr_in6 *from6 = from_sa;
+	uint8_t *ip = buf + CODEC_ETH_HLEN;
+	uint8_t *udp;
+	uint16_t sport;
 	uint32_t src;
-	struct codec_flow fl;
-	int len;
 
-	memset(&fl, 0, sizeof(fl));
+	memcpy(buf, s->my_mac.b, 6);
 	if (s->family == AF_INET6) {
 		/* 02:00 + the low 32 bits of the source, as for IPv4. */
 		memcpy(&src, from6->sin6_addr.s6_addr + 12, 4);
 		src = ntohl(src);
-		fl.ip_version = 6;
-		memcpy(fl.src6, from6->sin6_addr.s6_addr, 16);
-		memcpy(fl.dst6, meta->have_dst6 ? meta->dst6 : k->local6, 16);
-		fl.sport = ntohs(from6->sin6_port);
+		sport = ntohs(from6->sin6_port);
+		put16(buf + 12, CODEC_ETHERTYPE_IPV6);
+		put32(ip, 6u << 28 | (uint32_t)meta->tos << 20);
+		put16(ip + 4, (uint16_t)(CODEC_UDP_HLEN + plen));
+		ip[6] = CODEC_IPPROTO_UDP;
+		ip[7] = meta->ttl;
+		memcpy(ip + 8, from6->sin6_addr.s6_addr, 16);
+		memcpy(ip + 24, meta->have_dst6 ? meta->dst6 : k->local6, 16);
+		udp = ip + CODEC_IPV6_HLEN;
 	} else {
 		src = ntohl(from->sin_addr.s_addr);
-		fl.ip_version = 4;
-		fl.src4 = src;
-		fl.dst4 = meta->dst != 0 ? meta->dst : k->local_addr;
-		fl.sport = ntohs(from->sin_port);
+		sport = ntohs(from->sin_port);
+		put16(buf + 12, CODEC_ETHERTYPE_IPV4);
+		ip[0] = 0x45;
+		ip[1] = meta->tos;
+		put16(ip + 2,
+		      (uint16_t)(CODEC_IPV4_HLEN + CODEC_UDP_HLEN + plen));
+		put16(ip + 4, s->ip_id++);
+		put16(ip + 6, 0x4000); /* DF */
+		ip[8] = meta->ttl;
+		ip[9] = CODEC_IPPROTO_UDP;
+		put16(ip + 10, 0);
+		put32(ip + 12, src);
+		put32(ip + 16, meta->dst != 0 ? meta->dst : k->local_addr);
+		put16(ip + 10, ipv4_hdr_csum(ip));
+		udp = ip + CODEC_IPV4_HLEN;
 	}
-	fl.src_mac.b[0] = 0x02; /* locally administered, from the address */
-	fl.src_mac.b[2] = (uint8_t)(src >> 24);
-	fl.src_mac.b[3] = (uint8_t)(src >> 16);
-	fl.src_mac.b[4] = (uint8_t)(src >> 8);
-	fl.src_mac.b[5] = (uint8_t)src;
-	fl.dst_mac = s->my_mac;
-	fl.dport = k->local_port;
-	fl.ttl = meta->ttl;
-	fl.tos = meta->tos;
-	len = codec_build_udp(buf, s->pool.buf_len, &fl, s->ip_id++,
-			      buf + s->hdr_len, plen);
-	if (len < 0)
-		return false;
-	io_mbuf_set_len(m, (uint16_t)len);
-	return true;
+	/* locally administered, from the address */
+	buf[6] = 0x02;
+	buf[7] = 0;
+	put32(buf + 8, src);
+	put16(udp, sport);
+	put16(udp + 2, k->local_port);
+	put16(udp + 4, (uint16_t)(CODEC_UDP_HLEN + plen));
+	put16(udp + 6, 0);
+	if (s->family == AF_INET6 && k->rx_meta) {
+		/* The reflector engine drops an IPv6 UDP checksum of zero
+		 * (RFC 8200 8.1) whatever the flag says: compute it there. */
+		struct codec_frame f;
+
+		memset(&f, 0, sizeof(f));
+		f.ip_version = 6;
+		f.ip_proto = CODEC_IPPROTO_UDP;
+		f.l3_off = CODEC_ETH_HLEN;
+		f.l4_off = CODEC_ETH_HLEN + CODEC_IPV6_HLEN;
+		f.l4_len = (uint16_t)(CODEC_UDP_HLEN + plen);
+		f.payload_off = SOCKIO_HDR6_LEN;
+		codec_l4_csum_set(buf, &f);
+	}
+	m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	io_mbuf_set_len(m, (uint16_t)(s->hdr_len + plen));
 }
 
 /*
@@ -303,6 +373,79 @@ synth_unreachable(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **mp)
 	return true;
 }
 
+/* A receive failed with errno err: EAGAIN is no error. */
+static void
+rx_failed(struct sockio *s, struct sockio_sock *k, int err)
+{
+	if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR &&
+	    !sock_error(s, k, err))
+		util_relaxed_add(&s->st.rx_errors, 1);
+}
+
+/*
+ * One datagram, the ping-pong case: one recvfrom() (or recvmsg() when the
+ * socket has control messages to read) into one mbuf, no recvmmsg()
+ * bookkeeping. flags: MSG_DONTWAIT or 0 (SO_RCVTIMEO bounds the wait).
+ */
+static uint16_t
+sock_rx_one(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
+	    int flags)
+{
+	struct rte_mbuf *m = io_pool_get(&s->pool);
+	size_t cap = (size_t)s->pool.buf_len - s->hdr_len;
+	struct rx_meta meta;
+	uint8_t *data;
+	ssize_t r;
+
+	if (m == NULL) {
+		util_relaxed_add(&s->st.rx_nombuf, 1);
+		return 0;
+	}
+	data = rte_pktmbuf_mtod(m, uint8_t *) + s->hdr_len;
+	if (!k->rx_meta) {
+		socklen_t fl = sizeof(s->from[0]);
+
+		/* MSG_TRUNC: the datagram's real length, to see truncation. */
+		r = recvfrom(k->fd, data, cap, flags | MSG_TRUNC,
+			     (struct sockaddr *)&s->from[0], &fl);
+		meta.ttl = SOCKIO_DEFAULT_TTL;
+		meta.tos = 0;
+		meta.dst = 0;
+		meta.have_dst6 = false;
+	} else {
+		struct msghdr *mh = &s->msgs[0].msg_hdr;
+
+		s->iov[0].iov_base = data;
+		s->iov[0].iov_len = cap;
+		mh->msg_name = &s->from[0];
+		mh->msg_namelen = sizeof(s->from[0]);
+		mh->msg_iov = &s->iov[0];
+		mh->msg_iovlen = 1;
+		mh->msg_control = s->ctl[0];
+		mh->msg_controllen = sizeof(s->ctl[0]);
+		mh->msg_flags = 0;
+		r = recvmsg(k->fd, mh, flags);
+		if (r >= 0 && (mh->msg_flags & MSG_TRUNC))
+			r = (ssize_t)cap + 1;
+		if (r >= 0)
+			read_cmsgs(mh, &meta);
+	}
+	if (r < 0) {
+		rx_failed(s, k, errno);
+		io_pool_put(&s->pool, m);
+		return 0;
+	}
+	if ((size_t)r > cap) {
+		util_relaxed_add(&s->st.rx_truncated, 1);
+		io_pool_put(&s->pool, m);
+		return 0;
+	}
+	synth_frame(s, k, m, &s->from[0], (size_t)r, &meta);
+	pkts[0] = m;
+	util_relaxed_add(&s->st.rx_received, 1);
+	return 1;
+}
+
 static uint16_t
 sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	uint16_t n, int flags)
@@ -312,6 +455,24 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	uint16_t out = 0;
 	int r;
 
+	if (want <= 1) {
+		/*
+		 * Two datagrams in two reads in a row, no empty read (and on
+		 * a prober's socket no probe sent) between, suggest a
+		 * backlog: batch from the next read on. One answer per probe
+		 * (ping-pong) stays on single reads: a batched read that got
+		 * one datagram would try for the next before it returns.
+		 */
+		if (n == 0)
+			return 0;
+		out = sock_rx_one(s, k, pkts, flags & MSG_DONTWAIT);
+		k->rx_streak = out != 0 ? k->rx_streak + 1 : 0;
+		if (k->rx_streak >= 2 && n > 1) {
+			k->rx_vlen = 2;
+			k->rx_streak = 0;
+		}
+		return out;
+	}
 	for (i = 0; i < want; i++) {
 		struct rte_mbuf *m = io_pool_get(&s->pool);
 		struct msghdr *mh = &s->msgs[i].msg_hdr;
@@ -335,15 +496,10 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 		return 0;
 	}
 	r = recvmmsg(k->fd, s->msgs, i, flags, NULL);
-	if (r < 0) {
-		int err = errno;
-
-		if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR &&
-		    !sock_error(s, k, err))
-			util_relaxed_add(&s->st.rx_errors, 1);
-	} else {
+	if (r < 0)
+		rx_failed(s, k, errno);
+	else
 		got = (unsigned)r;
-	}
 	for (unsigned j = 0; j < got; j++) {
 		struct msghdr *mh = &s->msgs[j].msg_hdr;
 		struct rte_mbuf *m = s->rx_m[j];
@@ -355,12 +511,7 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 			continue;
 		}
 		read_cmsgs(mh, &meta);
-		if (!synth_frame(s, k, m, &s->from[j], s->msgs[j].msg_len,
-				 &meta)) {
-			util_relaxed_add(&s->st.rx_truncated, 1);
-			io_pool_put(&s->pool, m);
-			continue;
-		}
+		synth_frame(s, k, m, &s->from[j], s->msgs[j].msg_len, &meta);
 		pkts[out++] = m;
 	}
 	for (unsigned j = got; j < i; j++)
@@ -368,14 +519,13 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	/*
 	 * recvmmsg() that got a datagram tries for the next one before it
 	 * returns: about 0.5 us more round trip here when nothing follows. So
-	 * ask for one while datagrams come one at a time (ping-pong), and grow
-	 * the batch only while every slot is filled (a backlog).
+	 * the batch grows only while every slot is filled (a backlog).
 	 */
 	if (got == i && got != 0)
 		k->rx_vlen = k->rx_vlen * 2 < SOCKIO_RX_BATCH ? k->rx_vlen * 2
 							      : SOCKIO_RX_BATCH;
 	else
-		k->rx_vlen = 1;
+		k->rx_vlen = 1; /* back to single reads, streak 0 */
 	util_relaxed_add(&s->st.rx_received, out);
 	return out;
 }
@@ -474,6 +624,93 @@ add_cmsg(struct msghdr *mh, size_t *used, int level, int type, const void *v,
 	*used += CMSG_SPACE(len);
 }
 
+static inline uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+/*
+ * The frames the engines build for a socket are untagged Ethernet + IPv4
+ * without options (or IPv6 without extension headers) + UDP: read those
+ * at fixed offsets into the fields of f that send_frame() uses, with the
+ * checks codec_parse_frame() would make on them (lengths that agree, not a
+ * fragment). False for anything else, which takes the generic parse.
+ */
+static bool
+fast_parse(const struct sockio *s, const uint8_t *buf, uint16_t len,
+	   struct codec_frame *f)
+{
+	const uint8_t *ip = buf + CODEC_ETH_HLEN, *udp;
+	uint16_t ulen;
+
+	if (s->family == AF_INET6) {
+		udp = ip + CODEC_IPV6_HLEN;
+		if (len < SOCKIO_HDR6_LEN ||
+		    get16(buf + 12) != CODEC_ETHERTYPE_IPV6 ||
+		    ip[0] >> 4 != 6 || ip[6] != CODEC_IPPROTO_UDP)
+			return false;
+		ulen = get16(udp + 4);
+		if (get16(ip + 4) != ulen || ulen < CODEC_UDP_HLEN ||
+		    ulen > len - (CODEC_ETH_HLEN + CODEC_IPV6_HLEN))
+			return false;
+		f->tos = (uint8_t)(get16(ip) >> 4);
+		f->ttl = ip[7];
+		memcpy(f->src6, ip + 8, 16);
+		memcpy(f->dst6, ip + 24, 16);
+		f->src4 = 0;
+		f->dst4 = 0;
+		f->l3_hlen = CODEC_IPV6_HLEN;
+	} else {
+		udp = ip + CODEC_IPV4_HLEN;
+		if (len < SOCKIO_HDR_LEN ||
+		    get16(buf + 12) != CODEC_ETHERTYPE_IPV4 || ip[0] != 0x45 ||
+		    ip[9] != CODEC_IPPROTO_UDP ||
+		    (get16(ip + 6) & 0x3fff) != 0) /* MF, offset */
+			return false;
+		ulen = get16(udp + 4);
+		if (get16(ip + 2) != CODEC_IPV4_HLEN + ulen ||
+		    ulen < CODEC_UDP_HLEN ||
+		    ulen > len - (CODEC_ETH_HLEN + CODEC_IPV4_HLEN))
+			return false;
+		f->tos = ip[1];
+		f->ttl = ip[8];
+		f->src4 = get32(ip + 12);
+		f->dst4 = get32(ip + 16);
+		f->l3_hlen = CODEC_IPV4_HLEN;
+	}
+	f->l3_off = CODEC_ETH_HLEN;
+	f->sport = get16(udp);
+	f->dport = get16(udp + 2);
+	f->payload_off = (uint16_t)(udp + CODEC_UDP_HLEN - buf);
+	f->payload_len = (uint16_t)(ulen - CODEC_UDP_HLEN);
+	return true;
+}
+
+/*
+ * The payload to the socket's connected peer with nothing to say in
+ * control messages: send(), the shortest path through the kernel (no
+ * msghdr to copy in, the connected route).
+ */
+static bool
+send_plain(struct sockio *s, struct sockio_sock *k, const uint8_t *p,
+	   size_t len)
+{
+	if (send(k->fd, p, len, 0) < 0) {
+		sock_error(s, k, errno);
+		util_relaxed_add(&s->st.tx_errors, 1);
+		return false;
+	}
+	util_relaxed_add(&s->st.tx_sent, 1);
+	return true;
+}
+
 /* The IPv6 half of send_frame(): hop limit, traffic class and source
  * address as IPV6_HOPLIMIT / IPV6_TCLASS / IPV6_PKTINFO (RFC 3542 6). */
 static bool
@@ -487,6 +724,11 @@ send_frame6(struct sockio *s, struct sockio_sock *k, uint8_t *buf,
 	struct iovec iov;
 	size_t used = 0;
 
+	if (k->connected && f->ttl == SOCKIO_DEFAULT_TTL && f->tos == 0 &&
+	    memcmp(k->local6, any, 16) != 0 &&
+	    memcmp(&k->peer6.sin6_addr, f->dst6, 16) == 0 &&
+	    k->peer6.sin6_port == htons(f->dport))
+		return send_plain(s, k, buf + f->payload_off, f->payload_len);
 	memset(&dst, 0, sizeof(dst));
 	dst.sin6_family = AF_INET6;
 	memcpy(dst.sin6_addr.s6_addr, f->dst6, 16);
@@ -549,16 +791,29 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	struct iovec iov;
 	size_t used = 0;
 
-	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0 ||
-	    f.ethertype != (s->family == AF_INET6 ? CODEC_ETHERTYPE_IPV6
-						  : CODEC_ETHERTYPE_IPV4) ||
-	    f.ip_proto != CODEC_IPPROTO_UDP || f.is_fragment ||
-	    f.payload_off == 0 || (k = sock_by_port(s, f.sport)) == NULL) {
+	if (m->nb_segs != 1 ||
+	    (!fast_parse(s, buf, m->data_len, &f) &&
+	     (codec_parse_frame(buf, m->data_len, &f) != 0 ||
+	      f.ethertype != (s->family == AF_INET6 ? CODEC_ETHERTYPE_IPV6
+						    : CODEC_ETHERTYPE_IPV4) ||
+	      f.ip_proto != CODEC_IPPROTO_UDP || f.is_fragment ||
+	      f.payload_off == 0)) ||
+	    (k = sock_by_port(s, f.sport)) == NULL) {
 		util_relaxed_add(&s->st.tx_unroutable, 1);
 		return false;
 	}
+	if (k->connected)
+		k->rx_streak = 0; /* answers to a new probe are no backlog */
 	if (s->family == AF_INET6)
 		return send_frame6(s, k, buf, &f);
+	if (f.l3_hlen == CODEC_IPV4_HLEN) {
+		memcpy(k->last_hdr, buf + f.l3_off, sizeof(k->last_hdr));
+		k->have_last = true;
+	}
+	if (k->connected && f.ttl == SOCKIO_DEFAULT_TTL && f.tos == 0 &&
+	    k->local_addr != 0 && k->peer.sin_addr.s_addr == htonl(f.dst4) &&
+	    k->peer.sin_port == htons(f.dport))
+		return send_plain(s, k, buf + f.payload_off, f.payload_len);
 	memset(&dst, 0, sizeof(dst));
 	dst.sin_family = AF_INET;
 	dst.sin_addr.s_addr = htonl(f.dst4);
@@ -596,10 +851,6 @@ send_frame(struct sockio *s, struct rte_mbuf *m)
 	mh.msg_controllen = used;
 	if (used == 0)
 		mh.msg_control = NULL;
-	if (f.l3_hlen == CODEC_IPV4_HLEN) {
-		memcpy(k->last_hdr, buf + f.l3_off, sizeof(k->last_hdr));
-		k->have_last = true;
-	}
 	if (sendmsg(k->fd, &mh, 0) < 0) {
 		sock_error(s, k, errno);
 		util_relaxed_add(&s->st.tx_errors, 1);
@@ -678,11 +929,38 @@ setopt_int(int fd, int level, int name, int v)
 	return setsockopt(fd, level, name, &v, sizeof(v)) == 0 ? 0 : -errno;
 }
 
-/* A bound UDP socket with the rx metadata we need switched on. */
+/*
+ * SO_BUSY_POLL only when asked (opts.so_busy_poll_us, --busy-poll-us N;
+ * its refusal is an error), and with it SO_PREFER_BUSY_POLL (Linux 5.11;
+ * refused without CAP_NET_ADMIN, which is quietly taken as "not here").
+ * Not by default: a nonblocking receive polls the device's NAPI context
+ * once, which helps only on a device with NAPI (a NIC; veth only with GRO
+ * or XDP on); on this project's veth it changed nothing measurable
+ * (docs/performance.md).
+ */
+static int
+set_busy_poll(struct sockio *s, int fd)
+{
+	int ret;
+
+	if (s->o.so_busy_poll_us == 0)
+		return 0;
+	ret = setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL, s->o.so_busy_poll_us);
+	if (ret != 0)
+		return ret;
+#ifdef SO_PREFER_BUSY_POLL
+	if (setopt_int(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, 1) == 0)
+		s->prefer_busy_poll = true;
+#endif
+	return 0;
+}
+
+/* A bound UDP socket; meta: with the rx metadata switched on (TTL, TOS,
+ * destination address). */
 /* The IPv6 socket of sock_open(): IPv6 only, the RFC 3542 rx metadata. */
 static int
 sock_open6(struct sockio *s, struct sockio_sock *k, const uint8_t addr[16],
-	   uint16_t port)
+	   uint16_t port, bool meta)
 {
 	struct sockaddr_in6 sa;
 	socklen_t sl = sizeof(sa);
@@ -692,16 +970,18 @@ sock_open6(struct sockio *s, struct sockio_sock *k, const uint8_t addr[16],
 	if (fd < 0)
 		return -errno;
 	k->fd = fd;
+	k->rx_meta = meta;
 	if ((ret = setopt_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1)) != 0 ||
-	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)) != 0 ||
-	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1)) != 0 ||
-	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)) != 0 ||
+	    (meta &&
+	     ((ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)) != 0 ||
+	      (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1)) != 0 ||
+	      (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)) !=
+		      0)) ||
 	    (ret = setopt_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS,
 			      SOCKIO_DEFAULT_TTL)) != 0)
 		return ret;
-	if (s->o.so_busy_poll_us != 0 &&
-	    (ret = setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL,
-			      s->o.so_busy_poll_us)) != 0)
+	ret = set_busy_poll(s, fd);
+	if (ret != 0)
 		return ret;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin6_family = AF_INET6;
@@ -719,7 +999,8 @@ sock_open6(struct sockio *s, struct sockio_sock *k, const uint8_t addr[16],
 }
 
 static int
-sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port)
+sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port,
+	  bool meta)
 {
 	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
@@ -729,14 +1010,15 @@ sock_open(struct sockio *s, struct sockio_sock *k, uint32_t addr, uint16_t port)
 	if (fd < 0)
 		return -errno;
 	k->fd = fd;
-	if ((ret = setopt_int(fd, IPPROTO_IP, IP_RECVTTL, 1)) != 0 ||
-	    (ret = setopt_int(fd, IPPROTO_IP, IP_RECVTOS, 1)) != 0 ||
-	    (ret = setopt_int(fd, IPPROTO_IP, IP_PKTINFO, 1)) != 0 ||
+	k->rx_meta = meta;
+	if ((meta &&
+	     ((ret = setopt_int(fd, IPPROTO_IP, IP_RECVTTL, 1)) != 0 ||
+	      (ret = setopt_int(fd, IPPROTO_IP, IP_RECVTOS, 1)) != 0 ||
+	      (ret = setopt_int(fd, IPPROTO_IP, IP_PKTINFO, 1)) != 0)) ||
 	    (ret = setopt_int(fd, IPPROTO_IP, IP_TTL, SOCKIO_DEFAULT_TTL)) != 0)
 		return ret;
-	if (s->o.so_busy_poll_us != 0 &&
-	    (ret = setopt_int(fd, SOL_SOCKET, SO_BUSY_POLL,
-			      s->o.so_busy_poll_us)) != 0)
+	ret = set_busy_poll(s, fd);
+	if (ret != 0)
 		return ret;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
@@ -844,7 +1126,7 @@ sockio_open_prober(uint32_t local_addr, uint16_t sport, uint32_t dst_addr,
 		return NULL;
 	k = &s->socks[0];
 	s->n_socks = 1;
-	ret = sock_open(s, k, local_addr, sport);
+	ret = sock_open(s, k, local_addr, sport, false);
 	if (ret != 0)
 		return fail(s, ret);
 	memset(&k->peer, 0, sizeof(k->peer));
@@ -923,8 +1205,9 @@ open_reflector(int family, uint32_t local4, const uint8_t *local6,
 		ret = family == AF_INET6
 			      ? sock_open6(s, &s->socks[i],
 					   local6 != NULL ? local6 : any,
-					   want[i])
-			      : sock_open(s, &s->socks[i], local4, want[i]);
+					   want[i], true)
+			      : sock_open(s, &s->socks[i], local4, want[i],
+					  true);
 		if (ret != 0)
 			return fail(s, ret);
 	}
@@ -964,7 +1247,7 @@ sockio_open_prober6(const uint8_t local6[16], uint16_t sport,
 		return NULL;
 	k = &s->socks[0];
 	s->n_socks = 1;
-	ret = sock_open6(s, k, local6 != NULL ? local6 : any, sport);
+	ret = sock_open6(s, k, local6 != NULL ? local6 : any, sport, false);
 	if (ret != 0)
 		return fail(s, ret);
 	memset(&k->peer6, 0, sizeof(k->peer6));
@@ -1039,6 +1322,12 @@ sockio_stats_get(const struct sockio *s, struct sockio_stats *out)
 	out->rx_errors = util_relaxed_read(&s->st.rx_errors);
 	out->unreachable = util_relaxed_read(&s->st.unreachable);
 	out->rx_nombuf = util_relaxed_read(&s->st.rx_nombuf);
+}
+
+bool
+sockio_prefer_busy_poll(const struct sockio *s)
+{
+	return s->prefer_busy_poll;
 }
 
 uint64_t

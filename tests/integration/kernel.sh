@@ -4,7 +4,8 @@
 # kind of peer across the testbed:
 #   1. kernel prober -> DPDK reflector (stamp, sockperf, udp-echo)
 #   2. DPDK prober  -> kernel reflector (stamp)
-#   3. kernel prober -> kernel reflector, and -> sockperf server
+#   3. kernel prober -> kernel reflector (stamp and sockperf, IPv4 and
+#      IPv6), and -> sockperf server
 #   4. sockperf client -> kernel reflector
 . "$(dirname "$0")/lib.sh"
 need_env
@@ -43,6 +44,7 @@ $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/d2k.json" \
 # 3./4. Both sides kernel.
 ip -n "$LP_NS_PROBE" addr add "$LP_ADDR_PROBE" dev "$LP_IF_PROBE"
 kprobe k2k-stamp -n 2000 "$refl_ip"
+kprobe k2k-sockperf --proto sockperf -l 64 -n 2000 "$refl_ip"
 kprobe k2k-8k -l 8k -n 500 "$refl_ip"
 if lp_have sockperf; then
 	timeout 30 ip netns exec "$LP_NS_PROBE" sockperf ping-pong -i "$refl_ip" -p 11111 \
@@ -58,7 +60,21 @@ if lp_have sockperf; then
 fi
 [ "$(json_get "$WORK/krefl.json" counters/answered.stamp)" -ge 4000 ] ||
 	fail "kernel reflector answered too few STAMP probes"
-for f in k2d-stamp k2d-sockperf k2d-udp-echo d2k k2k-stamp k2k-8k k2sockperf; do
+[ "$(json_get "$WORK/krefl.json" counters/answered.sockperf)" -ge 2000 ] ||
+	fail "kernel reflector answered too few sockperf probes"
+
+# 5. Both sides kernel over IPv6.
+refl6=${LP_ADDR6_REFL%/*}
+lp_kaddr6 "$LP_NS_PROBE" "$LP_IF_PROBE" "$LP_ADDR6_PROBE"
+lp_kaddr6 "$LP_NS_REFL" "$LP_IF_REFL" "$LP_ADDR6_REFL"
+start_reflector "$LP_NS_REFL" --backend kernel --addr "$LP_ADDR6_REFL" --json "$WORK/krefl6.json" -q
+kprobe k2k6-stamp -n 2000 "[$refl6]"
+kprobe k2k6-sockperf --proto sockperf -l 64 -n 2000 "[$refl6]"
+stop_reflector
+[ "$(json_get "$WORK/krefl6.json" counters/answered.stamp)" -ge 2000 ] &&
+	[ "$(json_get "$WORK/krefl6.json" counters/answered.sockperf)" -ge 2000 ] ||
+	fail "kernel reflector over IPv6 answered too few probes"
+for f in k2d-stamp k2d-sockperf k2d-udp-echo d2k k2k-stamp k2k-sockperf k2k-8k k2sockperf k2k6-stamp k2k6-sockperf; do
 	[ -f "$WORK/$f.json" ] && printf 'kernel: %-13s p50 %s ns\n' "$f" "$(json_get "$WORK/$f.json" rtt_ns/p50)"
 done
 echo "$LP_PROG: ok"

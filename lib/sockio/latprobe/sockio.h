@@ -16,12 +16,26 @@
  * Frames that are not IPv4/UDP, are fragments, or match no socket are
  * counted (tx_unroutable) and freed; tx_burst always takes all n.
  *
- * rx: recvmmsg() on every socket of the queue, straight into mbufs at the
- * payload offset; an Ethernet/IPv4/UDP frame is then built around each
- * datagram (codec_build_udp: both checksums set): source = the sender,
- * destination = the address the datagram was sent to (IP_PKTINFO) and the
- * socket's port, destination MAC = my_mac, source MAC = 02:00:<sender IPv4>
- * (locally administered), TTL and TOS as received (IP_RECVTTL/IP_RECVTOS).
+ * A frame whose TTL and TOS are the socket's, going to a connected
+ * socket's peer, goes out with a plain send(); our own frames are read at
+ * fixed offsets (anything else takes codec_parse_frame()).
+ *
+ * rx: one recvfrom() (recvmsg() where control messages are read) per call
+ * while datagrams come one at a time, recvmmsg() batches once two reads in
+ * a row brought one each (a backlog), straight into mbufs at the payload
+ * offset. The Ethernet/IPv4/UDP headers are then written in front of each
+ * datagram: source = the sender, destination = the address the datagram
+ * was sent to (IP_PKTINFO; a prober's connected socket: its own address,
+ * the only one the kernel delivers to it) and the socket's port,
+ * destination MAC = my_mac, source MAC = 02:00:<sender IPv4> (locally
+ * administered), TTL and TOS as received (IP_RECVTTL/IP_RECVTOS) on a
+ * reflector's sockets, 64 and 0 on a prober's (not asked: nothing reads
+ * them there, and control messages cost every receive). The kernel has
+ * verified both checksums before handing a datagram over, so the frame
+ * says so as a NIC would (RTE_MBUF_F_RX_IP_CKSUM_GOOD and _L4_CKSUM_GOOD):
+ * the IPv4 header checksum is set, the UDP checksum is 0 (none) except on
+ * a reflector's IPv6 sockets, where it is computed (the reflector drops a
+ * zero one, RFC 8200 8.1).
  *
  * Buffers: hand-made single-segment mbufs (no mempool), data_off 0, each
  * large enough for the Ethernet/IPv4/UDP headers (42 bytes) plus the largest
@@ -61,7 +75,12 @@ struct sockio_opts {
 	 * (SO_RCVTIMEO on a single socket, poll() over several).
 	 */
 	bool busy_poll;
-	/* 0 = leave the socket's SO_BUSY_POLL alone; else set it (us). */
+	/*
+	 * 0 = leave the socket's SO_BUSY_POLL and SO_PREFER_BUSY_POLL alone;
+	 * else set SO_BUSY_POLL (us; refused: the open fails, EPERM without
+	 * CAP_NET_ADMIN above net.core.busy_read) and try SO_PREFER_BUSY_POLL
+	 * (refused: quietly left off, see sockio_prefer_busy_poll()).
+	 */
 	int so_busy_poll_us;
 	/* mbufs in the queue's pool; 0 = 64. */
 	unsigned n_mbufs;
@@ -141,6 +160,9 @@ struct sockio_stats {
 };
 
 void sockio_stats_get(const struct sockio *s, struct sockio_stats *out);
+
+/* Did the kernel take SO_PREFER_BUSY_POLL (opts.so_busy_poll_us set)? */
+bool sockio_prefer_busy_poll(const struct sockio *s);
 
 /* Frames tx_burst took but did not send: tx_unroutable + tx_errors. */
 uint64_t sockio_tx_dropped(const struct sockio *s);
