@@ -42,6 +42,17 @@ enum {
 	PROBE_OPT_INTERVAL_REPORT, /* 0x583 */
 };
 
+/* Open loop (h1's range: 0x600-0x60f). */
+enum {
+	PROBE_OPT_RATE = 0x600,
+	PROBE_OPT_SPACING,    /* 0x601 */
+	PROBE_OPT_SEED,	      /* 0x602 */
+	PROBE_OPT_MAX_BEHIND, /* 0x603 */
+};
+
+/* --max-behind when not given: a send later than this is a late send. */
+#define PROBE_MAX_BEHIND_NS 10000ull
+
 /* --interval-report keeps this many intervals for the JSON (the oldest
  * are let go): a run of any length holds bounded memory. */
 #define PROBE_IV_KEEP 1000
@@ -88,6 +99,13 @@ struct probe_opts {
 	const char *samples, *pcap, *target_str;
 	bool loopback;
 	uint16_t vlan; /* 0 = untagged */
+	/* Open loop: --rate per lcore (0 = closed loop), --spacing, --seed,
+	 * --max-behind; the window's slots per lcore. */
+	uint64_t rate_pps;
+	enum prober_spacing spacing;
+	uint64_t seed;
+	uint64_t max_behind_ns;
+	size_t window_slots;
 };
 
 /* clang-format off: the help text is laid out as it prints. */
@@ -150,7 +168,25 @@ probe_usage(FILE *f)
 	      "on stdout\n"
 	      "                       (sent, lost, p50, p99, max of that "
 	      "interval); JSON\n"
-	      "                       \"intervals\" keeps the last 1000\n"
+	      "                       \"intervals\" keeps the last 1000\n",
+	      f);
+	fputs("  --rate PPS           open loop: PPS probes a second per "
+	      "lcore, each sent at\n"
+	      "                       its scheduled time whatever the answers "
+	      "do (many in\n"
+	      "                       flight); adds intended_latency_ns "
+	      "(from the scheduled\n"
+	      "                       time) and sender.*; not with -i\n"
+	      "  --spacing S          open loop: constant (default) or poisson "
+	      "(exponential\n"
+	      "                       gaps, reproducible by --seed)\n"
+	      "  --seed N             poisson spacing's seed (default 1; the "
+	      "JSON says it)\n"
+	      "  --max-behind T       open loop: a send later than T behind "
+	      "its "
+	      "schedule\n"
+	      "                       counts in sender.late_sends (default "
+	      "10us)\n"
 	      "  --timeout T          a probe not answered by then is lost "
 	      "(default 200ms);\n"
 	      "                       a lost probe delays the next -i start "
@@ -193,8 +229,9 @@ probe_usage(FILE *f)
 	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
-	      "                       turnaround; ns) for HdrHistogram's "
-	      "tools\n"
+	      "                       turnaround, intended with --rate; ns) "
+	      "for\n"
+	      "                       HdrHistogram's tools\n"
 	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
 	      "  --metrics ADDR:PORT  serve Prometheus metrics on "
 	      "http://ADDR:PORT/metrics\n"
@@ -239,6 +276,9 @@ probe_usage(FILE *f)
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
 	      "198.18.0.1/24 \\\n"
 	      "          --proto tcp-syn -i 10ms -t 60 198.18.0.2:443\n"
+	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
+	      "\\\n"
+	      "          --rate 20000 -t 2 --json out.json 198.18.0.2\n"
 	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
 	      "10000 198.18.0.2\n"
 	      "\n"
@@ -446,10 +486,15 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"forever", no_argument, NULL, PROBE_OPT_FOREVER},
 		{"interval-report", required_argument, NULL,
 		 PROBE_OPT_INTERVAL_REPORT},
+		{"rate", required_argument, NULL, PROBE_OPT_RATE},
+		{"spacing", required_argument, NULL, PROBE_OPT_SPACING},
+		{"seed", required_argument, NULL, PROBE_OPT_SEED},
+		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
-	bool have_n = false, have_l = false;
+	bool have_n = false, have_l = false, have_i = false;
+	bool have_open_opt = false;
 	uint64_t v;
 	int c, r;
 
@@ -462,6 +507,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->arp_timeout_ns = 3000000000ull;
 	o->sport = 40000;
 	o->n_buckets = 0; /* no -h: the report's default table */
+	o->seed = PROBER_DEFAULT_SEED;
+	o->max_behind_ns = PROBE_MAX_BEHIND_NS;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
@@ -500,6 +547,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				return app_opt_bad(
 					"-i", "an interval (0, 0.001, 100us)",
 					optarg);
+			have_i = true;
 			break;
 		case 'h':
 			r = histogram_parse_spec(optarg, &o->n_buckets,
@@ -570,6 +618,38 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 					"--interval-report",
 					"a duration from 100ms to 1h", optarg);
 			break;
+		case PROBE_OPT_RATE:
+			if (cli_parse_u64(optarg, 1, 100000000, &o->rate_pps))
+				return app_opt_bad(
+					"--rate",
+					"probes per second 1..100000000",
+					optarg);
+			break;
+		case PROBE_OPT_SPACING:
+			if (strcmp(optarg, "constant") == 0)
+				o->spacing = PROBER_SPACING_CONSTANT;
+			else if (strcmp(optarg, "poisson") == 0)
+				o->spacing = PROBER_SPACING_POISSON;
+			else
+				return app_opt_bad("--spacing",
+						   "constant or poisson",
+						   optarg);
+			have_open_opt = true;
+			break;
+		case PROBE_OPT_SEED:
+			if (cli_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+				return app_opt_bad("--seed", "an integer >= 0",
+						   optarg);
+			have_open_opt = true;
+			break;
+		case PROBE_OPT_MAX_BEHIND:
+			if (cli_parse_duration_ns(optarg, &o->max_behind_ns) ||
+			    o->max_behind_ns > 1000000000ull)
+				return app_opt_bad("--max-behind",
+						   "a duration 0..1s (10us)",
+						   optarg);
+			have_open_opt = true;
+			break;
 		case 'H':
 			probe_usage(stdout);
 			exit(EXIT_OK);
@@ -582,6 +662,28 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	}
 	if (o->co.duration_ns != 0 && !have_n)
 		o->count = 0;
+	if (o->rate_pps != 0 && have_i) {
+		app_err("--rate (open loop) and -i (closed loop) do not go "
+			"together");
+		return -1;
+	}
+	if (o->rate_pps == 0 && have_open_opt) {
+		app_err("--spacing, --seed and --max-behind need --rate");
+		return -1;
+	}
+	if (o->rate_pps != 0) {
+		r = prober_open_window_size(o->rate_pps, o->timeout_ns,
+					    &o->window_slots);
+		if (r != 0) {
+			app_err("--rate %llu x --timeout %.3gs is more than "
+				"%u probes in flight per lcore (the sequence "
+				"window's cap): lower one of them",
+				(unsigned long long)o->rate_pps,
+				(double)o->timeout_ns / 1e9,
+				PROBER_OPEN_MAX_INFLIGHT);
+			return -1;
+		}
+	}
 	if (o->co.forever) {
 		if (have_n) {
 			app_err("-n COUNT and --forever (-t 0) do not go "
@@ -627,6 +729,11 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		return -1;
 	if (o->multi && (o->loopback || o->pcap != NULL)) {
 		app_err("--loopback and --pcap take one target");
+		return -1;
+	}
+	if (o->multi && o->rate_pps != 0) {
+		app_err("--rate takes one target (several targets take turns "
+			"in closed loop)");
 		return -1;
 	}
 	o->target_str = argv[optind];
@@ -708,6 +815,8 @@ struct live {
 /* --interval-report: per-worker snapshots and the last intervals. */
 struct ivrep {
 	struct histogram *prev[PROBE_MAX_WORKERS];
+	struct histogram *iprev[PROBE_MAX_WORKERS]; /* open loop: intended */
+	struct histogram *isum;
 	uint64_t sent[PROBE_MAX_WORKERS], recv[PROBE_MAX_WORKERS],
 		lost[PROBE_MAX_WORKERS];
 	struct histogram *snap, *iv, *sum;
@@ -744,6 +853,9 @@ probe_worker(struct app_run *r, unsigned idx)
 
 	if (!x->o.multi) {
 		run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+		if (x->o.rate_pps != 0)
+			return prober_worker_run_open(&run->w[idx],
+						      &force_quit);
 		return prober_worker_run(&run->w[idx], &force_quit);
 	}
 	/* This lcore's targets take turns; a silent one rests 1 s. */
@@ -768,26 +880,39 @@ sum_stat(const struct probe_run *run, size_t off)
 
 #define SUM_STAT(run, f) sum_stat(run, offsetof(struct prober_stats, f))
 
+/* Series s of --hlog: rtt, then network_rtt and turnaround when the proto
+ * has them, then (open loop) intended. */
 static const struct histogram *
 probe_hlog_get(void *ctx, unsigned s, unsigned w)
 {
-	const struct prober_worker *pw = &((struct probe_run *)ctx)->w[w];
+	const struct probe_ctx *x = ctx;
+	const struct prober_worker *pw = &x->run->w[w];
 
-	return s == 0 ? &pw->rtt : s == 1 ? &pw->network_rtt : &pw->turnaround;
+	if (s != 0 && !x->o.proto->has_remote_ts)
+		s += 2;
+	return s == 0	? &pw->rtt
+	       : s == 1 ? &pw->network_rtt
+	       : s == 2 ? &pw->turnaround
+			: &pw->intended;
 }
 
-/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them). */
+/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them;
+ * intended with --rate). */
 static void
 probe_interval(struct app_run *r, double el, bool final)
 {
-	static const char *const tags[] = {"rtt", "network_rtt", "turnaround"};
+	static const char *const tags[] = {"rtt", "network_rtt", "turnaround",
+					   "intended"};
+	static const char *const tags_open[] = {"rtt", "intended"};
 	struct probe_ctx *x = r->ctx;
+	bool remote = x->o.proto->has_remote_ts, open = x->o.rate_pps != 0;
 
 	(void) final;
 	if (x->hlog.n_workers == 0)
-		app_hlog_series(&x->hlog, x->o.proto->has_remote_ts ? 3 : 1,
-				tags, x->run->n_workers);
-	app_hlog_tick(&x->hlog, el, probe_hlog_get, x->run);
+		app_hlog_series(&x->hlog, (remote ? 3u : 1u) + (open ? 1u : 0u),
+				remote || !open ? tags : tags_open,
+				x->run->n_workers);
+	app_hlog_tick(&x->hlog, el, probe_hlog_get, x);
 }
 
 /* Live line each second; during warm-up, its progress. */
@@ -1081,9 +1206,19 @@ probe_report_interval(struct app_run *r, double el, bool final)
 			return;
 		}
 	}
+	if (x->o.rate_pps != 0 && v->isum == NULL &&
+	    (v->isum = histogram_create()) == NULL) {
+		v->oom = true;
+		return;
+	}
 	for (unsigned i = 0; i < nw; i++) {
 		if (v->prev[i] == NULL &&
 		    (v->prev[i] = histogram_create()) == NULL) {
+			v->oom = true;
+			return;
+		}
+		if (x->o.rate_pps != 0 && v->iprev[i] == NULL &&
+		    (v->iprev[i] = histogram_create()) == NULL) {
 			v->oom = true;
 			return;
 		}
@@ -1096,6 +1231,8 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		struct report_summary sm;
 
 		histogram_init(v->sum);
+		if (v->isum != NULL)
+			histogram_init(v->isum);
 		for (unsigned i = 0; i < nw; i++) {
 			const struct prober_worker *w = &run->w[i];
 			uint64_t sent, recv, lost;
@@ -1106,6 +1243,12 @@ probe_report_interval(struct app_run *r, double el, bool final)
 			histogram_interval(v->iv, v->snap, v->prev[i]);
 			histogram_merge(v->sum, v->iv);
 			*v->prev[i] = *v->snap;
+			if (v->isum != NULL) {
+				histogram_snapshot(&w->intended, v->snap);
+				histogram_interval(v->iv, v->snap, v->iprev[i]);
+				histogram_merge(v->isum, v->iv);
+				*v->iprev[i] = *v->snap;
+			}
 			sent = prober_stat_read(&w->st.sent);
 			recv = prober_stat_read(&w->st.received);
 			lost = prober_stat_read(&w->st.lost);
@@ -1122,6 +1265,14 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		row->p50 = sm.pct[0];
 		row->p99 = sm.pct[2];
 		row->max = sm.max;
+		if (v->isum != NULL) {
+			report_summarise(v->isum, &sm);
+			row->has_intended = true;
+			row->i_count = sm.count;
+			row->i_p50 = sm.pct[0];
+			row->i_p99 = sm.pct[2];
+			row->i_max = sm.max;
+		}
 	}
 	if (v->n == v->keep) {
 		free((void *)v->ring[v->head].rows);
@@ -1267,6 +1418,10 @@ conf_common(struct app_run *r)
 	c->hw_ts = o->co.hw_timestamps;
 	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
 	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
+	c->rate_pps = o->rate_pps;
+	c->spacing = o->spacing;
+	c->seed = o->seed;
+	c->behind_bound_cycles = tsc_from_ns(&r->clk.clock, o->max_behind_ns);
 	cli_format_ip(&o->target, x->ip);
 }
 
@@ -1917,7 +2072,19 @@ probe_report(struct app_run *r, double duration_s,
 	struct histogram *turn = histogram_create();
 	struct histogram *hw_rtt = histogram_create();
 	struct histogram *hw_rxd = histogram_create();
+	struct histogram *intended = histogram_create();
+	struct histogram *behind = histogram_create();
 	struct report_hw hw = {.rtt = hw_rtt, .rx_delay = hw_rxd};
+	struct report_open open = {
+		.rate_pps = o->rate_pps,
+		.spacing = o->spacing == PROBER_SPACING_POISSON ? "poisson"
+								: "constant",
+		.seed = o->seed,
+		.window_slots = o->window_slots,
+		.bound_ns = o->max_behind_ns,
+		.intended = intended,
+		.behind = behind,
+	};
 	struct report_probe rep;
 	struct report_meta meta = {0};
 	struct report_target *tgs = NULL;
@@ -1927,7 +2094,7 @@ probe_report(struct app_run *r, double duration_s,
 	int ret = EXIT_OK;
 
 	if (rtt == NULL || net == NULL || turn == NULL || hw_rtt == NULL ||
-	    hw_rxd == NULL) {
+	    hw_rxd == NULL || intended == NULL || behind == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;
@@ -1941,6 +2108,11 @@ probe_report(struct app_run *r, double duration_s,
 		histogram_merge(turn, &w->turnaround);
 		histogram_merge(hw_rtt, &w->hw_rtt);
 		histogram_merge(hw_rxd, &w->hw_rx_delay);
+		histogram_merge(intended, &w->intended);
+		histogram_merge(behind, &w->behind);
+		open.late_sends += w->st.late_sends;
+		if (w->st.behind_max_ns > open.behind_max_ns)
+			open.behind_max_ns = w->st.behind_max_ns;
 		app_hw_add(&hw, &w->hw, &w->nic, &r->clk.clock);
 		rep.sent += w->st.sent;
 		rep.received += w->st.received;
@@ -2049,6 +2221,7 @@ probe_report(struct app_run *r, double duration_s,
 		app_hw_check(&hw);
 	rep.interval_ns = o->interval_ns;
 	rep.timeout_ns = o->timeout_ns;
+	rep.open = o->rate_pps != 0 ? &open : NULL;
 	for (unsigned i = 0; i < run->n_workers; i++)
 		rep.interval_stretched += run->w[i].st.interval_stretched;
 	reflector_ee(run, &rep.reflector_ee);
@@ -2105,6 +2278,8 @@ out:
 	histogram_destroy(turn);
 	histogram_destroy(hw_rtt);
 	histogram_destroy(hw_rxd);
+	histogram_destroy(intended);
+	histogram_destroy(behind);
 	return ret;
 }
 
@@ -2154,8 +2329,11 @@ probe_teardown(struct app_run *r)
 	if (x->ivr != NULL) {
 		struct ivrep *v = x->ivr;
 
-		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
+		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++) {
 			histogram_destroy(v->prev[i]);
+			histogram_destroy(v->iprev[i]);
+		}
+		histogram_destroy(v->isum);
 		for (unsigned k = 0; k < v->n; k++)
 			free((void *)v->ring[(v->head + k) % PROBE_IV_KEEP]
 				     .rows);

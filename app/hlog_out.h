@@ -15,7 +15,7 @@
 #include "app.h"
 #include "latprobe/histogram.h"
 
-#define APP_HLOG_MAX_SERIES	     3
+#define APP_HLOG_MAX_SERIES	     4
 #define APP_HLOG_DEFAULT_INTERVAL_NS 1000000000ull
 
 /* The live histogram of series s of worker w. */

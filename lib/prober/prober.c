@@ -67,6 +67,7 @@ probe_proto_find(const char *name)
 }
 
 #define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
+#define ignore(w, why)	      prober_ignore(w, why)
 
 /* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
 static size_t
@@ -109,6 +110,8 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->rtt);
 	histogram_init(&w->network_rtt);
 	histogram_init(&w->turnaround);
+	histogram_init(&w->intended);
+	histogram_init(&w->behind);
 	prober_hw_init(w);
 	w->mtu = q->mtu;
 	room = mbuf_l3_room(q, &w->flow);
@@ -132,6 +135,10 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 			prober_worker_fini(w);
 			return -err;
 		}
+	}
+	if (c->rate_pps != 0 && prober_open_init(w) != 0) {
+		prober_worker_fini(w);
+		return -ENOMEM;
 	}
 	if (c->keep_samples) {
 		/* Never more than max_samples, even at first. */
@@ -159,6 +166,7 @@ prober_worker_fini(struct prober_worker *w)
 	w->reasm = NULL;
 	stamp_auth_destroy(w->auth);
 	w->auth = NULL;
+	prober_open_fini(w);
 }
 
 /* An ARP frame of ours into m, tagged when vlan != 0. */
@@ -322,8 +330,8 @@ seen_test_and_set(struct prober_worker *w, uint64_t seq)
 	return SEEN_NEW;
 }
 
-static void
-ignore(struct prober_worker *w, enum prober_ignored why)
+void
+prober_ignore(struct prober_worker *w, enum prober_ignored why)
 {
 	STAT_ADD(w, ignored[why], 1);
 	STAT_ADD(w, rx_ignored, 1);
@@ -362,49 +370,36 @@ keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
 	s->network_rtt_ns = net;
 }
 
+/* Answers that come back in a lower sequence number than one seen before
+ * are reordered. */
+void
+prober_note_order(struct prober_worker *w, uint64_t seq)
+{
+	if (w->any_seen && seq < w->max_seq_seen)
+		STAT_ADD(w, reordered, 1);
+	if (!w->any_seen || seq > w->max_seq_seen)
+		w->max_seq_seen = seq;
+	w->any_seen = true;
+}
+
 /*
- * One answer of ours: record it if it is the probe in flight (seq;
- * UINT64_MAX when none). Only seqs below next were ever sent.
+ * THE record of an answered, measured probe: every series it feeds. sched
+ * is the probe's scheduled send time (open loop: intended latency T4 -
+ * sched); unused in closed loop.
  */
-static bool
-take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
-	   uint64_t next, uint64_t t1, uint64_t t4, bool measured)
+void
+prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
+		     uint64_t seq, uint64_t t1, uint64_t t4, uint64_t sched)
 {
 	const struct prober_conf *c = w->conf;
 	uint64_t rtt, turn, net;
 	int64_t net_sample = -1;
 
-	if (r->seq >= next) {
-		ignore(w, PROBER_IGN_NEVER_SENT);
-		return false;
-	}
-	switch (seen_test_and_set(w, r->seq)) {
-	case SEEN_NEW:
-		break;
-	case SEEN_AGAIN:
-		STAT_ADD(w, duplicated, 1);
-		ignore(w, PROBER_IGN_DUPLICATE);
-		return false;
-	case SEEN_TOO_OLD:
-		STAT_ADD(w, late, 1);
-		ignore(w, PROBER_IGN_LATE);
-		return false;
-	}
-	if (w->any_seen && r->seq < w->max_seq_seen)
-		STAT_ADD(w, reordered, 1);
-	if (!w->any_seen || r->seq > w->max_seq_seen)
-		w->max_seq_seen = r->seq;
-	w->any_seen = true;
-	if (r->seq != seq) {
-		STAT_ADD(w, late, 1); /* its probe was already given up */
-		ignore(w, PROBER_IGN_LATE);
-		return false;
-	}
-	STAT_ADD(w, answered, 1);
-	if (!measured)
-		return true;
 	rtt = tsc_to_ns(&c->clock, t4 - t1);
 	histogram_record(&w->rtt, rtt);
+	if (w->open != NULL)
+		histogram_record(&w->intended,
+				 tsc_to_ns(&c->clock, t4 - sched));
 	if (r->has_remote_ts && r->t3_ns >= r->t2_ns) {
 		turn = r->t3_ns - r->t2_ns;
 		net = rtt > turn ? rtt - turn : 0;
@@ -418,6 +413,46 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		keep_sample(w, seq, t1, rtt, net_sample);
 	if (c->hw_ts)
 		prober_hw_record(w, t1, t4);
+}
+
+/*
+ * One answer of ours: record it if it is the probe in flight (seq;
+ * UINT64_MAX when none). Only seqs below next were ever sent. Open loop
+ * (w->open): the answer's own sequence number finds its probe in the
+ * window (openloop.c).
+ */
+static bool
+take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
+	   uint64_t next, uint64_t t1, uint64_t t4, bool measured)
+{
+	if (r->seq >= next) {
+		ignore(w, PROBER_IGN_NEVER_SENT);
+		return false;
+	}
+	if (w->open != NULL)
+		return prober_open_take(w, r, t4);
+	switch (seen_test_and_set(w, r->seq)) {
+	case SEEN_NEW:
+		break;
+	case SEEN_AGAIN:
+		STAT_ADD(w, duplicated, 1);
+		ignore(w, PROBER_IGN_DUPLICATE);
+		return false;
+	case SEEN_TOO_OLD:
+		STAT_ADD(w, late, 1);
+		ignore(w, PROBER_IGN_LATE);
+		return false;
+	}
+	prober_note_order(w, r->seq);
+	if (r->seq != seq) {
+		STAT_ADD(w, late, 1); /* its probe was already given up */
+		ignore(w, PROBER_IGN_LATE);
+		return false;
+	}
+	STAT_ADD(w, answered, 1);
+	if (!measured)
+		return true;
+	prober_record_answer(w, r, seq, t1, t4, t1);
 	return true;
 }
 
@@ -847,6 +882,57 @@ fail:
 	return len;
 }
 
+/* The builder for openloop.c (build_probe stays the one builder). */
+int
+prober_build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
+		   uint64_t t1_unix_ns)
+{
+	return build_probe(w, tx, seq, t1_unix_ns);
+}
+
+/*
+ * Build probe seq (timestamped for now), show it to the capture hook, and
+ * send it: T1 into *t1 right before the tx. 1 when it went out, 0 when the
+ * tx queue did not take it whole (tx_fail counted), or -errno.
+ */
+int
+prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
+		  uint64_t *t1)
+{
+	const struct prober_conf *c = w->conf;
+	struct rte_mbuf *tx[PROBER_MAX_FRAGS];
+	struct io_queue *q = w->q;
+	int n_tx;
+
+	if (c->hw_ts)
+		prober_hw_resample(w, now);
+	n_tx = build_probe(
+		w, tx, seq,
+		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
+	if (n_tx < 0)
+		return n_tx;
+	if (c->capture.fn != NULL) {
+		for (int i = 0; i < n_tx; i++)
+			c->capture.fn(c->capture.arg, w->index, tx[i],
+				      io_clock(q), true);
+	}
+	*t1 = io_clock_start(q);
+	if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
+		/* A probe missing a fragment is no probe. */
+		STAT_ADD(w, tx_fail, 1);
+		return 0;
+	}
+	return 1;
+}
+
+/* Drain the rx queue for the open loop: answers find their probe by their
+ * own sequence number (below next). */
+void
+prober_poll_open(struct prober_worker *w, uint64_t next)
+{
+	poll_replies(w, UINT64_MAX, next, 0, true);
+}
+
 int
 prober_worker_begin(struct prober_worker *w)
 {
@@ -871,7 +957,6 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 	uint64_t seq = w->step_seq, deadline = w->step_deadline;
 	bool measured = seq >= c->warmup;
 	bool got = false, abandoned = false, unreachable = false;
-	struct rte_mbuf *tx[PROBER_MAX_FRAGS];
 	uint64_t t1, now;
 	int n_tx;
 
@@ -893,23 +978,10 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 		return 0;
 
 	now = io_clock(q);
-	if (c->hw_ts)
-		prober_hw_resample(w, now);
-	n_tx = build_probe(
-		w, tx, seq,
-		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
+	n_tx = prober_send_probe(w, seq, now, &t1);
 	if (n_tx < 0)
 		return n_tx;
-	if (c->capture.fn != NULL) {
-		for (int i = 0; i < n_tx; i++)
-			c->capture.fn(c->capture.arg, w->index, tx[i],
-				      io_clock(q), true);
-	}
-
-	t1 = io_clock_start(q);
-	if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
-		/* A probe missing a fragment is no probe. */
-		STAT_ADD(w, tx_fail, 1);
+	if (n_tx == 0) {
 		w->step_seq = seq + 1;
 		return 1;
 	}

@@ -765,6 +765,37 @@ text_targets(FILE *out, const struct report_probe *r)
 	return 0;
 }
 
+/* Open loop: the rate, the intended latency, how the sender kept up. */
+static void
+text_open(FILE *out, const struct report_open *o)
+{
+	const struct histogram *b;
+	uint64_t n;
+
+	if (o == NULL)
+		return;
+	b = hist_or_empty(o->behind);
+	n = histogram_count(b); /* measured sends */
+	text_pct_line(out, "Intended latency (T4-scheduled)",
+		      hist_or_empty(o->intended));
+	fprintf(out,
+		"Open loop: %" PRIu64 " probes/s per lcore, %s spacing "
+		"(seed %" PRIu64 "); sender behind schedule: p50 %s, p99 %s, "
+		"max %s; %" PRIu64 " sends (%.2f%%) later than %s\n",
+		o->rate_pps, str_or(o->spacing, "?"), o->seed,
+		fmt_ns_of(n, n ? histogram_percentile(b, 50.0) : 0).s,
+		fmt_ns_of(n, n ? histogram_percentile(b, 99.0) : 0).s,
+		fmt_ns(o->behind_max_ns).s, o->late_sends,
+		n != 0 ? 100.0 * (double)o->late_sends / (double)n : 0.0,
+		fmt_ns(o->bound_ns).s);
+	/* More than 1 %: the intended latency is mostly the sender's. */
+	if (n != 0 && o->late_sends * 100 > n)
+		fprintf(out,
+			"  the sender did not keep the rate (busy or shared "
+			"CPU, or a rate above what one lcore sends): the "
+			"intended latency includes its lag\n");
+}
+
 int
 report_probe_text(const struct report_probe *r, FILE *out)
 {
@@ -861,6 +892,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			      r->network_rtt);
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	text_open(out, r->open);
 	text_hw(out, r->hw, "T4");
 	if (text_targets(out, r) != 0)
 		return -ENOMEM;
@@ -1189,13 +1221,55 @@ int
 report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 	       const struct report_iv_row *row)
 {
-	return snprintf(buf, cap,
-			"interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
-			"  p50 %s p99 %s max %s",
-			iv->t_s, str_or(row->target, "?"), row->sent, row->lost,
-			fmt_ns_of(row->count, row->p50).s,
-			fmt_ns_of(row->count, row->p99).s,
-			fmt_ns_of(row->count, row->max).s);
+	int n = snprintf(buf, cap,
+			 "interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
+			 "  p50 %s p99 %s max %s",
+			 iv->t_s, str_or(row->target, "?"), row->sent,
+			 row->lost, fmt_ns_of(row->count, row->p50).s,
+			 fmt_ns_of(row->count, row->p99).s,
+			 fmt_ns_of(row->count, row->max).s);
+
+	if (n < 0 || !row->has_intended)
+		return n;
+	return n + snprintf((size_t)n < cap ? buf + n : NULL,
+			    (size_t)n < cap ? cap - (size_t)n : 0,
+			    "  intended p50 %s p99 %s max %s",
+			    fmt_ns_of(row->i_count, row->i_p50).s,
+			    fmt_ns_of(row->i_count, row->i_p99).s,
+			    fmt_ns_of(row->i_count, row->i_max).s);
+}
+
+/* Open loop: intended_latency_ns (rtt_ns's keys), sender, open_loop. */
+static void
+json_open(struct json_object *root, const struct report_open *o, int *err)
+{
+	struct json_object *snd, *ol;
+
+	if (o == NULL)
+		return;
+	jset(root, "intended_latency_ns",
+	     json_summary(hist_or_empty(o->intended), err), err);
+	snd = json_object_new_object();
+	jset_u64(snd, "late_sends", o->late_sends, err);
+	jset_u64(snd, "behind_max_ns", o->behind_max_ns, err);
+	jset_u64(snd, "bound_ns", o->bound_ns, err);
+	jset_u64(snd, "behind_p50_ns",
+		 histogram_count(hist_or_empty(o->behind)) != 0
+			 ? histogram_percentile(o->behind, 50.0)
+			 : 0,
+		 err);
+	jset_u64(snd, "behind_p99_ns",
+		 histogram_count(hist_or_empty(o->behind)) != 0
+			 ? histogram_percentile(o->behind, 99.0)
+			 : 0,
+		 err);
+	jset(root, "sender", snd, err);
+	ol = json_object_new_object();
+	jset_u64(ol, "rate_pps", o->rate_pps, err);
+	jset_str(ol, "spacing", o->spacing, err);
+	jset_u64(ol, "seed", o->seed, err);
+	jset_u64(ol, "window_slots", o->window_slots, err);
+	jset(root, "open_loop", ol, err);
 }
 
 static struct json_object *
@@ -1228,6 +1302,16 @@ json_intervals(const struct report_probe *r, int *err)
 			jset_u64(rtt, "p99", w->p99, err);
 			jset_u64(rtt, "max", w->max, err);
 			jset(x, "rtt_ns", rtt, err);
+			if (w->has_intended) {
+				struct json_object *il =
+					json_object_new_object();
+
+				jset_u64(il, "count", w->i_count, err);
+				jset_u64(il, "p50", w->i_p50, err);
+				jset_u64(il, "p99", w->i_p99, err);
+				jset_u64(il, "max", w->i_max, err);
+				jset(x, "intended_latency_ns", il, err);
+			}
 			if (x == NULL || json_object_array_add(rows, x) != 0) {
 				json_object_put(x);
 				*err = -ENOMEM;
@@ -1368,6 +1452,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	if (r->turnaround != NULL)
 		jset(root, "turnaround_ns", json_summary(r->turnaround, &err),
 		     &err);
+	json_open(root, r->open, &err);
 	json_hw(root, r->hw, &err);
 	jset_str(root, "buckets_layout", layout, &err);
 	jset(root, "buckets", json_buckets(rows, n, &err), &err);

@@ -13,7 +13,8 @@
 
 struct fake_ring {
 	struct rte_mbuf *slot[FAKE_RING];
-	unsigned head, tail; /* head: next to read; tail: next to write */
+	uint64_t due[FAKE_RING]; /* fake time from which rx may take it */
+	unsigned head, tail;	 /* head: next to read; tail: next to write */
 };
 
 struct fake_side {
@@ -21,7 +22,12 @@ struct fake_side {
 	struct fake_ring rx;
 	void (*hook)(void *arg);
 	void *hook_arg;
-	unsigned drop_every, dup_every;
+	unsigned drop_every, dup_every, swap_every;
+	/* Delivery of what this side sends: delay cycles after the tx, and
+	 * held until hold_len into each hold_period (io_fake_set_hold). */
+	uint64_t delay, hold_period, hold_len;
+	struct rte_mbuf *swapped; /* held back, goes after the next frame */
+	uint64_t swapped_due;
 	uint64_t rx_ol_flags; /* set on every frame this side receives */
 	/* A NIC clock stamping the frames this side receives (0: none). */
 	double nic_ticks_per_cycle;
@@ -44,12 +50,37 @@ side_of(struct io_queue *q)
 }
 
 static int
-ring_put(struct fake_ring *r, struct rte_mbuf *m)
+ring_put_due(struct fake_ring *r, struct rte_mbuf *m, uint64_t due)
 {
 	if (r->tail - r->head == FAKE_RING)
 		return -ENOBUFS;
+	/* Due times stay in ring order: rx stops at the first not due. */
+	if (r->tail != r->head && due < r->due[(r->tail - 1) % FAKE_RING])
+		due = r->due[(r->tail - 1) % FAKE_RING];
+	r->due[r->tail % FAKE_RING] = due;
 	r->slot[r->tail++ % FAKE_RING] = m;
 	return 0;
+}
+
+static int
+ring_put(struct fake_ring *r, struct rte_mbuf *m)
+{
+	return ring_put_due(r, m, 0);
+}
+
+/* When a frame side sends now reaches its peer's rx. */
+static uint64_t
+due_of(const struct fake_side *s, uint64_t now)
+{
+	uint64_t due = now + s->delay;
+
+	if (s->hold_period != 0 && now % s->hold_period < s->hold_len) {
+		uint64_t end = now - now % s->hold_period + s->hold_len;
+
+		if (end > due)
+			due = end;
+	}
+	return due;
 }
 
 static struct rte_mbuf *
@@ -83,7 +114,8 @@ fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	struct fake_ring *r = &s->rx;
 	uint16_t i = 0;
 
-	while (i < n && r->head != r->tail) {
+	while (i < n && r->head != r->tail &&
+	       r->due[r->head % FAKE_RING] <= s->f->now) {
 		pkts[i] = r->slot[r->head++ % FAKE_RING];
 		/* Keep the stamp bit fake_tx set (or cleared). */
 		pkts[i]->ol_flags =
@@ -148,6 +180,7 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
+		uint64_t due = due_of(s, f->now);
 
 		s->tx_count++;
 		if (s->drop_every && s->tx_count % s->drop_every == 0) {
@@ -159,12 +192,24 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 
 			if (c != NULL)
 				nic_stamp(peer, c);
-			if (c != NULL && ring_put(&peer->rx, c) != 0)
+			if (c != NULL && ring_put_due(&peer->rx, c, due) != 0)
 				fake_free_raw(f, c);
 		}
 		nic_stamp(peer, m);
-		if (ring_put(&peer->rx, m) != 0)
+		if (s->swap_every && s->swapped == NULL &&
+		    s->tx_count % s->swap_every == 0) {
+			s->swapped = m; /* overtaken by the next one */
+			s->swapped_due = due;
+			continue;
+		}
+		if (ring_put_due(&peer->rx, m, due) != 0)
 			fake_free_raw(f, m); /* a full ring drops, like a NIC */
+		if (s->swapped != NULL) {
+			if (ring_put_due(&peer->rx, s->swapped,
+					 s->swapped_due) != 0)
+				fake_free_raw(f, s->swapped);
+			s->swapped = NULL;
+		}
 	}
 	/* The peer answers at once; no re-entry from its own tx. */
 	if (s->hook != NULL && !s->in_hook) {
@@ -226,6 +271,9 @@ io_fake_destroy(struct io_fake *f)
 {
 	if (f == NULL)
 		return;
+	for (unsigned s = 0; s < 2; s++)
+		if (f->side[s].swapped != NULL)
+			fake_free_raw(f, f->side[s].swapped);
 	io_pool_fini(&f->pool);
 	free(f);
 }
@@ -272,6 +320,26 @@ void
 io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n)
 {
 	f->side[side & 1].dup_every = n;
+}
+
+void
+io_fake_set_swap_every(struct io_fake *f, unsigned side, unsigned n)
+{
+	f->side[side & 1].swap_every = n;
+}
+
+void
+io_fake_set_delay(struct io_fake *f, unsigned side, uint64_t cycles)
+{
+	f->side[side & 1].delay = cycles;
+}
+
+void
+io_fake_set_hold(struct io_fake *f, unsigned side, uint64_t period,
+		 uint64_t hold)
+{
+	f->side[side & 1].hold_period = period;
+	f->side[side & 1].hold_len = hold;
 }
 
 void

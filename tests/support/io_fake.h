@@ -37,6 +37,18 @@ uint64_t io_fake_now(const struct io_fake *f);
 /* Drop every nth frame sent by side (0 = none); duplicate likewise. */
 void io_fake_set_drop_every(struct io_fake *f, unsigned side, unsigned n);
 void io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n);
+/* Every nth frame sent by side is held back and goes right after the next
+ * one (reordered); 0 = none. */
+void io_fake_set_swap_every(struct io_fake *f, unsigned side, unsigned n);
+/*
+ * Timing of what side sends (fake clock cycles): it reaches the peer's rx
+ * delay cycles after the tx; and a frame sent during the first hold cycles
+ * of each period (now % period < hold) waits until that hold is over (a
+ * path that stalls once a period). Frames keep their order. 0 = none.
+ */
+void io_fake_set_delay(struct io_fake *f, unsigned side, uint64_t cycles);
+void io_fake_set_hold(struct io_fake *f, unsigned side, uint64_t period,
+		      uint64_t hold);
 /* The rx offload flags (RTE_MBUF_F_RX_*_CKSUM_*) of every frame side
  * receives from now on, as a NIC that checks checksums sets them. */
 void io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side,

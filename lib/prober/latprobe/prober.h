@@ -132,6 +132,71 @@ struct prober_capture {
 	void *arg;
 };
 
+/* --spacing: how open-loop send times are laid out. */
+enum prober_spacing {
+	PROBER_SPACING_CONSTANT, /* every 1/rate exactly */
+	PROBER_SPACING_POISSON,	 /* exponential gaps of mean 1/rate, seeded */
+};
+
+/* --seed when none is given (the report says the seed used). */
+#define PROBER_DEFAULT_SEED 1
+
+/*
+ * Open-loop send schedule: the gap before each next send, in cycles.
+ * Constant gaps carry the remainder of hz / rate (no drift over a long
+ * run); Poisson gaps come from a splitmix64 stream of the seed, so one
+ * seed gives one schedule.
+ */
+struct prober_sched {
+	enum prober_spacing spacing;
+	uint64_t rate;
+	uint64_t gap_q, gap_r, acc; /* constant: hz / rate, hz % rate */
+	double mean_gap;	    /* poisson: hz / rate cycles */
+	uint64_t rng;
+};
+
+void prober_sched_init(struct prober_sched *s, enum prober_spacing spacing,
+		       uint64_t hz, uint64_t rate, uint64_t seed);
+uint64_t prober_sched_gap(struct prober_sched *s);
+
+/*
+ * The sequence window of an open-loop worker: one slot per probe that may
+ * still be answered (rate x timeout of them, a power of two, at least twice
+ * that for a sender catching up). Probes in [head, next) are in it; the
+ * slot of seq is slot[seq & mask].
+ */
+#define PROBER_OPEN_MAX_INFLIGHT (1u << 18) /* rate x timeout cap */
+
+enum prober_slot_state {
+	PROBER_SLOT_TX_FAILED, /* the tx queue did not take it */
+	PROBER_SLOT_IN_FLIGHT,
+	PROBER_SLOT_ANSWERED,
+};
+
+struct prober_slot {
+	uint64_t seq;
+	uint64_t sched; /* when it was meant to leave (cycles) */
+	uint64_t t1;	/* when it left */
+	uint32_t state; /* enum prober_slot_state */
+};
+
+struct prober_open {
+	struct prober_slot *slot;
+	uint64_t mask;
+	uint64_t head, next; /* oldest probe kept; next to send */
+	uint64_t in_flight;
+	uint64_t next_sched; /* cycles */
+	struct prober_sched sched;
+};
+
+/*
+ * Slots for rate_pps x timeout_ns probes in flight: 0 and *slots, or
+ * -E2BIG when that is more than PROBER_OPEN_MAX_INFLIGHT (-EINVAL for a
+ * rate of 0).
+ */
+int prober_open_window_size(uint64_t rate_pps, uint64_t timeout_ns,
+			    size_t *slots);
+
 struct prober_conf {
 	const struct probe_proto *proto;
 	struct prober_capture capture;
@@ -159,6 +224,13 @@ struct prober_conf {
 	bool hw_ts;
 	uint64_t hw_calib_cycles;
 	uint64_t hw_resample_cycles;
+	/* Open loop (--rate): probes leave at their scheduled times whatever
+	 * the answers do (prober_worker_run_open()); 0 = closed loop. A send
+	 * more than behind_bound_cycles behind its schedule is a late send. */
+	uint64_t rate_pps;
+	enum prober_spacing spacing;
+	uint64_t seed;
+	uint64_t behind_bound_cycles;
 };
 
 /* --hw-timestamps counters (single writer: the worker). */
@@ -197,6 +269,10 @@ struct prober_stats {
 	uint64_t reflector_ee;
 	uint64_t reflector_ee_answers;
 	uint64_t reflector_ee_changes;
+	/* Open loop, measured probes: sends more than behind_bound_cycles
+	 * behind their schedule, and the most any send was behind (ns). */
+	uint64_t late_sends;
+	uint64_t behind_max_ns;
 };
 
 struct prober_worker {
@@ -207,8 +283,12 @@ struct prober_worker {
 	struct codec_flow flow;
 	struct prober_stats st;
 	struct histogram rtt, network_rtt, turnaround;
-	uint64_t t_start; /* cycles at the first recorded probe */
-	uint64_t t_run;	  /* cycles at the start of the run (warm-up) */
+	/* Open loop: T4 - scheduled send time per answer, and how far each
+	 * measured send was behind its schedule (ns). */
+	struct histogram intended, behind;
+	struct prober_open *open; /* NULL: closed loop */
+	uint64_t t_start;	  /* cycles at the first recorded probe */
+	uint64_t t_run;		  /* cycles at the start of the run (warm-up) */
 	struct prober_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t samples_dropped;
@@ -240,6 +320,23 @@ struct prober_worker {
 	uint64_t hw_t4;		 /* NIC rx time of the frame being taken */
 	bool hw_t4_ok;
 };
+
+/* prober.c's rx and tx path, shared with openloop.c. */
+void prober_ignore(struct prober_worker *w, enum prober_ignored why);
+void prober_note_order(struct prober_worker *w, uint64_t seq);
+void prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
+			  uint64_t seq, uint64_t t1, uint64_t t4,
+			  uint64_t sched);
+int prober_build_probe(struct prober_worker *w, struct rte_mbuf **tx,
+		       uint64_t seq, uint64_t t1_unix_ns);
+int prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
+		      uint64_t *t1);
+void prober_poll_open(struct prober_worker *w, uint64_t next);
+/* openloop.c: an answer (seq below next) of an open-loop worker. */
+bool prober_open_take(struct prober_worker *w, const struct probe_reply *r,
+		      uint64_t t4);
+int prober_open_init(struct prober_worker *w);
+void prober_open_fini(struct prober_worker *w);
 
 /* prober_hwts.c: the --hw-timestamps hooks of the worker. */
 void prober_hw_init(struct prober_worker *w);
@@ -277,6 +374,19 @@ void prober_worker_fini(struct prober_worker *w);
  * lost), or *stop is set (read relaxed). 0 or -errno.
  */
 int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
+
+/*
+ * Open loop (conf.rate_pps != 0): probe k leaves at its scheduled time
+ * (start + the schedule's gaps) whatever the answers do, many in flight;
+ * each answer finds its probe in the sequence window by its own sequence
+ * number. A probe unanswered timeout_cycles after it left is lost (the
+ * oldest expire first, O(1) each). Ends when count probes were measured
+ * and none is in flight any more (each waits for its answer or its
+ * timeout), or at the -t deadline or *stop (probes in flight then are
+ * abandoned: neither sent nor lost). ICMP errors are counted but end no
+ * probe (it times out). 0 or -errno.
+ */
+int prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop);
 
 /*
  * The same run one probe at a time, for a caller that takes turns between

@@ -231,6 +231,10 @@ struct report_iv_row {
 	const char *target; /* "198.18.0.2:862" */
 	uint64_t sent, received, lost;
 	uint64_t count, p50, p99, max; /* round trips, ns; 0 when none */
+	/* Open loop: the intended latency's (JSON intended_latency_ns,
+	 * text "intended p99 ..."). */
+	bool has_intended;
+	uint64_t i_count, i_p50, i_p99, i_max;
 };
 
 struct report_interval {
@@ -244,6 +248,24 @@ struct report_interval {
  * ..." into buf; the length snprintf would write. */
 int report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 		   const struct report_iv_row *row);
+
+/*
+ * Open loop (--rate): JSON "open_loop" {rate_pps, spacing, seed,
+ * window_slots}, "sender" {late_sends, behind_max_ns, bound_ns,
+ * behind_p50_ns, behind_p99_ns} and the series "intended_latency_ns" (T4 -
+ * scheduled send time, same keys as rtt_ns); text lines for each.
+ */
+struct report_open {
+	uint64_t rate_pps;   /* per lcore */
+	const char *spacing; /* "constant", "poisson" */
+	uint64_t seed;
+	uint64_t window_slots; /* per lcore */
+	uint64_t late_sends;   /* sends behind schedule by more than bound */
+	uint64_t behind_max_ns;
+	uint64_t bound_ns;
+	const struct histogram *intended;
+	const struct histogram *behind; /* per measured send, ns */
+};
 
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
@@ -292,6 +314,7 @@ struct report_probe {
 	const struct report_interval *intervals;
 	unsigned n_intervals;
 	uint64_t intervals_dropped;
+	const struct report_open *open; /* NULL: closed loop */
 };
 
 /*

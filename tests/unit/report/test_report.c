@@ -1030,6 +1030,117 @@ test_hw_timestamps(void **state)
 	histogram_destroy(b);
 }
 
+/* Open loop: intended_latency_ns with rtt_ns's keys, sender, open_loop,
+ * and the text lines; none of them in a closed-loop report. */
+static void
+test_open_loop(void **state)
+{
+	struct histogram *il = histogram_create(), *bh = histogram_create();
+	struct report_open o = {
+		.rate_pps = 20000,
+		.spacing = "poisson",
+		.seed = 7,
+		.window_slots = 16384,
+		.late_sends = 3,
+		.behind_max_ns = 45000,
+		.bound_ns = 10000,
+		.intended = il,
+		.behind = bh,
+	};
+	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
+	struct report_iv_row row = {.target = "198.18.0.2:862",
+				    .count = 1,
+				    .p50 = 900,
+				    .p99 = 900,
+				    .max = 900,
+				    .has_intended = true,
+				    .i_count = 1,
+				    .i_p50 = 1500,
+				    .i_p99 = 2500,
+				    .i_max = 2500};
+	struct report_interval iv = {
+		.t_s = 1, .len_s = 1, .rows = &row, .n_rows = 1};
+	struct json_object *root;
+	char *text = NULL, line[256];
+
+	(void)state;
+	assert_non_null(il);
+	assert_non_null(bh);
+	for (uint64_t v = 1000; v <= 100000; v += 1000)
+		histogram_record(il, v);
+	for (uint64_t v = 1; v <= 100; v++)
+		histogram_record(bh, v * 450);
+	p.open = &o;
+	p.intervals = &iv;
+	p.n_intervals = 1;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	check_summary(root, "intended_latency_ns", il);
+	assert_true(jhas(jget(root, "intended_latency_ns"), "hdr"));
+	assert_int_equal(jget_u64(root, "sender.late_sends"), 3);
+	assert_int_equal(jget_u64(root, "sender.behind_max_ns"), 45000);
+	assert_int_equal(jget_u64(root, "sender.bound_ns"), 10000);
+	assert_int_equal(jget_u64(root, "sender.behind_p99_ns"),
+			 histogram_percentile(bh, 99.0));
+	assert_int_equal(jget_u64(root, "sender.behind_p50_ns"),
+			 histogram_percentile(bh, 50.0));
+	assert_int_equal(jget_u64(root, "open_loop.rate_pps"), 20000);
+	assert_int_equal(jget_u64(root, "open_loop.seed"), 7);
+	assert_int_equal(jget_u64(root, "open_loop.window_slots"), 16384);
+	assert_string_equal(
+		json_object_get_string(jget(root, "open_loop.spacing")),
+		"poisson");
+	{
+		struct json_object *i0 =
+			json_object_array_get_idx(jget(root, "intervals"), 0);
+		struct json_object *r0;
+
+		assert_non_null(i0);
+		r0 = json_object_array_get_idx(jget(i0, "targets"), 0);
+		assert_non_null(r0);
+		assert_int_equal(jget_u64(r0, "intended_latency_ns.p99"), 2500);
+		assert_int_equal(jget_u64(r0, "intended_latency_ns.count"), 1);
+	}
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "Intended latency (T4-scheduled): count "
+				     "100, min 1.00us"));
+	assert_non_null(strstr(text, "Open loop: 20000 probes/s per lcore, "
+				     "poisson spacing (seed 7)"));
+	assert_non_null(strstr(text, "max 45.00us; 3 sends (3.00%) later "
+				     "than 10.00us"));
+	assert_non_null(strstr(text, "the sender did not keep the rate"));
+	free(text);
+	assert_true(report_iv_line(line, sizeof(line), &iv, &row) > 0);
+	assert_non_null(strstr(line, "intended p50 1.50us p99 2.50us"));
+	/* A line cut short still says how long it would be. */
+	assert_int_equal(report_iv_line(line, 20, &iv, &row),
+			 report_iv_line(NULL, 0, &iv, &row));
+	/* 1 late send in 100: no warning. */
+	o.late_sends = 1;
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "1 sends (1.00%) later than 10.00us"));
+	assert_null(strstr(text, "did not keep the rate"));
+	free(text);
+	/* Closed loop: none of it. */
+	p.open = NULL;
+	row.has_intended = false;
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	assert_false(jhas(root, "intended_latency_ns"));
+	assert_false(jhas(root, "sender"));
+	assert_false(jhas(root, "open_loop"));
+	json_object_put(root);
+	free(text);
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_null(strstr(text, "Intended"));
+	assert_null(strstr(text, "Open loop"));
+	free(text);
+	assert_true(report_iv_line(line, sizeof(line), &iv, &row) > 0);
+	assert_null(strstr(line, "intended"));
+	histogram_destroy(il);
+	histogram_destroy(bh);
+}
+
 static void
 test_live_line(void **state)
 {
@@ -1448,6 +1559,7 @@ main(void)
 		cmocka_unit_test(test_auto_table_lognormal),
 		cmocka_unit_test(test_auto_table_one_value),
 		cmocka_unit_test(test_probe_meta_summary),
+		cmocka_unit_test(test_open_loop),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, setup, teardown);

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Open loop (--rate): probes leave at their scheduled send times whatever
+ * the answers do, many in flight. Each probe has a slot in a sequence
+ * window (seq, scheduled time, T1, state); an answer finds its slot by its
+ * own sequence number. Sends go in sequence order and the timeout is one
+ * constant, so the oldest probe is always the first to expire: expiry pops
+ * from the head while the head is older than the timeout, O(1) a probe.
+ * A slot stays in the window until its timeout even when answered, so that
+ * a duplicate within the timeout is told from a late answer.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latprobe/prober.h"
+
+#define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
+
+static uint64_t
+splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void
+prober_sched_init(struct prober_sched *s, enum prober_spacing spacing,
+		  uint64_t hz, uint64_t rate, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->spacing = spacing;
+	s->rate = rate != 0 ? rate : 1;
+	s->gap_q = hz / s->rate;
+	s->gap_r = hz % s->rate;
+	s->mean_gap = (double)hz / (double)s->rate;
+	s->rng = seed;
+}
+
+uint64_t
+prober_sched_gap(struct prober_sched *s)
+{
+	uint64_t gap;
+	double u;
+
+	if (s->spacing == PROBER_SPACING_CONSTANT) {
+		gap = s->gap_q;
+		s->acc += s->gap_r;
+		if (s->acc >= s->rate) {
+			s->acc -= s->rate;
+			gap++;
+		}
+		return gap;
+	}
+	/* Uniform in (0, 1]: -log(u) is finite, at most 36.7 mean gaps. */
+	u = (double)((splitmix64(&s->rng) >> 11) + 1) * 0x1.0p-53;
+	return (uint64_t)llround(-log(u) * s->mean_gap);
+}
+
+int
+prober_open_window_size(uint64_t rate_pps, uint64_t timeout_ns, size_t *slots)
+{
+	uint64_t inflight, n = 64;
+
+	if (rate_pps == 0)
+		return -EINVAL;
+	/* rate <= 1e9 and timeout <= 60 s (the CLI's limits) keep this in
+	 * 64 bits; anything beyond is refused by the cap anyway. */
+	if (timeout_ns != 0 && rate_pps > UINT64_MAX / timeout_ns)
+		return -E2BIG;
+	inflight = (rate_pps * timeout_ns + 999999999ull) / 1000000000ull + 1;
+	if (inflight > PROBER_OPEN_MAX_INFLIGHT)
+		return -E2BIG;
+	while (n < 2 * inflight)
+		n <<= 1;
+	*slots = n;
+	return 0;
+}
+
+int
+prober_open_init(struct prober_worker *w)
+{
+	const struct prober_conf *c = w->conf;
+	struct prober_open *o;
+	size_t n;
+	int ret;
+
+	ret = prober_open_window_size(
+		c->rate_pps, tsc_to_ns(&c->clock, c->timeout_cycles), &n);
+	if (ret != 0)
+		return ret;
+	o = calloc(1, sizeof(*o));
+	if (o == NULL)
+		return -ENOMEM;
+	o->slot = calloc(n, sizeof(*o->slot));
+	if (o->slot == NULL) {
+		free(o);
+		return -ENOMEM;
+	}
+	o->mask = n - 1;
+	w->open = o;
+	return 0;
+}
+
+void
+prober_open_fini(struct prober_worker *w)
+{
+	if (w->open == NULL)
+		return;
+	free(w->open->slot);
+	free(w->open);
+	w->open = NULL;
+}
+
+/* The fate of probe seq is known: count it where it belongs. */
+static void
+settle(struct prober_worker *w, uint64_t seq, bool answered)
+{
+	if (seq < w->conf->warmup) {
+		STAT_ADD(w, warmup, 1);
+		return;
+	}
+	STAT_ADD(w, sent, 1);
+	if (answered)
+		STAT_ADD(w, received, 1);
+	else
+		STAT_ADD(w, lost, 1);
+}
+
+bool
+prober_open_take(struct prober_worker *w, const struct probe_reply *r,
+		 uint64_t t4)
+{
+	struct prober_open *o = w->open;
+	struct prober_slot *s;
+
+	if (r->seq < o->head) {
+		/* Expired (its timeout passed) and out of the window. */
+		prober_note_order(w, r->seq);
+		STAT_ADD(w, late, 1);
+		prober_ignore(w, PROBER_IGN_LATE);
+		return false;
+	}
+	s = &o->slot[r->seq & o->mask];
+	if (s->state == PROBER_SLOT_ANSWERED) {
+		STAT_ADD(w, duplicated, 1);
+		prober_ignore(w, PROBER_IGN_DUPLICATE);
+		return false;
+	}
+	prober_note_order(w, r->seq);
+	if (s->state != PROBER_SLOT_IN_FLIGHT) {
+		/* Answers a probe the tx queue never took. */
+		prober_ignore(w, PROBER_IGN_NEVER_SENT);
+		return false;
+	}
+	s->state = PROBER_SLOT_ANSWERED;
+	o->in_flight--;
+	STAT_ADD(w, answered, 1);
+	settle(w, r->seq, true);
+	if (r->seq >= w->conf->warmup)
+		prober_record_answer(w, r, r->seq, s->t1, t4, s->sched);
+	return true;
+}
+
+/* Pop every probe whose timeout has passed; those unanswered are lost. */
+static void
+expire(struct prober_worker *w, uint64_t now)
+{
+	struct prober_open *o = w->open;
+	uint64_t timeout = w->conf->timeout_cycles;
+
+	while (o->head != o->next) {
+		struct prober_slot *s = &o->slot[o->head & o->mask];
+
+		if (now - s->t1 <= timeout)
+			break;
+		if (s->state == PROBER_SLOT_IN_FLIGHT) {
+			o->in_flight--;
+			settle(w, s->seq, false);
+		}
+		o->head++;
+	}
+}
+
+/* Send probe next, due at o->next_sched; 0 or -errno. */
+static int
+send_next(struct prober_worker *w, uint64_t now)
+{
+	const struct prober_conf *c = w->conf;
+	struct prober_open *o = w->open;
+	uint64_t seq = o->next, t1 = now, behind;
+	struct prober_slot *s = &o->slot[seq & o->mask];
+	int ret;
+
+	if (seq == c->warmup)
+		w->t_start = o->next_sched;
+	ret = prober_send_probe(w, seq, now, &t1);
+	if (ret < 0)
+		return ret;
+	s->seq = seq;
+	s->sched = o->next_sched;
+	s->t1 = t1;
+	s->state = ret == 1 ? PROBER_SLOT_IN_FLIGHT : PROBER_SLOT_TX_FAILED;
+	if (ret == 1)
+		o->in_flight++;
+	o->next = seq + 1;
+	o->next_sched += prober_sched_gap(&o->sched);
+	if (seq < c->warmup)
+		return 0;
+	behind = t1 > s->sched ? t1 - s->sched : 0;
+	if (behind > c->behind_bound_cycles)
+		STAT_ADD(w, late_sends, 1);
+	behind = tsc_to_ns(&c->clock, behind);
+	/* On time reads as 1 ns, the histogram's lowest value, so that every
+	 * measured send is in its count. */
+	histogram_record(&w->behind, behind != 0 ? behind : 1);
+	if (behind > w->st.behind_max_ns)
+		__atomic_store_n(&w->st.behind_max_ns, behind,
+				 __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
+{
+	const struct prober_conf *c = w->conf;
+	struct prober_open *o = w->open;
+	struct io_queue *q = w->q;
+	uint64_t end = c->count != 0 ? c->warmup + c->count : UINT64_MAX;
+	int ret;
+
+	if (o == NULL) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = prober_worker_begin(w);
+	if (ret != 0)
+		goto out;
+	prober_sched_init(&o->sched, c->spacing, c->clock.hz, c->rate_pps,
+			  c->seed);
+	o->head = o->next = o->in_flight = 0;
+	o->next_sched = io_clock(q);
+	for (;;) {
+		uint64_t now = io_clock(q);
+
+		if (atomic_load_explicit(stop, memory_order_relaxed) ||
+		    (w->step_deadline != 0 && now >= w->step_deadline))
+			break; /* in flight: abandoned */
+		if (o->next >= end && o->in_flight == 0)
+			break;
+		/* Every send that is due, a burst at most between polls; a
+		 * full window (a sender far behind) waits for expiry. */
+		for (unsigned k = 0;
+		     k < PROBER_BURST && o->next < end &&
+		     now >= o->next_sched && o->next - o->head <= o->mask;
+		     k++) {
+			ret = send_next(w, now);
+			if (ret != 0)
+				goto out;
+			now = io_clock(q);
+		}
+		prober_poll_open(w, o->next);
+		expire(w, io_clock(q));
+	}
+out:
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return ret;
+}
