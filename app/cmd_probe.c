@@ -808,6 +808,7 @@ struct probe_run {
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
 struct live {
 	struct histogram *prev, *snap, *iv, *sum;
+	struct histogram *iprev, *isum; /* open loop: intended latency */
 	uint64_t sent, recv, lost;
 	bool oom;
 };
@@ -940,6 +941,17 @@ probe_tick(struct app_run *r, double el)
 		}
 		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
 			histogram_init(&lv->prev[i]);
+		if (x->o.rate_pps != 0) {
+			lv->iprev = calloc(PROBE_MAX_WORKERS + 1,
+					   sizeof(*lv->iprev));
+			lv->isum = histogram_create();
+			if (lv->iprev == NULL || lv->isum == NULL) {
+				lv->oom = true;
+				return;
+			}
+			for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
+				histogram_init(&lv->iprev[i]);
+		}
 	}
 	sent = SUM_STAT(run, sent);
 	warm = SUM_STAT(run, warmup);
@@ -960,6 +972,24 @@ probe_tick(struct app_run *r, double el)
 	lost = SUM_STAT(run, lost);
 	report_live_line(line, sizeof(line), el, sent - lv->sent,
 			 recv - lv->recv, lost - lv->lost, lv->sum);
+	if (lv->isum != NULL) {
+		/* Open loop: the intended latency's p99 that second too. */
+		char p99[16] = "-";
+		size_t len = strlen(line);
+
+		histogram_init(lv->isum);
+		for (unsigned i = 0; i < run->n_workers; i++) {
+			histogram_snapshot(&run->w[i].intended, lv->snap);
+			histogram_interval(lv->iv, lv->snap, &lv->iprev[i]);
+			histogram_merge(lv->isum, lv->iv);
+			lv->iprev[i] = *lv->snap;
+		}
+		if (histogram_count(lv->isum) != 0)
+			report_fmt_ns(histogram_percentile(lv->isum, 99.0), p99,
+				      sizeof(p99));
+		snprintf(line + len, sizeof(line) - len, "  intended p99 %s",
+			 p99);
+	}
 	fprintf(stderr, "%s\n", line);
 	lv->sent = sent;
 	lv->recv = recv;
@@ -2319,6 +2349,8 @@ probe_teardown(struct app_run *r)
 		x->o.tg[i].sock = NULL;
 	}
 	free(x->live.prev);
+	free(x->live.iprev);
+	histogram_destroy(x->live.isum);
 	histogram_destroy(x->live.snap);
 	histogram_destroy(x->live.iv);
 	histogram_destroy(x->live.sum);

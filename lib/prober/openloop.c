@@ -152,6 +152,12 @@ prober_open_take(struct prober_worker *w, const struct probe_reply *r,
 		return false;
 	}
 	prober_note_order(w, r->seq);
+	if (s->state == PROBER_SLOT_UNREACHABLE) {
+		/* An ICMP error gave it up already. */
+		STAT_ADD(w, late, 1);
+		prober_ignore(w, PROBER_IGN_LATE);
+		return false;
+	}
 	if (s->state != PROBER_SLOT_IN_FLIGHT) {
 		/* Answers a probe the tx queue never took. */
 		prober_ignore(w, PROBER_IGN_NEVER_SENT);
@@ -164,6 +170,34 @@ prober_open_take(struct prober_worker *w, const struct probe_reply *r,
 	if (r->seq >= w->conf->warmup)
 		prober_record_answer(w, r, r->seq, s->t1, t4, s->sched);
 	return true;
+}
+
+bool
+prober_open_unreachable(struct prober_worker *w, uint64_t low, unsigned bits)
+{
+	struct prober_open *o = w->open;
+	uint64_t span = 1ull << bits, seq;
+
+	if (o->next == o->head)
+		return false;
+	/* The newest seq below next that ends in low, then older ones. */
+	seq = o->next - 1 - ((o->next - 1 - low) & (span - 1));
+	while (seq >= o->head && seq < o->next) {
+		struct prober_slot *s = &o->slot[seq & o->mask];
+
+		if (s->state == PROBER_SLOT_IN_FLIGHT) {
+			s->state = PROBER_SLOT_UNREACHABLE;
+			o->in_flight--;
+			settle(w, seq, false);
+			if (seq >= w->conf->warmup)
+				STAT_ADD(w, lost_unreachable, 1);
+			return true;
+		}
+		if (seq < span)
+			break;
+		seq -= span;
+	}
+	return false;
 }
 
 /* Pop every probe whose timeout has passed; those unanswered are lost. */

@@ -136,9 +136,13 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 			return -err;
 		}
 	}
-	if (c->rate_pps != 0 && prober_open_init(w) != 0) {
-		prober_worker_fini(w);
-		return -ENOMEM;
+	if (c->rate_pps != 0) {
+		int ret = prober_open_init(w);
+
+		if (ret != 0) {
+			prober_worker_fini(w);
+			return ret;
+		}
 	}
 	if (c->keep_samples) {
 		/* Never more than max_samples, even at first. */
@@ -541,6 +545,15 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 				     : prober_unreach_of_code(f->icmp_code)],
 		 1);
 	ignore(w, PROBER_IGN_UNREACHABLE);
+	if (w->open != NULL) {
+		/* Open loop: the ID's sequence bits name a probe in flight
+		 * (IPv4, or IPv6 fragments); else it times out. */
+		if (qt.ip_version == 4)
+			prober_open_unreachable(w, qt.ip_id & 0x3ff, 10);
+		else if (w->fragmented)
+			prober_open_unreachable(w, qt.frag_id & 0xffffff, 24);
+		return RX_NONE;
+	}
 	if (seq == UINT64_MAX)
 		return RX_NONE;
 	/*
@@ -880,14 +893,6 @@ fail:
 	while (n > 0)
 		io_free(q, tx[--n]);
 	return len;
-}
-
-/* The builder for openloop.c (build_probe stays the one builder). */
-int
-prober_build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
-		   uint64_t t1_unix_ns)
-{
-	return build_probe(w, tx, seq, t1_unix_ns);
 }
 
 /*

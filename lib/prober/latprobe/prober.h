@@ -171,6 +171,7 @@ enum prober_slot_state {
 	PROBER_SLOT_TX_FAILED, /* the tx queue did not take it */
 	PROBER_SLOT_IN_FLIGHT,
 	PROBER_SLOT_ANSWERED,
+	PROBER_SLOT_UNREACHABLE, /* an ICMP error ended it: lost */
 };
 
 struct prober_slot {
@@ -321,20 +322,24 @@ struct prober_worker {
 	bool hw_t4_ok;
 };
 
-/* prober.c's rx and tx path, shared with openloop.c. */
+/* prober.c's rx and tx path, shared with openloop.c (prober_send_probe()
+ * builds with build_probe(), the one builder). */
 void prober_ignore(struct prober_worker *w, enum prober_ignored why);
 void prober_note_order(struct prober_worker *w, uint64_t seq);
 void prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
 			  uint64_t seq, uint64_t t1, uint64_t t4,
 			  uint64_t sched);
-int prober_build_probe(struct prober_worker *w, struct rte_mbuf **tx,
-		       uint64_t seq, uint64_t t1_unix_ns);
 int prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 		      uint64_t *t1);
 void prober_poll_open(struct prober_worker *w, uint64_t next);
 /* openloop.c: an answer (seq below next) of an open-loop worker. */
 bool prober_open_take(struct prober_worker *w, const struct probe_reply *r,
 		      uint64_t t4);
+/* openloop.c: an ICMP error quoting the low `bits` bits (low) of a probe's
+ * sequence number (its IP ID): the newest probe in flight that matches
+ * ends as lost (lost_unreachable). True when one did. */
+bool prober_open_unreachable(struct prober_worker *w, uint64_t low,
+			     unsigned bits);
 int prober_open_init(struct prober_worker *w);
 void prober_open_fini(struct prober_worker *w);
 
@@ -383,8 +388,9 @@ int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
  * oldest expire first, O(1) each). Ends when count probes were measured
  * and none is in flight any more (each waits for its answer or its
  * timeout), or at the -t deadline or *stop (probes in flight then are
- * abandoned: neither sent nor lost). ICMP errors are counted but end no
- * probe (it times out). 0 or -errno.
+ * abandoned: neither sent nor lost). An ICMP error ends the newest probe in
+ * flight whose sequence number its quoted IP ID (IPv6: fragment ID) carries;
+ * over unfragmented IPv6 it ends none (the probe times out). 0 or -errno.
  */
 int prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop);
 

@@ -4,9 +4,9 @@
  * one probe (STAMP, or tcp-syn / icmp / fragmented STAMP, with or without
  * a VLAN, over IPv4 or IPv6, as the input's last byte decides: trailing
  * bytes are Ethernet
- * padding to the parser): every frame it does not take is counted under
- * exactly one reason (the reasons add up to rx_ignored), no mbuf leaks, and
- * the probe's fate is known (sent = received + lost).
+ * padding to the parser; bit 4: in open loop, --rate): every frame it does not
+ * take is counted under exactly one reason (the reasons add up to rx_ignored),
+ * no mbuf leaks, and the probe's fate is known (sent = received + lost).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,11 +71,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.flow.src6[15] = 1;
 	c.flow.dst6[15] = 2;
 	c.flow.vlan_tci = 100;
+	/* Open loop: the answer's own sequence number against the window. */
+	c.rate_pps = size > 0 && (data[size - 1] & 16) ? 1000000 : 0;
 	if (prober_worker_init(&w, &c, io_fake_queue(f, 0), 0) != 0)
 		abort();
 	if (io_fake_inject(f, 0, data, size) != 0)
 		goto out;
-	if (prober_worker_run(&w, &no_stop) != 0)
+	if ((c.rate_pps != 0 ? prober_worker_run_open(&w, &no_stop)
+			     : prober_worker_run(&w, &no_stop)) != 0)
 		abort();
 	for (unsigned i = 0; i < PROBER_IGN__COUNT; i++)
 		sum += w.st.ignored[i];

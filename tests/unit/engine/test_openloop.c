@@ -22,6 +22,7 @@
 
 #include <rte_mbuf.h>
 
+#include "latprobe/codec.h"
 #include "latprobe/prober.h"
 #include "latprobe/reflector.h"
 #include "latprobe/stamp.h"
@@ -414,6 +415,54 @@ test_coordinated_omission(void **state)
 		(unsigned long long)histogram_percentile(&w->pw.rtt, 99.0));
 }
 
+/* Peer hook: no reflector; every probe answered by an ICMP port
+ * unreachable quoting it (IP header and 8 bytes of UDP), as a kernel
+ * would. */
+static void
+unreachable_hook(void *arg)
+{
+	struct wire *w = arg;
+	struct io_queue *q = io_fake_queue(w->f, 1);
+	struct codec_flow fl = tw_flow4(&tw_refl_mac, &tw_prober_mac,
+					TW_REFL_IP, TW_PROBER_IP, 0, 0);
+	struct rte_mbuf *m;
+	uint8_t frame[256];
+
+	while (io_rx(q, &m, 1) == 1) {
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		int len = codec_build_icmp_error(frame, sizeof(frame), &fl,
+						 CODEC_ICMP_DEST_UNREACH, 3,
+						 p + CODEC_ETH_HLEN, 28);
+
+		assert_true(len > 0);
+		assert_int_equal(io_fake_inject(w->f, 0, frame, (size_t)len),
+				 0);
+		io_free(q, m);
+	}
+}
+
+/* ICMP errors end their probes at once (by the quoted IP ID), not after
+ * the 100 ms timeout; 2000 probes: the ID's 10 bits wrap. */
+static void
+test_unreachable(void **state)
+{
+	struct wire *w = *state;
+	uint64_t t0 = io_fake_now(w->f);
+
+	io_fake_set_peer(w->f, 0, unreachable_hook, w);
+	w->pc.count = 2000;
+	w->pc.warmup = 10;
+	w->pc.timeout_cycles = 100 * MS;
+	run(w);
+	assert_true(io_fake_now(w->f) - t0 < 25 * MS);
+	assert_int_equal(w->pw.st.sent, 2000);
+	assert_int_equal(w->pw.st.lost, 2000);
+	assert_int_equal(w->pw.st.lost_unreachable, 2000);
+	assert_int_equal(w->pw.st.warmup, 10);
+	assert_int_equal(w->pw.st.unreachable[PROBER_UNREACH_PORT], 2010);
+	assert_int_equal(w->pw.st.late, 0);
+}
+
 /* A stop flag set before the start: nothing sent, nothing counted. */
 static void
 test_stop(void **state)
@@ -462,6 +511,7 @@ main(void)
 		T(test_late_answers),
 		T(test_sender_lag),
 		T(test_coordinated_omission),
+		T(test_unreachable),
 		T(test_stop),
 		T(test_warmup),
 	};
