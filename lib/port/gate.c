@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #define GATE_WAIT_LIMIT_NS 1000000000ll
 
 atomic_int gate_closed;
+atomic_bool gate_fenced;
 static struct gate_slot slots[GATE_MAX_SLOTS];
 static atomic_uint n_slots;
 static atomic_uint_fast64_t n_waited;
@@ -26,6 +28,11 @@ gate_slot_get(void)
 {
 	unsigned i = atomic_fetch_add(&n_slots, 1);
 
+	/* Before any burst: the lcores start after their ports are set up. */
+	if (i == 0 &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+		    0, 0) == 0)
+		atomic_store(&gate_fenced, true);
 	if (i >= GATE_MAX_SLOTS) {
 		atomic_fetch_sub(&n_slots, 1);
 		return NULL;
@@ -95,6 +102,14 @@ munmap(void *addr, size_t len)
 		n = GATE_MAX_SLOTS;
 	pthread_mutex_lock(&unmap_mu);
 	atomic_store_explicit(&gate_closed, 1, memory_order_seq_cst);
+	/*
+	 * Every thread runs a full barrier: a burst whose "busy" store is not
+	 * visible to drain() yet reads gate_closed after it, and stays out.
+	 * Registered with the first slot, so this cannot fail with EPERM.
+	 */
+	if (atomic_load_explicit(&gate_fenced, memory_order_relaxed))
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+			      0, 0);
 	drain(n);
 	ret = syscall(SYS_munmap, addr, len);
 	atomic_store_explicit(&gate_closed, 0, memory_order_release);

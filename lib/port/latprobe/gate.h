@@ -29,6 +29,14 @@ struct gate_slot {
 
 /* Non-zero while an munmap() runs. */
 extern atomic_int gate_closed;
+/*
+ * True when munmap() fences every thread of the process itself
+ * (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED, registered with the first
+ * slot): a burst then needs no fence of its own between saying it is busy
+ * and reading gate_closed, only plain stores and a load. False (no
+ * membarrier): that store is sequentially consistent.
+ */
+extern atomic_bool gate_fenced;
 
 /* A slot, or NULL when all GATE_MAX_SLOTS are taken (slots are never given
  * back: a slot of a closed port stays idle). */
@@ -38,8 +46,13 @@ struct gate_slot *gate_slot_get(void);
 static inline bool
 gate_enter(struct gate_slot *s)
 {
-	atomic_store_explicit(&s->busy, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&gate_closed, memory_order_seq_cst) == 0)
+	if (atomic_load_explicit(&gate_fenced, memory_order_relaxed)) {
+		atomic_store_explicit(&s->busy, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_store_explicit(&s->busy, 1, memory_order_seq_cst);
+	}
+	if (atomic_load_explicit(&gate_closed, memory_order_acquire) == 0)
 		return true;
 	atomic_store_explicit(&s->busy, 0, memory_order_release);
 	return false;

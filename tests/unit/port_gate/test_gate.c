@@ -46,14 +46,13 @@ slow_burst_thread(void *arg)
 }
 
 static void
-test_munmap_waits_for_burst(void **state)
+munmap_waits_for_burst(void)
 {
 	struct slow_burst b = {.slot = gate_slot_get()};
 	uint64_t waited = gate_waited();
 	pthread_t t;
 	void *page;
 
-	(void)state;
 	assert_non_null(b.slot);
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -73,6 +72,26 @@ test_munmap_waits_for_burst(void **state)
 	assert_int_equal(gate_waited(), waited + 1);
 	/* Still the system call: a bad address fails as it should. */
 	assert_int_equal(munmap((void *)1, 4096), -1);
+}
+
+/* With membarrier where the kernel has it (it does on Linux >= 4.14). */
+static void
+test_munmap_waits_for_burst(void **state)
+{
+	(void)state;
+	munmap_waits_for_burst();
+}
+
+/* Without: the bursts' own sequentially consistent store. */
+static void
+test_munmap_waits_unfenced(void **state)
+{
+	bool fenced = atomic_load(&gate_fenced);
+
+	(void)state;
+	atomic_store(&gate_fenced, false);
+	munmap_waits_for_burst();
+	atomic_store(&gate_fenced, fenced);
 }
 
 static void
@@ -145,6 +164,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_munmap_waits_for_burst),
+		cmocka_unit_test(test_munmap_waits_unfenced),
 		cmocka_unit_test(test_no_burst_while_closed),
 		cmocka_unit_test(test_memif_queue_in_gate),
 	};
