@@ -12,6 +12,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
+#include "latprobe/gate.h"
 #include "latprobe/port.h"
 #include "latprobe/timing.h"
 
@@ -74,6 +75,55 @@ static const struct io_ops dpdk_ops = {
 	.clock = dpdk_clock,
 	.read_nic_clock = dpdk_read_nic_clock,
 };
+
+/*
+ * net_memif: each burst inside the unmap gate (latprobe/gate.h), so that
+ * the PMD's interrupt thread cannot unmap the rings of a peer that went
+ * away while this lcore is in the burst. Skipped bursts take nothing.
+ */
+static uint16_t
+memif_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gate_slot *s = q->priv;
+	uint16_t got;
+
+	if (!gate_enter(s))
+		return 0;
+	got = rte_eth_rx_burst(q->port_id, q->queue_id, pkts, n);
+	gate_leave(s);
+	return got;
+}
+
+static uint16_t
+memif_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gate_slot *s = q->priv;
+	uint16_t sent;
+
+	if (!gate_enter(s))
+		return 0;
+	sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
+	gate_leave(s);
+	return sent;
+}
+
+static const struct io_ops memif_ops = {
+	.name = "dpdk-memif",
+	.rx_burst = memif_rx,
+	.tx_burst = memif_tx,
+	.alloc = dpdk_alloc,
+	.free = dpdk_free,
+	.clock_start = dpdk_clock_start,
+	.clock_end = dpdk_clock_end,
+	.clock = dpdk_clock,
+	.read_nic_clock = dpdk_read_nic_clock,
+};
+
+const struct io_ops *
+port_memif_ops(void)
+{
+	return &memif_ops;
+}
 
 /* The key and redirection table the NIC hashes with, for port_pick_sport(). */
 static int
@@ -180,6 +230,7 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	int socket, ret, ts_off = 0;
 	uint64_t ts_flag = 0;
+	bool memif;
 
 	memset(p, 0, sizeof(*p));
 	p->id = port_id;
@@ -291,10 +342,15 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 			goto fail;
 		}
 	}
+	memif = strcmp(info.driver_name, "net_memif") == 0;
 	for (uint16_t q = 0; q < nq; q++) {
 		p->q[q].rx_ts_off = ts_off;
 		p->q[q].rx_ts_flag = p->hw_rx_timestamp ? ts_flag : 0;
 		p->q[q].ops = &dpdk_ops;
+		if (memif && (p->q[q].priv = gate_slot_get()) != NULL) {
+			p->q[q].ops = &memif_ops;
+			p->memif_gated++;
+		}
 		p->q[q].port_id = port_id;
 		p->q[q].queue_id = q;
 		p->q[q].mtu = p->mtu < room ? p->mtu : (uint16_t)room;

@@ -41,26 +41,20 @@ run() { # NAME CODE CMD... : foreground run, expected exit code, clean log
 }
 
 # 1. memif: reflector (server) and prober (client), all outputs.
-attempt=0
-while :; do
-	attempt=$((attempt + 1))
-	rm -f "$sock"
-	LP_BG_LOG=$WORK/refl.err lp_bg_ns - "$LATPROBE" reflect -l 0 "${EAL_ASAN[@]}" \
-		--file-prefix "${LP_NS_PREFIX}asan-r" --vdev "$(memif server)" \
-		-- --addr 198.18.0.2/24 --json "$WORK/refl.json"
-	REFL_PID=$LP_LAST_PID
-	lp_wait_for "$WORK/refl.err" '^latprobe reflect: ' 30 ||
-		{ cat "$WORK/refl.err" >&2; fail "reflector did not start"; }
-	run probe 0 "$LATPROBE" probe -l 1 "${EAL_ASAN[@]}" --file-prefix "${LP_NS_PREFIX}asan-p" \
-		--vdev "$(memif client)" -- --addr 198.18.0.1/24 -n 3000 -l 2000 \
-		--json "$WORK/probe.json" --samples "$WORK/probe.csv" --pcap "$WORK/probe.pcapng" 198.18.0.2
-	stop_reflector
-	n_runs=$((n_runs + 1))
-	sanitizer_clean "$WORK/refl.err" || fail "reflector: sanitizer report"
-	[ "$attempt" -eq 1 ] && memif_race && continue
-	[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.err" >&2; fail "reflector exited $REFL_RC"; }
-	break
-done
+rm -f "$sock"
+LP_BG_LOG=$WORK/refl.err lp_bg_ns - "$LATPROBE" reflect -l 0 "${EAL_ASAN[@]}" \
+	--file-prefix "${LP_NS_PREFIX}asan-r" --vdev "$(memif server)" \
+	-- --addr 198.18.0.2/24 --json "$WORK/refl.json"
+REFL_PID=$LP_LAST_PID
+lp_wait_for "$WORK/refl.err" '^latprobe reflect: ' 30 ||
+	{ cat "$WORK/refl.err" >&2; fail "reflector did not start"; }
+run probe 0 "$LATPROBE" probe -l 1 "${EAL_ASAN[@]}" --file-prefix "${LP_NS_PREFIX}asan-p" \
+	--vdev "$(memif client)" -- --addr 198.18.0.1/24 -n 3000 -l 2000 \
+	--json "$WORK/probe.json" --samples "$WORK/probe.csv" --pcap "$WORK/probe.pcapng" 198.18.0.2
+stop_reflector
+n_runs=$((n_runs + 1))
+sanitizer_clean "$WORK/refl.err" || fail "reflector: sanitizer report"
+[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.err" >&2; fail "reflector exited $REFL_RC"; }
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/probe.json" \
 	--samples "$WORK/probe.csv" --sent 3000 --no-loss --remote-ts || fail "memif report"
 [ -s "$WORK/probe.pcapng" ] || fail "no pcapng written"

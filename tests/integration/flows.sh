@@ -126,24 +126,19 @@ ip -n "$LP_NS_REFL" addr flush dev "$LP_IF_REFL"
 # 3. memif (the server first), against latprobe's reflector.
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}memif.sock
 memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }
-# One reflector per run: DPDK 22.11's memif server may die when its
-# client disconnects (memif_race), so a second client would find none.
+# One reflector per run (a memif server serves one client at a time).
 memif_run() { # NAME OPTIONS...
-	local name=$1 attempt
+	local name=$1
 	shift
-	for attempt in 1 2; do
-		rm -f "$sock"
-		start_reflector - -l 0 "${EAL_COMMON[@]}" --vdev "$(memif server)" \
-			-- --addr 198.18.0.2/24 -q
-		"$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" --vdev "$(memif client)" \
-			-- --addr 198.18.0.1/24 -q --json "$WORK/$name.json" "$@" 198.18.0.2 \
-			>"$WORK/$name.txt" 2>"$WORK/$name.err" ||
-			{ cat "$WORK/$name.err" >&2; fail "$name: probe exited"; }
-		stop_reflector
-		[ "$attempt" -eq 1 ] && memif_race && continue
-		[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.log" >&2; fail "reflector exited $REFL_RC"; }
-		return 0
-	done
+	rm -f "$sock"
+	start_reflector - -l 0 "${EAL_COMMON[@]}" --vdev "$(memif server)" \
+		-- --addr 198.18.0.2/24 -q
+	"$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" --vdev "$(memif client)" \
+		-- --addr 198.18.0.1/24 -q --json "$WORK/$name.json" "$@" 198.18.0.2 \
+		>"$WORK/$name.txt" 2>"$WORK/$name.err" ||
+		{ cat "$WORK/$name.err" >&2; fail "$name: probe exited"; }
+	stop_reflector
+	[ "$REFL_RC" -eq 0 ] || { cat "$WORK/refl.log" >&2; fail "reflector exited $REFL_RC"; }
 }
 memif_run memif_flows --flows 8 -n 4000
 memif_run memif_first --new-flow-every 10 -n 1000 -w 0

@@ -110,15 +110,6 @@ stop_reflector() {
 	wait "$REFL_PID" 2>/dev/null || REFL_RC=$?
 }
 
-# memif_race: true when the reflector died of SIGSEGV, which DPDK 22.11's
-# memif PMD can do when its peer disconnects while it polls (docs/design.md,
-# Known limits). A memif test then runs its scenario once more.
-memif_race() {
-	[ "${REFL_RC:-0}" -eq 139 ] || return 1
-	echo "$LP_PROG: the reflector died of SIGSEGV (DPDK 22.11 memif disconnect race); running the scenario again" >&2
-	return 0
-}
-
 json_get() { # FILE key/key/...
 	$PY -c 'import json,sys
 v=json.load(open(sys.argv[1]))

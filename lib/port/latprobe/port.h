@@ -49,7 +49,13 @@ struct port {
 	bool rss_l4;	/* RSS hashes UDP/TCP ports; key and table known */
 	bool rss_l4_v6; /* the same for IPv6 UDP */
 	struct rss_state rss_state;
+	/* net_memif: queues whose bursts run inside the unmap gate
+	 * (latprobe/gate.h); fewer than n_queues when slots ran out. */
+	uint16_t memif_gated;
 };
+
+/* The io table of a gated net_memif queue (q->priv: its gate_slot). */
+const struct io_ops *port_memif_ops(void);
 
 /* Configure, set up queues, start. 0 or -errno; the port is left closed on
  * error. */
