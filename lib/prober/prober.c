@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 
 #include "latprobe/nd.h"
+#include "latprobe/byteorder.h"
 #include "latprobe/prober.h"
 #include "latprobe/stamp_auth.h"
 
@@ -660,26 +661,6 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	return got;
 }
 
-/* Big-endian loads the compiler sees through (DPDK's 16-bit swap is an
- * asm statement it cannot fold into a comparison with a constant). */
-static inline uint16_t
-ld16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return __builtin_bswap16(v);
-}
-
-static inline uint32_t
-ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return __builtin_bswap32(v);
-}
-
 /*
  * The answer of a UDP protocol, the shape it has almost always taken off
  * the frame without codec_parse_frame(): Ethernet (on our VLAN), IPv4
@@ -700,7 +681,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	const uint8_t *ip, *udp;
 	struct probe_reply r;
 	uint64_t sum;
-	uint16_t et = ld16(b + 12), ulen;
+	uint16_t et = util_get_be16(b + 12), ulen;
 	enum io_csum l4 = io_rx_l4_csum(m);
 
 	if (m->nb_segs != 1 ||
@@ -710,23 +691,24 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		return -1;
 	if (fl->vlan) {
 		if (et != CODEC_ETHERTYPE_VLAN ||
-		    ((ld16(b + 14) ^ fl->vlan_tci) & 0xfff) != 0)
+		    ((util_get_be16(b + 14) ^ fl->vlan_tci) & 0xfff) != 0)
 			return -1;
-		et = ld16(b + 16);
+		et = util_get_be16(b + 16);
 		l3 += CODEC_VLAN_HLEN;
 	}
 	ip = b + l3;
 	avail = len - l3;
 	if (fl->ip_version == 4 && et == CODEC_ETHERTYPE_IPV4) {
-		size_t tlen = ld16(ip + 2);
+		size_t tlen = util_get_be16(ip + 2);
 		enum io_csum ipc = io_rx_ip_csum(m);
 
 		/* IHL 5, not a fragment (MF, offset), UDP, peer to us. */
 		if (avail < CODEC_IPV4_HLEN + CODEC_UDP_HLEN || ip[0] != 0x45 ||
 		    tlen < CODEC_IPV4_HLEN + CODEC_UDP_HLEN || tlen > avail ||
-		    (ld16(ip + 6) & 0x3fff) != 0 ||
-		    ip[9] != CODEC_IPPROTO_UDP || ld32(ip + 12) != fl->dst4 ||
-		    ld32(ip + 16) != fl->src4 || ipc == IO_CSUM_BAD)
+		    (util_get_be16(ip + 6) & 0x3fff) != 0 ||
+		    ip[9] != CODEC_IPPROTO_UDP ||
+		    util_get_be32(ip + 12) != fl->dst4 ||
+		    util_get_be32(ip + 16) != fl->src4 || ipc == IO_CSUM_BAD)
 			return -1;
 		if (ipc == IO_CSUM_UNKNOWN &&
 		    prober_csum_fold16(prober_csum_add(0, ip, 20)) != 0xffff)
@@ -739,7 +721,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	} else if (fl->ip_version == 6 && et == CODEC_ETHERTYPE_IPV6) {
 		if (avail < CODEC_IPV6_HLEN + CODEC_UDP_HLEN)
 			return -1;
-		avail = ld16(ip + 4);
+		avail = util_get_be16(ip + 4);
 		if ((ip[0] >> 4) != 6 || avail > len - l3 - CODEC_IPV6_HLEN ||
 		    ip[6] != CODEC_IPPROTO_UDP ||
 		    memcmp(ip + 8, fl->dst6, 16) != 0 ||
@@ -751,9 +733,10 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	} else {
 		return -1;
 	}
-	ulen = ld16(udp + 4);
-	if (ulen < CODEC_UDP_HLEN || ulen > avail || ld16(udp) != fl->dport ||
-	    !prober_flow_port_ok(w, ld16(udp + 2)))
+	ulen = util_get_be16(udp + 4);
+	if (ulen < CODEC_UDP_HLEN || ulen > avail ||
+	    util_get_be16(udp) != fl->dport ||
+	    !prober_flow_port_ok(w, util_get_be16(udp + 2)))
 		return -1;
 	if (l4 == IO_CSUM_UNKNOWN) {
 		uint16_t stored;
@@ -777,7 +760,8 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 				 p->match_payload(w, udp + CODEC_UDP_HLEN,
 						  ulen - CODEC_UDP_HLEN, &r),
 				 &r, ulen - CODEC_UDP_HLEN < (int)p->min_size,
-				 ld16(udp + 2), t4, seq, next, t1, measured);
+				 util_get_be16(udp + 2), t4, seq, next, t1,
+				 measured);
 }
 
 /*

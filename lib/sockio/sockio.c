@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "latprobe/io_pool.h"
+#include "latprobe/byteorder.h"
 #include "latprobe/sockio.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
@@ -155,20 +156,6 @@ read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
 	}
 }
 
-static inline void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
 /* The IPv4 header checksum of the 20 bytes at h (checksum field zero). */
 static uint16_t
 ipv4_hdr_csum(const uint8_t *h)
@@ -211,9 +198,9 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 		memcpy(&src, from6->sin6_addr.s6_addr + 12, 4);
 		src = ntohl(src);
 		sport = ntohs(from6->sin6_port);
-		put16(buf + 12, CODEC_ETHERTYPE_IPV6);
-		put32(ip, 6u << 28 | (uint32_t)meta->tos << 20);
-		put16(ip + 4, (uint16_t)(CODEC_UDP_HLEN + plen));
+		util_put_be16(buf + 12, CODEC_ETHERTYPE_IPV6);
+		util_put_be32(ip, 6u << 28 | (uint32_t)meta->tos << 20);
+		util_put_be16(ip + 4, (uint16_t)(CODEC_UDP_HLEN + plen));
 		ip[6] = CODEC_IPPROTO_UDP;
 		ip[7] = meta->ttl;
 		memcpy(ip + 8, from6->sin6_addr.s6_addr, 16);
@@ -222,29 +209,30 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 	} else {
 		src = ntohl(from->sin_addr.s_addr);
 		sport = ntohs(from->sin_port);
-		put16(buf + 12, CODEC_ETHERTYPE_IPV4);
+		util_put_be16(buf + 12, CODEC_ETHERTYPE_IPV4);
 		ip[0] = 0x45;
 		ip[1] = meta->tos;
-		put16(ip + 2,
-		      (uint16_t)(CODEC_IPV4_HLEN + CODEC_UDP_HLEN + plen));
-		put16(ip + 4, s->ip_id++);
-		put16(ip + 6, 0x4000); /* DF */
+		util_put_be16(ip + 2, (uint16_t)(CODEC_IPV4_HLEN +
+						 CODEC_UDP_HLEN + plen));
+		util_put_be16(ip + 4, s->ip_id++);
+		util_put_be16(ip + 6, 0x4000); /* DF */
 		ip[8] = meta->ttl;
 		ip[9] = CODEC_IPPROTO_UDP;
-		put16(ip + 10, 0);
-		put32(ip + 12, src);
-		put32(ip + 16, meta->dst != 0 ? meta->dst : k->local_addr);
-		put16(ip + 10, ipv4_hdr_csum(ip));
+		util_put_be16(ip + 10, 0);
+		util_put_be32(ip + 12, src);
+		util_put_be32(ip + 16,
+			      meta->dst != 0 ? meta->dst : k->local_addr);
+		util_put_be16(ip + 10, ipv4_hdr_csum(ip));
 		udp = ip + CODEC_IPV4_HLEN;
 	}
 	/* locally administered, from the address */
 	buf[6] = 0x02;
 	buf[7] = 0;
-	put32(buf + 8, src);
-	put16(udp, sport);
-	put16(udp + 2, k->local_port);
-	put16(udp + 4, (uint16_t)(CODEC_UDP_HLEN + plen));
-	put16(udp + 6, 0);
+	util_put_be32(buf + 8, src);
+	util_put_be16(udp, sport);
+	util_put_be16(udp + 2, k->local_port);
+	util_put_be16(udp + 4, (uint16_t)(CODEC_UDP_HLEN + plen));
+	util_put_be16(udp + 6, 0);
 	if (s->family == AF_INET6 && k->rx_meta) {
 		/* The reflector engine drops an IPv6 UDP checksum of zero
 		 * (RFC 8200 8.1) whatever the flag says: compute it there. */
