@@ -68,7 +68,6 @@ probe_proto_find(const char *name)
 }
 
 #define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
-#define ignore(w, why)	      prober_ignore(w, why)
 
 /* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
 static size_t
@@ -443,7 +442,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	   uint64_t next, uint64_t t1, uint64_t t4, bool measured)
 {
 	if (r->seq >= next) {
-		ignore(w, PROBER_IGN_NEVER_SENT);
+		prober_ignore(w, PROBER_IGN_NEVER_SENT);
 		return false;
 	}
 	if (w->open != NULL)
@@ -453,17 +452,17 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		break;
 	case SEEN_AGAIN:
 		STAT_ADD(w, duplicated, 1);
-		ignore(w, PROBER_IGN_DUPLICATE);
+		prober_ignore(w, PROBER_IGN_DUPLICATE);
 		return false;
 	case SEEN_TOO_OLD:
 		STAT_ADD(w, late, 1);
-		ignore(w, PROBER_IGN_LATE);
+		prober_ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
 	prober_note_order(w, r->seq);
 	if (r->seq != seq) {
 		STAT_ADD(w, late, 1); /* its probe was already given up */
-		ignore(w, PROBER_IGN_LATE);
+		prober_ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
 	STAT_ADD(w, answered, 1);
@@ -545,11 +544,11 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 	struct codec_icmp_quote qt;
 
 	if (codec_parse_icmp_quote(buf, f, &qt) != 0) {
-		ignore(w, PROBER_IGN_TOO_SHORT);
+		prober_ignore(w, PROBER_IGN_TOO_SHORT);
 		return RX_NONE;
 	}
 	if (!quotes_our_probe(w, &qt)) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	STAT_ADD(w,
@@ -557,7 +556,7 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 				     ? prober_unreach_of_code6(f->icmp_code)
 				     : prober_unreach_of_code(f->icmp_code)],
 		 1);
-	ignore(w, PROBER_IGN_UNREACHABLE);
+	prober_ignore(w, PROBER_IGN_UNREACHABLE);
 	if (w->open != NULL) {
 		/* Open loop: the ID's sequence bits name a probe in flight
 		 * (IPv4, or IPv6 fragments); else it times out. */
@@ -608,19 +607,19 @@ take_matched(struct prober_worker *w, int rc, const struct probe_reply *r,
 		/* Ours, but its HMAC does not verify: not an answer, so its
 		 * probe stays in flight (and is lost). */
 		STAT_ADD(w, auth_failed, 1);
-		ignore(w, PROBER_IGN_AUTH);
+		prober_ignore(w, PROBER_IGN_AUTH);
 		return RX_NONE;
 	}
 	if (rc != 1) {
-		ignore(w, too_short ? PROBER_IGN_TOO_SHORT
-				    : PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, too_short ? PROBER_IGN_TOO_SHORT
+					   : PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	/* Many flows: the answer must come on its probe's flow (a sequence
 	 * number not sent yet is take_reply()'s to count). */
 	if (w->flow_ports != NULL && r->seq < next &&
 	    dport != prober_flow_sport(w, r->seq)) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (r->has_ee)
@@ -646,7 +645,7 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	if (f->payload_off != 0 &&
 	    (l4 == IO_CSUM_BAD ||
 	     (l4 == IO_CSUM_UNKNOWN && !codec_l4_csum_ok(buf, f)))) {
-		ignore(w, PROBER_IGN_CHECKSUM);
+		prober_ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	memset(&r, 0, sizeof(r));
@@ -711,12 +710,12 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		    util_get_be32(ip + 16) != fl->src4 || ipc == IO_CSUM_BAD)
 			return -1;
 		if (ipc == IO_CSUM_UNKNOWN &&
-		    prober_csum_fold16(prober_csum_add(0, ip, 20)) != 0xffff)
+		    codec_csum_fold16(codec_csum_add(0, ip, 20)) != 0xffff)
 			return -1;
 		udp = ip + CODEC_IPV4_HLEN;
 		avail = tlen - CODEC_IPV4_HLEN;
 		/* Pseudo-header: addresses, protocol, UDP length (below). */
-		sum = prober_csum_add(0, ip + 12, 8) +
+		sum = codec_csum_add(0, ip + 12, 8) +
 		      rte_cpu_to_be_16(CODEC_IPPROTO_UDP);
 	} else if (fl->ip_version == 6 && et == CODEC_ETHERTYPE_IPV6) {
 		if (avail < CODEC_IPV6_HLEN + CODEC_UDP_HLEN)
@@ -728,7 +727,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		    memcmp(ip + 24, fl->src6, 16) != 0)
 			return -1;
 		udp = ip + CODEC_IPV6_HLEN;
-		sum = prober_csum_add(0, ip + 8, 32) +
+		sum = codec_csum_add(0, ip + 8, 32) +
 		      rte_cpu_to_be_16(CODEC_IPPROTO_UDP);
 	} else {
 		return -1;
@@ -744,14 +743,14 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		memcpy(&stored, udp + 6, sizeof(stored));
 		/* 0: none over IPv4 (RFC 768), wrong over IPv6 (RFC 8200). */
 		if (stored != 0 || fl->ip_version == 6) {
-			sum = prober_csum_add(sum + rte_cpu_to_be_16(ulen), udp,
-					      ulen & ~1u);
+			sum = codec_csum_add(sum + rte_cpu_to_be_16(ulen), udp,
+					     ulen & ~1u);
 			if (ulen & 1) {
 				const uint8_t last[2] = {udp[ulen - 1], 0};
 
-				sum = prober_csum_add(sum, last, 2);
+				sum = codec_csum_add(sum, last, 2);
 			}
-			if (stored == 0 || prober_csum_fold16(sum) != 0xffff)
+			if (stored == 0 || codec_csum_fold16(sum) != 0xffff)
 				return -1;
 		}
 	}
@@ -780,7 +779,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 	int rc;
 
 	if (w->reasm == NULL || !codec_frame_from_peer(f, &w->flow)) {
-		ignore(w, PROBER_IGN_OTHER_FLOW); /* not from our peer */
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW); /* not from our peer */
 		return RX_NONE;
 	}
 	rc = codec_reasm_add(w->reasm, buf, f, t4, &whole, &whole_len);
@@ -796,7 +795,7 @@ take_fragment(struct prober_worker *w, const uint8_t *buf,
 		got = take_frame(w, whole, &whole_f, IO_CSUM_UNKNOWN, t4, seq,
 				 next, t1, measured);
 	else
-		ignore(w, PROBER_IGN_TOO_SHORT);
+		prober_ignore(w, PROBER_IGN_TOO_SHORT);
 	codec_reasm_reset(w->reasm);
 	return got;
 }
@@ -821,24 +820,24 @@ take_rx6(struct prober_worker *w, const struct rte_mbuf *m,
 		if (w->flow.ip_version != 6 ||
 		    !prober_answer_ns(w->q, buf, f, &w->flow.src_mac,
 				      w->flow.src6, vlan))
-			ignore(w, PROBER_IGN_ARP);
+			prober_ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
 	if (!codec_frame_to_us(f, &w->flow)) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	/* From the peer or from any router on the way. */
 	if (!f->is_fragment && f->ip_proto == CODEC_IPPROTO_ICMPV6 &&
 	    f->icmp_type == CODEC_ICMP6_DEST_UNREACH) {
 		if (!codec_l4_csum_ok(buf, f)) {
-			ignore(w, PROBER_IGN_CHECKSUM);
+			prober_ignore(w, PROBER_IGN_CHECKSUM);
 			return RX_NONE;
 		}
 		return take_unreachable(w, buf, f, seq);
 	}
 	if (!codec_frame_from_peer(f, &w->flow) || f->ip6_ext_refused) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (f->is_fragment)
@@ -860,35 +859,35 @@ take_rx_parsed(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 
 	/* A frame in several segments is none of our answers' shape. */
 	if (m->nb_segs != 1 || codec_parse_frame(buf, m->data_len, &f) != 0) {
-		ignore(w, PROBER_IGN_TOO_SHORT);
+		prober_ignore(w, PROBER_IGN_TOO_SHORT);
 		return RX_NONE;
 	}
 	if (f.ethertype != CODEC_ETHERTYPE_ARP &&
 	    f.ethertype != CODEC_ETHERTYPE_IPV4 &&
 	    f.ethertype != CODEC_ETHERTYPE_IPV6) {
-		ignore(w, PROBER_IGN_NOT_IP);
+		prober_ignore(w, PROBER_IGN_NOT_IP);
 		return RX_NONE;
 	}
 	if (!on_vlan(&f, vlan)) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (f.ethertype == CODEC_ETHERTYPE_ARP) {
 		if (!prober_answer_arp_vlan(w->q, &f, &w->flow.src_mac,
 					    w->flow.src4, vlan))
-			ignore(w, PROBER_IGN_ARP);
+			prober_ignore(w, PROBER_IGN_ARP);
 		return RX_NONE;
 	}
 	if (f.ip_version == 6)
 		return take_rx6(w, m, &f, t4, seq, next, t1, measured);
 	if (f.ip_version != 4 || f.dst4 != w->flow.src4) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	ip = io_rx_ip_csum(m);
 	if (ip == IO_CSUM_BAD ||
 	    (ip == IO_CSUM_UNKNOWN && !codec_ipv4_csum_ok(buf, &f))) {
-		ignore(w, PROBER_IGN_CHECKSUM);
+		prober_ignore(w, PROBER_IGN_CHECKSUM);
 		return RX_NONE;
 	}
 	if (f.is_fragment)
@@ -896,13 +895,13 @@ take_rx_parsed(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	if (f.ip_proto == CODEC_IPPROTO_ICMP &&
 	    f.icmp_type == CODEC_ICMP_DEST_UNREACH) {
 		if (!codec_l4_csum_ok(buf, &f)) {
-			ignore(w, PROBER_IGN_CHECKSUM);
+			prober_ignore(w, PROBER_IGN_CHECKSUM);
 			return RX_NONE;
 		}
 		return take_unreachable(w, buf, &f, seq);
 	}
 	if (f.src4 != w->flow.dst4) {
-		ignore(w, PROBER_IGN_OTHER_FLOW);
+		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	return take_frame(w, buf, &f, io_rx_l4_csum(m), t4, seq, next, t1,
@@ -1002,9 +1001,9 @@ l4_csum_field(uint8_t proto)
 static uint16_t
 csum_base(uint16_t stored, uint64_t taken)
 {
-	uint16_t b = prober_csum_fold16(
+	uint16_t b = codec_csum_fold16(
 		(uint16_t)~stored +
-		(uint64_t)(uint16_t)~prober_csum_fold16(taken));
+		(uint64_t)(uint16_t)~codec_csum_fold16(taken));
 
 	/* 0 and 0xffff are the same number; 0xffff keeps base + x != 0. */
 	return b == 0 ? 0xffff : b;
@@ -1058,14 +1057,14 @@ tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
 	if (p->patch(w, t->buf + t->l4_off, seq, t1_unix_ns, &sum) != 0)
 		goto off;
 	if (t->ports)
-		sum = prober_csum_add(sum, t->buf + t->l4_off, 2);
+		sum = codec_csum_add(sum, t->buf + t->l4_off, 2);
 	memcpy(&stored, t->buf + t->csum_off, sizeof(stored));
 	t->l4_base = csum_base(stored, sum);
 	if (t->v4) {
 		uint8_t *ip = t->buf + f.l3_off;
 
 		memcpy(&stored, ip + 10, sizeof(stored));
-		t->ip_base = csum_base(stored, prober_csum_add(0, ip + 4, 2));
+		t->ip_base = csum_base(stored, codec_csum_add(0, ip + 4, 2));
 	}
 	t->len = (uint16_t)len;
 	return len;
@@ -1099,7 +1098,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, uint64_t seq,
 		memcpy(l4, &sport, sizeof(sport));
 		sum += sport;
 	}
-	c = (uint16_t)~prober_csum_fold16(t->l4_base + sum);
+	c = (uint16_t)~codec_csum_fold16(t->l4_base + sum);
 	if (c == 0 && t->udp)
 		c = 0xffff; /* RFC 768: 0 would mean "no checksum" */
 	memcpy(buf + t->csum_off, &c, sizeof(c));
@@ -1108,7 +1107,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, uint64_t seq,
 		uint16_t id = __builtin_bswap16(prober_ip_id(w->index, seq));
 
 		memcpy(ip + 4, &id, sizeof(id));
-		c = (uint16_t)~prober_csum_fold16((uint64_t)t->ip_base + id);
+		c = (uint16_t)~codec_csum_fold16((uint64_t)t->ip_base + id);
 		memcpy(ip + 10, &c, sizeof(c));
 	}
 	return t->len;

@@ -37,7 +37,7 @@ tcp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	uint32_t isn = __builtin_bswap32(isn_of(w, seq));
 
 	memcpy(l4 + 4, &isn, sizeof(isn));
-	*sum = prober_csum_add(*sum, l4 + 4, 4);
+	*sum = codec_csum_add(*sum, l4 + 4, 4);
 	return 0;
 }
 

@@ -169,7 +169,7 @@ stamp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	/* stamp_payload_build()'s sequence number and timestamp. */
 	memcpy(l4 + PL, &s32, sizeof(s32));
 	memcpy(l4 + PL + 4, &ts, sizeof(ts));
-	*sum = prober_csum_add(*sum, l4 + PL, 12);
+	*sum = codec_csum_add(*sum, l4 + PL, 12);
 	return 0;
 }
 
@@ -277,7 +277,7 @@ seq64_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	uint64_t s64 = __builtin_bswap64(seq);
 
 	memcpy(l4 + PL, &s64, sizeof(s64));
-	*sum = prober_csum_add(*sum, l4 + PL, 8);
+	*sum = codec_csum_add(*sum, l4 + PL, 8);
 	return 0;
 }
 
@@ -433,7 +433,7 @@ icmp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 
 	memcpy(l4 + 6, &s16, sizeof(s16));
 	memcpy(l4 + CODEC_ICMP_HLEN, &s64, sizeof(s64));
-	*sum = prober_csum_add(*sum, l4 + 6, 10);
+	*sum = codec_csum_add(*sum, l4 + 6, 10);
 	return 0;
 }
 

@@ -178,6 +178,52 @@ uint16_t codec_csum_fold(uint32_t sum);
 uint16_t codec_csum_adjust(uint16_t hc, uint32_t old_sum, uint32_t new_sum);
 
 /*
+ * One's-complement partial sum, in memory order, of n bytes at p (n even,
+ * small and constant where it is inlined): 64-bit accumulation, fold with
+ * codec_csum_fold16(). The same congruence class as codec_csum_partial(),
+ * inlined where the caller's ranges are few and of constant length (the
+ * prober's probe template).
+ */
+static inline uint64_t
+codec_csum_add(uint64_t sum, const uint8_t *p, size_t n)
+{
+	/* Whole 64-bit words, their carries counted apart (2^64 = 1 modulo
+	 * 0xffff): the result stays below sum + 2^34. */
+	uint64_t acc = 0, carry = 0, v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		__builtin_memcpy(&v8, p, 8);
+		acc += v8;
+		carry += acc < v8;
+	}
+	sum += (acc & 0xffffffffu) + (acc >> 32) + carry;
+	if (n >= 4) {
+		__builtin_memcpy(&v4, p, 4);
+		sum += v4;
+		p += 4;
+		n -= 4;
+	}
+	if (n >= 2) {
+		__builtin_memcpy(&v2, p, 2);
+		sum += v2;
+	}
+	return sum;
+}
+
+/* sum folded to 16 bits, not complemented: 0 only when sum is 0. */
+static inline uint16_t
+codec_csum_fold16(uint64_t sum)
+{
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffu) + (sum >> 16);
+	sum = (sum & 0xffffu) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/*
  * true when the IPv4 header checksum / the L4 checksum of a parsed frame is
  * right. UDP checksum 0 is right over IPv4 (none, RFC 768), wrong over IPv6
  * (RFC 8200 §8.1). False for fragments and L4 protocols not parsed.

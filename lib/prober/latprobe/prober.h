@@ -114,7 +114,7 @@ struct probe_proto {
 	 * build() made for this worker, rewrite what differs for probe seq
 	 * (sequence number, send time; not the ports, IP ID or checksums:
 	 * the caller patches those) in the L4 segment at l4, and add the
-	 * memory-order sum of the rewritten bytes (prober_csum_add(); every
+	 * memory-order sum of the rewritten bytes (codec_csum_add(); every
 	 * range at an even offset from l4) to *sum. 0, or -ENOTSUP when this
 	 * worker needs build() every time (STAMP with a key).
 	 */
@@ -126,50 +126,6 @@ struct probe_proto {
 	int (*match_payload)(struct prober_worker *w, const uint8_t *p,
 			     size_t len, struct probe_reply *r);
 };
-
-/*
- * One's-complement partial sum, in memory order, of n bytes at p (n even,
- * small and constant where it is inlined): 64-bit accumulation, fold with
- * prober_csum_fold16(). The same congruence class as codec_csum_partial().
- */
-static inline uint64_t
-prober_csum_add(uint64_t sum, const uint8_t *p, size_t n)
-{
-	/* Whole 64-bit words, their carries counted apart (2^64 = 1 modulo
-	 * 0xffff): the result stays below sum + 2^34. */
-	uint64_t acc = 0, carry = 0, v8;
-	uint32_t v4;
-	uint16_t v2;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		__builtin_memcpy(&v8, p, 8);
-		acc += v8;
-		carry += acc < v8;
-	}
-	sum += (acc & 0xffffffffu) + (acc >> 32) + carry;
-	if (n >= 4) {
-		__builtin_memcpy(&v4, p, 4);
-		sum += v4;
-		p += 4;
-		n -= 4;
-	}
-	if (n >= 2) {
-		__builtin_memcpy(&v2, p, 2);
-		sum += v2;
-	}
-	return sum;
-}
-
-/* sum folded to 16 bits, not complemented: 0 only when sum is 0. */
-static inline uint16_t
-prober_csum_fold16(uint64_t sum)
-{
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffu) + (sum >> 16);
-	sum = (sum & 0xffffu) + (sum >> 16);
-	return (uint16_t)sum;
-}
 
 /*
  * A worker's probe template (prober.c): the frame build() made once, and
