@@ -395,14 +395,19 @@ prober_note_order(struct prober_worker *w, uint64_t seq)
 	w->any_seen = true;
 }
 
+/* Inlined where `lean` is a constant: a lean caller (prober_worker_run()
+ * with every hook off, see lean_ok()) compiles the hooks' tests away. */
+#define PROBER_INLINE static inline __attribute__((always_inline))
+
 /*
  * THE record of an answered, measured probe: every series it feeds. sched
  * is the probe's scheduled send time (open loop: intended latency T4 -
- * sched); unused in closed loop.
+ * sched); unused in closed loop. lean: no flows, no open loop, no samples,
+ * no NIC timestamps (the caller knows).
  */
-void
-prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
-		     uint64_t seq, uint64_t t1, uint64_t t4, uint64_t sched)
+PROBER_INLINE void
+record_answer(struct prober_worker *w, const struct probe_reply *r,
+	      uint64_t seq, uint64_t t1, uint64_t t4, uint64_t sched, bool lean)
 {
 	const struct prober_conf *c = w->conf;
 	uint64_t rtt, turn, net;
@@ -410,10 +415,10 @@ prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
 
 	rtt = tsc_to_ns(&c->clock, t4 - t1);
 	/* The first packet of a tuple is its own series, nothing else. */
-	if (prober_flow_take(w, seq, rtt))
+	if (!lean && prober_flow_take(w, seq, rtt))
 		return;
 	histogram_record(&w->rtt, rtt);
-	if (w->open != NULL)
+	if (!lean && w->open != NULL)
 		histogram_record(&w->intended,
 				 tsc_to_ns(&c->clock, t4 - sched));
 	if (r->has_remote_ts && r->t3_ns >= r->t2_ns) {
@@ -425,10 +430,19 @@ prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
 	}
 	if (r->is_reset)
 		STAT_ADD(w, resets, 1);
+	if (lean)
+		return;
 	if (c->keep_samples)
 		keep_sample(w, seq, t1, rtt, net_sample);
 	if (c->hw_ts)
 		prober_hw_record(w, t1, t4);
+}
+
+void
+prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
+		     uint64_t seq, uint64_t t1, uint64_t t4, uint64_t sched)
+{
+	record_answer(w, r, seq, t1, t4, sched, false);
 }
 
 /*
@@ -437,15 +451,15 @@ prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
  * (w->open): the answer's own sequence number finds its probe in the
  * window (openloop.c).
  */
-static bool
+PROBER_INLINE bool
 take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
-	   uint64_t next, uint64_t t1, uint64_t t4, bool measured)
+	   uint64_t next, uint64_t t1, uint64_t t4, bool measured, bool lean)
 {
 	if (r->seq >= next) {
 		prober_ignore(w, PROBER_IGN_NEVER_SENT);
 		return false;
 	}
-	if (w->open != NULL)
+	if (!lean && w->open != NULL)
 		return prober_open_take(w, r, t4);
 	switch (seen_test_and_set(w, r->seq)) {
 	case SEEN_NEW:
@@ -468,7 +482,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 	STAT_ADD(w, answered, 1);
 	if (!measured)
 		return true;
-	prober_record_answer(w, r, seq, t1, t4, t1);
+	record_answer(w, r, seq, t1, t4, t1, lean);
 	return true;
 }
 
@@ -598,10 +612,10 @@ note_ee(struct prober_worker *w, uint16_t ee)
  * What the protocol's match said (rc, r) of a frame on our flow or not:
  * too_short when it was ours but too short for an answer.
  */
-static enum rx_outcome
+PROBER_INLINE enum rx_outcome
 take_matched(struct prober_worker *w, int rc, const struct probe_reply *r,
 	     bool too_short, uint16_t dport, uint64_t t4, uint64_t seq,
-	     uint64_t next, uint64_t t1, bool measured)
+	     uint64_t next, uint64_t t1, bool measured, bool lean)
 {
 	if (rc == -EBADMSG) {
 		/* Ours, but its HMAC does not verify: not an answer, so its
@@ -617,15 +631,15 @@ take_matched(struct prober_worker *w, int rc, const struct probe_reply *r,
 	}
 	/* Many flows: the answer must come on its probe's flow (a sequence
 	 * number not sent yet is take_reply()'s to count). */
-	if (w->flow_ports != NULL && r->seq < next &&
+	if (!lean && w->flow_ports != NULL && r->seq < next &&
 	    dport != prober_flow_sport(w, r->seq)) {
 		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
 	if (r->has_ee)
 		note_ee(w, r->error_estimate);
-	return take_reply(w, r, seq, next, t1, t4, measured) ? RX_ANSWERED
-							     : RX_NONE;
+	return take_reply(w, r, seq, next, t1, t4, measured, lean) ? RX_ANSWERED
+								   : RX_NONE;
 }
 
 /*
@@ -654,7 +668,7 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 		w, rc, &r,
 		rc != 1 && rc != -EBADMSG && on_our_flow(w, f) &&
 			(f->payload_off == 0 || f->payload_len < p->min_size),
-		f->dport, t4, seq, next, t1, measured);
+		f->dport, t4, seq, next, t1, measured, false);
 	if (rc == 1 && p->on_reply != NULL)
 		p->on_reply(w, buf, f);
 	return got;
@@ -669,9 +683,9 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
  * (unless the NIC's rx flags say good). -1 for any frame of another shape
  * or that fails a check: the generic path takes it (and counts why).
  */
-static int
+PROBER_INLINE int
 take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
-	  uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+	  uint64_t seq, uint64_t next, uint64_t t1, bool measured, bool lean)
 {
 	const struct probe_proto *p = w->conf->proto;
 	const struct codec_flow *fl = &w->flow;
@@ -735,7 +749,8 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	ulen = util_get_be16(udp + 4);
 	if (ulen < CODEC_UDP_HLEN || ulen > avail ||
 	    util_get_be16(udp) != fl->dport ||
-	    !prober_flow_port_ok(w, util_get_be16(udp + 2)))
+	    (lean ? util_get_be16(udp + 2) != fl->sport
+		  : !prober_flow_port_ok(w, util_get_be16(udp + 2))))
 		return -1;
 	if (l4 == IO_CSUM_UNKNOWN) {
 		uint16_t stored;
@@ -760,7 +775,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 						  ulen - CODEC_UDP_HLEN, &r),
 				 &r, ulen - CODEC_UDP_HLEN < (int)p->min_size,
 				 util_get_be16(udp + 2), t4, seq, next, t1,
-				 measured);
+				 measured, lean);
 }
 
 /*
@@ -909,12 +924,12 @@ take_rx_parsed(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 }
 
 /* One received frame: the UDP fast path, else parsed. */
-static inline enum rx_outcome
+PROBER_INLINE enum rx_outcome
 take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
-	uint64_t seq, uint64_t next, uint64_t t1, bool measured)
+	uint64_t seq, uint64_t next, uint64_t t1, bool measured, bool lean)
 {
-	if (w->conf->proto->match_payload != NULL) {
-		int o = take_fast(w, m, t4, seq, next, t1, measured);
+	if (lean || w->conf->proto->match_payload != NULL) {
+		int o = take_fast(w, m, t4, seq, next, t1, measured, lean);
 
 		if (o >= 0)
 			return (enum rx_outcome)o;
@@ -922,35 +937,61 @@ take_rx(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	return take_rx_parsed(w, m, t4, seq, next, t1, measured);
 }
 
-/* Drain the rx queue: did it answer (or make unreachable) the probe in
- * flight (seq)? */
+/*
+ * Can the answer m carry the next probe (lean loop)? A direct mbuf in one
+ * segment that nobody else holds (refcnt 0: a headless io_pool's), with
+ * room for the template after its data offset.
+ */
+PROBER_INLINE bool
+recyclable(const struct prober_worker *w, const struct rte_mbuf *m)
+{
+	return w->tmpl.len != 0 && m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
+	       rte_mbuf_refcnt_read(m) <= 1 &&
+	       m->buf_len - m->data_off >= w->tmpl.len;
+}
+
+/*
+ * Take the burst pkts[0..n-1] (T4 read right after it came): did it answer
+ * (or make unreachable) the probe in flight (seq)? Lean: no hooks, and the
+ * mbuf of the answer is kept as w->spare for the next probe.
+ */
+PROBER_INLINE enum rx_outcome
+take_burst_impl(struct prober_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t t4, uint64_t seq, uint64_t next, uint64_t t1,
+		bool measured, bool lean)
+{
+	struct io_queue *q = w->q;
+	enum rx_outcome got = RX_NONE;
+
+	for (uint16_t i = 0; i < n; i++) {
+		enum rx_outcome o;
+
+		if (!lean && w->conf->hw_ts)
+			prober_hw_rx(w, pkts[i]);
+		if (!lean && w->conf->capture.fn != NULL)
+			w->conf->capture.fn(w->conf->capture.arg, w->index,
+					    pkts[i], t4, false);
+		o = take_rx(w, pkts[i], t4, seq, next, t1, measured, lean);
+		/* An answer wins over an ICMP error in the same burst. */
+		if (o == RX_ANSWERED || (o == RX_UNREACHABLE && got == RX_NONE))
+			got = o;
+		if (lean && o == RX_ANSWERED && w->spare == NULL &&
+		    recyclable(w, pkts[i]))
+			w->spare = pkts[i];
+		else
+			io_free(q, pkts[i]);
+	}
+	return got;
+}
+
 static __attribute__((noinline)) enum rx_outcome
 take_burst(struct prober_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	   uint64_t seq, uint64_t next, uint64_t t1, bool measured)
 {
-	struct io_queue *q = w->q;
-	enum rx_outcome got = RX_NONE;
-	uint64_t t4;
-	bool hw;
-
 	/* T4 right after the burst that brought the answer. */
-	t4 = io_clock_end(q);
-	hw = w->conf->hw_ts;
-	for (uint16_t i = 0; i < n; i++) {
-		enum rx_outcome o;
+	uint64_t t4 = io_clock_end(w->q);
 
-		if (hw)
-			prober_hw_rx(w, pkts[i]);
-		if (w->conf->capture.fn != NULL)
-			w->conf->capture.fn(w->conf->capture.arg, w->index,
-					    pkts[i], t4, false);
-		o = take_rx(w, pkts[i], t4, seq, next, t1, measured);
-		/* An answer wins over an ICMP error in the same burst. */
-		if (o == RX_ANSWERED || (o == RX_UNREACHABLE && got == RX_NONE))
-			got = o;
-		io_free(q, pkts[i]);
-	}
-	return got;
+	return take_burst_impl(w, pkts, n, t4, seq, next, t1, measured, false);
 }
 
 /* An empty poll costs the rx call and a test: the burst's work is apart. */
@@ -1238,24 +1279,69 @@ fail:
 }
 
 /*
+ * The answer kept by the lean loop (w->spare) made ready to carry a probe,
+ * as io_alloc() hands out a reset mbuf: none of the rx path's flags, no
+ * offload requests. Its data offset stays (recyclable() checked the room).
+ */
+PROBER_INLINE void
+mbuf_recycle(struct rte_mbuf *m)
+{
+	m->next = NULL;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	m->tx_offload = 0;
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+	io_mbuf_set_len(m, 0);
+}
+
+/*
  * Build probe seq (timestamped for now), show it to the capture hook, and
  * send it: T1 into *t1 right before the tx. 1 when it went out, 0 when the
- * tx queue did not take it whole (tx_fail counted), or -errno.
+ * tx queue did not take it whole (tx_fail counted), or -errno. Lean: one
+ * frame (not fragmented), into the kept answer's mbuf when there is one,
+ * no hooks.
  */
-int
-prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
-		  uint64_t *t1)
+PROBER_INLINE int
+send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
+	   bool lean)
 {
 	const struct prober_conf *c = w->conf;
 	struct rte_mbuf *tx[PROBER_MAX_FRAGS];
 	struct io_queue *q = w->q;
+	uint64_t ts = tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now);
 	int n_tx;
 
+	if (lean) {
+		struct rte_mbuf *m = w->spare;
+		int len;
+
+		if (m != NULL) {
+			w->spare = NULL;
+			mbuf_recycle(m);
+		} else {
+			m = io_alloc(q);
+			if (m == NULL)
+				return -ENOBUFS;
+		}
+		len = prober_probe_frame(w, rte_pktmbuf_mtod(m, uint8_t *),
+					 rte_pktmbuf_tailroom(m), seq, ts,
+					 false);
+		if (len < 0) {
+			io_free(q, m);
+			return len;
+		}
+		io_mbuf_set_len(m, (uint16_t)len);
+		*t1 = io_clock_start(q);
+		if (io_tx(q, &m, 1) == 1)
+			return 1;
+		io_free(q, m);
+		STAT_ADD(w, tx_fail, 1);
+		return 0;
+	}
 	if (c->hw_ts)
 		prober_hw_resample(w, now);
-	n_tx = build_probe(
-		w, tx, seq,
-		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, now));
+	n_tx = build_probe(w, tx, seq, ts);
 	if (n_tx < 0)
 		return n_tx;
 	if (c->capture.fn != NULL) {
@@ -1270,6 +1356,13 @@ prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 		return 0;
 	}
 	return 1;
+}
+
+int
+prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
+		  uint64_t *t1)
+{
+	return send_probe(w, seq, now, t1, false);
 }
 
 /* Drain the rx queue for the open loop: answers find their probe by their
@@ -1296,8 +1389,16 @@ prober_worker_begin(struct prober_worker *w)
 	return c->hw_ts ? prober_hw_start(w) : 0;
 }
 
-int
-prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
+/*
+ * One probe (prober_worker_step()). Lean (lean_ok(): closed loop, no
+ * hooks): the answer's mbuf carries the next probe. Between two empty rx
+ * polls nothing but the poll: the clock (timeout, -t) and the stop flag
+ * are read every PROBER_POLL_CHECK empty polls, and after a burst.
+ */
+#define PROBER_POLL_CHECK 16
+
+PROBER_INLINE int
+step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 {
 	const struct prober_conf *c = w->conf;
 	struct io_queue *q = w->q;
@@ -1325,7 +1426,7 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 		return 0;
 
 	now = io_clock(q);
-	n_tx = prober_send_probe(w, seq, now, &t1);
+	n_tx = send_probe(w, seq, now, &t1, lean);
 	if (n_tx < 0)
 		return n_tx;
 	if (n_tx == 0) {
@@ -1333,18 +1434,34 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
-	for (;;) {
-		enum rx_outcome o = poll_replies(w, seq, seq + 1, t1, measured);
+	for (unsigned polls = 1;; polls++) {
+		struct rte_mbuf *pkts[PROBER_BURST];
+		uint16_t n = io_rx(q, pkts, PROBER_BURST);
 
-		if (o == RX_ANSWERED) {
-			got = true;
-			break;
+		if (n != 0) {
+			enum rx_outcome o;
+
+			if (lean)
+				/* T4 right after the burst that brought the
+				 * answer. */
+				o = take_burst_impl(w, pkts, n, io_clock_end(q),
+						    seq, seq + 1, t1, measured,
+						    true);
+			else
+				o = take_burst(w, pkts, n, seq, seq + 1, t1,
+					       measured);
+			if (o == RX_ANSWERED) {
+				got = true;
+				break;
+			}
+			if (o == RX_UNREACHABLE) {
+				unreachable = true;
+				break; /* nobody will answer it: lost */
+			}
+		} else if (polls % PROBER_POLL_CHECK != 0) {
+			continue;
 		}
 		now = io_clock(q);
-		if (o == RX_UNREACHABLE) {
-			unreachable = true;
-			break; /* nobody will answer it: lost */
-		}
 		if (now - t1 > c->timeout_cycles)
 			break;
 		if (atomic_load_explicit(stop, memory_order_relaxed) ||
@@ -1363,7 +1480,8 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 			STAT_ADD(w, received, 1);
 		} else {
 			STAT_ADD(w, lost, 1);
-			prober_flow_lost(w, seq);
+			if (!lean)
+				prober_flow_lost(w, seq);
 		}
 		/* The timeout ran past the next probe's start. */
 		if (!got && !unreachable && c->interval_cycles != 0 &&
@@ -1377,12 +1495,49 @@ prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 }
 
 int
+prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
+{
+	return step_impl(w, stop, false);
+}
+
+/*
+ * Can w run the lean loop? Closed loop, one frame per probe, a UDP answer
+ * fast path, and none of the hooks: NIC timestamps, capture, flows,
+ * samples.
+ */
+static bool
+lean_ok(const struct prober_worker *w)
+{
+	const struct prober_conf *c = w->conf;
+
+	return w->open == NULL && !w->fragmented && !c->hw_ts &&
+	       c->capture.fn == NULL && w->flow_ports == NULL &&
+	       !c->keep_samples && c->proto->match_payload != NULL;
+}
+
+static __attribute__((noinline)) int
+run_lean(struct prober_worker *w, const atomic_bool *stop)
+{
+	int ret;
+
+	while ((ret = step_impl(w, stop, true)) > 0)
+		;
+	if (w->spare != NULL) {
+		io_free(w->q, w->spare);
+		w->spare = NULL;
+	}
+	return ret;
+}
+
+int
 prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 {
 	int ret;
 
 	ret = prober_worker_begin(w);
-	if (ret == 0)
+	if (ret == 0 && lean_ok(w))
+		ret = run_lean(w, stop);
+	else if (ret == 0)
 		while ((ret = prober_worker_step(w, stop)) > 0)
 			;
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);

@@ -414,6 +414,9 @@ struct prober_worker {
 	uint32_t n_flow_ports;
 	struct histogram *first_rtt;
 	struct prober_tmpl tmpl;
+	/* prober_worker_run()'s lean loop: the answer's mbuf, kept to carry
+	 * the next probe (NULL: none; freed when the run ends). */
+	struct rte_mbuf *spare;
 };
 
 /* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
