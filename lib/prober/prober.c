@@ -67,7 +67,8 @@ probe_proto_find(const char *name)
 	return NULL;
 }
 
-#define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
+/* Single-writer counters, read relaxed (histogram_counter_add()). */
+#define STAT_ADD(w, field, n) histogram_counter_add(&(w)->st.field, (n))
 
 /* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
 static size_t
@@ -320,26 +321,34 @@ enum seen {
 	SEEN_TOO_OLD, /* older than the window: cannot tell, so late */
 };
 
-/* Duplicate window: one bit per recent sequence number. */
-static enum seen
-seen_test_and_set(struct prober_worker *w, uint64_t seq)
+/* The window slid until seq is in it (half a window at a time). */
+static __attribute__((noinline)) void
+seen_slide(struct prober_worker *w, uint64_t seq)
 {
-	uint64_t bit;
-
-	if (seq < w->seen_base)
-		return SEEN_TOO_OLD;
 	while (seq >= w->seen_base + PROBER_DUP_WINDOW) {
-		/* Slide by half a window. */
 		const unsigned half = PROBER_DUP_WINDOW / 64 / 2;
 
 		memmove(w->seen, w->seen + half, half * sizeof(w->seen[0]));
 		memset(w->seen + half, 0, half * sizeof(w->seen[0]));
 		w->seen_base += PROBER_DUP_WINDOW / 2;
 	}
+}
+
+/* Duplicate window: one bit per recent sequence number. */
+static inline enum seen
+seen_test_and_set(struct prober_worker *w, uint64_t seq)
+{
+	uint64_t bit, mask;
+
+	if (seq < w->seen_base)
+		return SEEN_TOO_OLD;
+	if (seq - w->seen_base >= PROBER_DUP_WINDOW)
+		seen_slide(w, seq);
 	bit = seq - w->seen_base;
-	if (w->seen[bit / 64] & (1ull << (bit % 64)))
+	mask = 1ull << (bit % 64);
+	if (w->seen[bit / 64] & mask)
 		return SEEN_AGAIN;
-	w->seen[bit / 64] |= 1ull << (bit % 64);
+	w->seen[bit / 64] |= mask;
 	return SEEN_NEW;
 }
 
@@ -385,14 +394,20 @@ keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
 
 /* Answers that come back in a lower sequence number than one seen before
  * are reordered. */
-void
-prober_note_order(struct prober_worker *w, uint64_t seq)
+static inline void
+note_order(struct prober_worker *w, uint64_t seq)
 {
 	if (w->any_seen && seq < w->max_seq_seen)
 		STAT_ADD(w, reordered, 1);
 	if (!w->any_seen || seq > w->max_seq_seen)
 		w->max_seq_seen = seq;
 	w->any_seen = true;
+}
+
+void
+prober_note_order(struct prober_worker *w, uint64_t seq)
+{
+	note_order(w, seq);
 }
 
 /* Inlined where `lean` is a constant: a lean caller (prober_worker_run()
@@ -473,7 +488,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		prober_ignore(w, PROBER_IGN_LATE);
 		return false;
 	}
-	prober_note_order(w, r->seq);
+	note_order(w, r->seq);
 	if (r->seq != seq) {
 		STAT_ADD(w, late, 1); /* its probe was already given up */
 		prober_ignore(w, PROBER_IGN_LATE);
@@ -1061,6 +1076,10 @@ prober_tmpl_reset(struct prober_worker *w)
  * -ENOTSUP when w's probes cannot come from one (then tmpl.off is set, or
  * build() failed).
  */
+/* Bytes copied whole from a template that short (tmpl_frame()): a
+ * minimal STAMP probe is 86 bytes, 90 with a VLAN tag. */
+#define PROBER_TMPL_COPY 96
+
 static __attribute__((noinline, cold)) int
 tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
 {
@@ -1076,9 +1095,14 @@ tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
 	if (p->patch == NULL || w->fragmented)
 		goto off;
 	if (t->buf == NULL) {
+		/* At least PROBER_TMPL_COPY bytes: tmpl_frame() copies that
+		 * many whatever the frame's length below it. */
+		if (cap < PROBER_TMPL_COPY)
+			cap = PROBER_TMPL_COPY;
 		t->buf = malloc(cap);
 		if (t->buf == NULL)
 			goto off;
+		memset(t->buf, 0, cap);
 	}
 	t->len = 0;
 	len = p->build(w, t->buf, cap, seq, t1_unix_ns);
@@ -1115,12 +1139,14 @@ off:
 }
 
 /*
- * Probe seq from w's template into buf (room for tmpl.len bytes): the
- * template copied, then what changes patched, checksums by RFC 1624 (the
- * partial sum without the changed bytes plus theirs).
+ * Probe seq from w's template into buf (room bytes, at least tmpl.len):
+ * the template copied, then what changes patched, checksums by RFC 1624
+ * (the partial sum without the changed bytes plus theirs). A frame of up
+ * to PROBER_TMPL_COPY bytes is copied as that many (a copy of constant
+ * length, inlined) when buf has the room.
  */
-static int
-tmpl_frame(struct prober_worker *w, uint8_t *buf, uint64_t seq,
+PROBER_INLINE int
+tmpl_frame(struct prober_worker *w, uint8_t *buf, size_t room, uint64_t seq,
 	   uint64_t t1_unix_ns)
 {
 	const struct prober_tmpl *t = &w->tmpl;
@@ -1129,7 +1155,10 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, uint64_t seq,
 	uint16_t c;
 	int rc;
 
-	memcpy(buf, t->buf, t->len);
+	if (t->len <= PROBER_TMPL_COPY && room >= PROBER_TMPL_COPY)
+		memcpy(buf, t->buf, PROBER_TMPL_COPY);
+	else
+		memcpy(buf, t->buf, t->len);
 	rc = w->conf->proto->patch(w, l4, seq, t1_unix_ns, &sum);
 	if (rc != 0)
 		return rc;
@@ -1175,7 +1204,7 @@ tmpl_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 	}
 	if (cap < t->len)
 		return -EMSGSIZE;
-	return tmpl_frame(w, buf, seq, t1_unix_ns);
+	return tmpl_frame(w, buf, cap, seq, t1_unix_ns);
 }
 
 /* build() and the IP ID: the frame of probe seq without a template. */
@@ -1313,7 +1342,10 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 	int n_tx;
 
 	if (lean) {
+		const struct prober_tmpl *t = &w->tmpl;
 		struct rte_mbuf *m = w->spare;
+		uint8_t *buf;
+		size_t room;
 		int len;
 
 		if (m != NULL) {
@@ -1324,9 +1356,12 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 			if (m == NULL)
 				return -ENOBUFS;
 		}
-		len = prober_probe_frame(w, rte_pktmbuf_mtod(m, uint8_t *),
-					 rte_pktmbuf_tailroom(m), seq, ts,
-					 false);
+		buf = rte_pktmbuf_mtod(m, uint8_t *);
+		room = rte_pktmbuf_tailroom(m);
+		if (t->len != 0 && t->dport == w->flow.dport && room >= t->len)
+			len = tmpl_frame(w, buf, room, seq, ts);
+		else
+			len = prober_probe_frame(w, buf, room, seq, ts, false);
 		if (len < 0) {
 			io_free(q, m);
 			return len;
