@@ -417,6 +417,151 @@ test_fragmented_probes(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/* The lean closed loop (prober_worker_run() with no hook on) -------------- */
+
+/* A queue in front of the prober's side of the wire that counts allocs. */
+struct count_queue {
+	struct io_queue q;
+	struct io_queue *inner;
+	uint64_t allocs;
+};
+
+static uint16_t
+cq_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return io_rx(((struct count_queue *)q->priv)->inner, pkts, n);
+}
+
+static uint16_t
+cq_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return io_tx(((struct count_queue *)q->priv)->inner, pkts, n);
+}
+
+static struct rte_mbuf *
+cq_alloc(struct io_queue *q)
+{
+	struct count_queue *c = q->priv;
+
+	c->allocs++;
+	return io_alloc(c->inner);
+}
+
+static void
+cq_free(struct io_queue *q, struct rte_mbuf *m)
+{
+	io_free(((struct count_queue *)q->priv)->inner, m);
+}
+
+static uint64_t
+cq_clock(struct io_queue *q)
+{
+	return io_clock(((struct count_queue *)q->priv)->inner);
+}
+
+static uint64_t
+cq_clock_start(struct io_queue *q)
+{
+	return io_clock_start(((struct count_queue *)q->priv)->inner);
+}
+
+static uint64_t
+cq_clock_end(struct io_queue *q)
+{
+	return io_clock_end(((struct count_queue *)q->priv)->inner);
+}
+
+/*
+ * The lean loop sends each probe in the mbuf of the answer before it: over
+ * a wire whose reflector answers in place, one alloc for the whole run
+ * (the first probe), one more per lost answer (the wire freed it), and no
+ * mbuf left over (the kept one is freed when the run ends).
+ */
+static void
+test_lean_recycles_answer_mbuf(void **state)
+{
+	static const atomic_bool no_stop;
+	struct wire *w = *state;
+	const uint64_t n = 60, warm = 4, every = 9;
+	uint64_t lost = multiples(warm + 1, warm + n, every);
+	struct io_ops ops = *io_fake_queue(w->f, 0)->ops;
+	struct count_queue cq;
+
+	memset(&cq, 0, sizeof(cq));
+	cq.inner = io_fake_queue(w->f, 0);
+	cq.q = *cq.inner;
+	ops.name = "count";
+	ops.rx_burst = cq_rx;
+	ops.tx_burst = cq_tx;
+	ops.alloc = cq_alloc;
+	ops.free = cq_free;
+	ops.clock = cq_clock;
+	ops.clock_start = cq_clock_start;
+	ops.clock_end = cq_clock_end;
+	cq.q.ops = &ops;
+	cq.q.priv = &cq;
+	io_fake_set_drop_every(w->f, 1, every);
+	w->pc.count = n;
+	w->pc.warmup = warm;
+	assert_int_equal(prober_worker_init(&w->pw, &w->pc, &cq.q, 0), 0);
+	w->prober_ready = true;
+	cq.allocs = 0; /* init sized the mbufs with one */
+	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.st.sent, n);
+	assert_int_equal(w->pw.st.lost, lost);
+	assert_int_equal(w->pw.st.received, n - lost);
+	/* The first probe, and the probe after each answer the wire dropped
+	 * (every 9th it sent, warm-up included; none after the last). */
+	assert_int_equal(cq.allocs, 1 + multiples(1, warm + n - 1, every));
+	assert_null(w->pw.spare);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+/* Every counter and histogram of a run with w's conf (with lost,
+ * duplicated and late answers), on a fresh wire: lean or not. */
+static void
+lean_run(struct wire **out, bool lean)
+{
+	struct wire *w;
+
+	assert_int_equal(setup((void **)&w), 0);
+	io_fake_set_drop_every(w->f, 1, 11);
+	io_fake_set_dup_every(w->f, 1, 7);
+	w->pc.count = 200;
+	w->pc.warmup = 3;
+	/* --samples is a hook: the generic loop. */
+	w->pc.keep_samples = !lean;
+	w->pc.max_samples = 1000;
+	assert_int_equal(prober_run(w), 0);
+	*out = w;
+}
+
+/* The lean loop and the generic one count and record the same run the
+ * same way, byte for byte. */
+static void
+test_lean_same_as_generic(void **state)
+{
+	struct wire *a, *b;
+
+	(void)state;
+	lean_run(&a, true);
+	lean_run(&b, false);
+	assert_null(a->pw.samples);
+	assert_int_equal(b->pw.n_samples, b->pw.st.received);
+	assert_true(a->pw.st.lost > 0 && a->pw.st.duplicated > 0);
+	assert_memory_equal(&a->pw.st, &b->pw.st, sizeof(a->pw.st));
+	assert_memory_equal(&a->pw.rtt, &b->pw.rtt, sizeof(a->pw.rtt));
+	assert_memory_equal(&a->pw.network_rtt, &b->pw.network_rtt,
+			    sizeof(a->pw.network_rtt));
+	assert_memory_equal(&a->pw.turnaround, &b->pw.turnaround,
+			    sizeof(a->pw.turnaround));
+	assert_int_equal(io_fake_tx_count(a->f, 0), io_fake_tx_count(b->f, 0));
+	assert_int_equal(io_fake_mbufs_in_use(a->f), 0);
+	assert_int_equal(io_fake_mbufs_in_use(b->f), 0);
+	teardown((void **)&a);
+	teardown((void **)&b);
+}
+
 /* Loss, duplicates, late answers ----------------------------------------- */
 
 static void
@@ -1984,6 +2129,8 @@ main(void)
 		T(test_icmp_end_to_end),
 		T(test_large_probe),
 		T(test_fragmented_probes),
+		T(test_lean_recycles_answer_mbuf),
+		cmocka_unit_test(test_lean_same_as_generic),
 		T(test_loss),
 		T(test_loss_of_probes),
 		T(test_duplicates),

@@ -457,6 +457,45 @@ test_fast_match_equals_generic(void **state)
 	assert_true(answered < runs);
 }
 
+/*
+ * proto_udp.c's inlined NTP conversions (the STAMP patch and fast match)
+ * give stamp.c's values: dates from 1970 to 2104 (both NTP eras), the
+ * second boundaries, and fractions that round either way.
+ */
+static void
+test_inline_ntp_equals_stamp(void **state)
+{
+	static const uint64_t edges[] = {
+		0,
+		1,
+		999999999,
+		1000000000,
+		TW_ANCHOR_NS,
+		2085978495999999999ull, /* last ns of NTP era 0 */
+		2085978496000000000ull, /* era 1 starts (2036-02-07) */
+		4294967295ull * 1000000000ull,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		uint64_t ntp = stamp_ntp_from_ns(edges[i]);
+
+		assert_int_equal(prober_stamp_ntp_from_ns(edges[i]), ntp);
+		assert_int_equal(prober_stamp_ntp_to_ns(ntp),
+				 stamp_ntp_to_ns(ntp));
+	}
+	for (unsigned i = 0; i < 200000; i++) {
+		/* Up to about 2104 (2^62 ns is 2116; NTP era 1 ends 2172). */
+		uint64_t ns = rnd() >> 2;
+		uint64_t ntp = rnd();
+
+		assert_int_equal(prober_stamp_ntp_from_ns(ns),
+				 stamp_ntp_from_ns(ns));
+		assert_int_equal(prober_stamp_ntp_to_ns(ntp),
+				 stamp_ntp_to_ns(ntp));
+	}
+}
+
 int
 main(void)
 {
@@ -471,6 +510,7 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_match_equals_generic,
 						setup, teardown),
+		cmocka_unit_test(test_inline_ntp_equals_stamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

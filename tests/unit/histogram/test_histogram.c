@@ -747,6 +747,35 @@ test_parse_bad(void **state)
 	free(big);
 }
 
+/* The writer's counter add (one add to memory on x86-64): n added, carries
+ * across 32 bits, and histogram_record() counting with it. */
+static void
+test_counter_add(void **state)
+{
+	struct histogram *h = histogram_create();
+	uint64_t c = 0xfffffffeull;
+
+	(void)state;
+	assert_non_null(h);
+	histogram_counter_add(&c, 3);
+	assert_int_equal(c, 0x100000001ull);
+	histogram_counter_add(&c, 0);
+	assert_int_equal(c, 0x100000001ull);
+	histogram_counter_add(&c, 1ull << 40);
+	assert_int_equal(c, (1ull << 40) + 0x100000001ull);
+	for (uint64_t v = 0; v < 1000; v++)
+		histogram_record(h, v * 997);
+	histogram_record(h, HISTOGRAM_HIGHEST_NS + 1);
+	assert_int_equal(h->total, 999);
+	assert_int_equal(h->underflow, 1);
+	assert_int_equal(h->overflow, 1);
+	assert_int_equal(h->sum, 997ull * 999 * 1000 / 2);
+	assert_int_equal(h->counts[histogram_index(997)], 1);
+	assert_int_equal(h->min, 997);
+	assert_int_equal(h->max, 997ull * 999);
+	histogram_destroy(h);
+}
+
 int
 main(void)
 {
@@ -766,6 +795,7 @@ main(void)
 		cmocka_unit_test(test_table_edges),
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_counter_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
