@@ -739,7 +739,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		    util_get_be32(ip + 16) != fl->src4 || ipc == IO_CSUM_BAD)
 			return -1;
 		if (ipc == IO_CSUM_UNKNOWN &&
-		    codec_csum_fold16(codec_csum_add(0, ip, 20)) != 0xffff)
+		    codec_csum_fold16_rot(codec_csum_add(0, ip, 20)) != 0xffff)
 			return -1;
 		udp = ip + CODEC_IPV4_HLEN;
 		avail = tlen - CODEC_IPV4_HLEN;
@@ -780,7 +780,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 
 				sum = codec_csum_add(sum, last, 2);
 			}
-			if (stored == 0 || codec_csum_fold16(sum) != 0xffff)
+			if (stored == 0 || codec_csum_fold16_rot(sum) != 0xffff)
 				return -1;
 		}
 	}
@@ -1168,7 +1168,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, size_t room, uint64_t seq,
 		memcpy(l4, &sport, sizeof(sport));
 		sum += sport;
 	}
-	c = (uint16_t)~codec_csum_fold16(t->l4_base + sum);
+	c = (uint16_t)~codec_csum_fold16_rot(t->l4_base + sum);
 	if (c == 0 && t->udp)
 		c = 0xffff; /* RFC 768: 0 would mean "no checksum" */
 	memcpy(buf + t->csum_off, &c, sizeof(c));
@@ -1177,7 +1177,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, size_t room, uint64_t seq,
 		uint16_t id = __builtin_bswap16(prober_ip_id(w->index, seq));
 
 		memcpy(ip + 4, &id, sizeof(id));
-		c = (uint16_t)~codec_csum_fold16((uint64_t)t->ip_base + id);
+		c = (uint16_t)~codec_csum_fold16_rot((uint64_t)t->ip_base + id);
 		memcpy(ip + 10, &c, sizeof(c));
 	}
 	return t->len;

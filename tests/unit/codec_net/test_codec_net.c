@@ -1493,6 +1493,45 @@ test_ipv6_ext_headers(void **state)
 	assert_int_equal(codec_parse_frame(buf, len, &f), -EINVAL);
 }
 
+/* codec_csum_fold16_rot() folds every sum as codec_csum_fold16() does:
+ * the edges of each halving and a stream of pseudo-random sums of every
+ * magnitude. */
+static void
+test_csum_fold16_rot(void **state)
+{
+	static const uint64_t edges[] = {
+		0,
+		1,
+		0xfffe,
+		0xffff,
+		0x10000,
+		0x1fffe,
+		0xffffffffull,
+		0x100000000ull,
+		0x1fffffffeull,
+		0xffff0000ffff0000ull,
+		0xffffffff00000001ull,
+		0x00000001ffffffffull,
+		UINT64_MAX,
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		assert_int_equal(codec_csum_fold16_rot(edges[i]),
+				 codec_csum_fold16(edges[i]));
+	for (unsigned i = 0; i < 1000000; i++) {
+		uint64_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (i % 64);
+		assert_int_equal(codec_csum_fold16_rot(v),
+				 codec_csum_fold16(v));
+	}
+}
+
 int
 main(void)
 {
@@ -1503,6 +1542,7 @@ main(void)
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_csum_known),
+		cmocka_unit_test(test_csum_fold16_rot),
 		cmocka_unit_test(test_roundtrip_udp),
 		cmocka_unit_test(test_udp_payload_in_place),
 		cmocka_unit_test(test_roundtrip_icmp_tcp_arp),
