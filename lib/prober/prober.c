@@ -710,12 +710,16 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	struct probe_reply r;
 	uint64_t sum;
 	uint16_t et = util_get_be16(b + 12), ulen;
-	enum io_csum l4 = io_rx_l4_csum(m);
+	/* The NIC's verdicts (io_rx_ip_csum(), io_rx_l4_csum()) read off
+	 * the flags directly: good skips the check, bad fails it, anything
+	 * else is checked here. */
+	uint64_t ipf = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 
 	if (m->nb_segs != 1 ||
 	    len < CODEC_ETH_HLEN + CODEC_VLAN_HLEN + CODEC_IPV4_HLEN +
 			    CODEC_UDP_HLEN ||
-	    l4 == IO_CSUM_BAD)
+	    l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 		return -1;
 	if (fl->vlan) {
 		if (et != CODEC_ETHERTYPE_VLAN ||
@@ -728,7 +732,6 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	avail = len - l3;
 	if (fl->ip_version == 4 && et == CODEC_ETHERTYPE_IPV4) {
 		size_t tlen = util_get_be16(ip + 2);
-		enum io_csum ipc = io_rx_ip_csum(m);
 
 		/* IHL 5, not a fragment (MF, offset), UDP, peer to us. */
 		if (avail < CODEC_IPV4_HLEN + CODEC_UDP_HLEN || ip[0] != 0x45 ||
@@ -736,9 +739,10 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		    (util_get_be16(ip + 6) & 0x3fff) != 0 ||
 		    ip[9] != CODEC_IPPROTO_UDP ||
 		    util_get_be32(ip + 12) != fl->dst4 ||
-		    util_get_be32(ip + 16) != fl->src4 || ipc == IO_CSUM_BAD)
+		    util_get_be32(ip + 16) != fl->src4 ||
+		    ipf == RTE_MBUF_F_RX_IP_CKSUM_BAD)
 			return -1;
-		if (ipc == IO_CSUM_UNKNOWN &&
+		if (ipf != RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
 		    codec_csum_fold16_rot(codec_csum_add(0, ip, 20)) != 0xffff)
 			return -1;
 		udp = ip + CODEC_IPV4_HLEN;
@@ -767,7 +771,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 	    (lean ? util_get_be16(udp + 2) != fl->sport
 		  : !prober_flow_port_ok(w, util_get_be16(udp + 2))))
 		return -1;
-	if (l4 == IO_CSUM_UNKNOWN) {
+	if (l4f != RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
 		uint16_t stored;
 
 		memcpy(&stored, udp + 6, sizeof(stored));
