@@ -423,13 +423,18 @@ test_fragmented_probes(void **state)
 struct count_queue {
 	struct io_queue q;
 	struct io_queue *inner;
-	uint64_t allocs;
+	uint64_t allocs, empty_polls, clock_reads;
 };
 
 static uint16_t
 cq_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	return io_rx(((struct count_queue *)q->priv)->inner, pkts, n);
+	struct count_queue *c = q->priv;
+	uint16_t got = io_rx(c->inner, pkts, n);
+
+	if (got == 0)
+		c->empty_polls++;
+	return got;
 }
 
 static uint16_t
@@ -456,7 +461,10 @@ cq_free(struct io_queue *q, struct rte_mbuf *m)
 static uint64_t
 cq_clock(struct io_queue *q)
 {
-	return io_clock(((struct count_queue *)q->priv)->inner);
+	struct count_queue *c = q->priv;
+
+	c->clock_reads++;
+	return io_clock(c->inner);
 }
 
 static uint64_t
@@ -469,6 +477,60 @@ static uint64_t
 cq_clock_end(struct io_queue *q)
 {
 	return io_clock_end(((struct count_queue *)q->priv)->inner);
+}
+
+/* cq in front of inner, with ops (the caller's storage). */
+static void
+count_queue_init(struct count_queue *cq, struct io_ops *ops,
+		 struct io_queue *inner)
+{
+	memset(cq, 0, sizeof(*cq));
+	*ops = *inner->ops;
+	ops->name = "count";
+	ops->rx_burst = cq_rx;
+	ops->tx_burst = cq_tx;
+	ops->alloc = cq_alloc;
+	ops->free = cq_free;
+	ops->clock = cq_clock;
+	ops->clock_start = cq_clock_start;
+	ops->clock_end = cq_clock_end;
+	cq->inner = inner;
+	cq->q = *inner;
+	cq->q.ops = ops;
+	cq->q.priv = cq;
+}
+
+/*
+ * While it waits for an answer the loop polls and nothing else: the clock
+ * (timeout, deadline) is read once every PROBER_POLL_CHECK (16) empty
+ * polls. Answers come 2,000 cycles late (20 clock reads of the fake wire),
+ * so each probe waits through many empty polls; still every probe is
+ * answered, none times out.
+ */
+static void
+test_wait_loop_polls_only(void **state)
+{
+	static const atomic_bool no_stop;
+	struct wire *w = *state;
+	struct io_ops ops;
+	struct count_queue cq;
+
+	count_queue_init(&cq, &ops, io_fake_queue(w->f, 0));
+	io_fake_set_delay(w->f, 1, 2000);
+	w->pc.count = 20;
+	w->pc.warmup = 0;
+	assert_int_equal(prober_worker_init(&w->pw, &w->pc, &cq.q, 0), 0);
+	w->prober_ready = true;
+	cq.empty_polls = 0;
+	cq.clock_reads = 0;
+	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.st.received, 20);
+	assert_int_equal(w->pw.st.lost, 0);
+	assert_true(cq.empty_polls >= 20 * 16);
+	/* One clock read per 16 empty polls, plus the send time's, T1's,
+	 * T4's (clock_start/end are not counted here) and the run's. */
+	assert_true(cq.clock_reads <= cq.empty_polls / 16 + 2 * 20 + 2);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
 /*
@@ -484,22 +546,10 @@ test_lean_recycles_answer_mbuf(void **state)
 	struct wire *w = *state;
 	const uint64_t n = 60, warm = 4, every = 9;
 	uint64_t lost = multiples(warm + 1, warm + n, every);
-	struct io_ops ops = *io_fake_queue(w->f, 0)->ops;
+	struct io_ops ops;
 	struct count_queue cq;
 
-	memset(&cq, 0, sizeof(cq));
-	cq.inner = io_fake_queue(w->f, 0);
-	cq.q = *cq.inner;
-	ops.name = "count";
-	ops.rx_burst = cq_rx;
-	ops.tx_burst = cq_tx;
-	ops.alloc = cq_alloc;
-	ops.free = cq_free;
-	ops.clock = cq_clock;
-	ops.clock_start = cq_clock_start;
-	ops.clock_end = cq_clock_end;
-	cq.q.ops = &ops;
-	cq.q.priv = &cq;
+	count_queue_init(&cq, &ops, io_fake_queue(w->f, 0));
 	io_fake_set_drop_every(w->f, 1, every);
 	w->pc.count = n;
 	w->pc.warmup = warm;
@@ -2130,6 +2180,7 @@ main(void)
 		T(test_large_probe),
 		T(test_fragmented_probes),
 		T(test_lean_recycles_answer_mbuf),
+		T(test_wait_loop_polls_only),
 		cmocka_unit_test(test_lean_same_as_generic),
 		T(test_loss),
 		T(test_loss_of_probes),
