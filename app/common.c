@@ -70,11 +70,14 @@ static long long
 signal_now_ns(void)
 {
 	struct timespec t;
+	int saved = errno; /* the interrupted code's */
+	long long ns = 1;
 
-	/* clock_gettime() is async-signal-safe (POSIX). */
-	if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
-		return 1;
-	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec + 1;
+	/* clock_gettime() is async-signal-safe (POSIX); + 1: never 0. */
+	if (clock_gettime(CLOCK_MONOTONIC, &t) == 0)
+		ns = (long long)t.tv_sec * 1000000000ll + t.tv_nsec + 1;
+	errno = saved;
+	return ns;
 }
 
 /* Async-signal-safe: lock-free atomics and the clock, then _exit() at most. */
