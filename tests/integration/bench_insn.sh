@@ -16,7 +16,7 @@ build=$(dirname "$(dirname "$LATPROBE")")
 
 show() {
 	cat "$WORK/bench.err" >&2
-	tail -n 5 "$WORK"/bench/insn.refl "$WORK"/bench/insn.w*.err >&2 2>/dev/null || true
+	tail -n 5 "$WORK"/bench/insn.refl "$WORK"/bench/insn.w*.out >&2 2>/dev/null || true
 	fail "$1"
 }
 rc=0
