@@ -5,7 +5,8 @@
 #     anything is sent (no ARP even);
 #   - a failed write or flush of stdout or a report file exits 1, after the
 #     rest is written;
-#   - a second SIGINT/SIGTERM exits at once (128 + signal);
+#   - a second SIGINT/SIGTERM exits at once (128 + signal); the same signal
+#     delivered twice at once (timeout(1) does it) is one request;
 #   - a probe whose port has no link exits 4;
 #   - a dead peer is named on stderr within 3 s, the run goes on, and the
 #     live line shows the warm-up's progress;
@@ -69,6 +70,26 @@ rc=0
 wait "$pid" || rc=$?
 [ "$rc" -eq 130 ] || [ "$rc" -eq 143 ] ||
 	{ cat "$WORK/twice.log" >&2; fail "two signals: exit $rc, expected 130 or 143"; }
+
+# 3b. The same signal twice at once is one request: timeout(1) sends it to
+# the command and to its process group (the reflector under tools/bench's
+# valgrind lost its report so, about one run in three; natively 5 of 6).
+# Five runs, each must exit 0 with its JSON whole.
+for i in 1 2 3 4 5; do
+	# A log and a JSON of its own per run: a start line left from the run
+	# before must not be taken for this one's.
+	LP_BG_LOG=$WORK/dup$i.log lp_bg_ns - timeout 60 "$LATPROBE" reflect \
+		"${krefl[@]}" -q --no-doctor --json "$WORK/dup$i.json"
+	pid=$LP_LAST_PID
+	lp_wait_for "$WORK/dup$i.log" '^latprobe reflect: ' 20 || fail "reflector did not start"
+	kill -INT "$pid" # timeout's pid: it passes SIGINT on, twice
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] ||
+		{ cat "$WORK/dup$i.log" >&2; fail "SIGINT through timeout(1), run $i: exit $rc, expected 0"; }
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))["counters"]' "$WORK/dup$i.json" ||
+		fail "SIGINT through timeout(1), run $i: no whole JSON report"
+done
 
 # 4. No link: a memif server nobody connects to.
 expect 4 "link of port 0 .* is down" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" \
