@@ -41,7 +41,8 @@ app_quit_set(void)
 }
 
 /* The first SIGINT/SIGTERM sets force_quit, a second one _exit()s (the
- * same signal again within 1 s is the first delivered twice: ignored). */
+ * same signal again from the same process within 1 s is the first
+ * delivered twice, as timeout(1) does: ignored). */
 void app_signals_install(void);
 /* SIGHUP sets a flag only (probe --targets re-reads its pinglist); the
  * side thread takes it with app_hup_take(). Without this, SIGHUP ends the

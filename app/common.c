@@ -54,16 +54,20 @@ app_hup_take(void)
 }
 
 /*
- * The same signal again within this of the first is the first delivered
- * twice, not a second request: timeout(1) sends its signal to the command
- * and to its process group, so the command gets it twice at once (the
- * report was lost that way in 5 of 6 runs under timeout -s INT).
+ * The same signal again, from the same process, within this of the first
+ * is the first delivered twice, not a second request: timeout(1) sends its
+ * signal to the command and to its process group, so the command gets it
+ * twice at once (the report was lost that way in 5 of 6 runs under
+ * timeout -s INT). A second Ctrl-C (the terminal's: si_code SI_KERNEL) or
+ * a signal from another process still means "now".
  */
 #define SIGNAL_REPEAT_NS 1000000000ll
 
-/* The first SIGINT/SIGTERM: its number, and when (CLOCK_MONOTONIC ns, 0
- * until the handler that took it has read the clock). */
+/* The first SIGINT/SIGTERM: its number, the pid that sent it (0 when not
+ * kill(2)'s), and when (CLOCK_MONOTONIC ns, 0 until the handler that took
+ * it has read the clock). */
 static atomic_int first_sig;
+static atomic_int first_sig_pid;
 static atomic_llong first_sig_ns;
 
 static long long
@@ -82,18 +86,23 @@ signal_now_ns(void)
 
 /* Async-signal-safe: lock-free atomics and the clock, then _exit() at most. */
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *si, void *uctx)
 {
 	long long now = signal_now_ns(), t0;
-	int first = 0;
+	int first = 0, pid = 0;
 
+	(void)uctx;
+	if (si != NULL && si->si_code == SI_USER)
+		pid = (int)si->si_pid;
 	if (atomic_compare_exchange_strong(&first_sig, &first, sig)) {
+		atomic_store(&first_sig_pid, pid);
 		atomic_store(&first_sig_ns, now);
 		atomic_store_explicit(&force_quit, true, memory_order_relaxed);
 		return;
 	}
 	t0 = atomic_load(&first_sig_ns);
-	if (first == sig && (t0 == 0 || now - t0 < SIGNAL_REPEAT_NS))
+	if (first == sig && pid != 0 && pid == atomic_load(&first_sig_pid) &&
+	    (t0 == 0 || now - t0 < SIGNAL_REPEAT_NS))
 		return;	  /* the first one, delivered twice */
 	_exit(128 + sig); /* a second one: the user means it */
 }
@@ -104,7 +113,8 @@ app_signals_install(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

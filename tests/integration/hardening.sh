@@ -91,6 +91,27 @@ for i in 1 2 3 4 5; do
 		fail "SIGINT through timeout(1), run $i: no whole JSON report"
 done
 
+# 3c. The same signal again from another process is a second request: it
+# exits at once (only a repeat from the same sender, as timeout(1)'s, is
+# taken for the first). The second kill comes from kill(1), another process
+# than this shell; a run that stopped cleanly before it arrived (exit 0)
+# is tried again, up to 3 times.
+ok=0
+for i in 1 2 3; do
+	LP_BG_LOG=$WORK/other$i.log lp_bg_ns - "$LATPROBE" reflect "${krefl[@]}" -q \
+		--json "$WORK/other$i.json"
+	pid=$LP_LAST_PID
+	lp_wait_for "$WORK/other$i.log" '^latprobe reflect: ' 20 || fail "reflector did not start"
+	kill -INT "$pid"
+	env kill -INT "$pid" 2>/dev/null || true
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] && { ok=1; break; }
+	[ "$rc" -eq 0 ] ||
+		{ cat "$WORK/other$i.log" >&2; fail "SIGINT from two processes: exit $rc, expected 130"; }
+done
+[ "$ok" -eq 1 ] || fail "SIGINT from two processes: taken as one request in 3 runs (exit 0), expected 130"
+
 # 4. No link: a memif server nobody connects to.
 expect 4 "link of port 0 .* is down" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_memif0,role=server,socket=$LP_RUN_DIR/${LP_NS_PREFIX}none.sock,socket-abstract=no" \
