@@ -62,6 +62,8 @@ for kind, (tool, frame, flen) in want.items():
             need((r.get("frame"), r.get("frame_len")) == (frame, flen),
                  "%s: frame %r %r, want %s %d" % (kind, r.get("frame"),
                                                    r.get("frame_len"), frame, flen))
+t = d.get("memif_reflector_turnaround_p50_ns")
+need(num(t) and t >= 0, "memif_reflector_turnaround_p50_ns = %r" % t)
 # The parts of the gap, and that they add up to it.
 parts = d.get("memif_parts_ns") or {}
 names = ("gap_ns", "size_ns", "echo_5tswap_ns", "reflector_ns", "prober_ns", "rest_ns")
