@@ -4,17 +4,27 @@
  *
  *   rawping [EAL] -- --mode ping|echo [-n COUNT] [--peer-mac MAC|broadcast]
  *                    [--timeout-us N] [--duration S] [--port N] [--json]
+ *                    [--size BYTES]
+ *                    [--frame stamp --src-ip A --dst-ip B [--sport N]
+ *                     [--dport N]]
  *
  * ping: one raw Ethernet frame (ethertype 0x88b5, IEEE 802 "local
  * experimental") in flight, TSC read right before rte_eth_tx_burst() and right
  * after the rte_eth_rx_burst() that returned the reply.
- * echo: a MAC-swapping reflector for those frames (the bare-DPDK echo when
+ * --frame stamp: instead, an RFC 8762 unauthenticated STAMP Session-Sender
+ * packet (44 bytes) in UDP in IPv4 (86-byte frame), to see what a STAMP
+ * reflector (latprobe reflect) adds to the bare round trip; the answer is
+ * the frame back from B to A with the ports swapped, holding our sequence
+ * number (a STAMP reflector's Session-Sender Sequence Number, or the
+ * sequence number itself: a stateless reflector or a 5-tuple swapper).
+ * echo: a MAC-swapping reflector for the raw frames (the bare-DPDK echo when
  * dpdk-testpmd is not at hand).
  *
  * Deliberately uses nothing of latprobe: it is the baseline latprobe's own
  * numbers are compared with.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -26,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 
 #include <rte_eal.h>
 #include <rte_common.h>
@@ -33,10 +44,12 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_udp.h>
 
 #include "sorted.h"
 
@@ -61,6 +74,29 @@
 #define MAX_SECONDS	     86400u
 /* 60 bytes + 4 bytes FCS = the 64-byte Ethernet minimum. */
 #define FRAME_LEN	     60
+#define MAX_FRAME_LEN	     1514
+/* RFC 8762 4.2.1: the unauthenticated Session-Sender packet. */
+#define STAMP_LEN	     44
+#define STAMP_FRAME_LEN                                                        \
+	(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) +                     \
+	 sizeof(struct rte_udp_hdr) + STAMP_LEN)
+/* A reflector's packet holds the Session-Sender Sequence Number here. */
+#define STAMP_SENDER_SEQ_OFF 24
+#define STAMP_PORT	     862
+/* latprobe probe's default: above 1024 and no port that answers itself. */
+#define DEFAULT_SPORT	     40000
+/* Seconds between 1900 (NTP) and 1970 (Unix). */
+#define NTP_UNIX_OFFSET	     2208988800ull
+
+/* Long-only options (the project's range for this tool: 0x690-0x69f). */
+enum {
+	OPT_FRAME = 0x690,
+	OPT_SRC_IP,
+	OPT_DST_IP,
+	OPT_SPORT,
+	OPT_DPORT,
+	OPT_SIZE,
+};
 
 struct rawping_hdr {
 	rte_be32_t magic;
@@ -70,6 +106,7 @@ struct rawping_hdr {
 } __rte_packed;
 
 enum rawping_mode { MODE_NONE, MODE_PING, MODE_ECHO };
+enum rawping_frame { FRAME_RAW, FRAME_STAMP };
 
 struct rawping_opts {
 	enum rawping_mode mode;
@@ -80,6 +117,11 @@ struct rawping_opts {
 	uint16_t port;
 	struct rte_ether_addr peer;
 	bool json;
+	enum rawping_frame frame;
+	uint16_t size; /* frame bytes without the FCS */
+	/* --frame stamp, network byte order */
+	rte_be32_t src_ip, dst_ip;
+	rte_be16_t sport, dport;
 };
 
 static volatile bool force_quit;
@@ -196,7 +238,7 @@ wait_link(uint16_t port, uint64_t timeout_ns)
 }
 
 static struct rawping_hdr *
-frame_hdr(struct rte_mbuf *m)
+frame_hdr(const struct rte_mbuf *m)
 {
 	struct rte_ether_hdr *eth;
 
@@ -208,13 +250,125 @@ frame_hdr(struct rte_mbuf *m)
 	return (struct rawping_hdr *)(eth + 1);
 }
 
+/* NTP timestamp (RFC 5905: seconds since 1900, 2^-32 s) of CLOCK_REALTIME. */
+static uint64_t
+ntp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec + NTP_UNIX_OFFSET) << 32 |
+	       (((uint64_t)ts.tv_nsec << 32) / 1000000000u);
+}
+
+/*
+ * Probe seq into m, built whole for every probe (off the timed section):
+ * the raw frame of o->size bytes, or the STAMP Session-Sender packet with
+ * its IPv4 and UDP checksums.
+ */
+static int
+build_frame(const struct rawping_opts *o, const struct rte_ether_addr *self,
+	    struct rte_mbuf *m, uint64_t seq)
+{
+	uint16_t len = o->frame == FRAME_STAMP ? STAMP_FRAME_LEN : o->size;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	struct rawping_hdr *h;
+	uint8_t *pl;
+	uint64_t ts;
+	uint32_t seq32;
+	uint16_t ee;
+
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, len);
+	if (eth == NULL)
+		return -ENOSPC;
+	memset(eth, 0, len);
+	rte_ether_addr_copy(&o->peer, &eth->dst_addr);
+	rte_ether_addr_copy(self, &eth->src_addr);
+	if (o->frame == FRAME_RAW) {
+		eth->ether_type = rte_cpu_to_be_16(RAWPING_ETHERTYPE);
+		h = (struct rawping_hdr *)(eth + 1);
+		h->magic = rte_cpu_to_be_32(RAWPING_MAGIC);
+		h->kind = RAWPING_REQUEST;
+		h->seq = rte_cpu_to_be_64(seq);
+		return 0;
+	}
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length =
+		rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN));
+	ip->packet_id = rte_cpu_to_be_16((uint16_t)seq);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = o->src_ip;
+	ip->dst_addr = o->dst_ip;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	udp->src_port = o->sport;
+	udp->dst_port = o->dport;
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof(*udp) + STAMP_LEN));
+	/* Sequence number, timestamp, error estimate (S=0, Z=0, scale 0,
+	 * multiplier 1), SSID 0 and 28 MBZ bytes: RFC 8762 4.2.1. */
+	pl = (uint8_t *)(udp + 1);
+	seq32 = rte_cpu_to_be_32((uint32_t)seq);
+	ts = rte_cpu_to_be_64(ntp_now());
+	ee = rte_cpu_to_be_16(1);
+	memcpy(pl, &seq32, sizeof(seq32));
+	memcpy(pl + 4, &ts, sizeof(ts));
+	memcpy(pl + 12, &ee, sizeof(ee));
+	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
+	return 0;
+}
+
+/*
+ * Is m the answer to probe seq? Raw frames: our magic and sequence number
+ * from another MAC (our own frame looped back has our source MAC, and
+ * testpmd's macswap leaves kind alone). STAMP: IPv4/UDP from the address
+ * and port we sent to, to ours (the turned-around addresses), holding seq
+ * where a STAMP reflector puts the sender's or, stateless or a mere
+ * 5-tuple swap, at the start.
+ */
+static bool
+is_reply(const struct rawping_opts *o, const struct rte_ether_addr *self,
+	 const struct rte_mbuf *m, uint64_t seq)
+{
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_udp_hdr *udp;
+	const struct rawping_hdr *h;
+	const uint8_t *pl;
+	uint32_t seq32 = rte_cpu_to_be_32((uint32_t)seq);
+
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (o->frame == FRAME_RAW) {
+		h = frame_hdr(m);
+		return h != NULL &&
+		       h->magic == rte_cpu_to_be_32(RAWPING_MAGIC) &&
+		       rte_be_to_cpu_64(h->seq) == seq &&
+		       !rte_is_same_ether_addr(&eth->src_addr, self);
+	}
+	if (m->nb_segs != 1 || rte_pktmbuf_data_len(m) < STAMP_FRAME_LEN ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return false;
+	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	udp = (const struct rte_udp_hdr *)(ip + 1);
+	pl = (const uint8_t *)(udp + 1);
+	return ip->version_ihl == RTE_IPV4_VHL_DEF &&
+	       ip->next_proto_id == IPPROTO_UDP && ip->src_addr == o->dst_ip &&
+	       ip->dst_addr == o->src_ip && udp->src_port == o->dport &&
+	       udp->dst_port == o->sport &&
+	       rte_be_to_cpu_16(udp->dgram_len) >= sizeof(*udp) + STAMP_LEN &&
+	       (memcmp(pl + STAMP_SENDER_SEQ_OFF, &seq32, sizeof(seq32)) == 0 ||
+		memcmp(pl, &seq32, sizeof(seq32)) == 0);
+}
+
 static int
 run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 {
 	struct rte_ether_addr self;
 	struct rte_mbuf *rx[BURST];
-	struct rte_ether_hdr *eth;
-	struct rawping_hdr *h;
 	uint64_t *rtt, n_ok = 0, recv = 0, lost = 0, stray = 0, tx_fail = 0;
 	uint64_t seq, total;
 	uint64_t timeout_cyc, t0, t1, now, deadline_ns, lost_seen = 0;
@@ -252,20 +406,11 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 			rc = -ENOBUFS;
 			goto out;
 		}
-		eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, FRAME_LEN);
-		if (eth == NULL) {
+		rc = build_frame(o, &self, m, seq);
+		if (rc != 0) {
 			rte_pktmbuf_free(m);
-			rc = -ENOSPC;
 			goto out;
 		}
-		memset(eth, 0, FRAME_LEN);
-		rte_ether_addr_copy(&o->peer, &eth->dst_addr);
-		rte_ether_addr_copy(&self, &eth->src_addr);
-		eth->ether_type = rte_cpu_to_be_16(RAWPING_ETHERTYPE);
-		h = (struct rawping_hdr *)(eth + 1);
-		h->magic = rte_cpu_to_be_32(RAWPING_MAGIC);
-		h->kind = RAWPING_REQUEST;
-		h->seq = rte_cpu_to_be_64(seq);
 
 		t0 = tsc_start();
 		if (rte_eth_tx_burst(o->port, 0, &m, 1) != 1) {
@@ -277,20 +422,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 			nb = rte_eth_rx_burst(o->port, 0, rx, BURST);
 			t1 = tsc_stop();
 			for (i = 0; i < nb; i++) {
-				eth = rte_pktmbuf_mtod(rx[i],
-						       struct rte_ether_hdr *);
-				h = frame_hdr(rx[i]);
-				/*
-				 * Our own frame looped back has our source
-				 * MAC; testpmd's macswap leaves kind alone,
-				 * so the source MAC is what tells a reply.
-				 */
-				if (h != NULL &&
-				    h->magic ==
-					    rte_cpu_to_be_32(RAWPING_MAGIC) &&
-				    rte_be_to_cpu_64(h->seq) == seq &&
-				    !rte_is_same_ether_addr(&eth->src_addr,
-							    &self))
+				if (is_reply(o, &self, rx[i], seq))
 					got = true;
 				else
 					stray++;
@@ -320,6 +452,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 	ns = 1e9 / hz;
 	if (o->json) {
 		printf("{\"tool\":\"rawping\",\"mode\":\"ping\","
+		       "\"frame\":\"%s\",\"frame_len\":%u,"
 		       "\"sent\":%" PRIu64 ",\"received\":%" PRIu64
 		       ",\"lost\":%" PRIu64 ",\"tx_failed\":%" PRIu64
 		       ",\"stray\":%" PRIu64 ",\"warmup\":%" PRIu64
@@ -328,6 +461,9 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		       "\"rtt_ns\":{\"count\":%" PRIu64 ",\"min\":%.1f,"
 		       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,"
 		       "\"p99_9\":%.1f,\"max\":%.1f}}\n",
+		       o->frame == FRAME_STAMP ? "stamp" : "raw",
+		       (unsigned)(o->frame == FRAME_STAMP ? STAMP_FRAME_LEN
+							  : o->size),
 		       seq, recv, lost, tx_fail, stray, o->warmup, hz,
 		       rte_get_tsc_hz(), n_ok, (double)rtt[0] * ns,
 		       (double)pct(rtt, n_ok, 50) * ns,
@@ -469,14 +605,24 @@ usage(const char *prog)
 		"          [-w WARMUP] [--peer-mac MAC|broadcast]\n"
 		"          [--timeout-us N] [--duration S] [--port N] "
 		"[--json]\n"
+		"          [--size BYTES] [--frame raw|stamp --src-ip A.B.C.D\n"
+		"          --dst-ip A.B.C.D [--sport N] [--dport N]]\n"
 		"  ping: COUNT (default %u, max %u) one-in-flight round "
 		"trips,\n"
 		"        at most --duration s (default %u)\n"
 		"  echo: reflect 0x88b5 frames until SIGINT/SIGTERM or "
 		"--duration s\n"
-		"        (default %u)\n",
+		"        (default %u)\n"
+		"  --size: raw frame bytes without FCS, %u-%u (default %u)\n"
+		"  --frame stamp: ping with an RFC 8762 STAMP sender packet in "
+		"UDP/IPv4\n"
+		"        (%u-byte frame) from --src-ip:--sport (default %u) "
+		"to\n"
+		"        --dst-ip:--dport (default %u); --peer-mac the "
+		"reflector's MAC\n",
 		prog, DEFAULT_COUNT, MAX_COUNT, DEFAULT_PING_SECONDS,
-		DEFAULT_ECHO_SECONDS);
+		DEFAULT_ECHO_SECONDS, FRAME_LEN, MAX_FRAME_LEN, FRAME_LEN,
+		(unsigned)STAMP_FRAME_LEN, DEFAULT_SPORT, STAMP_PORT);
 }
 
 static int
@@ -503,6 +649,12 @@ parse_args(int argc, char **argv, struct rawping_opts *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"port", required_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
+		{"frame", required_argument, NULL, OPT_FRAME},
+		{"src-ip", required_argument, NULL, OPT_SRC_IP},
+		{"dst-ip", required_argument, NULL, OPT_DST_IP},
+		{"sport", required_argument, NULL, OPT_SPORT},
+		{"dport", required_argument, NULL, OPT_DPORT},
+		{"size", required_argument, NULL, OPT_SIZE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -514,6 +666,9 @@ parse_args(int argc, char **argv, struct rawping_opts *o)
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_us = DEFAULT_TIMEOUT_US;
 	memset(&o->peer, 0xff, sizeof(o->peer));
+	o->frame = FRAME_RAW;
+	o->sport = rte_cpu_to_be_16(DEFAULT_SPORT);
+	o->dport = rte_cpu_to_be_16(STAMP_PORT);
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "n:w:h", longopts, NULL)) != -1) {
@@ -560,12 +715,49 @@ parse_args(int argc, char **argv, struct rawping_opts *o)
 		case 'j':
 			o->json = true;
 			break;
+		case OPT_FRAME:
+			if (strcmp(optarg, "raw") == 0)
+				o->frame = FRAME_RAW;
+			else if (strcmp(optarg, "stamp") == 0)
+				o->frame = FRAME_STAMP;
+			else
+				return -EINVAL;
+			break;
+		case OPT_SRC_IP:
+		case OPT_DST_IP:
+			if (inet_pton(AF_INET, optarg,
+				      opt == OPT_SRC_IP ? &o->src_ip
+							: &o->dst_ip) != 1)
+				return -EINVAL;
+			break;
+		case OPT_SPORT:
+		case OPT_DPORT:
+			if (parse_u64(optarg, UINT16_MAX, &v) != 0 || v == 0)
+				return -EINVAL;
+			if (opt == OPT_SPORT)
+				o->sport = rte_cpu_to_be_16((uint16_t)v);
+			else
+				o->dport = rte_cpu_to_be_16((uint16_t)v);
+			break;
+		case OPT_SIZE:
+			if (parse_u64(optarg, MAX_FRAME_LEN, &v) != 0 ||
+			    v < FRAME_LEN)
+				return -EINVAL;
+			o->size = (uint16_t)v;
+			break;
 		default:
 			return -EINVAL;
 		}
 	}
 	if (o->mode == MODE_NONE || optind != argc)
 		return -EINVAL;
+	/* STAMP: both addresses, and the STAMP frame's own size. */
+	if (o->frame == FRAME_STAMP &&
+	    (o->src_ip == 0 || o->dst_ip == 0 ||
+	     (o->size != 0 && o->size != STAMP_FRAME_LEN)))
+		return -EINVAL;
+	if (o->size == 0)
+		o->size = o->frame == FRAME_STAMP ? STAMP_FRAME_LEN : FRAME_LEN;
 	if (o->duration_s == 0)
 		o->duration_s = o->mode == MODE_PING ? DEFAULT_PING_SECONDS
 						     : DEFAULT_ECHO_SECONDS;
