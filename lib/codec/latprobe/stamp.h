@@ -62,6 +62,40 @@ uint64_t stamp_ptp_to_ns(uint64_t ptp);
 uint64_t stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate);
 uint64_t stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate);
 
+/*
+ * A TSC reading straight to an NTP timestamp: the anchor's NTP time plus
+ * the cycles since, times 2^32 / hz in fixed point (one 64x64->128
+ * multiply and a shift, no division; the reflector's T2 and T3). Within
+ * 1 ns of stamp_ntp_from_ns() of the same instant converted through ns.
+ */
+__extension__ typedef unsigned __int128 stamp_u128;
+
+struct stamp_ntp_clock {
+	uint64_t tsc0; /* the anchor's TSC reading */
+	uint64_t ntp0; /* and its NTP timestamp */
+	uint64_t mult; /* 2^-32 s per cycle << shift */
+	unsigned shift;
+};
+
+/* 0, or -EINVAL when hz is below 1 MHz or not below 2^33 (8.6 GHz): the
+ * shift stays below 64, one instruction. */
+int stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
+			 uint64_t unix_ns0, uint64_t hz);
+
+static inline uint64_t
+stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
+{
+	if (k->shift >= 64)
+		__builtin_unreachable();
+	/* NTP seconds wrap with the era: modulo 2^64 is right. */
+	if (tsc >= k->tsc0)
+		return k->ntp0 +
+		       (uint64_t)(((stamp_u128)(tsc - k->tsc0) * k->mult) >>
+				  k->shift);
+	return k->ntp0 -
+	       (uint64_t)(((stamp_u128)(k->tsc0 - tsc) * k->mult) >> k->shift);
+}
+
 /* RFC 8972 §4 TLV flags and types. */
 #define STAMP_TLV_U		       0x80 /* unrecognised */
 #define STAMP_TLV_M		       0x40 /* malformed */

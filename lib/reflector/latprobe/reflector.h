@@ -18,6 +18,7 @@
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
 #include "latprobe/nic_clock.h"
+#include "latprobe/stamp.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -175,6 +176,24 @@ struct reflector_worker {
 	 * tests, not a counter). */
 	bool fast_ok;
 	uint64_t fast_answers;
+	/* Per-burst constants of the fast path, in wire order (from conf
+	 * at init: addr, stamp_port, error_estimate). */
+	uint32_t fast_addr_be;
+	uint16_t fast_port_be;
+	uint16_t fast_ee_be;
+	/* source_check4() of the fast path: our address (host order), its
+	 * subnet broadcast (0: none), whether 127/8 and it are refused */
+	uint32_t fast_addr;
+	uint32_t fast_bcast;
+	bool fast_refuse_lo;
+	/* our MAC, and the UDP header's bytes 2-5 (our STAMP port, the
+	 * length), as 8 bytes loaded from the frame show them (masked) */
+	uint64_t fast_mac64;
+	uint64_t fast_udp;
+	/* T2 and T3 straight from the TSC (conf's clock and anchor at
+	 * init), when our Error Estimate says NTP; else through ns. */
+	bool ntp_direct;
+	struct stamp_ntp_clock ntp;
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */
@@ -186,7 +205,9 @@ void reflector_hw_after(struct reflector_worker *w);
 /*
  * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL (also a
  * bad key length), -EIO (libcrypto). The tables' hashes get a random seed
- * (getrandom, else the TSC).
+ * (getrandom, else the TSC). The worker keeps conf; its addr, stamp_port,
+ * error_estimate, clock and anchor are read here for the STAMP fast path and
+ * T2/T3 (a change to them needs a new init).
  */
 int reflector_worker_init(struct reflector_worker *w,
 			  const struct reflector_conf *conf,
