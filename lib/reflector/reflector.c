@@ -69,7 +69,7 @@ reflector_counter_name(enum reflector_counter c)
 #define FAST_IP0_MASK 0xff3f0000ffff00ffull
 #define FAST_IP0      ((uint64_t)FAST_IP_LEN << 24 | 0x45u)
 
-static inline void
+static inline __attribute__((always_inline)) void
 count(struct reflector_worker *w, enum reflector_counter c, uint64_t n)
 {
 	util_relaxed_add(&w->counters[c], n);
@@ -1069,9 +1069,9 @@ fast_udp_sum_ok(const uint8_t *ip, const uint8_t *udp)
 	return codec_csum_fold(codec_csum_partial(udp, FAST_UDP_LEN, sum)) == 0;
 }
 
-static bool
-stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
-	   const struct fast_burst *fb)
+static inline __attribute__((always_inline)) bool
+stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
+	   struct rte_mbuf *m, const struct fast_burst *fb)
 {
 	const struct reflector_conf *c = w->conf;
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
@@ -1079,7 +1079,6 @@ stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
 	uint8_t *ip, *udp, *pl, ttl;
 	uint64_t a, b, u, mbz[3];
 	uint32_t src, dst, w32, s, sum;
-	struct pending_stamp *p;
 	enum io_csum l4;
 
 	if (m->nb_segs != 1 || m->data_len < CODEC_ETH_HLEN + FAST_IP_LEN)
@@ -1176,8 +1175,6 @@ stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
 	memcpy(pl + 16, &fb->t2_be, sizeof(fb->t2_be));
 	pl[40] = ttl; /* Session-Sender TTL */
 
-	p = &o->stamps[o->n_stamp];
-	o->stamped[o->n_stamp++] = m;
 	p->ts = pl + 4;
 	/* RFC 768: a request without a UDP checksum is answered without. */
 	p->cs = hc == 0 ? NULL : udp + UDP_CSUM_OFF;
@@ -1240,9 +1237,10 @@ stamp_t3(const struct reflector_worker *w, const struct pending_stamp *p,
 					   codec_csum_partial(pl + 4, 8, 0)));
 }
 
-void
-reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
-		 uint64_t t2)
+/* A burst of any size and content (reflector_handle()). */
+static void __attribute__((noinline))
+handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
+	     uint64_t t2)
 {
 	struct burst_out o;
 	struct fast_burst fb;
@@ -1250,12 +1248,6 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	const struct reflector_conf *c = w->conf;
 	uint64_t t2_wire, t3, t3_wire;
 
-	if (n > REFLECTOR_BURST) {
-		reflector_handle(w, rx, REFLECTOR_BURST, t2);
-		reflector_handle(w, rx + REFLECTOR_BURST,
-				 (uint16_t)(n - REFLECTOR_BURST), t2);
-		return;
-	}
 	o.n_ready = 0;
 	o.n_stamp = 0;
 	t2_wire = wire_ts(w, t2);
@@ -1269,8 +1261,10 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		struct codec_frame f;
 		enum answer a = ANSWER_NONE;
 
-		if (w->fast_ok && stamp_fast(w, &o, m, &fb))
+		if (w->fast_ok && stamp_fast(w, &o.stamps[o.n_stamp], m, &fb)) {
+			o.stamped[o.n_stamp++] = m;
 			continue;
+		}
 		if (m->nb_segs != 1 ||
 		    codec_parse_frame(buf, m->data_len, &f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
@@ -1339,6 +1333,48 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		return;
 	}
 	tx_all(w, o.ready, o.n_ready);
+}
+
+/*
+ * One frame that the fast path answers (every burst of a closed loop): the
+ * same as handle_burst() does with it, without the burst's bookkeeping.
+ * False when the fast path does not take it (nothing written or counted).
+ */
+static inline __attribute__((always_inline)) bool
+handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
+{
+	struct pending_stamp p;
+	struct fast_burst fb;
+	uint64_t t3, t3_be;
+
+	fb.t2_be = rte_cpu_to_be_64(wire_ts(w, t2));
+	fb.sum = sum64(fb.t2_be) + w->fast_ee_be;
+	if (!stamp_fast(w, &p, rx[0], &fb))
+		return false;
+	count(w, RC_RX, 1);
+	/* T3 after all other work on the answer, just before it leaves. */
+	t3 = io_clock_start(w->q);
+	t3_be = rte_cpu_to_be_64(wire_ts(w, t3));
+	stamp_fast_t3(&p, t3_be, sum64(t3_be));
+	tx_all(w, rx, 1);
+	/* After tx: the turnaround record is not on the probe's path. */
+	histogram_record(&w->turnaround, tsc_to_ns(&w->conf->clock, t3 - t2));
+	return true;
+}
+
+void
+reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
+		 uint64_t t2)
+{
+	if (n > REFLECTOR_BURST) {
+		reflector_handle(w, rx, REFLECTOR_BURST, t2);
+		reflector_handle(w, rx + REFLECTOR_BURST,
+				 (uint16_t)(n - REFLECTOR_BURST), t2);
+		return;
+	}
+	if (n == 1 && w->fast_ok && handle_one_fast(w, rx, t2))
+		return;
+	handle_burst(w, rx, n, t2);
 }
 
 void
