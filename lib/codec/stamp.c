@@ -84,11 +84,10 @@ stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
 
 	if (hz < 1000000 || hz >= (1ull << 33))
 		return -EINVAL;
-	/* mult in [2^62, 2^63]: 2^(32 + shift) / hz, rounded; a product with
-	 * any 64-bit span fits in 128 bits, and shift is 50 to 63. */
-	k->shift = 31 + lg;
-	k->mult =
-		(uint64_t)((((stamp_u128)1 << (32 + k->shift)) + hz / 2) / hz);
+	/* 2^(96 - pre) / hz = 2^(63 + lg) / hz, rounded, with 2^lg <= hz <
+	 * 2^(lg + 1): in [2^62, 2^63]. */
+	k->pre = 33 - lg;
+	k->mult = (uint64_t)((((stamp_u128)1 << (96 - k->pre)) + hz / 2) / hz);
 	k->tsc0 = tsc0;
 	k->ntp0 = stamp_ntp_from_ns(unix_ns0);
 	return 0;

@@ -161,10 +161,11 @@ reflector_worker_init(struct reflector_worker *w,
 	w->fast_ok = !conf->no_fast_path && !conf->stateful &&
 		     w->auth == NULL && w->rate == NULL && conf->addr != 0 &&
 		     conf->stamp_port != 0;
-	w->fast_addr = conf->addr;
+	/* 0 and 0x100 match no source (0/8 is refused before). */
+	w->fast_self = (conf->addr >> 24) != 127 ? conf->addr : 0;
+	w->fast_lo_net = (conf->addr >> 24) != 127 ? 127 : 0x100;
 	w->fast_mac64 = 0;
 	memcpy(&w->fast_mac64, conf->mac.b, CODEC_ETH_ALEN);
-	w->fast_refuse_lo = (conf->addr >> 24) != 127;
 	w->fast_bcast = 0;
 	if (conf->prefix_len > 0 && conf->prefix_len < 31)
 		w->fast_bcast = conf->addr | UINT32_MAX >> conf->prefix_len;
@@ -177,6 +178,7 @@ reflector_worker_init(struct reflector_worker *w,
 			stamp_ntp_clock_init(&w->ntp, conf->anchor.tsc,
 					     conf->anchor.realtime_ns,
 					     conf->clock.hz) == 0;
+	w->fast_one = w->fast_ok && w->ntp_direct;
 	return 0;
 }
 
@@ -1077,9 +1079,9 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	uint16_t l3 = CODEC_ETH_HLEN, et, sport_be, sport, hc;
 	uint8_t *ip, *udp, *pl, ttl;
-	uint64_t a, b, u, mbz[3];
+	uint64_t a, b, u, z0, z1, z2;
 	uint32_t src, dst, w32, s, sum;
-	enum io_csum l4;
+	enum io_csum ip_cs, l4;
 
 	if (m->nb_segs != 1 || m->data_len < CODEC_ETH_HLEN + FAST_IP_LEN)
 		return false;
@@ -1103,25 +1105,32 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	    (uint8_t)(b >> 8) != CODEC_IPPROTO_UDP || dst != w->fast_addr_be ||
 	    (u & 0xffffffffffffull) != w->fast_mac64)
 		return false;
-	switch (io_rx_ip_csum(m)) {
-	case IO_CSUM_BAD:
-		return false;
-	case IO_CSUM_UNKNOWN:
+	/* What the NIC said of the checksums: nothing on most PMDs (memif,
+	 * af_xdp), so one test; a bad one is the generic path's. */
+	ip_cs = l4 = IO_CSUM_UNKNOWN;
+	if ((m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_MASK |
+			    RTE_MBUF_F_RX_L4_CKSUM_MASK)) != 0) {
+		ip_cs = io_rx_ip_csum(m);
+		l4 = io_rx_l4_csum(m);
+		if (ip_cs == IO_CSUM_BAD || l4 == IO_CSUM_BAD)
+			return false;
+	}
+	if (ip_cs == IO_CSUM_UNKNOWN) {
 		/* Folding is modulo 0xffff (2^16 = 1), and the sum of a
 		 * header that starts 0x45 is not 0: it folds to 0xffff
-		 * exactly when it is a multiple of 0xffff. */
-		if ((sum64(a) + sum64(b) + dst) % 0xffff != 0)
+		 * exactly when it is a multiple of 0xffff, i.e. when it
+		 * times 0xffff's inverse modulo 2^64 is at most
+		 * (2^64 - 1) / 0xffff (Granlund & Montgomery; no division). */
+		if ((sum64(a) + sum64(b) + dst) * 0xfffefffefffeffffull >
+		    0x1000100010001ull)
 			return false;
-		break;
-	case IO_CSUM_GOOD:
-		break;
 	}
 	memcpy(&src, ip + 12, sizeof(src));
 	/* source_check4(), its martians from init. */
 	s = rte_be_to_cpu_32(src);
-	if ((buf[6] & 1) != 0 || (s >> 24) == 0 || s >= 0xe0000000u ||
-	    s == w->fast_bcast ||
-	    (w->fast_refuse_lo && ((s >> 24) == 127 || s == w->fast_addr)) ||
+	if ((buf[6] & 1) != 0 || s - 0x01000000u >= 0xdf000000u ||
+	    s == w->fast_bcast || s == w->fast_self ||
+	    (s >> 24) == w->fast_lo_net ||
 	    (c->n_allow != 0 && source_check4(c, 0, s) != RC__COUNT))
 		return false;
 	udp = ip + CODEC_IPV4_HLEN;
@@ -1138,24 +1147,29 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	    sport == c->sockperf_port || sport == c->echo_port)
 		return false;
 	hc = (uint16_t)(u >> 48);
-	l4 = io_rx_l4_csum(m);
-	if (l4 == IO_CSUM_BAD || (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN &&
-				  hc != 0 && !fast_udp_sum_ok(ip, udp)))
+	if (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN && hc != 0 &&
+	    !fast_udp_sum_ok(ip, udp))
 		return false;
 	/* Bytes 16-43 all zero (MBZ): RFC 8762-shaped for stamp_reflect()
 	 * with no TLVs, and they are all the answer rewrites there. */
-	memcpy(mbz, pl + 16, sizeof(mbz));
+	memcpy(&z0, pl + 16, sizeof(z0));
+	memcpy(&z1, pl + 24, sizeof(z1));
+	memcpy(&z2, pl + 32, sizeof(z2));
 	memcpy(&w32, pl + 40, sizeof(w32));
-	if ((mbz[0] | mbz[1] | mbz[2] | w32) != 0)
+	if ((z0 | z1 | z2 | w32) != 0)
 		return false;
 
 	/* The answer, as codec_turn_around(..., 255) and stamp_reflect(). */
 	ttl = (uint8_t)b;
-	memcpy(buf, buf + 6, CODEC_ETH_ALEN);
-	memcpy(buf + 6, c->mac.b, CODEC_ETH_ALEN);
+	/* The source MAC (and the 2 bytes after it) to the front, then
+	 * ours over it; the frame is longer than 8 + 6 bytes. */
+	memcpy(&u, buf + 6, sizeof(u));
+	memcpy(buf, &u, sizeof(u));
+	memcpy(buf + 6, &w->fast_mac64, CODEC_ETH_ALEN);
 	/* Swapped addresses leave the header sum as it is. */
-	memcpy(ip + 12, &dst, sizeof(dst));
-	memcpy(ip + 16, &src, sizeof(src));
+	memcpy(&u, ip + 12, sizeof(u));
+	u = u >> 32 | u << 32;
+	memcpy(ip + 12, &u, sizeof(u));
 	/* codec_ipv4_set_ttl(ip, 255): ~HC + ~m + m' (RFC 1624 eqn. 3)
 	 * with m' - m = 255 - ttl in the byte order of memory, the TTL
 	 * being the first byte of its word. */
@@ -1164,8 +1178,9 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	st16(ip + 10, (uint16_t)~sum);
-	st16(udp, ld16(udp + 2));
-	st16(udp + 2, sport_be);
+	memcpy(&w32, udp, sizeof(w32));
+	w32 = w32 >> 16 | w32 << 16;
+	memcpy(udp, &w32, sizeof(w32));
 	/* Sequence number (stateless: the sender's) and SSID stay; T3
 	 * comes with the burst's transmit time. */
 	memcpy(pl + 24, pl, 4);	     /* Session-Sender Sequence Number */
@@ -1337,7 +1352,8 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 
 /*
  * One frame that the fast path answers (every burst of a closed loop): the
- * same as handle_burst() does with it, without the burst's bookkeeping.
+ * same as handle_burst() does with it, without the burst's bookkeeping
+ * (w->fast_one: the fast path, NTP timestamps).
  * False when the fast path does not take it (nothing written or counted).
  */
 static inline __attribute__((always_inline)) bool
@@ -1347,14 +1363,14 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	struct fast_burst fb;
 	uint64_t t3, t3_be;
 
-	fb.t2_be = rte_cpu_to_be_64(wire_ts(w, t2));
+	fb.t2_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t2));
 	fb.sum = sum64(fb.t2_be) + w->fast_ee_be;
 	if (!stamp_fast(w, &p, rx[0], &fb))
 		return false;
 	count(w, RC_RX, 1);
 	/* T3 after all other work on the answer, just before it leaves. */
 	t3 = io_clock_start(w->q);
-	t3_be = rte_cpu_to_be_64(wire_ts(w, t3));
+	t3_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t3));
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
 	tx_all(w, rx, 1);
 	/* After tx: the turnaround record is not on the probe's path. */
@@ -1372,7 +1388,7 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 				 (uint16_t)(n - REFLECTOR_BURST), t2);
 		return;
 	}
-	if (n == 1 && w->fast_ok && handle_one_fast(w, rx, t2))
+	if (n == 1 && w->fast_one && handle_one_fast(w, rx, t2))
 		return;
 	handle_burst(w, rx, n, t2);
 }

@@ -181,11 +181,12 @@ struct reflector_worker {
 	uint32_t fast_addr_be;
 	uint16_t fast_port_be;
 	uint16_t fast_ee_be;
-	/* source_check4() of the fast path: our address (host order), its
-	 * subnet broadcast (0: none), whether 127/8 and it are refused */
-	uint32_t fast_addr;
+	/* source_check4() of the fast path: the subnet broadcast of our
+	 * address (0: none), and our address and 127 (0 and 0x100 when our
+	 * address is loopback, which answers both) */
 	uint32_t fast_bcast;
-	bool fast_refuse_lo;
+	uint32_t fast_self;
+	uint32_t fast_lo_net;
 	/* our MAC, and the UDP header's bytes 2-5 (our STAMP port, the
 	 * length), as 8 bytes loaded from the frame show them (masked) */
 	uint64_t fast_mac64;
@@ -193,6 +194,7 @@ struct reflector_worker {
 	/* T2 and T3 straight from the TSC (conf's clock and anchor at
 	 * init), when our Error Estimate says NTP; else through ns. */
 	bool ntp_direct;
+	bool fast_one; /* fast_ok and ntp_direct: one-frame bursts in line */
 	struct stamp_ntp_clock ntp;
 };
 
