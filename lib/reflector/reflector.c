@@ -178,7 +178,12 @@ reflector_worker_init(struct reflector_worker *w,
 			stamp_ntp_clock_init(&w->ntp, conf->anchor.tsc,
 					     conf->anchor.realtime_ns,
 					     conf->clock.hz) == 0;
-	w->fast_one = w->fast_ok && w->ntp_direct;
+	w->ta_mult = conf->clock.mult;
+	w->ta_pre = conf->clock.shift < 64 ? 64 - conf->clock.shift : 0;
+	w->ta_post = conf->clock.shift < 64 ? 0 : conf->clock.shift - 64;
+	/* tsc_clock_init()'s shift is near 64 for any plausible hz. */
+	w->fast_one = w->fast_ok && w->ntp_direct && w->ta_pre < 32 &&
+		      w->ta_post < 64;
 	return 0;
 }
 
@@ -1183,9 +1188,12 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	memcpy(udp, &w32, sizeof(w32));
 	/* Sequence number (stateless: the sender's) and SSID stay; T3
 	 * comes with the burst's transmit time. */
-	memcpy(pl + 24, pl, 4);	     /* Session-Sender Sequence Number */
-	memcpy(pl + 28, pl + 4, 8);  /* Session-Sender Timestamp */
-	memcpy(pl + 36, pl + 12, 2); /* Session-Sender Error Estimate */
+	/* Session-Sender Sequence Number, Timestamp and Error Estimate
+	 * (bytes 0-13 to 24-37) in two 8-byte moves. */
+	memcpy(&z0, pl, sizeof(z0));
+	memcpy(&z1, pl + 6, sizeof(z1));
+	memcpy(pl + 24, &z0, sizeof(z0));
+	memcpy(pl + 30, &z1, sizeof(z1));
 	st16(pl + 12, w->fast_ee_be);
 	memcpy(pl + 16, &fb->t2_be, sizeof(fb->t2_be));
 	pl[40] = ttl; /* Session-Sender TTL */
@@ -1351,6 +1359,20 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 }
 
 /*
+ * tsc_to_ns(&conf->clock, cycles), the same bits: (cycles * mult) >> shift
+ * as (cycles << pre) * mult, its high 64 bits >> post (no variable 128-bit
+ * shift), for spans below 2^(64 - pre) cycles (pre is 0 from 1 GHz up, and
+ * at most a few below: years).
+ */
+static inline uint64_t
+turnaround_ns(const struct reflector_worker *w, uint64_t cycles)
+{
+	return (uint64_t)(((stamp_u128)(cycles << w->ta_pre) * w->ta_mult) >>
+			  64) >>
+	       w->ta_post;
+}
+
+/*
  * One frame that the fast path answers (every burst of a closed loop): the
  * same as handle_burst() does with it, without the burst's bookkeeping
  * (w->fast_one: the fast path, NTP timestamps).
@@ -1374,7 +1396,7 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
 	tx_all(w, rx, 1);
 	/* After tx: the turnaround record is not on the probe's path. */
-	histogram_record(&w->turnaround, tsc_to_ns(&w->conf->clock, t3 - t2));
+	histogram_record(&w->turnaround, turnaround_ns(w, t3 - t2));
 	return true;
 }
 
@@ -1382,14 +1404,14 @@ void
 reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		 uint64_t t2)
 {
+	if (n == 1 && w->fast_one && handle_one_fast(w, rx, t2))
+		return;
 	if (n > REFLECTOR_BURST) {
 		reflector_handle(w, rx, REFLECTOR_BURST, t2);
 		reflector_handle(w, rx + REFLECTOR_BURST,
 				 (uint16_t)(n - REFLECTOR_BURST), t2);
 		return;
 	}
-	if (n == 1 && w->fast_one && handle_one_fast(w, rx, t2))
-		return;
 	handle_burst(w, rx, n, t2);
 }
 
