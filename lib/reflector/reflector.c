@@ -184,6 +184,7 @@ reflector_worker_init(struct reflector_worker *w,
 	/* tsc_clock_init()'s shift is near 64 for any plausible hz. */
 	w->fast_one = w->fast_ok && w->ntp_direct && w->ta_pre < 32 &&
 		      w->ta_post < 64;
+
 	return 0;
 }
 
@@ -921,29 +922,40 @@ wire_ts(const struct reflector_worker *w, uint64_t tsc)
 		c->error_estimate);
 }
 
-unsigned
-reflector_poll(struct reflector_worker *w)
+/* reflector_poll() with frames in w->rx, or with --hw-timestamps. */
+static unsigned __attribute__((noinline))
+poll_rest(struct reflector_worker *w, uint16_t n)
 {
-	struct rte_mbuf *rx[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
 	uint64_t t2;
-	uint16_t n;
 
-	n = io_rx(q, rx, REFLECTOR_BURST);
 	if (n == 0) {
-		if (w->conf->hw_ts)
-			reflector_hw_after(w);
+		reflector_hw_after(w);
 		return 0;
 	}
 	/* T2 as early as possible after the frames left the rx ring. */
 	t2 = io_clock_end(q);
 	if (w->conf->hw_ts) {
-		reflector_handle(w, rx, n, reflector_hw_t2(w, rx, n, t2));
+		reflector_handle(w, w->rx, n, reflector_hw_t2(w, w->rx, n, t2));
 		reflector_hw_after(w);
 		return n;
 	}
-	reflector_handle(w, rx, n, t2);
+	reflector_handle(w, w->rx, n, t2);
 	return n;
+}
+
+/*
+ * An empty poll is the rx call and two tests: its length is part of every
+ * round trip (a frame waits for the poll in progress to end).
+ */
+unsigned
+reflector_poll(struct reflector_worker *w)
+{
+	uint16_t n = io_rx(w->q, w->rx, REFLECTOR_BURST);
+
+	if (n == 0 && !w->conf->hw_ts)
+		return 0;
+	return poll_rest(w, n);
 }
 
 /*

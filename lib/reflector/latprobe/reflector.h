@@ -152,11 +152,12 @@ struct lru;
 struct reflector_worker {
 	const struct reflector_conf *conf;
 	struct io_queue *q;
-	uint64_t counters[RC__COUNT]; /* single writer: this worker */
-	struct histogram turnaround;  /* T3 - T2 of STAMP answers, ns */
-	struct lru *sessions;	      /* stateful only */
-	unsigned n_sessions;	      /* live sessions */
-	struct lru *rate;	      /* --rate-limit only */
+	struct rte_mbuf *rx[REFLECTOR_BURST]; /* reflector_poll()'s burst */
+	uint64_t counters[RC__COUNT];	      /* single writer: this worker */
+	struct histogram turnaround;	      /* T3 - T2 of STAMP answers, ns */
+	struct lru *sessions;		      /* stateful only */
+	unsigned n_sessions;		      /* live sessions */
+	struct lru *rate;		      /* --rate-limit only */
 	uint64_t reasm_timeout_cycles;
 	uint64_t session_idle_cycles;
 	uint64_t rate_interval;	 /* cycles per request at the limit */
