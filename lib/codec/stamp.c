@@ -76,6 +76,23 @@ stamp_ntp_from_ns(uint64_t unix_ns)
 	return (sec & 0xffffffffULL) << 32 | frac;
 }
 
+int
+stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
+		     uint64_t unix_ns0, uint64_t hz)
+{
+	unsigned lg = 63u - (unsigned)__builtin_clzll(hz | 1);
+
+	if (hz < 1000000 || hz >= (1ull << 33))
+		return -EINVAL;
+	/* 2^(96 - pre) / hz = 2^(63 + lg) / hz, rounded, with 2^lg <= hz <
+	 * 2^(lg + 1): in [2^62, 2^63]. */
+	k->pre = 33 - lg;
+	k->mult = (uint64_t)((((stamp_u128)1 << (96 - k->pre)) + hz / 2) / hz);
+	k->tsc0 = tsc0;
+	k->ntp0 = stamp_ntp_from_ns(unix_ns0);
+	return 0;
+}
+
 uint64_t
 stamp_ntp_to_ns(uint64_t ntp)
 {

@@ -61,7 +61,15 @@ reflector_counter_name(enum reflector_counter c)
 	return counter_names[c];
 }
 
-static inline void
+/* The frame the STAMP fast path answers (stamp_fast()). */
+#define FAST_UDP_LEN  (CODEC_UDP_HLEN + STAMP_BASE_LEN)
+#define FAST_IP_LEN   (CODEC_IPV4_HLEN + FAST_UDP_LEN)
+/* IPv4 header bytes 0-7 loaded little-endian: version/IHL (byte 0), total
+ * length (2-3), flags/fragment offset without DF (6-7). */
+#define FAST_IP0_MASK 0xff3f0000ffff00ffull
+#define FAST_IP0      ((uint64_t)FAST_IP_LEN << 24 | 0x45u)
+
+static inline __attribute__((always_inline)) void
 count(struct reflector_worker *w, enum reflector_counter c, uint64_t n)
 {
 	util_relaxed_add(&w->counters[c], n);
@@ -151,7 +159,32 @@ reflector_worker_init(struct reflector_worker *w,
 	}
 	/* Stateful sessions, keys and rate limits take the generic path. */
 	w->fast_ok = !conf->no_fast_path && !conf->stateful &&
-		     w->auth == NULL && w->rate == NULL;
+		     w->auth == NULL && w->rate == NULL && conf->addr != 0 &&
+		     conf->stamp_port != 0;
+	/* 0 and 0x100 match no source (0/8 is refused before). */
+	w->fast_self = (conf->addr >> 24) != 127 ? conf->addr : 0;
+	w->fast_lo_net = (conf->addr >> 24) != 127 ? 127 : 0x100;
+	w->fast_mac64 = 0;
+	memcpy(&w->fast_mac64, conf->mac.b, CODEC_ETH_ALEN);
+	w->fast_bcast = 0;
+	if (conf->prefix_len > 0 && conf->prefix_len < 31)
+		w->fast_bcast = conf->addr | UINT32_MAX >> conf->prefix_len;
+	w->fast_addr_be = rte_cpu_to_be_32(conf->addr);
+	w->fast_port_be = rte_cpu_to_be_16(conf->stamp_port);
+	w->fast_udp = (uint64_t)RTE_BE16(FAST_UDP_LEN) << 32 |
+		      (uint64_t)w->fast_port_be << 16;
+	w->fast_ee_be = rte_cpu_to_be_16(conf->error_estimate);
+	w->ntp_direct = (conf->error_estimate & STAMP_EE_Z) == 0 &&
+			stamp_ntp_clock_init(&w->ntp, conf->anchor.tsc,
+					     conf->anchor.realtime_ns,
+					     conf->clock.hz) == 0;
+	w->ta_mult = conf->clock.mult;
+	w->ta_pre = conf->clock.shift < 64 ? 64 - conf->clock.shift : 0;
+	w->ta_post = conf->clock.shift < 64 ? 0 : conf->clock.shift - 64;
+	/* tsc_clock_init()'s shift is near 64 for any plausible hz. */
+	w->fast_one = w->fast_ok && w->ntp_direct && w->ta_pre < 32 &&
+		      w->ta_post < 64;
+
 	return 0;
 }
 
@@ -260,19 +293,17 @@ is_for_us_mac(const struct reflector_worker *w, const struct codec_frame *f)
 	       memcmp(&f->dst, &bcast, sizeof(f->dst)) == 0;
 }
 
-/* A STAMP answer waiting for its transmit timestamp. */
+/* A STAMP answer waiting for its transmit timestamp (the answer, or its
+ * first fragment, is burst_out.stamped[] at the same index). */
 struct pending_stamp {
-	struct rte_mbuf *m; /* the answer, or its first fragment */
-	uint16_t l4_off, payload_off;
-	/* From stamp_fast(): PEND_FAST (UDP sum to patch) or
-	 * PEND_FAST_NOSUM (sent without one); 0: stamp_t3() does it. */
-	uint8_t fast;
+	/* From stamp_fast(): where T3 goes, and the UDP checksum to patch
+	 * (NULL: sent without one); ts NULL: stamp_t3() does it. */
+	uint8_t *ts;
+	uint8_t *cs;
 	/* stamp_fast(): ~UDP sum + the words it added, all but T3's */
 	uint64_t sum;
+	uint16_t l4_off, payload_off;
 };
-
-#define PEND_FAST	1
-#define PEND_FAST_NOSUM 2
 
 /* Answers of one burst; a fragmented answer can outgrow a burst. */
 #define REFLECTOR_TX_MAX 128
@@ -285,11 +316,12 @@ struct pending_stamp {
 struct burst_out {
 	struct rte_mbuf *ready[REFLECTOR_TX_MAX];
 	unsigned n_ready;
+	struct rte_mbuf *stamped[REFLECTOR_BURST];
 	struct pending_stamp stamps[REFLECTOR_BURST];
 	unsigned n_stamp;
 };
 
-static void
+static inline __attribute__((always_inline)) void
 tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 {
 	uint16_t sent;
@@ -319,12 +351,12 @@ ready_add(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m)
 static void
 stamp_add(struct burst_out *o, struct rte_mbuf *m, const struct codec_frame *f)
 {
-	struct pending_stamp *p = &o->stamps[o->n_stamp++];
+	struct pending_stamp *p = &o->stamps[o->n_stamp];
 
-	p->m = m;
+	o->stamped[o->n_stamp++] = m;
 	p->l4_off = f->l4_off;
 	p->payload_off = f->payload_off;
-	p->fast = 0;
+	p->ts = NULL;
 }
 
 /* What handle_ipv4() made of a frame. */
@@ -877,37 +909,53 @@ handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	return ANSWER_NONE;
 }
 
+/* A TSC reading as a STAMP timestamp in our format (host order). */
 static inline uint64_t
-wire_ts(const struct reflector_conf *c, uint64_t tsc)
+wire_ts(const struct reflector_worker *w, uint64_t tsc)
 {
+	const struct reflector_conf *c = w->conf;
+
+	if (likely(w->ntp_direct))
+		return stamp_ntp_from_tsc(&w->ntp, tsc);
 	return stamp_ts_from_ns(
 		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, tsc),
 		c->error_estimate);
 }
 
-unsigned
-reflector_poll(struct reflector_worker *w)
+/* reflector_poll() with frames in w->rx, or with --hw-timestamps. */
+static unsigned __attribute__((noinline))
+poll_rest(struct reflector_worker *w, uint16_t n)
 {
-	struct rte_mbuf *rx[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
 	uint64_t t2;
-	uint16_t n;
 
-	n = io_rx(q, rx, REFLECTOR_BURST);
 	if (n == 0) {
-		if (w->conf->hw_ts)
-			reflector_hw_after(w);
+		reflector_hw_after(w);
 		return 0;
 	}
 	/* T2 as early as possible after the frames left the rx ring. */
 	t2 = io_clock_end(q);
 	if (w->conf->hw_ts) {
-		reflector_handle(w, rx, n, reflector_hw_t2(w, rx, n, t2));
+		reflector_handle(w, w->rx, n, reflector_hw_t2(w, w->rx, n, t2));
 		reflector_hw_after(w);
 		return n;
 	}
-	reflector_handle(w, rx, n, t2);
+	reflector_handle(w, w->rx, n, t2);
 	return n;
+}
+
+/*
+ * An empty poll is the rx call and two tests: its length is part of every
+ * round trip (a frame waits for the poll in progress to end).
+ */
+unsigned
+reflector_poll(struct reflector_worker *w)
+{
+	uint16_t n = io_rx(w->q, w->rx, REFLECTOR_BURST);
+
+	if (n == 0 && !w->conf->hw_ts)
+		return 0;
+	return poll_rest(w, n);
 }
 
 /*
@@ -1003,17 +1051,12 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
  * for the generic path. tests/unit/reflector/test_fastpath.c compares the
  * two paths byte for byte.
  */
-#define FAST_UDP_LEN (CODEC_UDP_HLEN + STAMP_BASE_LEN)
-#define FAST_IP_LEN  (CODEC_IPV4_HLEN + FAST_UDP_LEN)
 
-/* What the fast path compares with and adds, per burst (the
- * configuration is read once per burst, as the generic path reads it). */
+/* What the fast path adds, per burst (what it compares with is in the
+ * worker, from init). */
 struct fast_burst {
-	uint64_t t2_be;	  /* T2, wire format, as stored */
-	uint64_t sum;	  /* its words and our Error Estimate's, summed */
-	uint32_t addr_be; /* ours */
-	uint16_t port_be; /* STAMP's */
-	uint16_t ee_be;	  /* our Error Estimate */
+	uint64_t t2_be; /* T2, wire format, as stored */
+	uint64_t sum;	/* its words and our Error Estimate's, summed */
 };
 
 /* A one's complement sum in 64 bits folded to 16 (not complemented). */
@@ -1045,18 +1088,17 @@ fast_udp_sum_ok(const uint8_t *ip, const uint8_t *udp)
 	return codec_csum_fold(codec_csum_partial(udp, FAST_UDP_LEN, sum)) == 0;
 }
 
-static bool
-stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
-	   const struct fast_burst *fb)
+static inline __attribute__((always_inline)) bool
+stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
+	   struct rte_mbuf *m, const struct fast_burst *fb)
 {
 	const struct reflector_conf *c = w->conf;
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	uint16_t l3 = CODEC_ETH_HLEN, et, sport_be, sport, hc;
 	uint8_t *ip, *udp, *pl, ttl;
-	uint64_t a, b, mbz[3];
-	uint32_t src, dst, w32;
-	struct pending_stamp *p;
-	enum io_csum l4;
+	uint64_t a, b, u, z0, z1, z2;
+	uint32_t src, dst, w32, s, sum;
+	enum io_csum ip_cs, l4;
 
 	if (m->nb_segs != 1 || m->data_len < CODEC_ETH_HLEN + FAST_IP_LEN)
 		return false;
@@ -1069,82 +1111,108 @@ stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
 	}
 	ip = buf + l3;
 	/* Version 4, IHL 5, exactly the datagram below (Ethernet padding
-	 * may follow it), MF clear and offset 0, UDP. */
-	if (et != RTE_BE16(CODEC_ETHERTYPE_IPV4) || ip[0] != 0x45 ||
-	    ld16(ip + 2) != RTE_BE16(FAST_IP_LEN) ||
-	    (ld16(ip + 6) & RTE_BE16(0x3fff)) != 0 ||
-	    ip[9] != CODEC_IPPROTO_UDP)
-		return false;
+	 * may follow it), MF clear and offset 0 (bytes 0-7, as they lie in
+	 * memory), UDP; to our address and MAC. */
+	memcpy(&a, ip, sizeof(a));
+	memcpy(&b, ip + 8, sizeof(b));
 	memcpy(&dst, ip + 16, sizeof(dst));
-	memcpy(&w32, buf, sizeof(w32));
-	if (dst != fb->addr_be || memcmp(&w32, c->mac.b, 4) != 0 ||
-	    ld16(buf + 4) != ld16(c->mac.b + 4))
+	memcpy(&u, buf, sizeof(u));
+	if (et != RTE_BE16(CODEC_ETHERTYPE_IPV4) ||
+	    (a & FAST_IP0_MASK) != FAST_IP0 ||
+	    (uint8_t)(b >> 8) != CODEC_IPPROTO_UDP || dst != w->fast_addr_be ||
+	    (u & 0xffffffffffffull) != w->fast_mac64)
 		return false;
-	switch (io_rx_ip_csum(m)) {
-	case IO_CSUM_BAD:
-		return false;
-	case IO_CSUM_UNKNOWN:
-		memcpy(&a, ip, sizeof(a));
-		memcpy(&b, ip + 8, sizeof(b));
-		memcpy(&w32, ip + 16, sizeof(w32));
-		if (fold64(sum64(a) + sum64(b) + w32) != 0xffff)
+	/* What the NIC said of the checksums: nothing on most PMDs (memif,
+	 * af_xdp), so one test; a bad one is the generic path's. */
+	ip_cs = l4 = IO_CSUM_UNKNOWN;
+	if ((m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_MASK |
+			    RTE_MBUF_F_RX_L4_CKSUM_MASK)) != 0) {
+		ip_cs = io_rx_ip_csum(m);
+		l4 = io_rx_l4_csum(m);
+		if (ip_cs == IO_CSUM_BAD || l4 == IO_CSUM_BAD)
 			return false;
-		break;
-	case IO_CSUM_GOOD:
-		break;
+	}
+	if (ip_cs == IO_CSUM_UNKNOWN) {
+		/* Folding is modulo 0xffff (2^16 = 1), and the sum of a
+		 * header that starts 0x45 is not 0: it folds to 0xffff
+		 * exactly when it is a multiple of 0xffff, i.e. when it
+		 * times 0xffff's inverse modulo 2^64 is at most
+		 * (2^64 - 1) / 0xffff (Granlund & Montgomery; no division). */
+		if ((sum64(a) + sum64(b) + dst) * 0xfffefffefffeffffull >
+		    0x1000100010001ull)
+			return false;
 	}
 	memcpy(&src, ip + 12, sizeof(src));
-	if (source_check4(c, buf[6], rte_be_to_cpu_32(src)) != RC__COUNT)
+	/* source_check4(), its martians from init. */
+	s = rte_be_to_cpu_32(src);
+	if ((buf[6] & 1) != 0 || s - 0x01000000u >= 0xdf000000u ||
+	    s == w->fast_bcast || s == w->fast_self ||
+	    (s >> 24) == w->fast_lo_net ||
+	    (c->n_allow != 0 && source_check4(c, 0, s) != RC__COUNT))
 		return false;
 	udp = ip + CODEC_IPV4_HLEN;
 	pl = udp + CODEC_UDP_HLEN;
-	sport_be = ld16(udp);
+	memcpy(&u, udp, sizeof(u));
+	sport_be = (uint16_t)u;
 	sport = rte_be_to_cpu_16(sport_be);
-	/* A source port below 1024 (low, or one of is_loop_port()'s fixed
-	 * ones) is left to the generic path; above, the loop ports are
-	 * sockperf's and the ones configured. */
-	if (ld16(udp + 2) != fb->port_be ||
-	    ld16(udp + 4) != RTE_BE16(FAST_UDP_LEN) || sport < 1024 ||
+	/* To our STAMP port, exactly the datagram. A source port below 1024
+	 * (low, or one of is_loop_port()'s fixed ones) is left to the
+	 * generic path; above, the loop ports are sockperf's and the ones
+	 * configured. */
+	if ((u & 0xffffffff0000ull) != w->fast_udp || sport < 1024 ||
 	    sport == SOCKPERF_PORT || sport == c->stamp_port ||
 	    sport == c->sockperf_port || sport == c->echo_port)
 		return false;
-	hc = ld16(udp + UDP_CSUM_OFF);
-	l4 = io_rx_l4_csum(m);
-	if (l4 == IO_CSUM_BAD || (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN &&
-				  hc != 0 && !fast_udp_sum_ok(ip, udp)))
+	hc = (uint16_t)(u >> 48);
+	if (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN && hc != 0 &&
+	    !fast_udp_sum_ok(ip, udp))
 		return false;
 	/* Bytes 16-43 all zero (MBZ): RFC 8762-shaped for stamp_reflect()
 	 * with no TLVs, and they are all the answer rewrites there. */
-	memcpy(mbz, pl + 16, sizeof(mbz));
+	memcpy(&z0, pl + 16, sizeof(z0));
+	memcpy(&z1, pl + 24, sizeof(z1));
+	memcpy(&z2, pl + 32, sizeof(z2));
 	memcpy(&w32, pl + 40, sizeof(w32));
-	if ((mbz[0] | mbz[1] | mbz[2] | w32) != 0)
+	if ((z0 | z1 | z2 | w32) != 0)
 		return false;
 
 	/* The answer, as codec_turn_around(..., 255) and stamp_reflect(). */
-	ttl = ip[8];
-	memcpy(buf, buf + 6, CODEC_ETH_ALEN);
-	memcpy(buf + 6, c->mac.b, CODEC_ETH_ALEN);
+	ttl = (uint8_t)b;
+	/* The source MAC (and the 2 bytes after it) to the front, then
+	 * ours over it; the frame is longer than 8 + 6 bytes. */
+	memcpy(&u, buf + 6, sizeof(u));
+	memcpy(buf, &u, sizeof(u));
+	memcpy(buf + 6, &w->fast_mac64, CODEC_ETH_ALEN);
 	/* Swapped addresses leave the header sum as it is. */
-	memcpy(ip + 12, &dst, sizeof(dst));
-	memcpy(ip + 16, &src, sizeof(src));
-	codec_ipv4_set_ttl(ip, 255);
-	st16(udp, ld16(udp + 2));
-	st16(udp + 2, sport_be);
+	memcpy(&u, ip + 12, sizeof(u));
+	u = u >> 32 | u << 32;
+	memcpy(ip + 12, &u, sizeof(u));
+	/* codec_ipv4_set_ttl(ip, 255): ~HC + ~m + m' (RFC 1624 eqn. 3)
+	 * with m' - m = 255 - ttl in the byte order of memory, the TTL
+	 * being the first byte of its word. */
+	ip[8] = 255;
+	sum = (uint32_t)(uint16_t) ~(uint16_t)(b >> 16) + 0xffffu + 255u - ttl;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	st16(ip + 10, (uint16_t)~sum);
+	memcpy(&w32, udp, sizeof(w32));
+	w32 = w32 >> 16 | w32 << 16;
+	memcpy(udp, &w32, sizeof(w32));
 	/* Sequence number (stateless: the sender's) and SSID stay; T3
 	 * comes with the burst's transmit time. */
-	memcpy(pl + 24, pl, 4);	     /* Session-Sender Sequence Number */
-	memcpy(pl + 28, pl + 4, 8);  /* Session-Sender Timestamp */
-	memcpy(pl + 36, pl + 12, 2); /* Session-Sender Error Estimate */
-	st16(pl + 12, fb->ee_be);
+	/* Session-Sender Sequence Number, Timestamp and Error Estimate
+	 * (bytes 0-13 to 24-37) in two 8-byte moves. */
+	memcpy(&z0, pl, sizeof(z0));
+	memcpy(&z1, pl + 6, sizeof(z1));
+	memcpy(pl + 24, &z0, sizeof(z0));
+	memcpy(pl + 30, &z1, sizeof(z1));
+	st16(pl + 12, w->fast_ee_be);
 	memcpy(pl + 16, &fb->t2_be, sizeof(fb->t2_be));
 	pl[40] = ttl; /* Session-Sender TTL */
 
-	p = &o->stamps[o->n_stamp++];
-	p->m = m;
-	p->l4_off = (uint16_t)(l3 + CODEC_IPV4_HLEN);
-	p->payload_off = (uint16_t)(p->l4_off + CODEC_UDP_HLEN);
+	p->ts = pl + 4;
 	/* RFC 768: a request without a UDP checksum is answered without. */
-	p->fast = hc == 0 ? PEND_FAST_NOSUM : PEND_FAST;
+	p->cs = hc == 0 ? NULL : udp + UDP_CSUM_OFF;
 	/* The sender's timestamp and error estimate only moved; what is new:
 	 * the sequence number again, T2, our error estimate, the TTL (and
 	 * T3, later). ~HC + m' (RFC 1624 eqn. 3, m = 0). */
@@ -1159,15 +1227,14 @@ stamp_fast(struct reflector_worker *w, struct burst_out *o, struct rte_mbuf *m,
 static inline void
 stamp_fast_t3(const struct pending_stamp *p, uint64_t t3_be, uint64_t t3_sum)
 {
-	uint8_t *buf = rte_pktmbuf_mtod(p->m, uint8_t *);
 	uint16_t hc;
 
-	memcpy(buf + p->payload_off + 4, &t3_be, sizeof(t3_be));
-	if (p->fast != PEND_FAST)
+	memcpy(p->ts, &t3_be, sizeof(t3_be));
+	if (p->cs == NULL)
 		return;
 	hc = (uint16_t)~fold64(p->sum + t3_sum);
 	/* As codec_csum_adjust(): a UDP checksum stays present. */
-	st16(buf + p->l4_off + UDP_CSUM_OFF, hc == 0 ? 0xffff : hc);
+	st16(p->cs, hc == 0 ? 0xffff : hc);
 }
 
 /*
@@ -1176,17 +1243,17 @@ stamp_fast_t3(const struct pending_stamp *p, uint64_t t3_be, uint64_t t3_sum)
  * the first 112 payload bytes, which the first fragment always holds.
  */
 static void
-stamp_t3(const struct reflector_worker *w, struct pending_stamp *p,
-	 uint64_t t3_wire)
+stamp_t3(const struct reflector_worker *w, const struct pending_stamp *p,
+	 struct rte_mbuf *m, uint64_t t3_wire)
 {
-	uint8_t *buf = rte_pktmbuf_mtod(p->m, uint8_t *);
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *pl = buf + p->payload_off;
 	uint8_t *cs = buf + p->l4_off + UDP_CSUM_OFF;
 	uint16_t hc = ld16(cs);
 	uint32_t old_sum;
 
 	if (w->auth != NULL) {
-		size_t have = p->m->data_len - p->payload_off;
+		size_t have = m->data_len - p->payload_off;
 
 		old_sum = codec_csum_partial(pl, STAMP_AUTH_BASE_LEN, 0);
 		(void)stamp_auth_reflector_stamp(w->auth, pl, have, t3_wire);
@@ -1205,34 +1272,23 @@ stamp_t3(const struct reflector_worker *w, struct pending_stamp *p,
 					   codec_csum_partial(pl + 4, 8, 0)));
 }
 
-void
-reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
-		 uint64_t t2)
+/* A burst of any size and content (reflector_handle()). */
+static void __attribute__((noinline))
+handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
+	     uint64_t t2)
 {
 	struct burst_out o;
 	struct fast_burst fb;
-	bool fast;
-	struct rte_mbuf *stamped[REFLECTOR_BURST];
 	struct io_queue *q = w->q;
 	const struct reflector_conf *c = w->conf;
 	uint64_t t2_wire, t3, t3_wire;
 
-	if (n > REFLECTOR_BURST) {
-		reflector_handle(w, rx, REFLECTOR_BURST, t2);
-		reflector_handle(w, rx + REFLECTOR_BURST,
-				 (uint16_t)(n - REFLECTOR_BURST), t2);
-		return;
-	}
 	o.n_ready = 0;
 	o.n_stamp = 0;
-	t2_wire = wire_ts(c, t2);
+	t2_wire = wire_ts(w, t2);
 	count(w, RC_RX, n);
-	fast = w->fast_ok && c->addr != 0 && c->stamp_port != 0;
 	fb.t2_be = rte_cpu_to_be_64(t2_wire);
-	fb.ee_be = rte_cpu_to_be_16(c->error_estimate);
-	fb.sum = sum64(fb.t2_be) + fb.ee_be;
-	fb.addr_be = rte_cpu_to_be_32(c->addr);
-	fb.port_be = rte_cpu_to_be_16(c->stamp_port);
+	fb.sum = sum64(fb.t2_be) + w->fast_ee_be;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
@@ -1240,8 +1296,10 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		struct codec_frame f;
 		enum answer a = ANSWER_NONE;
 
-		if (fast && stamp_fast(w, &o, m, &fb))
+		if (w->fast_ok && stamp_fast(w, &o.stamps[o.n_stamp], m, &fb)) {
+			o.stamped[o.n_stamp++] = m;
 			continue;
+		}
 		if (m->nb_segs != 1 ||
 		    codec_parse_frame(buf, m->data_len, &f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
@@ -1289,19 +1347,18 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		uint64_t t3_be, t3_sum, turnaround;
 
 		t3 = io_clock_start(q);
-		t3_wire = wire_ts(c, t3);
+		t3_wire = wire_ts(w, t3);
 		t3_be = rte_cpu_to_be_64(t3_wire);
 		t3_sum = sum64(t3_be);
 		for (unsigned i = 0; i < ns; i++) {
-			struct pending_stamp *p = &o.stamps[i];
+			const struct pending_stamp *p = &o.stamps[i];
 
-			if (p->fast != 0)
+			if (p->ts != NULL)
 				stamp_fast_t3(p, t3_be, t3_sum);
 			else
-				stamp_t3(w, p, t3_wire);
-			stamped[i] = p->m;
+				stamp_t3(w, p, o.stamped[i], t3_wire);
 		}
-		tx_all(w, stamped, ns);
+		tx_all(w, o.stamped, ns);
 		tx_all(w, o.ready, o.n_ready);
 		/* After tx: the turnaround record is not on the probe's
 		 * path. */
@@ -1311,6 +1368,63 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		return;
 	}
 	tx_all(w, o.ready, o.n_ready);
+}
+
+/*
+ * tsc_to_ns(&conf->clock, cycles), the same bits: (cycles * mult) >> shift
+ * as (cycles << pre) * mult, its high 64 bits >> post (no variable 128-bit
+ * shift), for spans below 2^(64 - pre) cycles (pre is 0 from 1 GHz up, and
+ * at most a few below: years).
+ */
+static inline uint64_t
+turnaround_ns(const struct reflector_worker *w, uint64_t cycles)
+{
+	return (uint64_t)(((stamp_u128)(cycles << w->ta_pre) * w->ta_mult) >>
+			  64) >>
+	       w->ta_post;
+}
+
+/*
+ * One frame that the fast path answers (every burst of a closed loop): the
+ * same as handle_burst() does with it, without the burst's bookkeeping
+ * (w->fast_one: the fast path, NTP timestamps).
+ * False when the fast path does not take it (nothing written or counted).
+ */
+static inline __attribute__((always_inline)) bool
+handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
+{
+	struct pending_stamp p;
+	struct fast_burst fb;
+	uint64_t t3, t3_be;
+
+	fb.t2_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t2));
+	fb.sum = sum64(fb.t2_be) + w->fast_ee_be;
+	if (!stamp_fast(w, &p, rx[0], &fb))
+		return false;
+	count(w, RC_RX, 1);
+	/* T3 after all other work on the answer, just before it leaves. */
+	t3 = io_clock_start(w->q);
+	t3_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t3));
+	stamp_fast_t3(&p, t3_be, sum64(t3_be));
+	tx_all(w, rx, 1);
+	/* After tx: the turnaround record is not on the probe's path. */
+	histogram_record(&w->turnaround, turnaround_ns(w, t3 - t2));
+	return true;
+}
+
+void
+reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
+		 uint64_t t2)
+{
+	if (n == 1 && w->fast_one && handle_one_fast(w, rx, t2))
+		return;
+	if (n > REFLECTOR_BURST) {
+		reflector_handle(w, rx, REFLECTOR_BURST, t2);
+		reflector_handle(w, rx + REFLECTOR_BURST,
+				 (uint16_t)(n - REFLECTOR_BURST), t2);
+		return;
+	}
+	handle_burst(w, rx, n, t2);
 }
 
 void

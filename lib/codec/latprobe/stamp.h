@@ -62,6 +62,42 @@ uint64_t stamp_ptp_to_ns(uint64_t ptp);
 uint64_t stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate);
 uint64_t stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate);
 
+/*
+ * A TSC reading straight to an NTP timestamp: the anchor's NTP time plus
+ * the cycles since, times 2^32 / hz in fixed point: (cycles << pre) * mult
+ * / 2^64, one shift and one 64x64->128 multiply whose high half is the
+ * result (no division; the reflector's T2 and T3). Within 1 ns of
+ * stamp_ntp_from_ns() of the same instant converted through ns, for
+ * readings less than 2^31 s x 2^floor(log2 hz) / hz (34 years or more) from
+ * the anchor.
+ */
+__extension__ typedef unsigned __int128 stamp_u128;
+
+struct stamp_ntp_clock {
+	uint64_t tsc0; /* the anchor's TSC reading */
+	uint64_t ntp0; /* and its NTP timestamp */
+	uint64_t mult; /* 2^(96 - pre) / hz, in [2^62, 2^63] */
+	unsigned pre;  /* 1 to 13 */
+};
+
+/* 0, or -EINVAL when hz is below 1 MHz or not below 2^33 (8.6 GHz). */
+int stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
+			 uint64_t unix_ns0, uint64_t hz);
+
+static inline uint64_t
+stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
+{
+	/* NTP seconds wrap with the era: modulo 2^64 is right. */
+	if (tsc >= k->tsc0)
+		return k->ntp0 +
+		       (uint64_t)(((stamp_u128)((tsc - k->tsc0) << k->pre) *
+				   k->mult) >>
+				  64);
+	return k->ntp0 -
+	       (uint64_t)(((stamp_u128)((k->tsc0 - tsc) << k->pre) * k->mult) >>
+			  64);
+}
+
 /* RFC 8972 §4 TLV flags and types. */
 #define STAMP_TLV_U		       0x80 /* unrecognised */
 #define STAMP_TLV_M		       0x40 /* malformed */

@@ -27,8 +27,15 @@ struct gate_slot {
 	char pad[64 - sizeof(atomic_int)];
 };
 
+/*
+ * The two flags every burst reads: hidden (this project's executables and
+ * tests link the library statically), so a burst loads them straight,
+ * without a GOT indirection.
+ */
+#define GATE_HIDDEN __attribute__((visibility("hidden")))
+
 /* Non-zero while an munmap() runs. */
-extern atomic_int gate_closed;
+extern atomic_int gate_closed GATE_HIDDEN;
 /*
  * True when munmap() fences every thread of the process itself
  * (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED, registered with the first
@@ -36,7 +43,7 @@ extern atomic_int gate_closed;
  * and reading gate_closed, only plain stores and a load. False (no
  * membarrier): that store is sequentially consistent.
  */
-extern atomic_bool gate_fenced;
+extern atomic_bool gate_fenced GATE_HIDDEN;
 
 /* A slot, or NULL when all GATE_MAX_SLOTS are taken (slots are never given
  * back: a slot of a closed port stays idle). */

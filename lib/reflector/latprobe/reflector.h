@@ -18,6 +18,7 @@
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
 #include "latprobe/nic_clock.h"
+#include "latprobe/stamp.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -151,11 +152,12 @@ struct lru;
 struct reflector_worker {
 	const struct reflector_conf *conf;
 	struct io_queue *q;
-	uint64_t counters[RC__COUNT]; /* single writer: this worker */
-	struct histogram turnaround;  /* T3 - T2 of STAMP answers, ns */
-	struct lru *sessions;	      /* stateful only */
-	unsigned n_sessions;	      /* live sessions */
-	struct lru *rate;	      /* --rate-limit only */
+	struct rte_mbuf *rx[REFLECTOR_BURST]; /* reflector_poll()'s burst */
+	uint64_t counters[RC__COUNT];	      /* single writer: this worker */
+	struct histogram turnaround;	      /* T3 - T2 of STAMP answers, ns */
+	struct lru *sessions;		      /* stateful only */
+	unsigned n_sessions;		      /* live sessions */
+	struct lru *rate;		      /* --rate-limit only */
 	uint64_t reasm_timeout_cycles;
 	uint64_t session_idle_cycles;
 	uint64_t rate_interval;	 /* cycles per request at the limit */
@@ -175,6 +177,29 @@ struct reflector_worker {
 	 * tests, not a counter). */
 	bool fast_ok;
 	uint64_t fast_answers;
+	/* Per-burst constants of the fast path, in wire order (from conf
+	 * at init: addr, stamp_port, error_estimate). */
+	uint32_t fast_addr_be;
+	uint16_t fast_port_be;
+	uint16_t fast_ee_be;
+	/* source_check4() of the fast path: the subnet broadcast of our
+	 * address (0: none), and our address and 127 (0 and 0x100 when our
+	 * address is loopback, which answers both) */
+	uint32_t fast_bcast;
+	uint32_t fast_self;
+	uint32_t fast_lo_net;
+	/* our MAC, and the UDP header's bytes 2-5 (our STAMP port, the
+	 * length), as 8 bytes loaded from the frame show them (masked) */
+	uint64_t fast_mac64;
+	uint64_t fast_udp;
+	/* T2 and T3 straight from the TSC (conf's clock and anchor at
+	 * init), when our Error Estimate says NTP; else through ns. */
+	bool ntp_direct;
+	bool fast_one; /* fast_ok and ntp_direct: one-frame bursts in line */
+	/* conf's clock for the turnaround (turnaround_ns() in reflector.c) */
+	uint64_t ta_mult;
+	unsigned ta_pre, ta_post;
+	struct stamp_ntp_clock ntp;
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */
@@ -186,7 +211,9 @@ void reflector_hw_after(struct reflector_worker *w);
 /*
  * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL (also a
  * bad key length), -EIO (libcrypto). The tables' hashes get a random seed
- * (getrandom, else the TSC).
+ * (getrandom, else the TSC). The worker keeps conf; its addr, stamp_port,
+ * error_estimate, clock and anchor are read here for the STAMP fast path and
+ * T2/T3 (a change to them needs a new init).
  */
 int reflector_worker_init(struct reflector_worker *w,
 			  const struct reflector_conf *conf,

@@ -14,7 +14,7 @@
  * a relaxed load and store (no read-modify-write, no lock prefix), so a
  * reader sees an old or a new value, never a torn one.
  */
-static inline void
+static inline __attribute__((always_inline)) void
 util_relaxed_add(uint64_t *p, uint64_t n)
 {
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n,

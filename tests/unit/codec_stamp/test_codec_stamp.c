@@ -147,6 +147,85 @@ test_ntp_known(void **state)
 	assert_int_equal(stamp_ts_to_ns(stamp_ntp_from_ns(T1_NS), 0), T1_NS);
 }
 
+/* |a - b| modulo 2^64 (NTP timestamps wrap). */
+static uint64_t
+ntp_dist(uint64_t a, uint64_t b)
+{
+	return a - b < b - a ? a - b : b - a;
+}
+
+/*
+ * stamp_ntp_from_tsc(): the anchor's NTP time plus cycles * 2^32 / hz
+ * (exactly, in 128 bits, floored: the converter may be one unit off for its
+ * rounded factor), and within 1 ns (5 units) of the conversion through ns
+ * it replaces, after and before the anchor, at rates from 1 MHz to 8.6 GHz
+ * and spans from 0 to decades.
+ */
+static void
+test_ntp_from_tsc(void **state)
+{
+	static const uint64_t hzs[] = {
+		1000000,    999999999,	   1000000000,	  2000000000,
+		2596122140, 4294967295ull, 4294967296ull, 8589934591ull};
+	static const uint64_t spans[] = {0,
+					 1,
+					 7,
+					 999,
+					 1000000,
+					 123456789,
+					 2596122140ull,
+					 3600ull * 2596122140ull,
+					 1ull << 40,
+					 1ull << 45,
+					 1ull << 48,
+					 (1ull << 50) + 12345};
+	const uint64_t tsc0 = 1ull << 52, ns0 = T1_NS;
+	struct stamp_ntp_clock k;
+
+	(void)state;
+	assert_int_equal(stamp_ntp_clock_init(&k, 0, 0, 999999), -EINVAL);
+	assert_int_equal(stamp_ntp_clock_init(&k, 0, 0, 1ull << 33), -EINVAL);
+	for (size_t h = 0; h < sizeof(hzs) / sizeof(hzs[0]); h++) {
+		uint64_t hz = hzs[h];
+
+		assert_int_equal(stamp_ntp_clock_init(&k, tsc0, ns0, hz), 0);
+		assert_int_equal(stamp_ntp_from_tsc(&k, tsc0),
+				 stamp_ntp_from_ns(ns0));
+		for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+			uint64_t d = spans[i];
+			/* 34 years at the lowest rate of this power of 2 */
+			if (d / hz > 34ull * 365 * 86400)
+				continue;
+			uint64_t units = (uint64_t)(((stamp_u128)d << 32) / hz);
+			uint64_t ns =
+				(uint64_t)((stamp_u128)d * 1000000000u / hz);
+			uint64_t after = stamp_ntp_from_tsc(&k, tsc0 + d);
+			uint64_t before = stamp_ntp_from_tsc(&k, tsc0 - d);
+
+			if (ntp_dist(after, stamp_ntp_from_ns(ns0) + units) >
+				    1 ||
+			    ntp_dist(before, stamp_ntp_from_ns(ns0) - units) >
+				    1)
+				fail_msg("hz %llu, span %llu: %llx / %llx, "
+					 "want %llx / %llx",
+					 (unsigned long long)hz,
+					 (unsigned long long)d,
+					 (unsigned long long)after,
+					 (unsigned long long)before,
+					 (unsigned long long)(stamp_ntp_from_ns(
+								      ns0) +
+							      units),
+					 (unsigned long long)(stamp_ntp_from_ns(
+								      ns0) -
+							      units));
+			assert_true(ntp_dist(after,
+					     stamp_ntp_from_ns(ns0 + ns)) <= 5);
+			assert_true(ntp_dist(before,
+					     stamp_ntp_from_ns(ns0 - ns)) <= 5);
+		}
+	}
+}
+
 static void
 test_ptp_known(void **state)
 {
@@ -758,6 +837,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ee),
 		cmocka_unit_test(test_ntp_known),
+		cmocka_unit_test(test_ntp_from_tsc),
 		cmocka_unit_test(test_ptp_known),
 		cmocka_unit_test(test_ts_round_trip),
 		cmocka_unit_test(test_sender_layout),

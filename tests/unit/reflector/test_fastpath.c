@@ -24,6 +24,7 @@
 
 #include <rte_mbuf.h>
 
+#include "latprobe/byteorder.h"
 #include "latprobe/codec.h"
 #include "latprobe/reflector.h"
 #include "latprobe/sockperf.h"
@@ -659,6 +660,83 @@ rnd(void)
 	return rng;
 }
 
+/*
+ * T2, T3 and the turnaround at several TSC rates (tsc_clock_init()'s shift
+ * above and below 64), spans and anchors: both paths write T2 and T3 within
+ * 1 ns (5 units of 2^-32 s) of the conversion through ns
+ * (tsc_anchor_to_realtime_ns(), stamp_ntp_from_ns()), and record
+ * tsc_to_ns(T3 - T2) as the turnaround, to the ns.
+ */
+static void
+test_clock_rates(void **state)
+{
+	static const uint64_t hzs[] = {1000000, 499999999, 1000000000,
+				       2596122140ull, 4000000000ull};
+	static const uint64_t t2s[] = {1001, 123456789, 1ull << 40,
+				       (1ull << 47) + 3};
+	static const uint64_t spans[] = {0, 1, 3210, 2596122, 7000000000ull};
+	struct pair *p = *state;
+	uint8_t frame[FRAME_MAX];
+
+	for (size_t h = 0; h < sizeof(hzs) / sizeof(hzs[0]); h++) {
+		for (unsigned i = 0; i < 2; i++) {
+			assert_int_equal(
+				tsc_clock_init(&p->s[i].rc.clock, hzs[h]), 0);
+			side_restart(&p->s[i]);
+		}
+		for (size_t a = 0; a < sizeof(t2s) / sizeof(t2s[0]); a++) {
+			for (size_t d = 0; d < sizeof(spans) / sizeof(spans[0]);
+			     d++) {
+				const struct reflector_conf *rc = &p->s[0].rc;
+				uint64_t t2 = t2s[a], t3 = t2 + spans[d];
+				uint64_t sum[2], got, want, ta;
+				struct burst b;
+
+				b.n = 1;
+				b.len[0] = probe(b.b[0], (uint32_t)(a + d), 1);
+				for (unsigned i = 0; i < 2; i++)
+					sum[i] = p->s[i].rw.turnaround.sum;
+				assert_int_equal(compare(p, &b, 0, t2, t3,
+							 "clock rates"),
+						 1);
+				assert_int_equal(p->last_len, b.len[0]);
+				memcpy(frame, p->last, p->last_len);
+				ta = tsc_to_ns(&rc->clock, t3 - t2);
+				for (unsigned i = 0; i < 2; i++)
+					if (ta >= 1 &&
+					    ta <= HISTOGRAM_HIGHEST_NS)
+						assert_int_equal(
+							p->s[i].rw.turnaround
+									.sum -
+								sum[i],
+							ta);
+				got = util_get_be64(frame + PL + 16);
+				want = stamp_ntp_from_ns(
+					tsc_anchor_to_realtime_ns(
+						&rc->anchor, &rc->clock, t2));
+				if (got - want + 5 > 10)
+					fail_msg("hz %llu T2 %llu: %llx, want "
+						 "%llx",
+						 (unsigned long long)hzs[h],
+						 (unsigned long long)t2,
+						 (unsigned long long)got,
+						 (unsigned long long)want);
+				got = util_get_be64(frame + PL + 4);
+				want = stamp_ntp_from_ns(
+					tsc_anchor_to_realtime_ns(
+						&rc->anchor, &rc->clock, t3));
+				if (got - want + 5 > 10)
+					fail_msg("hz %llu T3 %llu: %llx, want "
+						 "%llx",
+						 (unsigned long long)hzs[h],
+						 (unsigned long long)t3,
+						 (unsigned long long)got,
+						 (unsigned long long)want);
+			}
+		}
+	}
+}
+
 /* Random requests, most of them valid, some mutated anywhere. */
 static void
 test_random(void **state)
@@ -758,6 +836,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_not_answered_fast, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_bursts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_clock_rates, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_random, setup, teardown),
 	};
