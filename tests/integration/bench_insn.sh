@@ -14,20 +14,11 @@ lp_begin
 build=$(dirname "$(dirname "$LATPROBE")")
 [ -f "$build/build.ninja" ] || lp_skip "latprobe is not in a meson build directory"
 
-show() {
-	cat "$WORK/bench.err" >&2
-	tail -n 5 "$WORK"/bench/insn.refl "$WORK"/bench/insn.w*.out >&2 2>/dev/null || true
-	fail "$1"
-}
-rc=0
-"$LP_TOP/tools/bench" --quick --reps 1 --only insn --build "$build" \
-	--out "$WORK/bench" --json "$WORK/bench.json" >"$WORK/bench.out" \
-	2>"$WORK/bench.err" || rc=$?
-[ "$rc" -eq 0 ] || show "tools/bench exited $rc"
+bench_run insn 'insn.refl' 'insn.w*.out'
 grep -q '^pmd_instructions_per_answer ' "$WORK/bench.out" ||
-	show "no pmd_instructions_per_answer line in the table"
+	bench_fail "no pmd_instructions_per_answer line in the table"
 
-$PY - "$WORK/bench.json" "$WORK/bench/insn.refl.json" <<'EOF' || show "bench JSON (above)"
+$PY - "$WORK/bench.json" "$WORK/bench/insn.refl.json" <<'EOF' || bench_fail "bench JSON (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = []

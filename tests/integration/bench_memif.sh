@@ -12,23 +12,14 @@ lp_begin
 build=$(dirname "$(dirname "$LATPROBE")")
 [ -f "$build/build.ninja" ] || lp_skip "latprobe is not in a meson build directory"
 
-show() {
-	cat "$WORK/bench.err" >&2
-	tail -n 5 "$WORK"/bench/memif_*.err >&2 2>/dev/null || true
-	fail "$1"
-}
-rc=0
-"$LP_TOP/tools/bench" --quick --reps 1 --only memif --build "$build" \
-	--out "$WORK/bench" --json "$WORK/bench.json" >"$WORK/bench.out" \
-	2>"$WORK/bench.err" || rc=$?
-[ "$rc" -eq 0 ] || show "tools/bench exited $rc"
+bench_run memif 'memif_*.err'
 for row in "memif: rawping -> latprobe reflect" \
 	"memif: latprobe probe -> testpmd 5tswap" memif_reflector_ratio_to_bare \
 	memif_prober_ratio_to_bare "latprobe reflect instead of 5tswap"; do
-	grep -qF -- "$row " "$WORK/bench.out" || show "no '$row' line in the table"
+	grep -qF -- "$row " "$WORK/bench.out" || bench_fail "no '$row' line in the table"
 done
 
-$PY - "$WORK/bench.json" "$WORK/bench/memif_rawping_to_reflector.1.refl.json" <<'EOF' || show "bench JSON (above)"
+$PY - "$WORK/bench.json" "$WORK/bench/memif_rawping_to_reflector.1.refl.json" <<'EOF' || bench_fail "bench JSON (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = []

@@ -15,20 +15,11 @@ build=$(dirname "$(dirname "$LATPROBE")")
 help=$("$LATPROBE" probe --help 2>&1 || true)
 [[ $help == *"--rate "* ]] || fail "latprobe probe has no --rate"
 
-show() {
-	cat "$WORK/bench.err" >&2
-	tail -n 5 "$WORK"/bench/tpio.*.srv "$WORK"/bench/tpio.*.err >&2 2>/dev/null || true
-	fail "$1"
-}
-rc=0
-"$LP_TOP/tools/bench" --quick --reps 1 --only openloop --build "$build" \
-	--out "$WORK/bench" --json "$WORK/bench.json" >"$WORK/bench.out" \
-	2>"$WORK/bench.err" || rc=$?
-[ "$rc" -eq 0 ] || show "tools/bench exited $rc"
+bench_run openloop 'tpio.*.srv' 'tpio.*.err'
 grep -q 'openloop_ratio_to_testpmd_io ' "$WORK/bench.out" ||
-	show "no openloop_ratio_to_testpmd_io line in the table"
+	bench_fail "no openloop_ratio_to_testpmd_io line in the table"
 
-$PY - "$WORK/bench.json" <<'EOF' || show "bench JSON (above)"
+$PY - "$WORK/bench.json" <<'EOF' || bench_fail "bench JSON (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = []

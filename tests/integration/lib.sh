@@ -110,6 +110,34 @@ stop_reflector() {
 	wait "$REFL_PID" 2>/dev/null || REFL_RC=$?
 }
 
+# bench_run ONLY LOG...: tools/bench --quick --reps 1 --only ONLY with the
+# test's build, raw results in $WORK/bench, its JSON in $WORK/bench.json,
+# its table in $WORK/bench.out; fails (bench_fail) unless it exits 0. LOG:
+# globs under $WORK/bench whose tails bench_fail shows.
+BENCH_LOGS=()
+bench_run() {
+	local only=$1 build rc=0
+	shift
+	BENCH_LOGS=("$@")
+	build=$(dirname "$(dirname "$LATPROBE")")
+	"$LP_TOP/tools/bench" --quick --reps 1 --only "$only" --build "$build" \
+		--out "$WORK/bench" --json "$WORK/bench.json" >"$WORK/bench.out" \
+		2>"$WORK/bench.err" || rc=$?
+	[ "$rc" -eq 0 ] || bench_fail "tools/bench exited $rc"
+}
+
+# bench_fail MSG: tools/bench's stderr and the tails of bench_run's logs,
+# then fail MSG.
+bench_fail() {
+	local g
+	cat "$WORK/bench.err" >&2
+	for g in "${BENCH_LOGS[@]}"; do
+		# shellcheck disable=SC2086 # a glob
+		tail -n 5 "$WORK"/bench/$g >&2 2>/dev/null || true
+	done
+	fail "$1"
+}
+
 json_get() { # FILE key/key/...
 	$PY -c 'import json,sys
 v=json.load(open(sys.argv[1]))
