@@ -18,16 +18,6 @@
 
 #define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
 
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 void
 prober_sched_init(struct prober_sched *s, enum prober_spacing spacing,
 		  uint64_t hz, uint64_t rate, uint64_t seed)
@@ -57,7 +47,7 @@ prober_sched_gap(struct prober_sched *s)
 		return gap;
 	}
 	/* Uniform in (0, 1]: -log(u) is finite, at most 36.7 mean gaps. */
-	u = (double)((splitmix64(&s->rng) >> 11) + 1) * 0x1.0p-53;
+	u = (double)((util_splitmix64(&s->rng) >> 11) + 1) * 0x1.0p-53;
 	return (uint64_t)llround(-log(u) * s->mean_gap);
 }
 
@@ -210,13 +200,15 @@ expire(struct prober_worker *w, uint64_t now)
 	uint64_t timeout = w->conf->timeout_cycles;
 
 	while (o->head != o->next) {
+		/* The slot of seq head (the window is never wider than the
+		 * ring). */
 		struct prober_slot *s = &o->slot[o->head & o->mask];
 
 		if (now - s->t1 <= timeout)
 			break;
 		if (s->state == PROBER_SLOT_IN_FLIGHT) {
 			o->in_flight--;
-			settle(w, s->seq, false);
+			settle(w, o->head, false);
 		}
 		o->head++;
 	}
@@ -237,7 +229,6 @@ send_next(struct prober_worker *w, uint64_t now)
 	ret = prober_send_probe(w, seq, now, &t1);
 	if (ret < 0)
 		return ret;
-	s->seq = seq;
 	s->sched = o->next_sched;
 	s->t1 = t1;
 	s->state = ret == 1 ? PROBER_SLOT_IN_FLIGHT : PROBER_SLOT_TX_FAILED;

@@ -67,8 +67,7 @@ probe_proto_find(const char *name)
 	return NULL;
 }
 
-/* Single-writer counters, read relaxed (histogram_counter_add()). */
-#define STAT_ADD(w, field, n) histogram_counter_add(&(w)->st.field, (n))
+#define STAT_ADD(w, field, n) util_relaxed_add(&(w)->st.field, (n))
 
 /* Bytes of Ethernet [+ 802.1Q] header in front of our IP packets. */
 static size_t
@@ -743,7 +742,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		    ipf == RTE_MBUF_F_RX_IP_CKSUM_BAD)
 			return -1;
 		if (ipf != RTE_MBUF_F_RX_IP_CKSUM_GOOD &&
-		    codec_csum_fold16_rot(codec_csum_add(0, ip, 20)) != 0xffff)
+		    codec_csum_fold16(codec_csum_add(0, ip, 20)) != 0xffff)
 			return -1;
 		udp = ip + CODEC_IPV4_HLEN;
 		avail = tlen - CODEC_IPV4_HLEN;
@@ -784,7 +783,7 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 
 				sum = codec_csum_add(sum, last, 2);
 			}
-			if (stored == 0 || codec_csum_fold16_rot(sum) != 0xffff)
+			if (stored == 0 || codec_csum_fold16(sum) != 0xffff)
 				return -1;
 		}
 	}
@@ -1172,7 +1171,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, size_t room, uint64_t seq,
 		memcpy(l4, &sport, sizeof(sport));
 		sum += sport;
 	}
-	c = (uint16_t)~codec_csum_fold16_rot(t->l4_base + sum);
+	c = (uint16_t)~codec_csum_fold16(t->l4_base + sum);
 	if (c == 0 && t->udp)
 		c = 0xffff; /* RFC 768: 0 would mean "no checksum" */
 	memcpy(buf + t->csum_off, &c, sizeof(c));
@@ -1181,7 +1180,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, size_t room, uint64_t seq,
 		uint16_t id = __builtin_bswap16(prober_ip_id(w->index, seq));
 
 		memcpy(ip + 4, &id, sizeof(id));
-		c = (uint16_t)~codec_csum_fold16_rot((uint64_t)t->ip_base + id);
+		c = (uint16_t)~codec_csum_fold16((uint64_t)t->ip_base + id);
 		memcpy(ip + 10, &c, sizeof(c));
 	}
 	return t->len;

@@ -178,12 +178,7 @@ reflector_worker_init(struct reflector_worker *w,
 			stamp_ntp_clock_init(&w->ntp, conf->anchor.tsc,
 					     conf->anchor.realtime_ns,
 					     conf->clock.hz) == 0;
-	w->ta_mult = conf->clock.mult;
-	w->ta_pre = conf->clock.shift < 64 ? 64 - conf->clock.shift : 0;
-	w->ta_post = conf->clock.shift < 64 ? 0 : conf->clock.shift - 64;
-	/* tsc_clock_init()'s shift is near 64 for any plausible hz. */
-	w->fast_one = w->fast_ok && w->ntp_direct && w->ta_pre < 32 &&
-		      w->ta_post < 64;
+	w->fast_one = w->fast_ok && w->ntp_direct;
 
 	return 0;
 }
@@ -1059,17 +1054,6 @@ struct fast_burst {
 	uint64_t sum;	/* its words and our Error Estimate's, summed */
 };
 
-/* A one's complement sum in 64 bits folded to 16 (not complemented). */
-static inline uint16_t
-fold64(uint64_t acc)
-{
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	acc = (acc & 0xffff) + (acc >> 16);
-	acc = (acc & 0xffff) + (acc >> 16);
-	return (uint16_t)acc;
-}
-
 /* Sum of the 8 bytes of v as they lie in memory. */
 static inline uint64_t
 sum64(uint64_t v)
@@ -1232,7 +1216,7 @@ stamp_fast_t3(const struct pending_stamp *p, uint64_t t3_be, uint64_t t3_sum)
 	memcpy(p->ts, &t3_be, sizeof(t3_be));
 	if (p->cs == NULL)
 		return;
-	hc = (uint16_t)~fold64(p->sum + t3_sum);
+	hc = (uint16_t)~codec_csum_fold16(p->sum + t3_sum);
 	/* As codec_csum_adjust(): a UDP checksum stays present. */
 	st16(p->cs, hc == 0 ? 0xffff : hc);
 }
@@ -1371,20 +1355,6 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 }
 
 /*
- * tsc_to_ns(&conf->clock, cycles), the same bits: (cycles * mult) >> shift
- * as (cycles << pre) * mult, its high 64 bits >> post (no variable 128-bit
- * shift), for spans below 2^(64 - pre) cycles (pre is 0 from 1 GHz up, and
- * at most a few below: years).
- */
-static inline uint64_t
-turnaround_ns(const struct reflector_worker *w, uint64_t cycles)
-{
-	return (uint64_t)(((stamp_u128)(cycles << w->ta_pre) * w->ta_mult) >>
-			  64) >>
-	       w->ta_post;
-}
-
-/*
  * One frame that the fast path answers (every burst of a closed loop): the
  * same as handle_burst() does with it, without the burst's bookkeeping
  * (w->fast_one: the fast path, NTP timestamps).
@@ -1408,7 +1378,7 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
 	tx_all(w, rx, 1);
 	/* After tx: the turnaround record is not on the probe's path. */
-	histogram_record(&w->turnaround, turnaround_ns(w, t3 - t2));
+	histogram_record(&w->turnaround, tsc_to_ns(&w->conf->clock, t3 - t2));
 	return true;
 }
 

@@ -50,6 +50,8 @@ tsc_clock_init(struct tsc_clock *c, uint64_t hz)
 		return -EINVAL;
 	c->hz = hz;
 	fixed_point(NS_PER_S, hz, &c->mult, &c->shift);
+	c->pre = c->shift < 64 ? 64 - c->shift : 0;
+	c->post = c->shift < 64 ? 0 : c->shift - 64;
 	fixed_point(hz, NS_PER_S, &c->ns_mult, &c->ns_shift);
 	return 0;
 }

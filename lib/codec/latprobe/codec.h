@@ -216,11 +216,14 @@ codec_csum_add(uint64_t sum, const uint8_t *p, size_t n)
 static inline uint16_t
 codec_csum_fold16(uint64_t sum)
 {
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffu) + (sum >> 16);
-	sum = (sum & 0xffffu) + (sum >> 16);
-	return (uint16_t)sum;
+	/* Each halving adds the value to itself rotated by half its width:
+	 * the high half gets both halves plus the carry out of the low half,
+	 * the end-around carry (RFC 1071), in 8 instructions. */
+	uint64_t t = sum + (sum >> 32 | sum << 32);
+	uint32_t u = (uint32_t)(t >> 32);
+
+	u += u >> 16 | u << 16;
+	return (uint16_t)(u >> 16);
 }
 
 /*
@@ -425,23 +428,5 @@ int codec_hex_digit(char c);
  * separator, returns 0 or -EINVAL; format writes lower case + NUL. */
 int codec_mac_parse(const char *s, struct codec_mac *mac);
 void codec_mac_format(const struct codec_mac *mac, char *out /* >= 18 */);
-
-/*
- * codec_csum_fold16() in 8 instructions instead of 12: the same value for
- * every sum (0 only when sum is 0). Each halving adds the value to itself
- * rotated by half its width, so the high half gets both halves plus the
- * carry out of the low half: the end-around carry (RFC 1071). The prober's
- * per-probe checksums use it (tests/unit/codec_net checks it against
- * codec_csum_fold16()).
- */
-static inline uint16_t
-codec_csum_fold16_rot(uint64_t sum)
-{
-	uint64_t t = sum + (sum >> 32 | sum << 32);
-	uint32_t u = (uint32_t)(t >> 32);
-
-	u += u >> 16 | u << 16;
-	return (uint16_t)(u >> 16);
-}
 
 #endif /* LATPROBE_CODEC_H */

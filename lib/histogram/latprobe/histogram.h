@@ -7,8 +7,8 @@
  * lowest = 1 ns, highest = 10 s, 2 significant digits: 256 sub-buckets per
  * power of two (relative error <= 1/128 = 0.78 %), 3,584 counters.
  *
- * One writer per histogram. The writer increments its counters with a
- * relaxed load + relaxed store (no lock prefix, no fence). Readers on other
+ * One writer per histogram. The writer increments its counters with
+ * util_relaxed_add() (no lock prefix, no fence). Readers on other
  * cores take snapshots with relaxed loads; because every counter only grows,
  * the difference of two snapshots is an exact interval.
  */
@@ -80,23 +80,6 @@ uint64_t histogram_index_lowest(unsigned idx);
 uint64_t histogram_index_highest(unsigned idx);
 
 /*
- * The writer's increment of a counter that readers load relaxed: on x86-64
- * one add to memory without a lock prefix (an aligned 8-byte store: a
- * reader sees the old or the new value, as with util_relaxed_add()'s
- * relaxed load + store, in one instruction instead of three); elsewhere
- * util_relaxed_add().
- */
-static inline __attribute__((always_inline)) void
-histogram_counter_add(uint64_t *p, uint64_t n)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(n));
-#else
-	util_relaxed_add(p, n);
-#endif
-}
-
-/*
  * Record one value in ns. Returns false (and counts it in underflow or
  * overflow) when it is outside [1 ns, 10 s]; never clamps silently.
  * Single writer only.
@@ -108,14 +91,14 @@ histogram_record(struct histogram *h, uint64_t v)
 	if (v - HISTOGRAM_LOWEST_NS >
 	    HISTOGRAM_HIGHEST_NS - HISTOGRAM_LOWEST_NS) {
 		if (v < HISTOGRAM_LOWEST_NS)
-			histogram_counter_add(&h->underflow, 1);
+			util_relaxed_add(&h->underflow, 1);
 		else
-			histogram_counter_add(&h->overflow, 1);
+			util_relaxed_add(&h->overflow, 1);
 		return false;
 	}
-	histogram_counter_add(&h->counts[histogram_index(v)], 1);
-	histogram_counter_add(&h->total, 1);
-	histogram_counter_add(&h->sum, v);
+	util_relaxed_add(&h->counts[histogram_index(v)], 1);
+	util_relaxed_add(&h->total, 1);
+	util_relaxed_add(&h->sum, v);
 	{
 		double sq;
 

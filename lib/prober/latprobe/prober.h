@@ -217,7 +217,6 @@ enum prober_slot_state {
 };
 
 struct prober_slot {
-	uint64_t seq;
 	uint64_t sched; /* when it was meant to leave (cycles) */
 	uint64_t t1;	/* when it left */
 	uint32_t state; /* enum prober_slot_state */

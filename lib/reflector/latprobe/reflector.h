@@ -196,9 +196,6 @@ struct reflector_worker {
 	 * init), when our Error Estimate says NTP; else through ns. */
 	bool ntp_direct;
 	bool fast_one; /* fast_ok and ntp_direct: one-frame bursts in line */
-	/* conf's clock for the turnaround (turnaround_ns() in reflector.c) */
-	uint64_t ta_mult;
-	unsigned ta_pre, ta_post;
 	struct stamp_ntp_clock ntp;
 };
 

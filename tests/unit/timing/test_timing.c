@@ -173,6 +173,10 @@ check_bound(uint64_t hz)
 		uint64_t q = (uint64_t)(exact / hz),
 			 got = tsc_to_ns(&c, cycles);
 
+		/* The bits of (cycles * mult) >> shift in 128 bits. */
+		assert_true(got ==
+			    (uint64_t)(((tsc_u128)cycles * c.mult) >> c.shift));
+
 		/* One less only within 2^-20 ns above an integer. */
 		if (got != q && !(got + 1 == q && (exact % hz) << 20 < hz))
 			fail_msg("hz %llu cycles %llu: %llu, exact %llu",
