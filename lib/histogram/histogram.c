@@ -226,10 +226,26 @@ clip(uint64_t v, uint64_t lo, uint64_t hi)
 }
 
 uint64_t
+histogram_rank(double p, uint64_t count)
+{
+	/*
+	 * ceil(p/100 * count) as HdrHistogram (Java) does. p/100 is inexact
+	 * (99.9 is not a binary fraction), so x may sit a few ulps above an
+	 * integer it really equals; shave 2 ulps before the ceil so that
+	 * p = 99.9, count = 1000 gives rank 999, not 1000.
+	 */
+	double x = p / 100.0 * (double)count;
+	uint64_t rank;
+
+	x -= x * 2.0 * DBL_EPSILON;
+	rank = x >= (double)count ? count : (uint64_t)ceil(x);
+	return rank == 0 ? 1 : rank;
+}
+
+uint64_t
 histogram_percentile(const struct histogram *h, double p)
 {
 	uint64_t rank, seen = 0;
-	double x;
 	unsigned i;
 
 	if (h->total == 0 || isnan(p))
@@ -238,17 +254,7 @@ histogram_percentile(const struct histogram *h, double p)
 		return histogram_min(h);
 	if (p > 100.0)
 		p = 100.0;
-	/*
-	 * ceil(p/100 * count) as HdrHistogram (Java) does. p/100 is inexact
-	 * (99.9 is not a binary fraction), so x may sit a few ulps above an
-	 * integer it really equals; shave 2 ulps before the ceil so that
-	 * p = 99.9, count = 1000 gives rank 999, not 1000.
-	 */
-	x = p / 100.0 * (double)h->total;
-	x -= x * 2.0 * DBL_EPSILON;
-	rank = x >= (double)h->total ? h->total : (uint64_t)ceil(x);
-	if (rank == 0)
-		rank = 1;
+	rank = histogram_rank(p, h->total);
 	for (i = 0; i < HISTOGRAM_COUNTERS; i++) {
 		seen += h->counts[i];
 		if (seen >= rank)

@@ -84,17 +84,24 @@ rss_queue_udp(const struct rss_state *r, const struct rss_addr *src,
 	return rss_queue_ipv4_udp(r, src->v4, dst->v4, sport, dport);
 }
 
+/* Can ours and peer be one hashed flow? Mixed families cannot; an IPv6
+ * 4-tuple reads 36 + 4 key bytes. */
+static bool
+pick_fits(const struct rss_state *r, const struct rss_addr *ours,
+	  const struct rss_addr *peer)
+{
+	return ours->family == peer->family &&
+	       (ours->family == RSS_AF_IPV4 ||
+		(ours->family == RSS_AF_IPV6 &&
+		 r->key_len >= RSS_KEY_LEN_IPV6));
+}
+
 uint16_t
 rss_pick_sport_addr(const struct rss_state *r, uint16_t q,
 		    const struct rss_addr *ours, const struct rss_addr *peer,
 		    uint16_t peer_port, uint16_t first)
 {
-	/* Mixed families cannot be one flow; an IPv6 4-tuple reads 36 + 4
-	 * key bytes. */
-	if (ours->family != peer->family ||
-	    (ours->family != RSS_AF_IPV4 && ours->family != RSS_AF_IPV6))
-		return 0;
-	if (ours->family == RSS_AF_IPV6 && r->key_len < RSS_KEY_LEN_IPV6)
+	if (!pick_fits(r, ours, peer))
 		return 0;
 	for (unsigned i = 0; i < 4096; i++) {
 		uint16_t sport = (uint16_t)(first + i);
@@ -138,9 +145,7 @@ rss_pick_sports(const struct rss_state *r, uint16_t q,
 {
 	unsigned k = 0;
 
-	if (ours->family != peer->family ||
-	    (ours->family != RSS_AF_IPV4 && ours->family != RSS_AF_IPV6) ||
-	    (ours->family == RSS_AF_IPV6 && r->key_len < RSS_KEY_LEN_IPV6))
+	if (!pick_fits(r, ours, peer))
 		return 0;
 	for (uint32_t sport = first == 0 ? 1 : first; sport <= 65535 && k < n;
 	     sport++)

@@ -57,7 +57,6 @@ uint64_t
 prober_flow_percentile(const struct prober_flow *f, double p)
 {
 	uint64_t rank, seen = 0;
-	double x;
 
 	if (f->count == 0 || isnan(p))
 		return 0;
@@ -65,13 +64,7 @@ prober_flow_percentile(const struct prober_flow *f, double p)
 		return f->min;
 	if (p > 100.0)
 		p = 100.0;
-	/* histogram_percentile()'s rank: ceil(p/100 * count), 2 ulps
-	 * shaved so that 99.9 of 1000 is 999. */
-	x = p / 100.0 * (double)f->count;
-	x -= x * 2.0 * DBL_EPSILON;
-	rank = x >= (double)f->count ? f->count : (uint64_t)ceil(x);
-	if (rank == 0)
-		rank = 1;
+	rank = histogram_rank(p, f->count);
 	for (unsigned i = 0; i < PROBER_FLOW_COUNTERS; i++) {
 		seen += f->counts[i];
 		if (seen >= rank) {
@@ -109,7 +102,6 @@ prober_flows_init(struct prober_worker *w)
 		return -ENOMEM;
 	memcpy(w->flow_ports, c->sports, c->n_sports * sizeof(*c->sports));
 	qsort(w->flow_ports, c->n_sports, sizeof(*w->flow_ports), port_cmp);
-	w->n_flow_ports = c->n_sports;
 	for (uint32_t i = 1; i < c->n_sports; i++) {
 		if (w->flow_ports[i] == w->flow_ports[i - 1]) {
 			prober_flows_fini(w);
@@ -142,7 +134,6 @@ prober_flows_fini(struct prober_worker *w)
 	w->flows = NULL;
 	free(w->flow_ports);
 	w->flow_ports = NULL;
-	w->n_flow_ports = 0;
 	histogram_destroy(w->first_rtt);
 	w->first_rtt = NULL;
 }
@@ -175,7 +166,7 @@ prober_flow_select(struct prober_worker *w, uint64_t seq)
 bool
 prober_flow_port_find(const struct prober_worker *w, uint16_t port)
 {
-	return bsearch(&port, w->flow_ports, w->n_flow_ports,
+	return bsearch(&port, w->flow_ports, w->conf->n_sports,
 		       sizeof(*w->flow_ports), port_cmp) != NULL;
 }
 

@@ -151,6 +151,9 @@ histogram_stddev(const struct histogram *h); /* population; 0 when empty */
  * min, p > 100 is taken as 100.
  */
 uint64_t histogram_percentile(const struct histogram *h, double p);
+/* The rank of percentile p (in (0, 100]) among count values (> 0), as
+ * histogram_percentile() takes it: ceil(p/100 * count), at least 1. */
+uint64_t histogram_rank(double p, uint64_t count);
 
 /*
  * PsPing "-h N": n equal-width buckets between min and max (the last upper

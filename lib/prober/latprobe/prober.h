@@ -414,8 +414,7 @@ struct prober_worker {
 	 * source ports sorted (NULL: only flow.sport is ours), and the first
 	 * packets' round trips (NULL: --new-flow-every off). */
 	struct prober_flow *flows;
-	uint16_t *flow_ports;
-	uint32_t n_flow_ports;
+	uint16_t *flow_ports; /* conf->n_sports of them */
 	struct histogram *first_rtt;
 	struct prober_tmpl tmpl;
 	/* prober_worker_run()'s lean loop: the answer's mbuf, kept to carry
