@@ -97,6 +97,16 @@ struct rx_meta {
 	uint8_t dst6[16];
 };
 
+/* What a datagram read without control messages says: the defaults. */
+static void
+rx_meta_plain(struct rx_meta *meta)
+{
+	meta->ttl = SOCKIO_DEFAULT_TTL;
+	meta->tos = 0;
+	meta->dst = 0;
+	meta->have_dst6 = false;
+	memset(meta->dst6, 0, sizeof(meta->dst6));
+}
 /* IPV6_HOPLIMIT, IPV6_TCLASS (ints) and IPV6_PKTINFO (RFC 3542 6). */
 static void
 read_cmsg6(struct cmsghdr *c, struct rx_meta *meta)
@@ -123,11 +133,7 @@ read_cmsg6(struct cmsghdr *c, struct rx_meta *meta)
 static void
 read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
 {
-	meta->ttl = SOCKIO_DEFAULT_TTL;
-	meta->tos = 0;
-	meta->dst = 0;
-	meta->have_dst6 = false;
-	memset(meta->dst6, 0, sizeof(meta->dst6));
+	rx_meta_plain(meta);
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL;
 	     c = CMSG_NXTHDR(mh, c)) {
 		if (c->cmsg_level == IPPROTO_IPV6) {
@@ -156,19 +162,6 @@ read_cmsgs(struct msghdr *mh, struct rx_meta *meta)
 	}
 }
 
-/* The IPv4 header checksum of the 20 bytes at h (checksum field zero). */
-static uint16_t
-ipv4_hdr_csum(const uint8_t *h)
-{
-	uint32_t sum = 0;
-
-	for (unsigned i = 0; i < CODEC_IPV4_HLEN; i += 2)
-		sum += (uint32_t)h[i] << 8 | h[i + 1];
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /*
  * Wrap the datagram that sits at the payload offset of m into a frame:
  * the headers are written in place, nothing else is touched. The kernel
@@ -189,7 +182,7 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 	const struct sockaddr_in6 *from6 = from_sa;
 	uint8_t *ip = buf + CODEC_ETH_HLEN;
 	uint8_t *udp;
-	uint16_t sport;
+	uint16_t sport, hc;
 	uint32_t src;
 
 	memcpy(buf, s->my_mac.b, 6);
@@ -222,7 +215,9 @@ synth_frame(struct sockio *s, const struct sockio_sock *k, struct rte_mbuf *m,
 		util_put_be32(ip + 12, src);
 		util_put_be32(ip + 16,
 			      meta->dst != 0 ? meta->dst : k->local_addr);
-		util_put_be16(ip + 10, ipv4_hdr_csum(ip));
+		hc = (uint16_t)~codec_csum_fold16(
+			codec_csum_add(0, ip, CODEC_IPV4_HLEN));
+		memcpy(ip + 10, &hc, sizeof(hc));
 		udp = ip + CODEC_IPV4_HLEN;
 	}
 	/* locally administered, from the address */
@@ -370,6 +365,25 @@ rx_failed(struct sockio *s, struct sockio_sock *k, int err)
 		util_relaxed_add(&s->st.rx_errors, 1);
 }
 
+/* Read slot i of the receive scratch made ready to take one datagram into
+ * m's payload, with its source address and control messages. */
+static struct msghdr *
+rx_slot_arm(struct sockio *s, unsigned i, struct rte_mbuf *m)
+{
+	struct msghdr *mh = &s->msgs[i].msg_hdr;
+
+	s->iov[i].iov_base = rte_pktmbuf_mtod(m, uint8_t *) + s->hdr_len;
+	s->iov[i].iov_len = (size_t)s->pool.buf_len - s->hdr_len;
+	mh->msg_name = &s->from[i];
+	mh->msg_namelen = sizeof(s->from[i]);
+	mh->msg_iov = &s->iov[i];
+	mh->msg_iovlen = 1;
+	mh->msg_control = s->ctl[i];
+	mh->msg_controllen = sizeof(s->ctl[i]);
+	mh->msg_flags = 0;
+	return mh;
+}
+
 /*
  * One datagram, the ping-pong case: one recvfrom() (or recvmsg() when the
  * socket has control messages to read) into one mbuf, no recvmmsg()
@@ -396,22 +410,10 @@ sock_rx_one(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 		/* MSG_TRUNC: the datagram's real length, to see truncation. */
 		r = recvfrom(k->fd, data, cap, flags | MSG_TRUNC,
 			     (struct sockaddr *)&s->from[0], &fl);
-		meta.ttl = SOCKIO_DEFAULT_TTL;
-		meta.tos = 0;
-		meta.dst = 0;
-		meta.have_dst6 = false;
+		rx_meta_plain(&meta);
 	} else {
-		struct msghdr *mh = &s->msgs[0].msg_hdr;
+		struct msghdr *mh = rx_slot_arm(s, 0, m);
 
-		s->iov[0].iov_base = data;
-		s->iov[0].iov_len = cap;
-		mh->msg_name = &s->from[0];
-		mh->msg_namelen = sizeof(s->from[0]);
-		mh->msg_iov = &s->iov[0];
-		mh->msg_iovlen = 1;
-		mh->msg_control = s->ctl[0];
-		mh->msg_controllen = sizeof(s->ctl[0]);
-		mh->msg_flags = 0;
 		r = recvmsg(k->fd, mh, flags);
 		if (r >= 0 && (mh->msg_flags & MSG_TRUNC))
 			r = (ssize_t)cap + 1;
@@ -463,21 +465,11 @@ sock_rx(struct sockio *s, struct sockio_sock *k, struct rte_mbuf **pkts,
 	}
 	for (i = 0; i < want; i++) {
 		struct rte_mbuf *m = io_pool_get(&s->pool);
-		struct msghdr *mh = &s->msgs[i].msg_hdr;
 
 		if (m == NULL)
 			break;
 		s->rx_m[i] = m;
-		s->iov[i].iov_base =
-			rte_pktmbuf_mtod(m, uint8_t *) + s->hdr_len;
-		s->iov[i].iov_len = (size_t)s->pool.buf_len - s->hdr_len;
-		mh->msg_name = &s->from[i];
-		mh->msg_namelen = sizeof(s->from[i]);
-		mh->msg_iov = &s->iov[i];
-		mh->msg_iovlen = 1;
-		mh->msg_control = s->ctl[i];
-		mh->msg_controllen = sizeof(s->ctl[i]);
-		mh->msg_flags = 0;
+		rx_slot_arm(s, i, m);
 	}
 	if (i == 0) {
 		util_relaxed_add(&s->st.rx_nombuf, 1);
@@ -612,18 +604,6 @@ add_cmsg(struct msghdr *mh, size_t *used, int level, int type, const void *v,
 	*used += CMSG_SPACE(len);
 }
 
-static inline uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
-
 /*
  * The frames the engines build for a socket are untagged Ethernet + IPv4
  * without options (or IPv6 without extension headers) + UDP: read those
@@ -641,14 +621,14 @@ fast_parse(const struct sockio *s, const uint8_t *buf, uint16_t len,
 	if (s->family == AF_INET6) {
 		udp = ip + CODEC_IPV6_HLEN;
 		if (len < SOCKIO_HDR6_LEN ||
-		    get16(buf + 12) != CODEC_ETHERTYPE_IPV6 ||
+		    util_get_be16(buf + 12) != CODEC_ETHERTYPE_IPV6 ||
 		    ip[0] >> 4 != 6 || ip[6] != CODEC_IPPROTO_UDP)
 			return false;
-		ulen = get16(udp + 4);
-		if (get16(ip + 4) != ulen || ulen < CODEC_UDP_HLEN ||
+		ulen = util_get_be16(udp + 4);
+		if (util_get_be16(ip + 4) != ulen || ulen < CODEC_UDP_HLEN ||
 		    ulen > len - (CODEC_ETH_HLEN + CODEC_IPV6_HLEN))
 			return false;
-		f->tos = (uint8_t)(get16(ip) >> 4);
+		f->tos = (uint8_t)(util_get_be16(ip) >> 4);
 		f->ttl = ip[7];
 		memcpy(f->src6, ip + 8, 16);
 		memcpy(f->dst6, ip + 24, 16);
@@ -658,24 +638,24 @@ fast_parse(const struct sockio *s, const uint8_t *buf, uint16_t len,
 	} else {
 		udp = ip + CODEC_IPV4_HLEN;
 		if (len < SOCKIO_HDR_LEN ||
-		    get16(buf + 12) != CODEC_ETHERTYPE_IPV4 || ip[0] != 0x45 ||
-		    ip[9] != CODEC_IPPROTO_UDP ||
-		    (get16(ip + 6) & 0x3fff) != 0) /* MF, offset */
+		    util_get_be16(buf + 12) != CODEC_ETHERTYPE_IPV4 ||
+		    ip[0] != 0x45 || ip[9] != CODEC_IPPROTO_UDP ||
+		    (util_get_be16(ip + 6) & 0x3fff) != 0) /* MF, offset */
 			return false;
-		ulen = get16(udp + 4);
-		if (get16(ip + 2) != CODEC_IPV4_HLEN + ulen ||
+		ulen = util_get_be16(udp + 4);
+		if (util_get_be16(ip + 2) != CODEC_IPV4_HLEN + ulen ||
 		    ulen < CODEC_UDP_HLEN ||
 		    ulen > len - (CODEC_ETH_HLEN + CODEC_IPV4_HLEN))
 			return false;
 		f->tos = ip[1];
 		f->ttl = ip[8];
-		f->src4 = get32(ip + 12);
-		f->dst4 = get32(ip + 16);
+		f->src4 = util_get_be32(ip + 12);
+		f->dst4 = util_get_be32(ip + 16);
 		f->l3_hlen = CODEC_IPV4_HLEN;
 	}
 	f->l3_off = CODEC_ETH_HLEN;
-	f->sport = get16(udp);
-	f->dport = get16(udp + 2);
+	f->sport = util_get_be16(udp);
+	f->dport = util_get_be16(udp + 2);
 	f->payload_off = (uint16_t)(udp + CODEC_UDP_HLEN - buf);
 	f->payload_len = (uint16_t)(ulen - CODEC_UDP_HLEN);
 	return true;
