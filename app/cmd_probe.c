@@ -895,8 +895,6 @@ struct probe_run {
 	bool retired[PROBE_MAX_WORKERS];
 	struct prober_set *sets; /* one per lane */
 	unsigned n_lanes;
-	/* --flows, --new-flow-every: each lcore's source ports. */
-	uint16_t *sports[RTE_MAX_LCORE];
 };
 
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
@@ -2052,6 +2050,7 @@ probe_flow_ports(struct app_run *r, unsigned i)
 	struct prober_conf *c = &x->run->conf[i];
 	struct rss_addr ours = {0}, peer = {0};
 	uint64_t want = o->flows;
+	uint16_t *sports;
 	int got;
 
 	if (o->new_flow_every != 0)
@@ -2069,13 +2068,15 @@ probe_flow_ports(struct app_run *r, unsigned i)
 		ours.v4 = o->co.addr;
 		peer.v4 = codec_ip_v4(&o->target);
 	}
-	x->run->sports[i] = malloc(want * sizeof(uint16_t));
-	if (x->run->sports[i] == NULL) {
+	/* Freed with the run (conf[i].sports). */
+	sports = malloc(want * sizeof(uint16_t));
+	c->sports = sports;
+	if (sports == NULL) {
 		app_err("out of memory");
 		return EXIT_RUNTIME;
 	}
 	got = port_pick_sports(&r->port, (uint16_t)i, &ours, &peer, o->dport,
-			       o->sport, x->run->sports[i], (unsigned)want);
+			       o->sport, sports, (unsigned)want);
 	if (got <= 0 || (o->flows != 0 && (unsigned)got < o->flows)) {
 		app_err("%s: %d source ports from --sport %u up bring answers "
 			"back to lcore %u's queue (%s needed)",
@@ -2084,7 +2085,6 @@ probe_flow_ports(struct app_run *r, unsigned i)
 			o->flows != 0 ? "one per flow" : "at least one");
 		return EXIT_USAGE;
 	}
-	c->sports = x->run->sports[i];
 	c->n_sports = (uint32_t)got;
 	c->n_flows = o->flows;
 	c->new_flow_every = o->new_flow_every;
@@ -2559,8 +2559,8 @@ probe_teardown(struct app_run *r)
 				loopback_io_fini(&x->run->lo[i]);
 		}
 		free(x->run->sets);
-		for (unsigned i = 0; i < RTE_MAX_LCORE; i++)
-			free(x->run->sports[i]);
+		for (unsigned i = 0; i < PROBE_MAX_WORKERS; i++)
+			free((void *)x->run->conf[i].sports);
 		free(x->run);
 		x->run = NULL;
 	}

@@ -851,8 +851,10 @@ text_flows(FILE *out, const struct report_probe *r)
 	memcpy(rows, r->flows, r->n_flows * sizeof(*rows));
 	qsort(rows, r->n_flows, sizeof(*rows), flow_row_cmp);
 	shown = r->n_flows < REPORT_FLOWS_TOP ? r->n_flows : REPORT_FLOWS_TOP;
-	fprintf(out, "Flows (%u, worst p99 first%s):\n", r->n_flows,
-		shown < r->n_flows ? "; the top 10, all in the JSON" : "");
+	fprintf(out, "Flows (%u, worst p99 first", r->n_flows);
+	if (shown < r->n_flows)
+		fprintf(out, "; the top %u, all in the JSON", shown);
+	fprintf(out, "):\n");
 	fprintf(out, "  %6s %5s %6s %9s %7s %10s %10s %10s\n", "flow", "lcore",
 		"sport", "count", "loss", "p50", "p99", "max");
 	for (unsigned i = 0; i < shown; i++) {
@@ -929,19 +931,16 @@ text_open(FILE *out, const struct report_open *o)
 		"(seed %" PRIu64 "); sender behind schedule: p50 %s, p99 %s, "
 		"max %s; %" PRIu64 " sends (%.2f%%) later than %s\n",
 		o->rate_pps, str_or(o->spacing, "?"), o->seed,
-		fmt_ns_of(n, n ? histogram_percentile(b, 50.0) : 0).s,
-		fmt_ns_of(n, n ? histogram_percentile(b, 99.0) : 0).s,
+		fmt_ns_of(n, histogram_percentile(b, 50.0)).s,
+		fmt_ns_of(n, histogram_percentile(b, 99.0)).s,
 		fmt_ns(o->behind_max_ns).s, o->late_sends,
 		n != 0 ? 100.0 * (double)o->late_sends / (double)n : 0.0,
 		fmt_ns(o->bound_ns).s);
-	/* More than 1 %: the intended latency is mostly the sender's.
-	 */
+	/* More than 1 %: the intended latency is mostly the sender's. */
 	if (n != 0 && o->late_sends * 100 > n)
-		fprintf(out, "  the sender did not keep the rate (busy "
-			     "or shared "
-			     "CPU, or a rate above what one lcore "
-			     "sends): the "
-			     "intended latency includes its lag\n");
+		fprintf(out, "  the sender did not keep the rate (busy or "
+			     "shared CPU, or a rate above what one lcore "
+			     "sends): the intended latency includes its lag\n");
 }
 
 int
@@ -1009,8 +1008,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			"  Late answers = %" PRIu64 ", RST answers = %" PRIu64
 			"%s\n",
 			r->late, r->resets,
-			r->resets ? " (the port is closed: RST counted "
-				    "as the "
+			r->resets ? " (the port is closed: RST counted as the "
 				    "answer)"
 				  : "");
 	fprintf(out,
@@ -1067,8 +1065,8 @@ text_count_or_dash(FILE *out, int w, bool known, uint64_t v)
 }
 
 /*
- * Several workers: one row each, with its share of the answers, then a
- * line for a worker that answered nothing while the others answered.
+ * Several workers: one row each, with its share of the answers, then a line
+ * for a worker that answered nothing while the others answered.
  */
 static void
 text_reflect_workers(FILE *out, const struct report_reflect *r)
@@ -1118,16 +1116,12 @@ text_reflect_workers(FILE *out, const struct report_reflect *r)
 		if (w->answered != 0)
 			continue;
 		fprintf(out,
-			"  lcore %d (queue %d) answered nothing while "
-			"the "
-			"others "
-			"answered %" PRIu64 ": no request reached its "
-			"queue (the port spreads "
-			"flows by a hash, RSS or af_packet's fanout, "
-			"or pairs "
-			"its queues with the peer's as memif does: "
-			"probe with "
-			"more flows, or as many lcores)\n",
+			"  lcore %d (queue %d) answered nothing while the "
+			"others answered %" PRIu64 ": no request reached its "
+			"queue (the port spreads flows by a hash, RSS or "
+			"af_packet's fanout, or pairs its queues with the "
+			"peer's as memif does: probe with more flows, or as "
+			"many lcores)\n",
 			w->lcore, w->queue, total);
 	}
 }
@@ -1172,8 +1166,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	return stream_status(out);
 }
 
-/* ---------------------------------------------------------------- json
- */
+/* ---------------------------------------------------------------- json */
 
 /*
  * json-c setters that remember the first allocation failure in *err, so
@@ -1201,10 +1194,10 @@ jset_bool(struct json_object *o, const char *key, bool v, int *err)
 }
 
 /*
- * json-c prints doubles with %.17g ("36.799999999999997"); use the
- * shortest precision that parses back to the same double instead, and
- * keep a ".0" so that a float field never turns into an integer from
- * one run to the next.
+ * json-c prints doubles with %.17g ("36.799999999999997"); use the shortest
+ * precision that parses back to the same double instead, and keep a ".0"
+ * so that a float field never turns into an integer from one run to the
+ * next.
  */
 static struct json_object *
 json_double(double v)
@@ -1267,8 +1260,7 @@ json_summary(const struct histogram *h, int *err)
 		jset_u64(o, pct_key[i], s.pct[i], err);
 	jset_u64(o, "underflow", h->underflow, err);
 	jset_u64(o, "overflow", h->overflow, err);
-	/* The whole histogram, lossless (underflow/overflow are beside
-	 * it). */
+	/* The whole histogram, lossless (underflow/overflow are beside it). */
 	{
 		char *b64 = NULL;
 		size_t len;
@@ -1310,8 +1302,7 @@ json_buckets(const struct histogram_row *rows, int n, int *err)
 	for (i = 0; i < n && a != NULL; i++) {
 		struct json_object *row = json_object_new_object();
 
-		/* The open-ended last row of an edge list: no upper
-		 * edge. */
+		/* The open-ended last row of an edge list: no upper edge. */
 		if (rows[i].upper_ns == UINT64_MAX) {
 			if (row == NULL ||
 			    json_object_object_add(row, "upper_ns", NULL) != 0)
@@ -1477,25 +1468,20 @@ static void
 json_open(struct json_object *root, const struct report_open *o, int *err)
 {
 	struct json_object *snd, *ol;
+	const struct histogram *b;
 
 	if (o == NULL)
 		return;
+	b = hist_or_empty(o->behind);
 	jset(root, "intended_latency_ns",
 	     json_summary(hist_or_empty(o->intended), err), err);
 	snd = json_object_new_object();
 	jset_u64(snd, "late_sends", o->late_sends, err);
 	jset_u64(snd, "behind_max_ns", o->behind_max_ns, err);
 	jset_u64(snd, "bound_ns", o->bound_ns, err);
-	jset_u64(snd, "behind_p50_ns",
-		 histogram_count(hist_or_empty(o->behind)) != 0
-			 ? histogram_percentile(o->behind, 50.0)
-			 : 0,
-		 err);
-	jset_u64(snd, "behind_p99_ns",
-		 histogram_count(hist_or_empty(o->behind)) != 0
-			 ? histogram_percentile(o->behind, 99.0)
-			 : 0,
-		 err);
+	/* 0 when no send was measured (histogram_percentile()). */
+	jset_u64(snd, "behind_p50_ns", histogram_percentile(b, 50.0), err);
+	jset_u64(snd, "behind_p99_ns", histogram_percentile(b, 99.0), err);
 	jset(root, "sender", snd, err);
 	ol = json_object_new_object();
 	jset_u64(ol, "rate_pps", o->rate_pps, err);
@@ -1860,8 +1846,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	return json_finish(root, &r->tsc, &r->port, err, out);
 }
 
-/* ---------------------------------------------------------------- live
- */
+/* ---------------------------------------------------------------- live */
 
 int
 report_live_path(char *buf, size_t cap, const struct report_port_path *p)
@@ -1935,8 +1920,7 @@ report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 	return (size_t)n < cap ? n : (int)(cap - 1);
 }
 
-/* ---------------------------------------------------------------- CSV
- */
+/* ---------------------------------------------------------------- CSV */
 
 int
 report_samples_header(FILE *out)
@@ -1958,8 +1942,7 @@ report_samples_write(FILE *out, const struct report_sample *s, size_t n)
 	for (i = 0; i < n; i++) {
 		int ret;
 
-		/* No network RTT for this proto: an empty field (CSV
-		 * "NA"). */
+		/* No network RTT for this proto: an empty field (CSV "NA"). */
 		if (s[i].network_rtt_ns < 0)
 			ret = fprintf(out,
 				      "%" PRIu64 ",%" PRIu32 ",%" PRIu64
