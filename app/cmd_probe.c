@@ -1055,10 +1055,8 @@ probe_tick(struct app_run *r, double el)
 	}
 	histogram_init(lv->sum);
 	for (unsigned i = 0; i < run->n_workers; i++) {
-		histogram_snapshot(&run->w[i].rtt, lv->snap);
-		histogram_interval(lv->iv, lv->snap, &lv->prev[i]);
-		histogram_merge(lv->sum, lv->iv);
-		lv->prev[i] = *lv->snap;
+		histogram_take_interval(lv->sum, &run->w[i].rtt, &lv->prev[i],
+					lv->snap, lv->iv);
 	}
 	recv = SUM_STAT(run, received);
 	lost = SUM_STAT(run, lost);
@@ -1071,10 +1069,9 @@ probe_tick(struct app_run *r, double el)
 
 		histogram_init(lv->isum);
 		for (unsigned i = 0; i < run->n_workers; i++) {
-			histogram_snapshot(&run->w[i].intended, lv->snap);
-			histogram_interval(lv->iv, lv->snap, &lv->iprev[i]);
-			histogram_merge(lv->isum, lv->iv);
-			lv->iprev[i] = *lv->snap;
+			histogram_take_interval(lv->isum, &run->w[i].intended,
+						&lv->iprev[i], lv->snap,
+						lv->iv);
 		}
 		if (histogram_count(lv->isum) != 0)
 			report_fmt_ns(histogram_percentile(lv->isum, 99.0), p99,
@@ -1361,16 +1358,12 @@ probe_report_interval(struct app_run *r, double el, bool final)
 
 			if (!mx_in(x, s, i))
 				continue;
-			histogram_snapshot(&w->rtt, v->snap);
-			histogram_interval(v->iv, v->snap, v->prev[i]);
-			histogram_merge(v->sum, v->iv);
-			*v->prev[i] = *v->snap;
-			if (v->isum != NULL) {
-				histogram_snapshot(&w->intended, v->snap);
-				histogram_interval(v->iv, v->snap, v->iprev[i]);
-				histogram_merge(v->isum, v->iv);
-				*v->iprev[i] = *v->snap;
-			}
+			histogram_take_interval(v->sum, &w->rtt, v->prev[i],
+						v->snap, v->iv);
+			if (v->isum != NULL)
+				histogram_take_interval(v->isum, &w->intended,
+							v->iprev[i], v->snap,
+							v->iv);
 			sent = prober_stat_read(&w->st.sent);
 			recv = prober_stat_read(&w->st.received);
 			lost = prober_stat_read(&w->st.lost);

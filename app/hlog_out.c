@@ -73,10 +73,8 @@ app_hlog_tick(struct app_hlog *h, double el, app_hlog_get_fn get, void *ctx)
 		for (unsigned w = 0; w < h->n_workers; w++) {
 			struct histogram *prev = &h->prev[s * h->n_workers + w];
 
-			histogram_snapshot(get(ctx, s, w), h->snap);
-			histogram_interval(h->iv, h->snap, prev);
-			histogram_merge(h->sum, h->iv);
-			*prev = *h->snap;
+			histogram_take_interval(h->sum, get(ctx, s, w), prev,
+						h->snap, h->iv);
 		}
 		if (hlog_write_interval(f, h->tag[s], h->last_el,
 					el - h->last_el, h->sum) != 0) {

@@ -154,6 +154,17 @@ histogram_interval(struct histogram *out, const struct histogram *now,
 }
 
 void
+histogram_take_interval(struct histogram *sum, const struct histogram *h,
+			struct histogram *prev, struct histogram *snap,
+			struct histogram *iv)
+{
+	histogram_snapshot(h, snap);
+	histogram_interval(iv, snap, prev);
+	histogram_merge(sum, iv);
+	*prev = *snap;
+}
+
+void
 histogram_merge(struct histogram *dst, const struct histogram *src)
 {
 	uint64_t v;

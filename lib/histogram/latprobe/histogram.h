@@ -137,6 +137,15 @@ void histogram_interval(struct histogram *out, const struct histogram *now,
 /* dst += src (element-wise; min/max combined). src may be live. */
 void histogram_merge(struct histogram *dst, const struct histogram *src);
 
+/*
+ * One lcore's share of a periodic report: the interval of the live
+ * histogram h since the snapshot *prev merged into sum, and *prev moved on
+ * to h's state now. snap and iv are scratch histograms.
+ */
+void histogram_take_interval(struct histogram *sum, const struct histogram *h,
+			     struct histogram *prev, struct histogram *snap,
+			     struct histogram *iv);
+
 uint64_t histogram_count(const struct histogram *h);
 uint64_t histogram_min(const struct histogram *h); /* 0 when empty */
 uint64_t histogram_max(const struct histogram *h); /* 0 when empty */

@@ -387,6 +387,42 @@ test_merge(void **state)
 	histogram_destroy(sum);
 }
 
+/* histogram_take_interval(): each call adds what was recorded since the
+ * last one, and moves prev on. */
+static void
+test_take_interval(void **state)
+{
+	struct histogram *h = histogram_create(), *prev = histogram_create();
+	struct histogram *snap = histogram_create(), *iv = histogram_create();
+	struct histogram *sum = histogram_create();
+
+	(void)state;
+	assert_non_null(h);
+	assert_non_null(prev);
+	assert_non_null(snap);
+	assert_non_null(iv);
+	assert_non_null(sum);
+	histogram_record(h, 100);
+	histogram_take_interval(sum, h, prev, snap, iv);
+	assert_int_equal(histogram_count(sum), 1);
+	assert_int_equal(histogram_count(prev), 1);
+	histogram_record(h, 300);
+	histogram_record(h, 600);
+	histogram_init(sum);
+	histogram_take_interval(sum, h, prev, snap, iv);
+	assert_int_equal(histogram_count(sum), 2);
+	assert_int_equal(sum->sum, 900);
+	assert_int_equal(sum->counts[histogram_index(100)], 0);
+	assert_int_equal(histogram_count(prev), 3);
+	histogram_take_interval(sum, h, prev, snap, iv);
+	assert_int_equal(histogram_count(sum), 2); /* nothing new */
+	histogram_destroy(h);
+	histogram_destroy(prev);
+	histogram_destroy(snap);
+	histogram_destroy(iv);
+	histogram_destroy(sum);
+}
+
 static void
 test_interval(void **state)
 {
@@ -791,6 +827,7 @@ main(void)
 		cmocka_unit_test(test_percentile_bimodal),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_take_interval),
 		cmocka_unit_test(test_concurrent_intervals),
 		cmocka_unit_test(test_table_linear),
 		cmocka_unit_test(test_table_edges),
