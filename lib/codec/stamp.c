@@ -65,17 +65,6 @@ stamp_ee_to_ns(const struct stamp_error_estimate *ee)
 	return ldexp((double)ee->multiplier, (int)ee->scale - 32) * 1e9;
 }
 
-uint64_t
-stamp_ntp_from_ns(uint64_t unix_ns)
-{
-	uint64_t sec = unix_ns / NS_PER_S + STAMP_NTP_UNIX_OFFSET;
-	uint64_t rem = unix_ns % NS_PER_S;
-	/* Nearest 2^-32 s; rem < 1e9 keeps this below 2^32 (no carry). */
-	uint64_t frac = ((rem << 32) + NS_PER_S / 2) / NS_PER_S;
-
-	return (sec & 0xffffffffULL) << 32 | frac;
-}
-
 int
 stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
 		     uint64_t unix_ns0, uint64_t hz)
@@ -91,19 +80,6 @@ stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
 	k->tsc0 = tsc0;
 	k->ntp0 = stamp_ntp_from_ns(unix_ns0);
 	return 0;
-}
-
-uint64_t
-stamp_ntp_to_ns(uint64_t ntp)
-{
-	uint64_t sec = ntp >> 32;
-	uint64_t frac = ntp & 0xffffffffULL;
-
-	/* Era 1 starts in 2036; before 1970 cannot be meant (RFC 5905 §6). */
-	if (sec < STAMP_NTP_UNIX_OFFSET)
-		sec += 1ULL << 32;
-	return (sec - STAMP_NTP_UNIX_OFFSET) * NS_PER_S +
-	       ((frac * NS_PER_S + (1ULL << 31)) >> 32);
 }
 
 uint64_t
@@ -124,14 +100,6 @@ stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate)
 	if (error_estimate & STAMP_EE_Z)
 		return stamp_ptp_from_ns(unix_ns);
 	return stamp_ntp_from_ns(unix_ns);
-}
-
-uint64_t
-stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate)
-{
-	if (error_estimate & STAMP_EE_Z)
-		return stamp_ptp_to_ns(ts);
-	return stamp_ntp_to_ns(ts);
 }
 
 int

@@ -156,63 +156,13 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 /* Bytes of the UDP header in front of the payload, from l4. */
 #define PL CODEC_UDP_HLEN
 
-/*
- * stamp_ntp_from_ns() and stamp_ntp_to_ns() (lib/codec/stamp.c), the same
- * arithmetic inlined into the per-probe patch and match (a call each way
- * saved; the divisions by constants are multiplications). test_template
- * checks that they agree with stamp.c's over the range of dates.
- */
-#define NTP_NS_PER_S	1000000000ull
-#define NTP_UNIX_OFFSET STAMP_NTP_UNIX_OFFSET
-
-static inline uint64_t
-ntp_from_ns(uint64_t unix_ns)
-{
-	uint64_t sec = unix_ns / NTP_NS_PER_S + NTP_UNIX_OFFSET;
-	uint64_t rem = unix_ns % NTP_NS_PER_S;
-	uint64_t frac = ((rem << 32) + NTP_NS_PER_S / 2) / NTP_NS_PER_S;
-
-	return (sec & 0xffffffffull) << 32 | frac;
-}
-
-static inline uint64_t
-ntp_to_ns(uint64_t ntp)
-{
-	uint64_t sec = ntp >> 32;
-	uint64_t frac = ntp & 0xffffffffull;
-
-	if (sec < NTP_UNIX_OFFSET) /* era 1 (from 2036) */
-		sec += 1ull << 32;
-	return (sec - NTP_UNIX_OFFSET) * NTP_NS_PER_S +
-	       ((frac * NTP_NS_PER_S + (1ull << 31)) >> 32);
-}
-
-/* stamp_ts_to_ns(), NTP inlined. */
-static inline uint64_t
-ts_to_ns(uint64_t ts, uint16_t ee)
-{
-	return ee & STAMP_EE_Z ? stamp_ts_to_ns(ts, ee) : ntp_to_ns(ts);
-}
-
-uint64_t
-prober_stamp_ntp_from_ns(uint64_t unix_ns)
-{
-	return ntp_from_ns(unix_ns);
-}
-
-uint64_t
-prober_stamp_ntp_to_ns(uint64_t ntp)
-{
-	return ntp_to_ns(ntp);
-}
-
 static int
 stamp_patch(struct prober_worker *w, uint8_t *l4, uint64_t seq,
 	    uint64_t t1_unix_ns, uint64_t *sum)
 {
 	uint32_t s32 = __builtin_bswap32((uint32_t)seq);
 	/* PROBER_STAMP_EE: NTP format, stamp_ts_from_ns()'s. */
-	uint64_t ts = __builtin_bswap64(ntp_from_ns(t1_unix_ns));
+	uint64_t ts = __builtin_bswap64(stamp_ntp_from_ns(t1_unix_ns));
 
 	if (w->auth != NULL)
 		return -ENOTSUP; /* the HMAC covers the whole packet */
@@ -266,8 +216,8 @@ stamp_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
 	ee = __builtin_bswap16(ee);
 	r->seq = codec_widen_seq32(__builtin_bswap32(s32), w->max_seq_seen + 1);
 	r->has_remote_ts = true;
-	r->t3_ns = ts_to_ns(__builtin_bswap64(t3), ee);
-	r->t2_ns = ts_to_ns(__builtin_bswap64(t2), ee);
+	r->t3_ns = stamp_ts_to_ns(__builtin_bswap64(t3), ee);
+	r->t2_ns = stamp_ts_to_ns(__builtin_bswap64(t2), ee);
 	r->has_ee = true;
 	r->error_estimate = ee;
 	return 1;

@@ -46,21 +46,54 @@ double stamp_ee_to_ns(const struct stamp_error_estimate *ee);
  * PTP (truncated PTPv2): seconds since 1970 << 32 | nanoseconds.
  * Both take and give ns since 1970 (CLOCK_REALTIME).
  */
-uint64_t stamp_ntp_from_ns(uint64_t unix_ns);
-uint64_t stamp_ntp_to_ns(uint64_t ntp);
-uint64_t stamp_ptp_from_ns(uint64_t unix_ns);
-uint64_t stamp_ptp_to_ns(uint64_t ptp);
 /* Seconds from 1900-01-01 (NTP era 0) to 1970-01-01. */
 #define STAMP_NTP_UNIX_OFFSET 2208988800ULL
+#define STAMP_NS_PER_S	      1000000000ULL
 /*
  * NTP seconds are 32 bits: values below STAMP_NTP_UNIX_OFFSET are read as
  * era 1 (after 2036-02-07), so stamp_ntp_to_ns() is right until 2104.
- * PTP seconds are truncated to 32 bits (right until 2106).
+ * PTP seconds are truncated to 32 bits (right until 2106). The NTP ones
+ * are inline: the prober converts two to three timestamps per probe (the
+ * divisions by constants are multiplications).
  */
+static inline uint64_t
+stamp_ntp_from_ns(uint64_t unix_ns)
+{
+	uint64_t sec = unix_ns / STAMP_NS_PER_S + STAMP_NTP_UNIX_OFFSET;
+	uint64_t rem = unix_ns % STAMP_NS_PER_S;
+	/* Nearest 2^-32 s; rem < 1e9 keeps this below 2^32 (no carry). */
+	uint64_t frac = ((rem << 32) + STAMP_NS_PER_S / 2) / STAMP_NS_PER_S;
+
+	return (sec & 0xffffffffULL) << 32 | frac;
+}
+
+static inline uint64_t
+stamp_ntp_to_ns(uint64_t ntp)
+{
+	uint64_t sec = ntp >> 32;
+	uint64_t frac = ntp & 0xffffffffULL;
+
+	/* Era 1 starts in 2036; before 1970 cannot be meant (RFC 5905 §6). */
+	if (sec < STAMP_NTP_UNIX_OFFSET)
+		sec += 1ULL << 32;
+	return (sec - STAMP_NTP_UNIX_OFFSET) * STAMP_NS_PER_S +
+	       ((frac * STAMP_NS_PER_S + (1ULL << 31)) >> 32);
+}
+
+uint64_t stamp_ptp_from_ns(uint64_t unix_ns);
+uint64_t stamp_ptp_to_ns(uint64_t ptp);
+
 /* Either format, chosen by the Z bit of the error estimate that goes with it.
  */
 uint64_t stamp_ts_from_ns(uint64_t unix_ns, uint16_t error_estimate);
-uint64_t stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate);
+
+static inline uint64_t
+stamp_ts_to_ns(uint64_t ts, uint16_t error_estimate)
+{
+	if (error_estimate & STAMP_EE_Z)
+		return stamp_ptp_to_ns(ts);
+	return stamp_ntp_to_ns(ts);
+}
 
 /*
  * A TSC reading straight to an NTP timestamp: the anchor's NTP time plus

@@ -148,11 +148,6 @@ struct prober_tmpl {
 	bool off; /* build() every time: no patch(), fragments, a key */
 };
 
-/* proto_udp.c's inlined STAMP NTP timestamp conversions, for tests: the
- * same values as stamp_ntp_from_ns() / stamp_ntp_to_ns(). */
-uint64_t prober_stamp_ntp_from_ns(uint64_t unix_ns);
-uint64_t prober_stamp_ntp_to_ns(uint64_t ntp);
-
 extern const struct probe_proto probe_proto_stamp;
 extern const struct probe_proto probe_proto_sockperf;
 extern const struct probe_proto probe_proto_udp_echo;
