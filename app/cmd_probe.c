@@ -1296,6 +1296,19 @@ iv_out(const struct probe_ctx *x)
 								      : stdout;
 }
 
+/* An interval row's series from its merged histogram. */
+static void
+iv_stat_from(const struct histogram *h, struct report_iv_stat *st)
+{
+	struct report_summary sm;
+
+	report_summarise(h, &sm);
+	st->count = sm.count;
+	st->p50 = sm.pct[0];
+	st->p99 = sm.pct[2];
+	st->max = sm.max;
+}
+
 /*
  * --interval-report, from the side thread (and once more from the main
  * thread after the workers stopped): each series' interval from relaxed
@@ -1347,7 +1360,6 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		return; /* this interval is lost; the next one covers it */
 	for (unsigned s = 0; s < ns; s++) {
 		struct report_iv_row *row = &rows[s];
-		struct report_summary sm;
 
 		histogram_init(v->sum);
 		if (v->isum != NULL)
@@ -1374,20 +1386,11 @@ probe_report_interval(struct app_run *r, double el, bool final)
 			v->recv[i] = recv;
 			v->lost[i] = lost;
 		}
-		report_summarise(v->sum, &sm);
 		row->target = mx_target(x, s)->name;
-		row->count = sm.count;
-		row->p50 = sm.pct[0];
-		row->p99 = sm.pct[2];
-		row->max = sm.max;
-		if (v->isum != NULL) {
-			report_summarise(v->isum, &sm);
-			row->has_intended = true;
-			row->i_count = sm.count;
-			row->i_p50 = sm.pct[0];
-			row->i_p99 = sm.pct[2];
-			row->i_max = sm.max;
-		}
+		iv_stat_from(v->sum, &row->rtt);
+		row->has_intended = v->isum != NULL;
+		if (row->has_intended)
+			iv_stat_from(v->isum, &row->intended);
 	}
 	if (v->n == v->keep) {
 		free((void *)v->ring[v->head].rows);

@@ -1449,18 +1449,19 @@ report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 			 "interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
 			 "  p50 %s p99 %s max %s",
 			 iv->t_s, str_or(row->target, "?"), row->sent,
-			 row->lost, fmt_ns_of(row->count, row->p50).s,
-			 fmt_ns_of(row->count, row->p99).s,
-			 fmt_ns_of(row->count, row->max).s);
+			 row->lost, fmt_ns_of(row->rtt.count, row->rtt.p50).s,
+			 fmt_ns_of(row->rtt.count, row->rtt.p99).s,
+			 fmt_ns_of(row->rtt.count, row->rtt.max).s);
 
 	if (n < 0 || !row->has_intended)
 		return n;
-	return n + snprintf((size_t)n < cap ? buf + n : NULL,
-			    (size_t)n < cap ? cap - (size_t)n : 0,
-			    "  intended p50 %s p99 %s max %s",
-			    fmt_ns_of(row->i_count, row->i_p50).s,
-			    fmt_ns_of(row->i_count, row->i_p99).s,
-			    fmt_ns_of(row->i_count, row->i_max).s);
+	return n +
+	       snprintf((size_t)n < cap ? buf + n : NULL,
+			(size_t)n < cap ? cap - (size_t)n : 0,
+			"  intended p50 %s p99 %s max %s",
+			fmt_ns_of(row->intended.count, row->intended.p50).s,
+			fmt_ns_of(row->intended.count, row->intended.p99).s,
+			fmt_ns_of(row->intended.count, row->intended.max).s);
 }
 
 /* Open loop: intended_latency_ns (rtt_ns's keys), sender, open_loop. */
@@ -1491,6 +1492,19 @@ json_open(struct json_object *root, const struct report_open *o, int *err)
 	jset(root, "open_loop", ol, err);
 }
 
+/* One series of an interval row: count, p50, p99, max. */
+static struct json_object *
+json_iv_stat(const struct report_iv_stat *st, int *err)
+{
+	struct json_object *o = json_object_new_object();
+
+	jset_u64(o, "count", st->count, err);
+	jset_u64(o, "p50", st->p50, err);
+	jset_u64(o, "p99", st->p99, err);
+	jset_u64(o, "max", st->max, err);
+	return o;
+}
+
 static struct json_object *
 json_intervals(const struct report_probe *r, int *err)
 {
@@ -1510,27 +1524,15 @@ json_intervals(const struct report_probe *r, int *err)
 		for (unsigned k = 0; rows != NULL && k < iv->n_rows; k++) {
 			const struct report_iv_row *w = &iv->rows[k];
 			struct json_object *x = json_object_new_object();
-			struct json_object *rtt = json_object_new_object();
 
 			jset_str(x, "target", w->target, err);
 			jset_u64(x, "sent", w->sent, err);
 			jset_u64(x, "received", w->received, err);
 			jset_u64(x, "lost", w->lost, err);
-			jset_u64(rtt, "count", w->count, err);
-			jset_u64(rtt, "p50", w->p50, err);
-			jset_u64(rtt, "p99", w->p99, err);
-			jset_u64(rtt, "max", w->max, err);
-			jset(x, "rtt_ns", rtt, err);
-			if (w->has_intended) {
-				struct json_object *il =
-					json_object_new_object();
-
-				jset_u64(il, "count", w->i_count, err);
-				jset_u64(il, "p50", w->i_p50, err);
-				jset_u64(il, "p99", w->i_p99, err);
-				jset_u64(il, "max", w->i_max, err);
-				jset(x, "intended_latency_ns", il, err);
-			}
+			jset(x, "rtt_ns", json_iv_stat(&w->rtt, err), err);
+			if (w->has_intended)
+				jset(x, "intended_latency_ns",
+				     json_iv_stat(&w->intended, err), err);
 			if (x == NULL || json_object_array_add(rows, x) != 0) {
 				json_object_put(x);
 				*err = -ENOMEM;

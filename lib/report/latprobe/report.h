@@ -265,15 +265,20 @@ void report_flows_spread(const struct report_flow *f, unsigned n,
 /* The text table shows this many flows, worst p99 first. */
 #define REPORT_FLOWS_TOP 10
 
+/* One series over one interval: ns, 0 when none. */
+struct report_iv_stat {
+	uint64_t count, p50, p99, max;
+};
+
 /* One target's figures over one --interval-report interval. */
 struct report_iv_row {
 	const char *target; /* "198.18.0.2:862" */
 	uint64_t sent, received, lost;
-	uint64_t count, p50, p99, max; /* round trips, ns; 0 when none */
+	struct report_iv_stat rtt; /* round trips */
 	/* Open loop: the intended latency's (JSON intended_latency_ns,
-	 * text "intended p99 ..."). */
+	 * text "intended p50 ..."). */
 	bool has_intended;
-	uint64_t i_count, i_p50, i_p99, i_max;
+	struct report_iv_stat intended;
 };
 
 struct report_interval {

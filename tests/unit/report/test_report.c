@@ -1306,15 +1306,9 @@ test_open_loop(void **state)
 	};
 	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
 	struct report_iv_row row = {.target = "198.18.0.2:862",
-				    .count = 1,
-				    .p50 = 900,
-				    .p99 = 900,
-				    .max = 900,
+				    .rtt = {1, 900, 900, 900},
 				    .has_intended = true,
-				    .i_count = 1,
-				    .i_p50 = 1500,
-				    .i_p99 = 2500,
-				    .i_max = 2500};
+				    .intended = {1, 1500, 2500, 2500}};
 	struct report_interval iv = {
 		.t_s = 1, .len_s = 1, .rows = &row, .n_rows = 1};
 	struct json_object *root;
