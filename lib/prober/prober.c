@@ -1191,7 +1191,7 @@ tmpl_frame(struct prober_worker *w, uint8_t *buf, size_t room, uint64_t seq,
  * first when w has none, or none for this destination port. -ENOTSUP:
  * build() it.
  */
-static int
+PROBER_INLINE int
 tmpl_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 	   uint64_t t1_unix_ns)
 {
@@ -1222,9 +1222,9 @@ generic_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 	return len;
 }
 
-int
-prober_probe_frame(struct prober_worker *w, uint8_t *buf, size_t cap,
-		   uint64_t seq, uint64_t t1_unix_ns, bool generic)
+PROBER_INLINE int
+probe_frame(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
+	    uint64_t t1_unix_ns, bool generic)
 {
 	int len = -ENOTSUP;
 
@@ -1234,6 +1234,27 @@ prober_probe_frame(struct prober_worker *w, uint8_t *buf, size_t cap,
 		len = tmpl_build(w, buf, cap, seq, t1_unix_ns);
 	if (len == -ENOTSUP)
 		len = generic_build(w, buf, cap, seq, t1_unix_ns);
+	return len;
+}
+
+int
+prober_probe_frame(struct prober_worker *w, uint8_t *buf, size_t cap,
+		   uint64_t seq, uint64_t t1_unix_ns, bool generic)
+{
+	return probe_frame(w, buf, cap, seq, t1_unix_ns, generic);
+}
+
+/* The one frame of probe seq into m (from the template when there is
+ * one): its length, or -errno (m untouched but for its data). */
+PROBER_INLINE int
+frame_into(struct prober_worker *w, struct rte_mbuf *m, uint64_t seq,
+	   uint64_t t1_unix_ns)
+{
+	int len = probe_frame(w, rte_pktmbuf_mtod(m, uint8_t *),
+			      rte_pktmbuf_tailroom(m), seq, t1_unix_ns, false);
+
+	if (len >= 0)
+		io_mbuf_set_len(m, (uint16_t)len);
 	return len;
 }
 
@@ -1259,14 +1280,11 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 		tx[0] = io_alloc(q);
 		if (tx[0] == NULL)
 			return -ENOBUFS;
-		len = prober_probe_frame(w, rte_pktmbuf_mtod(tx[0], uint8_t *),
-					 rte_pktmbuf_tailroom(tx[0]), seq,
-					 t1_unix_ns, false);
+		len = frame_into(w, tx[0], seq, t1_unix_ns);
 		if (len < 0) {
 			io_free(q, tx[0]);
 			return len;
 		}
-		io_mbuf_set_len(tx[0], (uint16_t)len);
 		return 1;
 	}
 	len = generic_build(w, w->scratch, PROBER_SCRATCH, seq, t1_unix_ns);
@@ -1345,10 +1363,7 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 	int n_tx;
 
 	if (lean) {
-		const struct prober_tmpl *t = &w->tmpl;
 		struct rte_mbuf *m = w->spare;
-		uint8_t *buf;
-		size_t room;
 		int len;
 
 		if (m != NULL) {
@@ -1359,17 +1374,11 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 			if (m == NULL)
 				return -ENOBUFS;
 		}
-		buf = rte_pktmbuf_mtod(m, uint8_t *);
-		room = rte_pktmbuf_tailroom(m);
-		if (t->len != 0 && t->dport == w->flow.dport && room >= t->len)
-			len = tmpl_frame(w, buf, room, seq, ts);
-		else
-			len = prober_probe_frame(w, buf, room, seq, ts, false);
+		len = frame_into(w, m, seq, ts);
 		if (len < 0) {
 			io_free(q, m);
 			return len;
 		}
-		io_mbuf_set_len(m, (uint16_t)len);
 		*t1 = io_clock_start(q);
 		if (io_tx(q, &m, 1) == 1)
 			return 1;
