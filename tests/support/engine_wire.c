@@ -66,3 +66,15 @@ tw_prober_conf_stamp(struct prober_conf *pc, const struct tsc_clock *clock,
 	pc->clock = *clock;
 	pc->anchor = (struct tsc_anchor){.realtime_ns = TW_ANCHOR_NS};
 }
+
+void
+tw_fixture_free(void *fixture, struct io_fake *f, struct prober_worker *pw,
+		struct reflector_worker *rw)
+{
+	if (pw != NULL)
+		prober_worker_fini(pw);
+	if (rw != NULL)
+		reflector_worker_fini(rw);
+	io_fake_destroy(f);
+	free(fixture);
+}

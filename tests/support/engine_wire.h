@@ -16,7 +16,7 @@
 #include "test_wire.h"
 
 /* A zeroed fixture of size bytes, aligned to a cache line as the workers
- * in it want; NULL on failure. free() it. */
+ * in it want; NULL on failure. */
 void *tw_fixture_alloc(size_t size);
 
 /* The fake wire (n_mbufs, MTU 1500) in *f and the TW_TSC_HZ clock; 0, or
@@ -39,5 +39,10 @@ int tw_reflector_start(struct io_fake *f, struct reflector_worker *rw,
  * other fields are left as they are. */
 void tw_prober_conf_stamp(struct prober_conf *pc, const struct tsc_clock *clock,
 			  uint16_t sport);
+
+/* Undo the above: pw and rw (each unless NULL) are finished, then the wire
+ * f (NULL is fine) destroyed and fixture freed. */
+void tw_fixture_free(void *fixture, struct io_fake *f, struct prober_worker *pw,
+		     struct reflector_worker *rw);
 
 #endif /* LATPROBE_ENGINE_WIRE_H */

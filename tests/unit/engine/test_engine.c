@@ -102,8 +102,7 @@ setup(void **state)
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -114,11 +113,7 @@ teardown(void **state)
 
 	if (w->dq.held != NULL)
 		io_free(w->dq.inner, w->dq.held);
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL, &w->rw);
 	return 0;
 }
 

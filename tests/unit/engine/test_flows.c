@@ -113,8 +113,7 @@ setup(void **state)
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -123,9 +122,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	prober_worker_fini(&w->pw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, &w->pw, NULL);
 	return 0;
 }
 

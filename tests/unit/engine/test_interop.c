@@ -81,8 +81,7 @@ setup(void **state)
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -91,12 +90,8 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	if (w->reflector_ready)
-		reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL,
+			w->reflector_ready ? &w->rw : NULL);
 	return 0;
 }
 

@@ -74,8 +74,7 @@ setup(void **state)
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -84,11 +83,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL, &w->rw);
 	return 0;
 }
 

@@ -84,8 +84,7 @@ setup(void **state)
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -94,9 +93,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, &w->rw);
 	return 0;
 }
 
