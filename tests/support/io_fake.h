@@ -55,6 +55,15 @@ void io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side,
 			     uint64_t ol_flags);
 
 /*
+ * Pin side's clock: its clock and clock_end (the end of an rx burst, a
+ * reflector's T2) read rx_at and its clock_start (before a tx, T3) tx_at,
+ * and reading them moves nothing. For two engines compared at the same
+ * instants (the reflector's fast path against its generic path).
+ */
+void io_fake_pin_clock(struct io_fake *f, unsigned side, uint64_t rx_at,
+		       uint64_t tx_at);
+
+/*
  * A NIC clock on side: every frame side receives carries an rx timestamp
  * (io_rx_nic_ts) of the moment it was sent to it, in ticks = offset + now *
  * ticks_per_cycle of the fake clock (a skewed, offset clock), and side's
