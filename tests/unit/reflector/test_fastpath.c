@@ -617,6 +617,22 @@ rnd(void)
 	return rng;
 }
 
+/* The NTP timestamp at ts (an answer's T2 or T3, named name) is TSC t on
+ * rc's clock and anchor, within 5 units; hz for the message. */
+static void
+check_ntp(const uint8_t *ts, const struct reflector_conf *rc, uint64_t t,
+	  const char *name, uint64_t hz)
+{
+	uint64_t got = util_get_be64(ts);
+	uint64_t want = stamp_ntp_from_ns(
+		tsc_anchor_to_realtime_ns(&rc->anchor, &rc->clock, t));
+
+	if (got - want + 5 > 10)
+		fail_msg("hz %llu %s %llu: %llx, want %llx",
+			 (unsigned long long)hz, name, (unsigned long long)t,
+			 (unsigned long long)got, (unsigned long long)want);
+}
+
 /*
  * T2, T3 and the turnaround at several TSC rates (tsc_clock_init()'s shift
  * above and below 64), spans and anchors: both paths write T2 and T3 within
@@ -646,7 +662,7 @@ test_clock_rates(void **state)
 			     d++) {
 				const struct reflector_conf *rc = &p->s[0].rc;
 				uint64_t t2 = t2s[a], t3 = t2 + spans[d];
-				uint64_t sum[2], got, want, ta;
+				uint64_t sum[2], ta;
 				struct burst b;
 
 				b.n = 1;
@@ -667,28 +683,9 @@ test_clock_rates(void **state)
 									.sum -
 								sum[i],
 							ta);
-				got = util_get_be64(frame + PL + 16);
-				want = stamp_ntp_from_ns(
-					tsc_anchor_to_realtime_ns(
-						&rc->anchor, &rc->clock, t2));
-				if (got - want + 5 > 10)
-					fail_msg("hz %llu T2 %llu: %llx, want "
-						 "%llx",
-						 (unsigned long long)hzs[h],
-						 (unsigned long long)t2,
-						 (unsigned long long)got,
-						 (unsigned long long)want);
-				got = util_get_be64(frame + PL + 4);
-				want = stamp_ntp_from_ns(
-					tsc_anchor_to_realtime_ns(
-						&rc->anchor, &rc->clock, t3));
-				if (got - want + 5 > 10)
-					fail_msg("hz %llu T3 %llu: %llx, want "
-						 "%llx",
-						 (unsigned long long)hzs[h],
-						 (unsigned long long)t3,
-						 (unsigned long long)got,
-						 (unsigned long long)want);
+				check_ntp(frame + PL + 16, rc, t2, "T2",
+					  hzs[h]);
+				check_ntp(frame + PL + 4, rc, t3, "T3", hzs[h]);
 			}
 		}
 	}
