@@ -356,6 +356,16 @@ io_fake_set_hold(struct io_fake *f, unsigned side, uint64_t period,
 	f->side[side & 1].hold_len = hold;
 }
 
+const uint64_t io_fake_rx_ol_cases[IO_FAKE_RX_OL_CASES] = {
+	0,
+	RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+	RTE_MBUF_F_RX_IP_CKSUM_BAD,
+	RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+	RTE_MBUF_F_RX_L4_CKSUM_BAD,
+	RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+	RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
+};
+
 void
 io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side, uint64_t ol_flags)
 {

@@ -28,16 +28,6 @@ struct side {
 
 static struct side sides[2];
 
-static const uint64_t ols[] = {
-	0,
-	RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-	RTE_MBUF_F_RX_IP_CKSUM_BAD,
-	RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-	RTE_MBUF_F_RX_L4_CKSUM_BAD,
-	RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-	RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
-};
-
 static void
 side_init(struct side *s, bool fast)
 {
@@ -73,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s->c.verify_l4_csum = size & 1;
 		io_fake_set_rx_ol_flags(
 			s->f, 1,
-			ols[(size >> 1) % (sizeof(ols) / sizeof(ols[0]))]);
+			io_fake_rx_ol_cases[(size >> 1) % IO_FAKE_RX_OL_CASES]);
 		if (reflector_worker_init(&s->w, &s->c,
 					  io_fake_queue(s->f, 1)) != 0)
 			abort();

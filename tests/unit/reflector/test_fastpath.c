@@ -696,15 +696,6 @@ static void
 test_random(void **state)
 {
 	struct pair *p = *state;
-	static const uint64_t ols[] = {
-		0,
-		RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-		RTE_MBUF_F_RX_IP_CKSUM_BAD,
-		RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-		RTE_MBUF_F_RX_L4_CKSUM_BAD,
-		RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-		RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
-	};
 	unsigned n_fast = 0, n_runs = 20000;
 
 	for (unsigned r = 0; r < n_runs; r++) {
@@ -768,8 +759,8 @@ test_random(void **state)
 		snprintf(what, sizeof(what), "random %u (%u mutations)", r,
 			 muts);
 		fast = compare(p, &b,
-			       ols[rnd() % (sizeof(ols) / sizeof(ols[0]))], t2,
-			       t2 + rnd() % 100000, what);
+			       io_fake_rx_ol_cases[rnd() % IO_FAKE_RX_OL_CASES],
+			       t2, t2 + rnd() % 100000, what);
 		n_fast += fast;
 	}
 	BOTH(p, c_->verify_l4_csum = false);
