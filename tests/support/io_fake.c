@@ -32,6 +32,9 @@ struct fake_side {
 	/* A NIC clock stamping the frames this side receives (0: none). */
 	double nic_ticks_per_cycle;
 	uint64_t nic_offset;
+	/* io_fake_pin_clock: this side's clocks read these instead. */
+	bool pinned;
+	uint64_t pin_rx, pin_tx;
 	uint64_t tx_count;
 	unsigned in_hook;
 	struct io_fake *f;
@@ -223,10 +226,21 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 static uint64_t
 fake_clock(struct io_queue *q)
 {
-	struct io_fake *f = side_of(q)->f;
+	const struct fake_side *s = side_of(q);
+	struct io_fake *f = s->f;
 
+	if (s->pinned)
+		return s->pin_rx;
 	f->now += f->tick;
 	return f->now;
+}
+
+static uint64_t
+fake_clock_start(struct io_queue *q)
+{
+	const struct fake_side *s = side_of(q);
+
+	return s->pinned ? s->pin_tx : fake_clock(q);
 }
 
 static const struct io_ops fake_ops = {
@@ -235,7 +249,7 @@ static const struct io_ops fake_ops = {
 	.tx_burst = fake_tx,
 	.alloc = fake_alloc,
 	.free = fake_free,
-	.clock_start = fake_clock,
+	.clock_start = fake_clock_start,
 	.clock_end = fake_clock,
 	.clock = fake_clock,
 	.read_nic_clock = fake_read_nic_clock,
@@ -342,10 +356,31 @@ io_fake_set_hold(struct io_fake *f, unsigned side, uint64_t period,
 	f->side[side & 1].hold_len = hold;
 }
 
+const uint64_t io_fake_rx_ol_cases[IO_FAKE_RX_OL_CASES] = {
+	0,
+	RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+	RTE_MBUF_F_RX_IP_CKSUM_BAD,
+	RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+	RTE_MBUF_F_RX_L4_CKSUM_BAD,
+	RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+	RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
+};
+
 void
 io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side, uint64_t ol_flags)
 {
 	f->side[side & 1].rx_ol_flags = ol_flags;
+}
+
+void
+io_fake_pin_clock(struct io_fake *f, unsigned side, uint64_t rx_at,
+		  uint64_t tx_at)
+{
+	struct fake_side *s = &f->side[side & 1];
+
+	s->pinned = true;
+	s->pin_rx = rx_at;
+	s->pin_tx = tx_at;
 }
 
 void

@@ -53,6 +53,19 @@ void io_fake_set_hold(struct io_fake *f, unsigned side, uint64_t period,
  * receives from now on, as a NIC that checks checksums sets them. */
 void io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side,
 			     uint64_t ol_flags);
+/* What such a NIC may say of a frame: nothing, IP or L4 sum good or bad,
+ * both good, neither checked. */
+#define IO_FAKE_RX_OL_CASES 7
+extern const uint64_t io_fake_rx_ol_cases[IO_FAKE_RX_OL_CASES];
+
+/*
+ * Pin side's clock: its clock and clock_end (the end of an rx burst, a
+ * reflector's T2) read rx_at and its clock_start (before a tx, T3) tx_at,
+ * and reading them moves nothing. For two engines compared at the same
+ * instants (the reflector's fast path against its generic path).
+ */
+void io_fake_pin_clock(struct io_fake *f, unsigned side, uint64_t rx_at,
+		       uint64_t tx_at);
 
 /*
  * A NIC clock on side: every frame side receives carries an rx timestamp

@@ -19,62 +19,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A reflector on side 1 of its own fake wire. */
 struct side {
 	struct io_fake *f;
-	struct io_queue q;
-	struct io_ops ops;
 	struct reflector_conf c;
 	struct reflector_worker w;
-	uint64_t ol_flags;
 };
 
 static struct side sides[2];
-
-static struct side *
-side_of(struct io_queue *q)
-{
-	return (struct side *)((char *)q - offsetof(struct side, q));
-}
-
-static uint16_t
-side_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct side *s = side_of(q);
-	uint16_t got = io_rx(io_fake_queue(s->f, 1), pkts, n);
-
-	for (uint16_t i = 0; i < got; i++)
-		pkts[i]->ol_flags = s->ol_flags;
-	return got;
-}
-
-static uint16_t
-side_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	return io_tx(io_fake_queue(side_of(q)->f, 1), pkts, n);
-}
-
-/* T2 and T3 the same on both sides, T3 after T2. */
-static uint64_t
-side_t2(struct io_queue *q)
-{
-	return 5000000000ull;
-}
-
-static uint64_t
-side_t3(struct io_queue *q)
-{
-	return 5000003001ull;
-}
-
-static const uint64_t ols[] = {
-	0,
-	RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-	RTE_MBUF_F_RX_IP_CKSUM_BAD,
-	RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-	RTE_MBUF_F_RX_L4_CKSUM_BAD,
-	RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-	RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
-};
 
 static void
 side_init(struct side *s, bool fast)
@@ -82,14 +34,8 @@ side_init(struct side *s, bool fast)
 	s->f = io_fake_create(64, 1500);
 	if (s->f == NULL)
 		abort();
-	s->q = *io_fake_queue(s->f, 1);
-	s->ops = *s->q.ops;
-	s->ops.rx_burst = side_rx;
-	s->ops.tx_burst = side_tx;
-	s->ops.clock_start = side_t3;
-	s->ops.clock_end = side_t2;
-	s->ops.clock = side_t2;
-	s->q.ops = &s->ops;
+	/* T2 and T3 the same on both sides, T3 after T2. */
+	io_fake_pin_clock(s->f, 1, 5000000000ull, 5000003001ull);
 	reflector_conf_default(&s->c);
 	s->c.addr = 0xc6120002; /* 198.18.0.2/24, as the seed corpus */
 	s->c.prefix_len = 24;
@@ -115,8 +61,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct side *s = &sides[i];
 
 		s->c.verify_l4_csum = size & 1;
-		s->ol_flags = ols[(size >> 1) % (sizeof(ols) / sizeof(ols[0]))];
-		if (reflector_worker_init(&s->w, &s->c, &s->q) != 0)
+		io_fake_set_rx_ol_flags(
+			s->f, 1,
+			io_fake_rx_ol_cases[(size >> 1) % IO_FAKE_RX_OL_CASES]);
+		if (reflector_worker_init(&s->w, &s->c,
+					  io_fake_queue(s->f, 1)) != 0)
 			abort();
 		if (io_fake_inject(s->f, 1, data, size) != 0) {
 			reflector_worker_fini(&s->w);

@@ -28,7 +28,7 @@
 #include "latprobe/sockperf.h"
 #include "latprobe/stamp.h"
 #include "latprobe/stamp_auth.h"
-#include "test_wire.h"
+#include "engine_wire.h"
 
 #define N_MBUFS 256
 
@@ -75,13 +75,11 @@ stop_hook(void *arg)
 static int
 setup(void **state)
 {
-	struct wire *w = aligned_alloc(64, sizeof(*w));
+	struct wire *w = tw_fixture_alloc(sizeof(*w));
 
 	if (w == NULL)
 		return -1;
-	memset(w, 0, sizeof(*w));
-	w->f = io_fake_create(N_MBUFS, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
+	if (tw_wire_open(&w->f, &w->clock, N_MBUFS) != 0)
 		goto fail;
 
 	w->rc.addr = TW_REFL_IP;
@@ -92,31 +90,19 @@ setup(void **state)
 	w->rc.clock = w->clock;
 	w->rc.anchor.tsc = 0;
 	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
-	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
+	if (tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL) != 0)
 		goto fail;
-	io_fake_set_peer(w->f, 0, reflector_hook, &w->rw);
 
-	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow.src_mac = tw_prober_mac;
-	w->pc.flow.dst_mac = tw_refl_mac;
-	w->pc.flow.ip_version = 4;
-	w->pc.flow.src4 = TW_PROBER_IP;
-	w->pc.flow.dst4 = TW_REFL_IP;
-	w->pc.flow.sport = 40000;
-	w->pc.flow.dport = STAMP_PORT;
-	w->pc.size = STAMP_BASE_LEN;
+	tw_prober_conf_stamp(&w->pc, &w->clock, 40000);
 	w->pc.count = 100;
 	w->pc.warmup = 5;
 	/* 100 fake clock reads: a dropped answer times out in microseconds. */
 	w->pc.timeout_cycles = 10000;
-	w->pc.clock = w->clock;
-	w->pc.anchor = w->rc.anchor;
 	w->pc.icmp_id = 0x4200;
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -127,11 +113,7 @@ teardown(void **state)
 
 	if (w->dq.held != NULL)
 		io_free(w->dq.inner, w->dq.held);
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL, &w->rw);
 	return 0;
 }
 

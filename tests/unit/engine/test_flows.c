@@ -21,7 +21,7 @@
 
 #include "latprobe/byteorder.h"
 #include "latprobe/prober.h"
-#include "test_wire.h"
+#include "engine_wire.h"
 
 #define ECHO_PORT 7
 #define TIMEOUT	  100000 /* cycles: 50 us at 2 GHz */
@@ -91,14 +91,12 @@ echo_peer(void *arg)
 static int
 setup(void **state)
 {
-	struct wire *w = aligned_alloc(64, sizeof(*w));
+	struct wire *w = tw_fixture_alloc(sizeof(*w));
 
 	if (w == NULL)
 		return -1;
-	memset(w, 0, sizeof(*w));
-	w->f = io_fake_create(256, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
-		return -1;
+	if (tw_wire_open(&w->f, &w->clock, 256) != 0)
+		goto fail;
 	io_fake_set_peer(w->f, 0, echo_peer, w);
 	w->wrong_seq = UINT64_MAX;
 	for (unsigned i = 0; i < MAX_PORTS; i++)
@@ -114,6 +112,9 @@ setup(void **state)
 	w->pc.sports = w->sports;
 	*state = w;
 	return 0;
+fail:
+	tw_fixture_free(w, w->f, NULL, NULL);
+	return -1;
 }
 
 static int
@@ -121,9 +122,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	prober_worker_fini(&w->pw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, &w->pw, NULL);
 	return 0;
 }
 

@@ -27,7 +27,7 @@
 #include "latprobe/prober.h"
 #include "latprobe/reflector.h"
 #include "latprobe/stamp.h"
-#include "test_wire.h"
+#include "engine_wire.h"
 
 #define N_MBUFS	 256
 #define SPORT	 40000
@@ -86,41 +86,32 @@ reflector_hook(void *arg)
 static int
 setup(void **state)
 {
-	struct wire *w = aligned_alloc(64, sizeof(*w));
+	struct wire *w = tw_fixture_alloc(sizeof(*w));
 
 	if (w == NULL)
 		return -1;
-	memset(w, 0, sizeof(*w));
-	w->f = io_fake_create(N_MBUFS, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
-		return -1;
-	reflector_conf_default(&w->rc);
-	w->rc.addr = TW_REFL_IP;
-	w->rc.mac = tw_refl_mac;
-	w->rc.clock = w->clock;
-	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
-	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
-		return -1;
-	io_fake_set_peer(w->f, 0, reflector_hook, w);
+	if (tw_wire_open(&w->f, &w->clock, N_MBUFS) != 0)
+		goto fail;
+	tw_reflector_conf(&w->rc, &w->clock);
+	if (tw_reflector_start(w->f, &w->rw, &w->rc, reflector_hook, w) != 0)
+		goto fail;
 	w->tpc = NIC_TPC;
 	w->offset = NIC_OFFSET;
 	io_fake_set_nic_clock(w->f, 0, w->tpc, w->offset);
 
-	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow = tw_flow4(&tw_prober_mac, &tw_refl_mac, TW_PROBER_IP,
-			      TW_REFL_IP, SPORT, STAMP_PORT);
-	w->pc.size = STAMP_BASE_LEN;
+	tw_prober_conf_stamp(&w->pc, &w->clock, SPORT);
 	w->pc.count = N_PROBES;
 	w->pc.timeout_cycles = 10000;
 	/* Probes 5 ms apart: a long run's worth of drift in 50 probes. */
 	w->pc.interval_cycles = 10000000;
-	w->pc.clock = w->clock;
-	w->pc.anchor = w->rc.anchor;
 	w->pc.hw_ts = true;
 	w->pc.hw_calib_cycles = 2000000;    /* 1 ms */
 	w->pc.hw_resample_cycles = 2000000; /* 1 ms */
 	*state = w;
 	return 0;
+fail:
+	tw_fixture_free(w, w->f, NULL, NULL);
+	return -1;
 }
 
 static int
@@ -128,11 +119,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL, &w->rw);
 	return 0;
 }
 

@@ -26,7 +26,7 @@
 #include "latprobe/prober.h"
 #include "latprobe/reflector.h"
 #include "latprobe/stamp.h"
-#include "test_wire.h"
+#include "engine_wire.h"
 
 #define N_MBUFS	     256
 #define TURNAROUND   5000 /* ns between T2 and T3 of the foreign reflector */
@@ -65,36 +65,24 @@ struct wire {
 static int
 setup(void **state)
 {
-	struct wire *w = aligned_alloc(64, sizeof(*w));
+	struct wire *w = tw_fixture_alloc(sizeof(*w));
 
 	if (w == NULL)
 		return -1;
-	memset(w, 0, sizeof(*w));
-	w->f = io_fake_create(N_MBUFS, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0) {
-		io_fake_destroy(w->f);
-		free(w);
-		return -1;
-	}
-	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow = tw_flow4(&tw_prober_mac, &tw_refl_mac, TW_PROBER_IP,
-			      TW_REFL_IP, SENDER_PORT, STAMP_PORT);
-	w->pc.size = STAMP_BASE_LEN;
+	if (tw_wire_open(&w->f, &w->clock, N_MBUFS) != 0)
+		goto fail;
+	tw_prober_conf_stamp(&w->pc, &w->clock, SENDER_PORT);
 	w->pc.count = PROBES;
 	w->pc.warmup = WARMUP;
 	w->pc.timeout_cycles = 10000;
-	w->pc.clock = w->clock;
-	w->pc.anchor.tsc = 0;
-	w->pc.anchor.realtime_ns = TW_ANCHOR_NS;
 
-	reflector_conf_default(&w->rc);
-	w->rc.addr = TW_REFL_IP;
-	w->rc.mac = tw_refl_mac;
-	w->rc.clock = w->clock;
-	w->rc.anchor = w->pc.anchor;
+	tw_reflector_conf(&w->rc, &w->clock);
 	w->rc.verify_l4_csum = true;
 	*state = w;
 	return 0;
+fail:
+	tw_fixture_free(w, w->f, NULL, NULL);
+	return -1;
 }
 
 static int
@@ -102,12 +90,8 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	if (w->reflector_ready)
-		reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL,
+			w->reflector_ready ? &w->rw : NULL);
 	return 0;
 }
 

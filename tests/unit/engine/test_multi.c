@@ -20,7 +20,7 @@
 #include "latprobe/prober.h"
 #include "latprobe/reflector.h"
 #include "latprobe/stamp.h"
-#include "test_wire.h"
+#include "engine_wire.h"
 
 #define TIMEOUT 10000 /* cycles: 100 fake clock reads */
 
@@ -65,41 +65,27 @@ reflector_hook(void *arg)
 static int
 setup(void **state)
 {
-	struct wire *w = aligned_alloc(64, sizeof(*w));
+	struct wire *w = tw_fixture_alloc(sizeof(*w));
 
 	if (w == NULL)
 		return -1;
-	memset(w, 0, sizeof(*w));
-	w->f = io_fake_create(256, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
-		return -1;
-	reflector_conf_default(&w->rc);
-	w->rc.addr = TW_REFL_IP;
-	w->rc.mac = tw_refl_mac;
-	w->rc.clock = w->clock;
-	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
-	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
-		return -1;
-	io_fake_set_peer(w->f, 0, reflector_hook, w);
+	if (tw_wire_open(&w->f, &w->clock, 256) != 0)
+		goto fail;
+	tw_reflector_conf(&w->rc, &w->clock);
+	if (tw_reflector_start(w->f, &w->rw, &w->rc, reflector_hook, w) != 0)
+		goto fail;
 	for (unsigned i = 0; i < 2; i++) {
 		struct prober_conf *c = &w->pc[i];
 
-		c->proto = &probe_proto_stamp;
-		c->flow.src_mac = tw_prober_mac;
-		c->flow.dst_mac = tw_refl_mac;
-		c->flow.ip_version = 4;
-		c->flow.src4 = TW_PROBER_IP;
-		c->flow.dst4 = TW_REFL_IP;
-		c->flow.sport = (uint16_t)(40000 + i);
-		c->flow.dport = STAMP_PORT;
+		tw_prober_conf_stamp(c, &w->clock, (uint16_t)(40000 + i));
 		c->flow.ttl = 64;
-		c->size = STAMP_BASE_LEN;
 		c->timeout_cycles = TIMEOUT;
-		c->clock = w->clock;
-		c->anchor = w->rc.anchor;
 	}
 	*state = w;
 	return 0;
+fail:
+	tw_fixture_free(w, w->f, NULL, NULL);
+	return -1;
 }
 
 static int
@@ -107,9 +93,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, &w->rw);
 	return 0;
 }
 

@@ -26,7 +26,7 @@
 #include "latprobe/prober.h"
 #include "latprobe/reflector.h"
 #include "latprobe/stamp.h"
-#include "test_wire.h"
+#include "engine_wire.h"
 
 #define N_MBUFS 4096
 #define US	(TW_TSC_HZ / 1000000) /* cycles */
@@ -46,12 +46,6 @@ struct wire {
 
 static const atomic_bool no_stop;
 
-static void
-reflector_hook(void *arg)
-{
-	reflector_poll(arg);
-}
-
 /* A sender that stalls once: the fake clock jumps after one probe. */
 static void
 jump_hook(void *arg)
@@ -66,32 +60,20 @@ jump_hook(void *arg)
 static int
 setup(void **state)
 {
-	struct wire *w = aligned_alloc(64, sizeof(*w));
+	struct wire *w = tw_fixture_alloc(sizeof(*w));
 
 	if (w == NULL)
 		return -1;
-	memset(w, 0, sizeof(*w));
-	w->f = io_fake_create(N_MBUFS, 1500);
-	if (w->f == NULL || tsc_clock_init(&w->clock, TW_TSC_HZ) != 0)
+	if (tw_wire_open(&w->f, &w->clock, N_MBUFS) != 0)
 		goto fail;
-	reflector_conf_default(&w->rc);
-	w->rc.addr = TW_REFL_IP;
-	w->rc.mac = tw_refl_mac;
-	w->rc.clock = w->clock;
-	w->rc.anchor.realtime_ns = TW_ANCHOR_NS;
-	if (reflector_worker_init(&w->rw, &w->rc, io_fake_queue(w->f, 1)) != 0)
+	tw_reflector_conf(&w->rc, &w->clock);
+	if (tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL) != 0)
 		goto fail;
-	io_fake_set_peer(w->f, 0, reflector_hook, &w->rw);
 
-	w->pc.proto = &probe_proto_stamp;
-	w->pc.flow = tw_flow4(&tw_prober_mac, &tw_refl_mac, TW_PROBER_IP,
-			      TW_REFL_IP, 40000, STAMP_PORT);
-	w->pc.size = STAMP_BASE_LEN;
+	tw_prober_conf_stamp(&w->pc, &w->clock, 40000);
 	w->pc.count = 1000;
 	w->pc.warmup = 0;
 	w->pc.timeout_cycles = 1 * MS;
-	w->pc.clock = w->clock;
-	w->pc.anchor = w->rc.anchor;
 	w->pc.rate_pps = 100000; /* a probe every 10 us */
 	w->pc.spacing = PROBER_SPACING_CONSTANT;
 	w->pc.seed = PROBER_DEFAULT_SEED;
@@ -99,8 +81,7 @@ setup(void **state)
 	*state = w;
 	return 0;
 fail:
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, NULL, NULL);
 	return -1;
 }
 
@@ -109,11 +90,7 @@ teardown(void **state)
 {
 	struct wire *w = *state;
 
-	if (w->prober_ready)
-		prober_worker_fini(&w->pw);
-	reflector_worker_fini(&w->rw);
-	io_fake_destroy(w->f);
-	free(w);
+	tw_fixture_free(w, w->f, w->prober_ready ? &w->pw : NULL, &w->rw);
 	return 0;
 }
 

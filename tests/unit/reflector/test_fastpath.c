@@ -37,16 +37,13 @@
 #define FRAME_MAX 256
 #define MAX_BURST 8
 
-/* One reflector on its own fake wire, with a clock the test sets. */
+/* One reflector on side 1 of its own fake wire, its clock pinned to the
+ * T2 and T3 the test sets (io_fake_pin_clock). */
 struct side {
 	struct io_fake *f;
-	struct io_queue q;
-	struct io_ops ops;
 	struct reflector_conf rc;
 	struct reflector_worker rw;
 	bool ready;
-	uint64_t t2, t3; /* what clock_end / clock_start return */
-	uint64_t ol_flags;
 };
 
 struct pair {
@@ -55,47 +52,14 @@ struct pair {
 	size_t last_len;	 /* 0: there was none */
 };
 
-static struct side *
-side_of(struct io_queue *q)
-{
-	return (struct side *)((char *)q - offsetof(struct side, q));
-}
-
-static uint16_t
-side_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct side *s = side_of(q);
-	uint16_t got = io_rx(io_fake_queue(s->f, 1), pkts, n);
-
-	for (uint16_t i = 0; i < got; i++)
-		pkts[i]->ol_flags = s->ol_flags;
-	return got;
-}
-
-static uint16_t
-side_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	return io_tx(io_fake_queue(side_of(q)->f, 1), pkts, n);
-}
-
-static uint64_t
-side_t3(struct io_queue *q)
-{
-	return side_of(q)->t3;
-}
-
-static uint64_t
-side_t2(struct io_queue *q)
-{
-	return side_of(q)->t2;
-}
-
 static void
 side_restart(struct side *s)
 {
 	if (s->ready)
 		reflector_worker_fini(&s->rw);
-	assert_int_equal(reflector_worker_init(&s->rw, &s->rc, &s->q), 0);
+	assert_int_equal(
+		reflector_worker_init(&s->rw, &s->rc, io_fake_queue(s->f, 1)),
+		0);
 	s->ready = true;
 }
 
@@ -112,14 +76,7 @@ setup(void **state)
 		s->f = io_fake_create(N_MBUFS, 1500);
 		if (s->f == NULL)
 			return -1;
-		s->q = *io_fake_queue(s->f, 1);
-		s->ops = *s->q.ops;
-		s->ops.rx_burst = side_rx;
-		s->ops.tx_burst = side_tx;
-		s->ops.clock_start = side_t3;
-		s->ops.clock_end = side_t2;
-		s->ops.clock = side_t2;
-		s->q.ops = &s->ops;
+		io_fake_pin_clock(s->f, 1, 0, 0);
 		reflector_conf_default(&s->rc);
 		s->rc.addr = TW_REFL_IP;
 		s->rc.prefix_len = 24;
@@ -129,7 +86,8 @@ setup(void **state)
 		s->rc.no_fast_path = i == 1;
 		if (tsc_clock_init(&s->rc.clock, TW_TSC_HZ) != 0)
 			return -1;
-		if (reflector_worker_init(&s->rw, &s->rc, &s->q) != 0)
+		if (reflector_worker_init(&s->rw, &s->rc,
+					  io_fake_queue(s->f, 1)) != 0)
 			return -1;
 		s->ready = true;
 	}
@@ -185,9 +143,8 @@ compare(struct pair *p, const struct burst *b, uint64_t ol, uint64_t t2,
 	for (unsigned i = 0; i < 2; i++) {
 		struct side *s = &p->s[i];
 
-		s->t2 = t2;
-		s->t3 = t3;
-		s->ol_flags = ol;
+		io_fake_pin_clock(s->f, 1, t2, t3);
+		io_fake_set_rx_ol_flags(s->f, 1, ol);
 		for (unsigned j = 0; j < b->n; j++)
 			tw_inject(s->f, 1, b->b[j], b->len[j]);
 		assert_int_equal(reflector_poll(&s->rw), b->n);
@@ -660,6 +617,22 @@ rnd(void)
 	return rng;
 }
 
+/* The NTP timestamp at ts (an answer's T2 or T3, named name) is TSC t on
+ * rc's clock and anchor, within 5 units; hz for the message. */
+static void
+check_ntp(const uint8_t *ts, const struct reflector_conf *rc, uint64_t t,
+	  const char *name, uint64_t hz)
+{
+	uint64_t got = util_get_be64(ts);
+	uint64_t want = stamp_ntp_from_ns(
+		tsc_anchor_to_realtime_ns(&rc->anchor, &rc->clock, t));
+
+	if (got - want + 5 > 10)
+		fail_msg("hz %llu %s %llu: %llx, want %llx",
+			 (unsigned long long)hz, name, (unsigned long long)t,
+			 (unsigned long long)got, (unsigned long long)want);
+}
+
 /*
  * T2, T3 and the turnaround at several TSC rates (tsc_clock_init()'s shift
  * above and below 64), spans and anchors: both paths write T2 and T3 within
@@ -689,7 +662,7 @@ test_clock_rates(void **state)
 			     d++) {
 				const struct reflector_conf *rc = &p->s[0].rc;
 				uint64_t t2 = t2s[a], t3 = t2 + spans[d];
-				uint64_t sum[2], got, want, ta;
+				uint64_t sum[2], ta;
 				struct burst b;
 
 				b.n = 1;
@@ -710,28 +683,9 @@ test_clock_rates(void **state)
 									.sum -
 								sum[i],
 							ta);
-				got = util_get_be64(frame + PL + 16);
-				want = stamp_ntp_from_ns(
-					tsc_anchor_to_realtime_ns(
-						&rc->anchor, &rc->clock, t2));
-				if (got - want + 5 > 10)
-					fail_msg("hz %llu T2 %llu: %llx, want "
-						 "%llx",
-						 (unsigned long long)hzs[h],
-						 (unsigned long long)t2,
-						 (unsigned long long)got,
-						 (unsigned long long)want);
-				got = util_get_be64(frame + PL + 4);
-				want = stamp_ntp_from_ns(
-					tsc_anchor_to_realtime_ns(
-						&rc->anchor, &rc->clock, t3));
-				if (got - want + 5 > 10)
-					fail_msg("hz %llu T3 %llu: %llx, want "
-						 "%llx",
-						 (unsigned long long)hzs[h],
-						 (unsigned long long)t3,
-						 (unsigned long long)got,
-						 (unsigned long long)want);
+				check_ntp(frame + PL + 16, rc, t2, "T2",
+					  hzs[h]);
+				check_ntp(frame + PL + 4, rc, t3, "T3", hzs[h]);
 			}
 		}
 	}
@@ -742,15 +696,6 @@ static void
 test_random(void **state)
 {
 	struct pair *p = *state;
-	static const uint64_t ols[] = {
-		0,
-		RTE_MBUF_F_RX_IP_CKSUM_GOOD,
-		RTE_MBUF_F_RX_IP_CKSUM_BAD,
-		RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-		RTE_MBUF_F_RX_L4_CKSUM_BAD,
-		RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
-		RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
-	};
 	unsigned n_fast = 0, n_runs = 20000;
 
 	for (unsigned r = 0; r < n_runs; r++) {
@@ -814,8 +759,8 @@ test_random(void **state)
 		snprintf(what, sizeof(what), "random %u (%u mutations)", r,
 			 muts);
 		fast = compare(p, &b,
-			       ols[rnd() % (sizeof(ols) / sizeof(ols[0]))], t2,
-			       t2 + rnd() % 100000, what);
+			       io_fake_rx_ol_cases[rnd() % IO_FAKE_RX_OL_CASES],
+			       t2, t2 + rnd() % 100000, what);
 		n_fast += fast;
 	}
 	BOTH(p, c_->verify_l4_csum = false);
