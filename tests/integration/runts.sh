@@ -21,7 +21,6 @@ mac_of() { # NS IF
 }
 probe_mac=$(mac_of "$LP_NS_PROBE" "$LP_IF_PROBE")
 refl_mac=$(mac_of "$LP_NS_REFL" "$LP_IF_REFL")
-probe_ip=${LP_ADDR_PROBE%/*}
 
 # capture_start NAME NS IF / capture_stop: dumpcap in the background.
 capture_start() {

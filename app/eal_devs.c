@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * After rte_eal_init(): every device the EAL options ask for (-a/--allow,
+ * -w, --vdev) came up as a DPDK port, or the run stops with exit 4 naming
+ * the device, why it did not (EAL's own line, captured while it probed,
+ * or what sysfs says) and what to do. EAL itself goes on without a device
+ * it could not use, and the user was left with "no DPDK ports".
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_pci.h>
+#include <rte_version.h>
+
+#include "app.h"
+#include "eal_devs.h"
+#include "log.h"
+
+/* src into dst (len bytes), cut to fit. */
+static void
+copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* What EAL and the PMDs say when a device cannot be used, most telling
+ * first; each with the fix. */
+static const char vfio_fix[] =
+	"vfio-pci needs an IOMMU with interrupt remapping (intel_iommu=on "
+	"iommu=pt on the kernel command line, a VM with a vIOMMU), or vfio's "
+	"noiommu mode (modprobe vfio enable_unsafe_noiommu_mode=1); on Azure "
+	"use the netvsc PMD with uio_hv_generic instead ('latprobe setup' "
+	"does it)";
+static const char bind_fix[] =
+	"bind it to vfio-pci (dpdk-devbind.py -b vfio-pci ADDR, or "
+	"'latprobe setup'); on Azure use the netvsc PMD with uio_hv_generic";
+
+/* anon: the line names no device (EAL's PCI bar access): taken for any
+ * PCI device that failed when no line names it. */
+static const struct {
+	const char *said, *fix;
+	bool anon;
+} causes[] = {
+	{"failed to select IOMMU type", vfio_fix, false},
+	{"IOMMU", vfio_fix, true},
+	{"VFIO", vfio_fix, true},
+	{"vfio", vfio_fix, true},
+	{"Can't write to PCI bar", vfio_fix, true},
+	{"Can't read from PCI bar", vfio_fix, true},
+	{"cannot be used", bind_fix, false},
+	{"No such device", NULL, false},
+	{"failed to initialize", NULL, false},
+};
+
+/* The device name of an EAL device argument (up to its first comma), a PCI
+ * address in its full form (0000:01:00.0); *is_pci says which. 0 or -1. */
+static int
+eal_dev_name(const char *arg, char *name, size_t len, int *is_pci)
+{
+	struct rte_pci_addr a;
+	size_t n = strcspn(arg, ",");
+	char tmp[RTE_DEV_NAME_MAX_LEN];
+
+	if (n == 0 || n >= sizeof(tmp) || n >= len)
+		return -1;
+	memcpy(tmp, arg, n);
+	tmp[n] = '\0';
+	*is_pci = rte_pci_addr_parse(tmp, &a) == 0;
+	if (*is_pci)
+		snprintf(name, len, PCI_PRI_FMT, a.domain, a.bus, a.devid,
+			 a.function);
+	else
+		copy_str(name, len, tmp);
+	return 0;
+}
+
+/* The device the option at argv[*i] asks for (its value), or NULL; *i moves
+ * past a separate value. *opt: the option as given. */
+static const char *
+dev_arg(int argc, char **argv, int *i, const char **opt)
+{
+	static const char *const opts[] = {"-a", "--allow", "-w", "--vdev"};
+	const char *s = argv[*i];
+
+	for (unsigned k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		size_t n = strlen(opts[k]);
+
+		if (strncmp(s, opts[k], n) != 0)
+			continue;
+		*opt = opts[k];
+		if (s[n] == '\0')
+			return *i + 1 < argc ? argv[++*i] : NULL;
+		/* -aADDR; --allow=ADDR, --vdev=DEV */
+		if (opts[k][1] != '-')
+			return s + n;
+		if (s[n] == '=')
+			return s + n + 1;
+	}
+	return NULL;
+}
+
+/* Is there a port (of any owner) whose device is name? */
+static bool
+has_port(const char *name, int is_pci)
+{
+	for (uint16_t pid = 0; pid < RTE_MAX_ETHPORTS; pid++) {
+		struct rte_eth_dev_info info;
+		char dn[RTE_DEV_NAME_MAX_LEN];
+		int dpci;
+
+		if (!rte_eth_dev_is_valid_port(pid) ||
+		    rte_eth_dev_info_get(pid, &info) != 0 ||
+		    info.device == NULL)
+			continue;
+		/* rte_device is opaque from 22.11 on: its accessors. */
+		if (eal_dev_name(rte_dev_name(info.device), dn, sizeof(dn),
+				 &dpci) == 0 &&
+		    dpci == is_pci && strcmp(dn, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The line of log that says best why device name failed: one that names
+ * it, with a known cause (the earlier in causes[], the better) or without;
+ * else (anon_ok) one with a cause that names no device. Into said (its
+ * leading blanks off), the fix in *fix (NULL: none known). 2: a line names
+ * the device, 1: an anonymous cause, 0: no line.
+ */
+static int
+eal_dev_reason(const char *log, const char *name, bool anon_ok, char *said,
+	       size_t len, const char **fix)
+{
+	const unsigned n_causes = sizeof(causes) / sizeof(causes[0]);
+	unsigned best = 0;
+
+	said[0] = '\0';
+	*fix = NULL;
+	for (const char *l = log; l != NULL && *l != '\0';) {
+		const char *e = strchr(l, '\n');
+		size_t n = e != NULL ? (size_t)(e - l) : strlen(l);
+		const char *f = NULL;
+		char line[512];
+		unsigned rank = 0;
+		bool anon = false;
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, l, n);
+		line[n] = '\0';
+		l = e != NULL ? e + 1 : NULL;
+		for (unsigned k = 0; k < n_causes; k++) {
+			if (strstr(line, causes[k].said) != NULL) {
+				rank = n_causes - k;
+				f = causes[k].fix;
+				anon = causes[k].anon;
+				break;
+			}
+		}
+		if (strstr(line, name) != NULL)
+			rank += n_causes + 1;
+		else if (!anon || !anon_ok)
+			rank = 0;
+		if (rank > best) {
+			best = rank;
+			copy_str(said, len, line + strspn(line, " \t"));
+			*fix = f;
+		}
+	}
+	return best > n_causes ? 2 : best > 0 ? 1 : 0;
+}
+
+/* The kernel driver a PCI device is bound to, "" for none; -1: no such
+ * device. */
+static int
+pci_driver(const char *name, char *drv, size_t len)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	ssize_t n;
+
+	drv[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", name);
+	if (access(path, F_OK) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", name);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		const char *b;
+
+		link[n] = '\0';
+		b = strrchr(link, '/');
+		copy_str(drv, len, b != NULL ? b + 1 : link);
+	}
+	return 0;
+}
+
+/* The PCI class of the last pci_is_net() (0x020000: Ethernet). */
+static char pci_class[16] = "unknown";
+
+/* Is the PCI device a network controller (class 0x02)? true if unknown. */
+static bool
+pci_is_net(const char *name)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool net = true;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return true;
+	if (fgets(pci_class, sizeof(pci_class), f) != NULL) {
+		pci_class[strcspn(pci_class, "\n")] = '\0';
+		net = strncmp(pci_class, "0x02", 4) == 0;
+	}
+	fclose(f);
+	return net;
+}
+
+static bool
+dpdk_kdrv(const char *drv)
+{
+	return strcmp(drv, "vfio-pci") == 0 ||
+	       strcmp(drv, "uio_pci_generic") == 0 ||
+	       strcmp(drv, "igb_uio") == 0 ||
+	       strcmp(drv, "uio_hv_generic") == 0;
+}
+
+/* One device without a port: the error line. */
+static void
+dev_failed(const char *opt, const char *arg, const char *name, int is_pci)
+{
+	char said[400], drv[64] = "";
+	const char *fix = NULL;
+	int found = eal_dev_reason(app_log_captured(), name, is_pci, said,
+				   sizeof(said), &fix);
+
+	if (is_pci && pci_driver(name, drv, sizeof(drv)) != 0) {
+		app_err("%s %s: no such PCI device on this machine ('lspci -D' "
+			"lists them)",
+			opt, arg);
+		return;
+	}
+	if (found == 2 ||
+	    (found == 1 && (!is_pci || drv[0] == '\0' || dpdk_kdrv(drv)))) {
+		app_err("%s %s: the device did not come up as a DPDK port: EAL "
+			"says \"%s\"%s%s",
+			opt, arg, said, fix != NULL ? "; " : "",
+			fix != NULL ? fix : "");
+		return;
+	}
+	if (is_pci && !pci_is_net(name)) {
+		app_err("%s %s: the device did not come up as a DPDK port: it "
+			"is not a network device (PCI class %s)",
+			opt, arg, pci_class);
+		return;
+	}
+	if (is_pci && drv[0] != '\0' && !dpdk_kdrv(drv)) {
+		app_err("%s %s: the device did not come up as a DPDK port: it "
+			"is bound to the kernel's %s driver, which DPDK cannot "
+			"use; %s",
+			opt, arg, drv, bind_fix);
+		return;
+	}
+	if (is_pci && drv[0] == '\0') {
+		app_err("%s %s: the device did not come up as a DPDK port: no "
+			"DPDK driver took it and it is bound to no kernel "
+			"driver; %s",
+			opt, arg, bind_fix);
+		return;
+	}
+	app_err("%s %s: the device did not come up as a DPDK port: no DPDK "
+		"driver took it%s%s (--log-level=lib.eal:debug says more)",
+		opt, arg, is_pci ? ", bound to " : "", is_pci ? drv : "");
+}
+
+int
+app_eal_devices_check(int argc, char **argv)
+{
+	int failed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *opt = NULL;
+		const char *arg = dev_arg(argc, argv, &i, &opt);
+		char name[RTE_DEV_NAME_MAX_LEN];
+		int is_pci;
+
+		if (arg == NULL ||
+		    eal_dev_name(arg, name, sizeof(name), &is_pci) != 0)
+			continue;
+		/* vdev_netvsc (legacy Azure set-up) makes a failsafe port
+		 * under another name, and none of its own. */
+		if (strncmp(name, "net_vdev_netvsc", 15) == 0 ||
+		    has_port(name, is_pci))
+			continue;
+		dev_failed(opt, arg, name, is_pci);
+		failed++;
+	}
+	return failed == 0 ? EXIT_OK : EXIT_SETUP;
+}
