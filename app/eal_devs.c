@@ -20,6 +20,7 @@
 
 #include "app.h"
 #include "eal_devs.h"
+#include "eal_diag.h"
 #include "log.h"
 
 /* src into dst (len bytes), cut to fit. */
@@ -33,35 +34,6 @@ copy_str(char *dst, size_t len, const char *src)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
-
-/* What EAL and the PMDs say when a device cannot be used, most telling
- * first; each with the fix. */
-static const char vfio_fix[] =
-	"vfio-pci needs an IOMMU with interrupt remapping (intel_iommu=on "
-	"iommu=pt on the kernel command line, a VM with a vIOMMU), or vfio's "
-	"noiommu mode (modprobe vfio enable_unsafe_noiommu_mode=1); on Azure "
-	"use the netvsc PMD with uio_hv_generic instead ('latprobe setup' "
-	"does it)";
-static const char bind_fix[] =
-	"bind it to vfio-pci (dpdk-devbind.py -b vfio-pci ADDR, or "
-	"'latprobe setup'); on Azure use the netvsc PMD with uio_hv_generic";
-
-/* anon: the line names no device (EAL's PCI bar access): taken for any
- * PCI device that failed when no line names it. */
-static const struct {
-	const char *said, *fix;
-	bool anon;
-} causes[] = {
-	{"failed to select IOMMU type", vfio_fix, false},
-	{"IOMMU", vfio_fix, true},
-	{"VFIO", vfio_fix, true},
-	{"vfio", vfio_fix, true},
-	{"Can't write to PCI bar", vfio_fix, true},
-	{"Can't read from PCI bar", vfio_fix, true},
-	{"cannot be used", bind_fix, false},
-	{"No such device", NULL, false},
-	{"failed to initialize", NULL, false},
-};
 
 /* The device name of an EAL device argument (up to its first comma), a PCI
  * address in its full form (0000:01:00.0); *is_pci says which. 0 or -1. */
@@ -132,56 +104,6 @@ has_port(const char *name, int is_pci)
 	return false;
 }
 
-/*
- * The line of log that says best why device name failed: one that names
- * it, with a known cause (the earlier in causes[], the better) or without;
- * else (anon_ok) one with a cause that names no device. Into said (its
- * leading blanks off), the fix in *fix (NULL: none known). 2: a line names
- * the device, 1: an anonymous cause, 0: no line.
- */
-static int
-eal_dev_reason(const char *log, const char *name, bool anon_ok, char *said,
-	       size_t len, const char **fix)
-{
-	const unsigned n_causes = sizeof(causes) / sizeof(causes[0]);
-	unsigned best = 0;
-
-	said[0] = '\0';
-	*fix = NULL;
-	for (const char *l = log; l != NULL && *l != '\0';) {
-		const char *e = strchr(l, '\n');
-		size_t n = e != NULL ? (size_t)(e - l) : strlen(l);
-		const char *f = NULL;
-		char line[512];
-		unsigned rank = 0;
-		bool anon = false;
-
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-		memcpy(line, l, n);
-		line[n] = '\0';
-		l = e != NULL ? e + 1 : NULL;
-		for (unsigned k = 0; k < n_causes; k++) {
-			if (strstr(line, causes[k].said) != NULL) {
-				rank = n_causes - k;
-				f = causes[k].fix;
-				anon = causes[k].anon;
-				break;
-			}
-		}
-		if (strstr(line, name) != NULL)
-			rank += n_causes + 1;
-		else if (!anon || !anon_ok)
-			rank = 0;
-		if (rank > best) {
-			best = rank;
-			copy_str(said, len, line + strspn(line, " \t"));
-			*fix = f;
-		}
-	}
-	return best > n_causes ? 2 : best > 0 ? 1 : 0;
-}
-
 /* The kernel driver a PCI device is bound to, "" for none; -1: no such
  * device. */
 static int
@@ -244,8 +166,8 @@ dev_failed(const char *opt, const char *arg, const char *name, int is_pci)
 {
 	char said[400], drv[64] = "";
 	const char *fix = NULL;
-	int found = eal_dev_reason(app_log_captured(), name, is_pci, said,
-				   sizeof(said), &fix);
+	int found = eal_diag_reason(app_log_captured(), name, is_pci, said,
+				    sizeof(said), &fix);
 
 	if (is_pci && pci_driver(name, drv, sizeof(drv)) != 0) {
 		app_err("%s %s: no such PCI device on this machine ('lspci -D' "
@@ -271,14 +193,14 @@ dev_failed(const char *opt, const char *arg, const char *name, int is_pci)
 		app_err("%s %s: the device did not come up as a DPDK port: it "
 			"is bound to the kernel's %s driver, which DPDK cannot "
 			"use; %s",
-			opt, arg, drv, bind_fix);
+			opt, arg, drv, eal_diag_bind_fix);
 		return;
 	}
 	if (is_pci && drv[0] == '\0') {
 		app_err("%s %s: the device did not come up as a DPDK port: no "
 			"DPDK driver took it and it is bound to no kernel "
 			"driver; %s",
-			opt, arg, bind_fix);
+			opt, arg, eal_diag_bind_fix);
 		return;
 	}
 	app_err("%s %s: the device did not come up as a DPDK port: no DPDK "
