@@ -35,15 +35,27 @@ copy_str(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-/* The device name of an EAL device argument (up to its first comma), a PCI
- * address in its full form (0000:01:00.0); *is_pci says which. 0 or -1. */
+/* The device name of an EAL device argument (up to its first comma, without
+ * a bus: prefix), a PCI address in its full form (0000:01:00.0); *is_pci
+ * says which. 0, or -1 when it names no device we can look for. */
 static int
 eal_dev_name(const char *arg, char *name, size_t len, int *is_pci)
 {
+	static const char *const buses[] = {
+		"pci:", "vdev:", "vmbus:", "auxiliary:"};
 	struct rte_pci_addr a;
-	size_t n = strcspn(arg, ",");
 	char tmp[RTE_DEV_NAME_MAX_LEN];
+	size_t n;
 
+	/* The layered syntax (bus=pci,addr=...; class=eth,mac=...) names
+	 * no device by itself: not checked. */
+	if (strncmp(arg, "bus=", 4) == 0 || strncmp(arg, "class=", 6) == 0)
+		return -1;
+	/* The legacy bus:device form (pci:0000:01:00.0). */
+	for (unsigned k = 0; k < sizeof(buses) / sizeof(buses[0]); k++)
+		if (strncmp(arg, buses[k], strlen(buses[k])) == 0)
+			arg += strlen(buses[k]);
+	n = strcspn(arg, ",");
 	if (n == 0 || n >= sizeof(tmp) || n >= len)
 		return -1;
 	memcpy(tmp, arg, n);

@@ -37,6 +37,7 @@ done
 each "^latprobe: error: -a $absent: no such PCI device on this machine" "${EAL_PCI[@]}" -a "$absent"
 each "^latprobe: error: --allow $absent,foo=1: no such PCI device" "${EAL_PCI[@]}" "--allow=$absent,foo=1"
 each "^latprobe: error: -a ${absent#0000:}: no such PCI device" "${EAL_PCI[@]}" -a "${absent#0000:}"
+each "^latprobe: error: -a pci:$absent: no such PCI device" "${EAL_PCI[@]}" -a "pci:$absent"
 
 # 2. A host bridge: a PCI device, but no NIC.
 bridge=
@@ -62,4 +63,5 @@ expect 4 "^latprobe: error: -a $absent: no such PCI device" "$LATPROBE" info -l 
 grep -q "^port 0: net_null0" "$WORK/out" && fail "info went on after a failed device"
 export LP_EXPECT_STDERR=0
 expect 0 "^port 0: net_null0" "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev net_null0 -- --calibrate 10ms
+expect 0 "^port 0: net_null0" "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev vdev:net_null0 -- --calibrate 10ms
 echo "$LP_PROG: ok"
