@@ -99,11 +99,11 @@ start_reflector "$LP_NS_REFL" $(eal "$LP_IF_REFL" 0) -- --addr "$LP_ADDR_REFL" \
 capture_start reflector "$LP_NS_PROBE" "$LP_IF_PROBE"
 timeout 20 ip netns exec "$LP_NS_PROBE" ping -c 3 -i 0.2 -s 0 -W 2 "$refl_ip" \
 	>"$WORK/ping.txt" 2>&1 || { cat "$WORK/ping.txt" >&2; fail "ping -s 0: no answer"; }
-for p in sockperf stamp; do
+for p in sockperf:14 stamp:44; do
 	timeout 30 ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe --backend kernel \
-		--proto $p -l $([ $p = sockperf ] && echo 14 || echo 44) -n 5 -w 0 -i 10ms \
-		-q --json "$WORK/k$p.json" "$refl_ip" >"$WORK/k$p.txt" 2>&1 ||
-		{ cat "$WORK/k$p.txt" >&2; fail "--backend kernel --proto $p: not answered"; }
+		--proto "${p%:*}" -l "${p#*:}" -n 5 -w 0 -i 10ms \
+		-q --json "$WORK/k${p%:*}.json" "$refl_ip" >"$WORK/k${p%:*}.txt" 2>&1 ||
+		{ cat "$WORK/k${p%:*}.txt" >&2; fail "--backend kernel --proto ${p%:*}: not answered"; }
 done
 capture_stop
 stop_reflector
