@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "eal_devs.h"
 #include "latprobe/port.h"
 
 static void
@@ -165,6 +166,9 @@ cmd_info(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	eal = true;
+	ret = app_eal_devices_check(eal_argc, eal_argv);
+	if (ret != EXIT_OK)
+		goto out;
 
 	printf("latprobe %s on %s\n", LATPROBE_VERSION, rte_version());
 	ret = app_clock_setup(&clk, window_ns, rte_get_tsc_hz());

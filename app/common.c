@@ -16,7 +16,9 @@
 
 #include "app.h"
 #include "cli.h"
+#include "eal_devs.h"
 #include "hlog_out.h"
+#include "log.h"
 #include "latprobe/port.h"
 #include "preflight.h"
 #include "latprobe/stamp_auth.h"
@@ -242,7 +244,10 @@ app_eal_init(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	/* EAL's lines on a device it cannot use: app_eal_devices_check(). */
+	app_log_capture(true);
 	ret = rte_eal_init(argc, copy);
+	app_log_capture(false);
 	free(copy);
 
 	if (ret < 0) {
@@ -450,8 +455,10 @@ app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
 	if (ret == EXIT_OK) {
 		d->eal = true;
 		app_signals_install(); /* EAL may have set its own */
-		ret = dpdk_port_open(d, port, port_id, promisc, hw_ts, &pc);
+		ret = app_eal_devices_check(a->eal_argc, a->eal_argv);
 	}
+	if (ret == EXIT_OK)
+		ret = dpdk_port_open(d, port, port_id, promisc, hw_ts, &pc);
 	if (calib_running)
 		pthread_join(calib, NULL);
 	else

@@ -89,6 +89,40 @@ has(const char *buf, size_t size, const char *s)
 	return memmem(buf, size, s, strlen(s)) != NULL;
 }
 
+/* DPDK's lines while app_log_capture() is on (what EAL said of a device
+ * it could not use), NUL-terminated; what does not fit is dropped. */
+static char captured[16384];
+static size_t captured_len;
+static bool capturing;
+
+void
+app_log_capture(bool on)
+{
+	if (on) {
+		captured_len = 0;
+		captured[0] = '\0';
+	}
+	capturing = on;
+}
+
+const char *
+app_log_captured(void)
+{
+	return captured;
+}
+
+static void
+capture(const char *buf, size_t size)
+{
+	size_t room = sizeof(captured) - 1 - captured_len;
+
+	if (size > room)
+		size = room;
+	memcpy(captured + captured_len, buf, size);
+	captured_len += size;
+	captured[captured_len] = '\0';
+}
+
 /* DPDK's log stream: stderr, less the noise above unless INFO is asked. */
 static ssize_t
 log_write(void *cookie, const char *buf, size_t size)
@@ -97,6 +131,8 @@ log_write(void *cookie, const char *buf, size_t size)
 	int level = rte_log_cur_msg_loglevel();
 
 	(void)cookie;
+	if (capturing)
+		capture(buf, size);
 	if (level >= (int)RTE_LOG_ERR && type >= 0 &&
 	    !rte_log_can_log((uint32_t)type, RTE_LOG_INFO)) {
 		for (unsigned k = 0;

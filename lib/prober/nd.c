@@ -43,7 +43,7 @@ prober_answer_ns(struct io_queue *q, const uint8_t *buf,
 		io_free(q, m);
 		return false;
 	}
-	io_mbuf_set_len(m, (uint16_t)len);
+	io_mbuf_set_tx_len(m, (uint16_t)len);
 	return io_tx_all(q, &m, 1) == 1;
 }
 
@@ -63,7 +63,7 @@ send_ns(struct io_queue *q, const struct codec_mac *my_mac,
 		io_free(q, m);
 		return;
 	}
-	io_mbuf_set_len(m, (uint16_t)len);
+	io_mbuf_set_tx_len(m, (uint16_t)len);
 	io_tx_all(q, &m, 1);
 }
 

@@ -195,7 +195,7 @@ arp_frame(struct rte_mbuf *m, uint16_t op, const struct codec_mac *sha,
 	if (len > 0 && vlan != 0)
 		len = codec_vlan_insert(buf, (size_t)len, cap, vlan);
 	if (len > 0)
-		io_mbuf_set_len(m, (uint16_t)len);
+		io_mbuf_set_tx_len(m, (uint16_t)len);
 	return len;
 }
 
@@ -230,7 +230,7 @@ prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 		io_free(q, m);
 		return false;
 	}
-	io_mbuf_set_len(m, (uint16_t)len);
+	io_mbuf_set_tx_len(m, (uint16_t)len);
 	return io_tx_all(q, &m, 1) == 1;
 }
 
@@ -1083,6 +1083,19 @@ prober_tmpl_reset(struct prober_worker *w)
  * minimal STAMP probe is 86 bytes, 90 with a VLAN tag. */
 #define PROBER_TMPL_COPY 96
 
+/* A frame of len bytes in buf (cap bytes) zero-padded to the Ethernet
+ * minimum (io_mbuf_pad()): its length. A template is padded once, so its
+ * probes come out padded at no cost. */
+static inline int
+pad_frame(uint8_t *buf, int len, size_t cap)
+{
+	if (len >= 0 && len < IO_ETH_MIN_LEN && cap >= IO_ETH_MIN_LEN) {
+		memset(buf + len, 0, (size_t)(IO_ETH_MIN_LEN - len));
+		len = IO_ETH_MIN_LEN;
+	}
+	return len;
+}
+
 static __attribute__((noinline, cold)) int
 tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
 {
@@ -1112,6 +1125,7 @@ tmpl_make(struct prober_worker *w, uint64_t seq, uint64_t t1_unix_ns)
 	if (len < 0)
 		return -ENOTSUP; /* build() says why, this time */
 	set_ip_id(w, t->buf, seq);
+	len = pad_frame(t->buf, len, cap);
 	if (codec_parse_frame(t->buf, (size_t)len, &f) != 0 ||
 	    f.payload_off == 0 || f.is_fragment || f.ip_proto != proto)
 		goto off;
@@ -1219,7 +1233,7 @@ generic_build(struct prober_worker *w, uint8_t *buf, size_t cap, uint64_t seq,
 
 	if (len >= 0)
 		set_ip_id(w, buf, seq);
-	return len;
+	return pad_frame(buf, len, cap);
 }
 
 PROBER_INLINE int
@@ -1318,7 +1332,8 @@ build_probe(struct prober_worker *w, struct rte_mbuf **tx, uint64_t seq,
 			io_free(q, m);
 			goto fail;
 		}
-		io_mbuf_set_len(m, (uint16_t)len);
+		/* The last fragment may be short. */
+		io_mbuf_set_tx_len(m, (uint16_t)len);
 		tx[n++] = m;
 	} while (off != 0);
 	return n;

@@ -87,7 +87,7 @@ tcp_on_reply(struct prober_worker *w, const uint8_t *buf,
 		io_free(q, m);
 		return;
 	}
-	io_mbuf_set_len(m, (uint16_t)len);
+	io_mbuf_set_tx_len(m, (uint16_t)len);
 	io_tx_all(q, &m, 1);
 }
 

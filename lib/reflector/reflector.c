@@ -395,7 +395,8 @@ tx_fragments(struct reflector_worker *w, struct burst_out *o,
 			count(w, RC_DROP_TX, 1);
 			return;
 		}
-		io_mbuf_set_len(m, (uint16_t)len);
+		/* The last fragment may be short. */
+		io_mbuf_set_tx_len(m, (uint16_t)len);
 		/* IPv4 fragments carry no options: offsets as in the
 		 * datagram; IPv6 ones have a Fragment header more. */
 		if (first && stamp) {
@@ -1318,6 +1319,11 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			a = handle_ipv4(w, buf, &f, io_rx_ip_csum(m),
 					io_rx_l4_csum(m), t2, t2_wire);
 		}
+		/* An answer made in place is as long as its request, which
+		 * may have come unpadded (a kernel over a veth sends runts),
+		 * or shorter (ARP): padded to the Ethernet minimum. */
+		if (a != ANSWER_NONE)
+			io_mbuf_pad(m);
 		if (a == ANSWER_NONE)
 			io_free(q, m);
 		else if (a == ANSWER_STAMP)

@@ -20,7 +20,7 @@ expect 4 "is not in this network namespace but in '$LP_NS_PROBE'" \
 expect 4 "interface ${LP_NS_PREFIX}nosuch0 .* does not exist here" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_xdp0,iface=${LP_NS_PREFIX}nosuch0" -- --calibrate 10ms
 # info exits 4 when a device the EAL options name does not come up.
-expect 4 "1 --vdev device\(s\) in the EAL options, 0 DPDK port\(s\) came up" \
+expect 4 "--vdev net_af_packet0: the device did not come up as a DPDK port: EAL says .*failed to initialize net_af_packet0" \
 	"$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --vdev "net_af_packet0" -- --calibrate 10ms
 
 # 2. A second reflector on the same af_xdp interface.

@@ -36,6 +36,8 @@ struct fake_side {
 	bool pinned;
 	uint64_t pin_rx, pin_tx;
 	uint64_t tx_count;
+	void (*watch)(void *arg, const uint8_t *frame, size_t len);
+	void *watch_arg;
 	unsigned in_hook;
 	struct io_fake *f;
 };
@@ -186,6 +188,9 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 		uint64_t due = due_of(s, f->now);
 
 		s->tx_count++;
+		if (s->watch != NULL)
+			s->watch(s->watch_arg, rte_pktmbuf_mtod(m, uint8_t *),
+				 m->data_len);
 		if (s->drop_every && s->tx_count % s->drop_every == 0) {
 			fake_free_raw(f, m);
 			continue;
@@ -304,6 +309,15 @@ io_fake_set_peer(struct io_fake *f, unsigned side, void (*hook)(void *arg),
 {
 	f->side[side & 1].hook = hook;
 	f->side[side & 1].hook_arg = arg;
+}
+
+void
+io_fake_set_tx_watch(struct io_fake *f, unsigned side,
+		     void (*fn)(void *arg, const uint8_t *frame, size_t len),
+		     void *arg)
+{
+	f->side[side & 1].watch = fn;
+	f->side[side & 1].watch_arg = arg;
 }
 
 void

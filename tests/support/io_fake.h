@@ -29,6 +29,13 @@ struct io_queue *io_fake_queue(struct io_fake *f, unsigned side);
 void io_fake_set_peer(struct io_fake *f, unsigned side, void (*hook)(void *arg),
 		      void *arg);
 
+/* Called with every frame side transmits, as it goes on the wire (before
+ * any drop or duplicate); fn NULL: none. */
+void io_fake_set_tx_watch(struct io_fake *f, unsigned side,
+			  void (*fn)(void *arg, const uint8_t *frame,
+				     size_t len),
+			  void *arg);
+
 /* Clock: cycles per read (default 100); io_fake_advance moves it on. */
 void io_fake_set_tick(struct io_fake *f, uint64_t cycles);
 void io_fake_advance(struct io_fake *f, uint64_t cycles);

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_mbuf_core.h>
 #include <rte_mbuf_dyn.h>
@@ -132,6 +133,41 @@ io_mbuf_set_len(struct rte_mbuf *m, uint16_t len)
 {
 	m->data_len = len;
 	m->pkt_len = len;
+}
+
+/*
+ * Ethernet's minimum frame without its FCS (IEEE 802.3: 64 bytes with it).
+ * A real NIC counts a shorter one as a runt (igb: rx_undersize_errors);
+ * virtual devices (af_xdp, memif, veth) pass it on as it is.
+ */
+#define IO_ETH_MIN_LEN 60
+
+/*
+ * A frame to transmit, padded to IO_ETH_MIN_LEN with zeros when it is
+ * shorter: the padding follows the IP packet, whose lengths stay (every
+ * receiver reads those, not the frame's). The buffer has the room
+ * (io_alloc()'s buffers hold far more than 60 bytes); one that had not
+ * stays as it is.
+ */
+static inline void
+io_mbuf_pad(struct rte_mbuf *m)
+{
+	uint16_t len = m->data_len;
+
+	if (len >= IO_ETH_MIN_LEN ||
+	    (uint32_t)m->buf_len < (uint32_t)m->data_off + IO_ETH_MIN_LEN)
+		return;
+	memset((uint8_t *)m->buf_addr + m->data_off + len, 0,
+	       IO_ETH_MIN_LEN - len);
+	io_mbuf_set_len(m, IO_ETH_MIN_LEN);
+}
+
+/* io_mbuf_set_len() of a frame to transmit, then io_mbuf_pad(). */
+static inline void
+io_mbuf_set_tx_len(struct rte_mbuf *m, uint16_t len)
+{
+	io_mbuf_set_len(m, len);
+	io_mbuf_pad(m);
 }
 
 /*
