@@ -108,10 +108,15 @@ static enum MHD_Result
 answer(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
        bool ok)
 {
+	/* MUST_COPY only reads it; the API takes a void *. */
+	union {
+		const char *c;
+		void *v;
+	} data = {.c = body};
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t)body,
+	resp = MHD_create_response_from_buffer(len, data.v,
 					       MHD_RESPMEM_MUST_COPY);
 	if (resp == NULL)
 		return MHD_NO; /* out of memory: close the connection */

@@ -207,4 +207,31 @@ expect 4 "cannot listen there.*in use" ip netns exec "$ns" "$LATPROBE" probe --b
 	--metrics 127.0.0.1:9101 127.0.0.1
 kill -INT "$REFL_PID" 2>/dev/null || true
 wait "$REFL_PID" 2>/dev/null || true
+
+# DPDK: the HTTP server's thread (libmicrohttpd starts none of its own) is
+# an EAL control thread, never on the worker's CPU (-l 1), and it serves.
+hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)
+if [ "${hp:-0}" -ge 64 ] && [ "$(nproc)" -ge 2 ]; then
+	LP_BG_LOG=$WORK/dpdk.err lp_bg_ns "$ns" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
+		--vdev net_ring0 -- --addr 198.18.0.1/24 --loopback -q -t 30 -w 10 \
+		--metrics 127.0.0.1:9103 198.18.0.2
+	DPID=$LP_LAST_PID
+	lp_wait_for "$WORK/dpdk.err" '^latprobe probe: ' 30 ||
+		{ cat "$WORK/dpdk.err" >&2; fail "DPDK prober with --metrics did not start"; }
+	[ "$(scrape http://127.0.0.1:9103/metrics "$WORK/d.prom")" = 200 ] ||
+		fail "DPDK prober: /metrics not answered"
+	t=$(grep -lx lp-metrics /proc/"$DPID"/task/*/comm 2>/dev/null | head -1 || true)
+	[ -n "$t" ] || fail "DPDK prober: no lp-metrics thread"
+	cpus=$(awk '/Cpus_allowed_list/ {print $2}' "${t%/comm}/status")
+	$PY -c 'import sys
+out = set()
+for part in sys.argv[1].split(","):
+    a, _, b = part.partition("-")
+    out |= set(range(int(a), int(b or a) + 1))
+sys.exit(1 in out)' "$cpus" || fail "the metrics thread may run on the worker's CPU 1 ($cpus)"
+	echo "metrics: DPDK -l 1: lp-metrics thread on CPUs $cpus"
+	lp_stop_bg "$DPID"
+else
+	echo "metrics: no hugepages or one CPU: the DPDK thread check is not run"
+fi
 echo "metrics: ok"
