@@ -4,7 +4,10 @@
 # namespace of our own): scrapes while the run goes on, what they hold,
 # `promtool check metrics` on both expositions, 404/405/400 answers, a
 # client that never finishes its request does not stop the next scrape,
-# and bad --metrics values are one-line usage errors.
+# several slow clients at once neither (and are dropped in the end), an
+# accept error (EMFILE) backs off instead of spinning, bad --metrics values
+# are one-line usage errors, and with DPDK the server's thread stays off
+# the worker's CPU.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || lp_skip "needs root (a network namespace)"
 lp_have ip || lp_skip "needs iproute2"
