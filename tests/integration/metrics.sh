@@ -115,7 +115,7 @@ echo "metrics: scrape behind a stalled client answered after $ms ms"
 # connection (one connection at a time answered it only after the server
 # had dropped them all), and the server drops each of them in the end
 # (idle: 2 s; trickling: 4 s after it was accepted).
-inns $PY - 9102 6 <<'PYEOF' || fail "scrape beside slow clients"
+inns "$PY" - 9102 6 <<'PYEOF' || fail "scrape beside slow clients"
 import socket, sys, time, urllib.request
 port, n = int(sys.argv[1]), int(sys.argv[2])
 slow = [socket.create_connection(('127.0.0.1', port), timeout=5) for _ in range(n)]
@@ -172,7 +172,7 @@ fds = {int(f) for f in os.listdir("/proc/%s/fd" % sys.argv[1])}
 print(min(i for i in range(len(fds) + 1) if i not in fds))' "$PROBE_PID")
 	prlimit --pid "$PROBE_PID" --nofile="$low:$hard"
 	lp_cleanup_push "prlimit --pid $PROBE_PID --nofile=$hard:$hard 2>/dev/null || true"
-	inns $PY -c 'import socket, sys
+	inns "$PY" -c 'import socket, sys
 s = socket.create_connection(("127.0.0.1", 9102), timeout=30)
 s.send(b"GET /metrics HTTP/1.0\r\n\r\n")
 print(s.recv(64).split(b"\r\n")[0].decode())' >"$WORK/emfile.out" 2>&1 &

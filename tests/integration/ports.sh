@@ -95,8 +95,8 @@ grep -qE '^latprobe probe: metrics on http://127\.0\.0\.1:9864/metrics \(the def
 	"$WORK/mp.log" || { cat "$WORK/mp.log" >&2; fail "metrics: not on 9864, or not said"; }
 code=$(inns curl -sS --max-time 10 -o "$WORK/m.prom" -w '%{http_code}' http://127.0.0.1:9864/metrics) ||
 	fail "scrape of 9864 failed"
-[ "$code" = 200 ] && grep -q '^latprobe_probes_sent_total' "$WORK/m.prom" ||
-	fail "9864 answered $code without the prober's metrics"
+[ "$code" = 200 ] || fail "9864 answered $code"
+grep -q '^latprobe_probes_sent_total' "$WORK/m.prom" || fail "9864: not the prober's metrics"
 lp_stop_bg "$MP_PID"
 expect 4 '^latprobe: error: --metrics 127\.0\.0\.1:9863: cannot listen there: Address already in use \(another process has it\)$' \
 	ip netns exec "$ns" "$LATPROBE" probe --backend kernel -q -n 5 --metrics 127.0.0.1:9863 127.0.0.1
