@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +98,7 @@ struct probe_opts {
 	struct codec_ip target; /* IPv4 or IPv6: the family of the probes */
 	bool have_target, have_port, have_peer_mac;
 	uint16_t dport, sport;
+	bool have_sport; /* --sport given: that port or an error */
 	struct codec_mac peer_mac;
 	const struct probe_proto *proto;
 	uint64_t count; /* 0 = until -t */
@@ -219,7 +222,10 @@ probe_usage(FILE *f)
 	      "lcore gets one\n"
 	      "                       from there whose answers RSS brings back "
 	      "to its own\n"
-	      "                       queue (N + index without RSS)\n",
+	      "                       queue (N + index without RSS); "
+	      "--backend kernel\n"
+	      "                       without --sport: the first free port "
+	      "from 40000 up\n",
 	      f);
 	fputs("  --flows N            rotate each lcore's probes over N "
 	      "5-tuples (source\n"
@@ -263,10 +269,13 @@ probe_usage(FILE *f)
 	      "for\n"
 	      "                       HdrHistogram's tools\n"
 	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
-	      "  --metrics ADDR:PORT  serve Prometheus metrics on "
+	      "  --metrics ADDR[:PORT]\n"
+	      "                       serve Prometheus metrics on "
 	      "http://ADDR:PORT/metrics\n"
 	      "                       (counters and RTT histograms per "
-	      "target; off by default)\n"
+	      "target; off by default;\n"
+	      "                       no PORT: 9863, or the first free one "
+	      "above)\n"
 	      "  --pcap FILE          every probe and answer as pcapng (first "
 	      "256 bytes),\n"
 	      "                       TSC timestamps; copies taken outside "
@@ -662,6 +671,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 				return app_opt_bad("--sport", "a port 1..65471",
 						   optarg);
 			o->sport = (uint16_t)v;
+			o->have_sport = true;
 			break;
 		case 'S':
 			o->samples = optarg;
@@ -1665,6 +1675,82 @@ probe_setup_dpdk_multi(struct app_run *r)
 	return EXIT_OK;
 }
 
+/* How many ports above the first free candidate a kernel socket tries. */
+#define PROBE_SPORT_TRIES 1024u
+
+/* Can a UDP socket bind this port on our address now (a cheap look)? */
+static bool
+udp_port_free(const struct probe_opts *o, int family, uint16_t port)
+{
+	int fd = socket(family == 6 ? AF_INET6 : AF_INET,
+			SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret;
+
+	if (fd < 0)
+		return true; /* let the real open say why */
+	if (family == 6) {
+		struct sockaddr_in6 sa = {.sin6_family = AF_INET6,
+					  .sin6_port = htons(port)};
+		int one = 1;
+
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				 sizeof(one));
+		if (o->co.addr6.family == 6)
+			memcpy(sa.sin6_addr.s6_addr, o->co.addr6.a, 16);
+		ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	} else {
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+					 .sin_port = htons(port)};
+
+		if (o->co.have_addr)
+			sa.sin_addr.s_addr = htonl(o->co.addr);
+		ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	}
+	close(fd);
+	return ret == 0 || errno != EADDRINUSE;
+}
+
+static struct sockio *
+kernel_sock_at(const struct probe_opts *o, const struct codec_ip *dst,
+	       uint16_t dport, uint16_t sport, struct codec_mac *mac,
+	       const struct sockio_opts *so)
+{
+	if (dst->family == 6)
+		return sockio_open_prober6(
+			o->co.addr6.family == 6 ? o->co.addr6.a : NULL, sport,
+			dst->a, dport, mac, so);
+	return sockio_open_prober(o->co.have_addr ? o->co.addr : 0, sport,
+				  codec_ip_v4(dst), dport, mac, so);
+}
+
+/*
+ * A kernel prober socket to dst:dport from port `from`: with --sport that
+ * port or NULL (errno EADDRINUSE when another socket has it); without, the
+ * first free port from `from` up (the same ports again on a host in the
+ * same state, so a run is repeatable), and when PROBE_SPORT_TRIES of them
+ * are all taken, one the kernel picks. NULL with errno.
+ */
+static struct sockio *
+kernel_sock_open(const struct probe_opts *o, const struct codec_ip *dst,
+		 uint16_t dport, uint16_t from, struct codec_mac *mac,
+		 const struct sockio_opts *so)
+{
+	struct sockio *s;
+
+	if (o->have_sport)
+		return kernel_sock_at(o, dst, dport, from, mac, so);
+	for (unsigned p = from; p <= 65535 && p < from + PROBE_SPORT_TRIES;
+	     p++) {
+		if (!udp_port_free(o, dst->family, (uint16_t)p))
+			continue;
+		s = kernel_sock_at(o, dst, dport, (uint16_t)p, mac, so);
+		/* EADDRINUSE: taken since the look; try the next. */
+		if (s != NULL || errno != EADDRINUSE)
+			return s;
+	}
+	return kernel_sock_at(o, dst, dport, 0, mac, so);
+}
+
 /* Several targets on the kernel backend: one connected socket each. */
 static int
 probe_setup_kernel_multi(struct app_run *r)
@@ -1676,13 +1762,18 @@ probe_setup_kernel_multi(struct app_run *r)
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
 	conf_common(r);
-	for (unsigned i = 0; i < o->n_tg; i++) {
+	for (unsigned i = 0, next = o->sport; i < o->n_tg; i++) {
 		struct probe_target *t = &o->tg[i];
-		uint16_t sport = (uint16_t)(o->sport + i);
+		struct codec_ip dst = codec_ip_from_v4(t->addr);
+		/* --sport N: N + i; else each the first free after the
+		 * previous target's. */
+		uint16_t sport =
+			(uint16_t)(o->have_sport ? o->sport + i : next);
 
-		t->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0,
-					     sport, t->addr, t->dport, &t->mac,
-					     &so);
+		t->sock = kernel_sock_open(o, &dst, t->dport, sport, &t->mac,
+					   &so);
+		if (t->sock != NULL && sockio_local_port(t->sock, 0) < 65535)
+			next = sockio_local_port(t->sock, 0) + 1u;
 		if (t->sock == NULL) {
 			int err = errno;
 
@@ -1784,16 +1875,8 @@ probe_setup_kernel(struct app_run *r)
 		return probe_setup_kernel_multi(r);
 	sockio_opts_default(&so);
 	so.so_busy_poll_us = o->co.busy_poll_us;
-	if (o->target.family == 6)
-		x->sock = sockio_open_prober6(
-			o->co.addr6.family == 6 ? o->co.addr6.a : NULL,
-			o->sport, o->target.a, o->dport, &x->conf.flow.src_mac,
-			&so);
-	else
-		x->sock = sockio_open_prober(o->co.have_addr ? o->co.addr : 0,
-					     o->sport, codec_ip_v4(&o->target),
-					     o->dport, &x->conf.flow.src_mac,
-					     &so);
+	x->sock = kernel_sock_open(o, &o->target, o->dport, o->sport,
+				   &x->conf.flow.src_mac, &so);
 	if (x->sock == NULL) {
 		int err = errno;
 		char src[CLI_IP_STRLEN] = "*", dst[CLI_IP_STRLEN];
@@ -2007,10 +2090,11 @@ probe_hup(struct app_run *r)
 
 			sockio_opts_default(&so);
 			so.so_busy_poll_us = o->co.busy_poll_us;
-			t->sock = sockio_open_prober(
-				o->co.have_addr ? o->co.addr : 0,
-				(uint16_t)(o->sport + k), t->addr, t->dport,
-				&t->mac, &so);
+			struct codec_ip dst = codec_ip_from_v4(t->addr);
+
+			t->sock = kernel_sock_open(o, &dst, t->dport,
+						   (uint16_t)(o->sport + k),
+						   &t->mac, &so);
 			if (t->sock == NULL) {
 				app_warn("SIGHUP: %s not added: kernel UDP "
 					 "socket: %s",
@@ -2207,37 +2291,68 @@ flow_src_format(const struct codec_flow *fl, char *out /* CLI_IP_STRLEN */)
 	cli_format_ip(&ip, out);
 }
 
+/*
+ * The start line's ", source port 40001" (", source ports 40001, 40002,
+ * ..." with several workers: each one's first), and why when the kernel
+ * backend had to move off --sport's default; "" for ICMP.
+ */
+static void
+sports_format(const struct probe_ctx *x, char *out, size_t cap)
+{
+	const struct probe_run *run = x->run;
+	unsigned n = run->n_workers, shown = n < 4 ? n : 4;
+	size_t len;
+
+	out[0] = '\0';
+	if (n == 0 || (!x->o.multi && !x->o.proto->udp &&
+		       x->o.proto != &probe_proto_tcp_syn))
+		return;
+	len = (size_t)snprintf(out, cap, ", source port%s", n > 1 ? "s" : "");
+	for (unsigned i = 0; i < shown && len < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s %u",
+					i != 0 ? "," : "",
+					run->conf[i].flow.sport);
+	if (n > shown && len < cap)
+		len += (size_t)snprintf(out + len, cap - len, ", ... (%u)", n);
+	if (x->o.co.kernel && !x->o.have_sport &&
+	    run->conf[0].flow.sport != x->o.sport && len < cap)
+		snprintf(out + len, cap - len,
+			 " (%u was taken: the first free one)", x->o.sport);
+}
+
 static void
 probe_start_line(struct app_run *r)
 {
 	struct probe_ctx *x = r->ctx;
-	char mac[18], src[CLI_IP_STRLEN];
+	char mac[18], src[CLI_IP_STRLEN], sports[128];
 
 	codec_mac_format(&x->peer, mac);
 	flow_src_format(&x->conf.flow, src);
+	sports_format(x, sports, sizeof(sports));
 	if (x->o.multi) {
 		fprintf(stderr,
 			"latprobe probe: %s -> %u targets (%s first), %s, "
-			"%u lcore(s), %s %s (%s)\n",
+			"%u lcore(s), %s %s (%s)%s\n",
 			src, x->run->n_workers,
 			x->run->n_workers != 0 ? x->o.tg[x->run->target[0]].name
 					       : "-",
 			x->o.co.kernel ? "kernel routes" : "ARP per target",
 			r->n_workers, x->o.co.kernel ? "backend" : "port",
 			x->o.co.kernel ? "kernel" : r->port.name,
-			x->o.co.kernel ? "UDP sockets" : r->port.driver);
+			x->o.co.kernel ? "UDP sockets" : r->port.driver,
+			sports);
 		return;
 	}
 	fprintf(stderr,
 		"latprobe probe: %s -> %s%s%s:%u (%s), %s, %llu-byte "
-		"probes, %u lcore(s), %s %s (%s)\n",
+		"probes, %u lcore(s), %s %s (%s)%s\n",
 		src, x->o.target.family == 6 ? "[" : "", x->ip,
 		x->o.target.family == 6 ? "]" : "", x->o.dport,
 		x->o.co.kernel ? "kernel route" : mac, x->o.proto->name,
 		(unsigned long long)x->o.size, r->n_workers,
 		x->o.co.kernel ? "backend" : "port",
 		x->o.co.kernel ? "kernel" : r->port.name,
-		x->o.co.kernel ? "UDP socket" : r->port.driver);
+		x->o.co.kernel ? "UDP socket" : r->port.driver, sports);
 }
 
 /*
@@ -2340,6 +2455,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_probe rep;
 	struct report_meta meta = {0};
 	struct report_target *tgs = NULL;
+	uint16_t sports[PROBE_MAX_WORKERS];
 	struct report_interval *ivs = NULL;
 	struct report_flow *flows = NULL;
 	struct histogram *first = NULL;
@@ -2429,6 +2545,12 @@ probe_report(struct app_run *r, double duration_s,
 						       ? &w->network_rtt
 						       : NULL,
 				.removed = run->retired[i],
+				.sport =
+					t->proto->udp ||
+							t->proto ==
+								&probe_proto_tcp_syn
+						? run->conf[i].flow.sport
+						: 0,
 			};
 			remote_ts = remote_ts && t->proto->has_remote_ts;
 		}
@@ -2459,6 +2581,12 @@ probe_report(struct app_run *r, double duration_s,
 	rep.backend = x->o.co.kernel ? "kernel" : "dpdk";
 	rep.target = target;
 	rep.port_driver = x->o.co.kernel ? "udp-socket" : r->port.driver;
+	for (unsigned i = 0;
+	     i < run->n_workers &&
+	     (o->multi || o->proto->udp || o->proto == &probe_proto_tcp_syn);
+	     i++)
+		sports[rep.n_sports++] = run->conf[i].flow.sport;
+	rep.sports = sports;
 	rep.size = (unsigned)o->size;
 	rep.lcores = r->n_workers;
 	rep.duration_s = duration_s;

@@ -641,13 +641,16 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		co->have_hlog_interval = true;
 		return 0;
 	case APP_OPT_METRICS:
+		/* ADDR alone: the default port, or the first free above. */
 		if (cli_parse_target(arg, &co->metrics_addr, &co->metrics_port,
-				     &co->have_metrics) != 0 ||
-		    !co->have_metrics || co->metrics_port == 0) {
+				     &co->have_metrics) != 0) {
 			co->have_metrics = false;
 			return app_opt_bad("--metrics",
-					   "ADDR:PORT (127.0.0.1:9100)", arg);
+					   "ADDR[:PORT] (127.0.0.1:9863)", arg);
 		}
+		if (!co->have_metrics)
+			co->metrics_port = 0;
+		co->have_metrics = true;
 		return 0;
 	case APP_OPT_BACKEND:
 		if (strcmp(arg, "kernel") == 0)

@@ -3,10 +3,14 @@
 #define LATPROBE_APP_METRICS_SRV_H
 
 /*
- * --metrics ADDR:PORT: a minimal HTTP/1.0-1.1 server of GET /metrics on a
- * control thread (never a worker lcore): one connection at a time, a
- * bounded request (METRICS_HTTP_MAX_REQUEST), 2 s to send it and 2 s to
- * take the answer, 404 for any other path. Each scrape calls collect(),
+ * --metrics ADDR[:PORT]: GET /metrics over HTTP/1.0-1.1, served by
+ * libmicrohttpd on a control thread of ours (never a worker lcore). We
+ * bind, listen and accept ourselves (MHD_USE_NO_LISTEN_SOCKET +
+ * MHD_add_connection) so that the port can be chosen and an accept error
+ * backs off; libmicrohttpd parses the requests and answers them, up to
+ * METRICS_CONN_MAX connections at once, each closed after
+ * METRICS_IDLE_S seconds without a byte and at the latest
+ * METRICS_LIFE_MS after it was accepted. Each scrape calls collect(),
  * which reads the workers' counters and histograms with relaxed loads
  * (single-writer rule): the workers never wait for a scrape.
  */
@@ -15,18 +19,49 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "app.h"
 #include "latprobe/metrics.h"
 
+/* Connections served at once; more wait in the listen backlog. */
+#define METRICS_CONN_MAX     16
+/* A connection that sends or takes nothing for this long is closed. */
+#define METRICS_IDLE_S	     2
+/* The longest a connection lives: its request, then its answer. */
+#define METRICS_LIFE_MS	     4000
+/* libmicrohttpd's memory per connection (its request head must fit). */
+#define METRICS_CONN_MEMORY  16384
+/* Without a port: the first free one from the default up, this many. */
+#define METRICS_PORT_TRIES   16
+/* The default ports (deploy/prometheus's convention). */
+#define METRICS_PORT_REFLECT 9862
+#define METRICS_PORT_PROBE   9863
+
+struct MHD_Daemon;
+
+struct app_metrics_conn {
+	int fd; /* -1: a free slot */
+	struct timespec t0;
+	bool cut; /* shut down at METRICS_LIFE_MS; libmicrohttpd closes it */
+};
+
 struct app_metrics_srv {
-	int fd; /* listening socket; -1 when off */
+	int fd;	       /* listening socket; -1 when off */
+	uint16_t port; /* the port it listens on */
 	atomic_bool stop;
 	struct app_thread thread; /* the server, off the workers' CPUs */
+	struct MHD_Daemon *d;
 	int (*collect)(void *arg, struct metrics_buf *b);
 	void *arg;
 	struct metrics_buf buf;
-	uint64_t scrapes; /* answered with 200; this thread only */
+	/* This thread only: */
+	struct app_metrics_conn conn[METRICS_CONN_MAX];
+	unsigned n_conn;
+	unsigned backoff_ms;	/* after an accept error; 0: none */
+	struct timespec resume; /* no accept before this */
+	uint64_t scrapes;	/* answered with 200 */
+	uint64_t accept_errors; /* EMFILE, ENFILE, ENOBUFS, ... */
 };
 
 /* fd = -1: nothing to stop. */
@@ -34,10 +69,12 @@ void app_metrics_init(struct app_metrics_srv *s);
 
 /*
  * Bind and listen on addr:port (host order); before anything is sent, so
- * that an address we do not have is a usage error. Exit code (message
- * printed).
+ * that an address we do not have is a usage error. port 0: the first free
+ * port from dflt up (METRICS_PORT_TRIES of them); s->port says which. An
+ * explicit port is that one or an error. Exit code (message printed).
  */
-int app_metrics_listen(struct app_metrics_srv *s, uint32_t addr, uint16_t port);
+int app_metrics_listen(struct app_metrics_srv *s, uint32_t addr, uint16_t port,
+		       uint16_t dflt);
 
 /*
  * Serve from a control thread: an EAL one when dpdk (off the lcores'

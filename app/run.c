@@ -18,6 +18,7 @@
 #include <rte_thread.h>
 #include <rte_version.h>
 
+#include "cli.h"
 #include "doctor.h"
 #include "run.h"
 
@@ -528,7 +529,10 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		goto out;
 	if (r->opt.have_metrics &&
 	    (ret = app_metrics_listen(&r->metrics, r->opt.metrics_addr,
-				      r->opt.metrics_port)) != EXIT_OK)
+				      r->opt.metrics_port,
+				      strcmp(cmd->name, "reflect") == 0
+					      ? METRICS_PORT_REFLECT
+					      : METRICS_PORT_PROBE)) != EXIT_OK)
 		goto out;
 	app_signals_install();
 	if (cmd->hup != NULL && r->opt.want_hup)
@@ -548,6 +552,22 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		}
 	}
 	cmd->start_line(r);
+	if (r->opt.have_metrics && r->opt.metrics_port == 0) {
+		char ip[16];
+		uint16_t dflt = strcmp(cmd->name, "reflect") == 0
+					? METRICS_PORT_REFLECT
+					: METRICS_PORT_PROBE;
+
+		/* --metrics ADDR: say which port it took. */
+		cli_format_ipv4(r->opt.metrics_addr, ip);
+		fprintf(stderr,
+			"latprobe %s: metrics on http://%s:%u/metrics%s\n",
+			cmd->name, ip, r->metrics.port,
+			r->metrics.port != dflt
+				? " (the default port was taken: the first "
+				  "free one above)"
+				: "");
+	}
 	if (!r->opt.no_doctor)
 		start_doctor(r);
 	xs_start(r, &xs);

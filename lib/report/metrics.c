@@ -242,180 +242,28 @@ metrics_histogram(struct metrics_buf *b, const char *name,
 
 /* ---- HTTP ---- */
 
-static bool
-tchar(char c)
+enum metrics_http_status
+metrics_http_route(const char *method, const char *path, bool has_body)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-/* The end of the head (after its blank line), or 0 when not there yet. */
-static size_t
-head_end(const char *buf, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (i + 1 < len && buf[i + 1] == '\n')
-			return i + 2;
-		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
-			return i + 3;
-	}
-	return 0;
-}
-
-/* One line [p, eol) without its CR; eol at the \n. */
-static size_t
-line_len(const char *p, const char *end)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
-
-	return n > 0 && p[n - 1] == '\r' ? n - 1 : n;
-}
-
-static bool
-header_is(const char *p, size_t n, const char *name)
-{
-	size_t k = strlen(name);
-
-	return n > k && p[k] == ':' && strncasecmp(p, name, k) == 0;
-}
-
-/* A header line "Name: value" (value visible ASCII, SP, HTAB). */
-static bool
-header_ok(const char *p, size_t n, bool *has_body)
-{
-	size_t i = 0;
-
-	while (i < n && tchar(p[i]))
-		i++;
-	if (i == 0 || i >= n || p[i] != ':')
-		return false;
-	for (size_t k = i + 1; k < n; k++) {
-		unsigned char c = (unsigned char)p[k];
-
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return false;
-	}
-	if (header_is(p, n, "transfer-encoding"))
-		*has_body = true;
-	if (header_is(p, n, "content-length")) {
-		for (size_t k = i + 1; k < n; k++)
-			if (p[k] != ' ' && p[k] != '\t' && p[k] != '0')
-				*has_body = true;
-	}
-	return true;
-}
-
-static enum metrics_http_status
-parse_head(const char *buf, size_t end, bool *head)
-{
-	const char *p = buf, *stop = buf + end, *q;
-	size_t n = line_len(p, stop), m = 0, t0, t1;
-	bool has_body = false, get;
-
-	/* Request line: METHOD SP /path SP HTTP/1.x */
-	while (m < n && p[m] >= 'A' && p[m] <= 'Z')
-		m++;
-	if (m == 0 || m >= n || p[m] != ' ')
-		return METRICS_HTTP_BAD_REQUEST;
-	t0 = m + 1;
-	t1 = t0;
-	while (t1 < n && p[t1] > 0x20 && p[t1] < 0x7f)
-		t1++;
-	if (t1 == t0 || t1 >= n || p[t1] != ' ')
-		return METRICS_HTTP_BAD_REQUEST;
-	if (n - t1 - 1 != 8 || (strncmp(p + t1 + 1, "HTTP/1.0", 8) != 0 &&
-				strncmp(p + t1 + 1, "HTTP/1.1", 8) != 0))
-		return METRICS_HTTP_BAD_REQUEST;
-	if (p[t0] != '/')
-		return METRICS_HTTP_BAD_REQUEST;
-	/* Headers, up to the blank line. */
-	q = memchr(p, '\n', end);
-	for (q = q != NULL ? q + 1 : stop; q < stop;) {
-		size_t hn = line_len(q, stop);
-
-		if (hn == 0)
-			break;
-		if (!header_ok(q, hn, &has_body))
-			return METRICS_HTTP_BAD_REQUEST;
-		q = memchr(q, '\n', (size_t)(stop - q));
-		if (q == NULL)
-			break;
-		q++;
-	}
 	if (has_body)
-		return METRICS_HTTP_BAD_REQUEST;
-	get = m == 3 && strncmp(p, "GET", 3) == 0;
-	*head = m == 4 && strncmp(p, "HEAD", 4) == 0;
-	if (!get && !*head)
+		return METRICS_HTTP_BAD_REQUEST; /* a scrape has none */
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return METRICS_HTTP_BAD_METHOD;
-	if (t1 - t0 < 8 || strncmp(p + t0, "/metrics", 8) != 0 ||
-	    (t1 - t0 > 8 && p[t0 + 8] != '?'))
+	if (strncmp(path, "/metrics", 8) != 0 ||
+	    (path[8] != '\0' && path[8] != '?'))
 		return METRICS_HTTP_NOT_FOUND;
 	return METRICS_HTTP_OK;
 }
 
-int
-metrics_http_parse(const char *buf, size_t len, struct metrics_http_req *req)
+bool
+metrics_http_has_body(const char *content_length, const char *transfer_enc)
 {
-	size_t end = head_end(buf, len);
-
-	memset(req, 0, sizeof(*req));
-	if (end == 0 || end > METRICS_HTTP_MAX_REQUEST) {
-		if (len < METRICS_HTTP_MAX_REQUEST)
-			return -EAGAIN;
-		req->status = METRICS_HTTP_TOO_LARGE;
-		req->used = len;
-		return 0;
-	}
-	req->used = end;
-	req->status = parse_head(buf, end, &req->head);
-	if (req->status != METRICS_HTTP_OK)
-		req->head = false;
-	return 0;
-}
-
-static const char *
-reason(enum metrics_http_status s)
-{
-	switch (s) {
-	case METRICS_HTTP_OK:
-		return "OK";
-	case METRICS_HTTP_BAD_REQUEST:
-		return "Bad Request";
-	case METRICS_HTTP_NOT_FOUND:
-		return "Not Found";
-	case METRICS_HTTP_BAD_METHOD:
-		return "Method Not Allowed";
-	case METRICS_HTTP_TOO_LARGE:
-		return "Request Header Fields Too Large";
-	}
-	return "Error";
-}
-
-int
-metrics_http_head(char *out, size_t cap, enum metrics_http_status status,
-		  size_t body_len)
-{
-	int n = snprintf(out, cap,
-			 "HTTP/1.0 %d %s\r\n"
-			 "Content-Type: %s\r\n"
-			 "Content-Length: %zu\r\n"
-			 "%s"
-			 "Connection: close\r\n"
-			 "\r\n",
-			 (int)status, reason(status),
-			 status == METRICS_HTTP_OK
-				 ? "text/plain; version=0.0.4; charset=utf-8"
-				 : "text/plain; charset=utf-8",
-			 body_len,
-			 status == METRICS_HTTP_BAD_METHOD
-				 ? "Allow: GET, HEAD\r\n"
-				 : "");
-
-	if (n < 0 || (size_t)n >= cap)
-		return -ENOSPC;
-	return n;
+	if (transfer_enc != NULL)
+		return true;
+	if (content_length == NULL)
+		return false;
+	for (const char *c = content_length; *c != '\0'; c++)
+		if (*c != ' ' && *c != '\t' && *c != '0')
+			return true;
+	return false;
 }

@@ -1547,6 +1547,33 @@ json_intervals(const struct report_probe *r, int *err)
 	return a;
 }
 
+/* A UDP/TCP port, null when 0 (none). */
+static void
+jset_port(struct json_object *o, const char *key, uint16_t port, int *err)
+{
+	if (port == 0) {
+		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
+			*err = -ENOMEM;
+		return;
+	}
+	jset_u64(o, key, port, err);
+}
+
+/* "source_port" (the first worker's) and "source_ports" (every one's). */
+static void
+json_sports(struct json_object *root, const struct report_probe *r, int *err)
+{
+	struct json_object *a = json_object_new_array();
+
+	jset_port(root, "source_port", r->n_sports != 0 ? r->sports[0] : 0,
+		  err);
+	for (unsigned i = 0; a != NULL && i < r->n_sports; i++)
+		if (json_object_array_add(
+			    a, json_object_new_uint64(r->sports[i])) != 0)
+			*err = -ENOMEM;
+	jset(root, "source_ports", a, err);
+}
+
 static struct json_object *
 json_targets(const struct report_probe *r, int *err)
 {
@@ -1565,6 +1592,7 @@ json_targets(const struct report_probe *r, int *err)
 		jset_str(o, "proto", t->proto, err);
 		jset_str(o, "label", t->label != NULL ? t->label : "", err);
 		jset_bool(o, "removed", t->removed, err);
+		jset_port(o, "source_port", t->sport, err);
 		jset_u64(p, "sent", t->sent, err);
 		jset_u64(p, "received", t->received, err);
 		jset_u64(p, "lost", t->lost, err);
@@ -1657,6 +1685,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_str(root, "backend", r->backend, &err);
 	jset_str(root, "target", r->target, &err);
 	jset_str(root, "port_driver", r->port_driver, &err);
+	json_sports(root, r, &err);
 	jset_u64(root, "size", r->size, &err);
 	jset_u64(root, "lcores", r->lcores, &err);
 	jset_double(root, "duration_s", r->duration_s, &err);

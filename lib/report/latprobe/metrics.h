@@ -75,41 +75,34 @@ int metrics_histogram(struct metrics_buf *b, const char *name,
 /* A valid metric or label name (the format's grammar). */
 bool metrics_name_ok(const char *name);
 
-/* ---- The HTTP request of a scrape ---- */
-
-#define METRICS_HTTP_MAX_REQUEST 8192 /* bytes, request line + headers */
+/*
+ * ---- The HTTP request of a scrape ----
+ * app/metrics_srv.c serves it with libmicrohttpd, which parses the request
+ * (and answers 400, 414 or 431 itself for a malformed or oversized one);
+ * what latprobe answers to a well-formed request is decided here.
+ */
 
 enum metrics_http_status {
 	METRICS_HTTP_OK = 200,		/* GET or HEAD of /metrics */
-	METRICS_HTTP_BAD_REQUEST = 400, /* not HTTP/1.0 or 1.1 syntax */
+	METRICS_HTTP_BAD_REQUEST = 400, /* a request with a body */
 	METRICS_HTTP_NOT_FOUND = 404,	/* another path */
 	METRICS_HTTP_BAD_METHOD = 405,	/* not GET or HEAD */
-	METRICS_HTTP_TOO_LARGE = 431,	/* over METRICS_HTTP_MAX_REQUEST */
-};
-
-struct metrics_http_req {
-	enum metrics_http_status status;
-	bool head;   /* HEAD: headers only */
-	size_t used; /* bytes of buf the request took (through the blank line)
-		      */
 };
 
 /*
- * Parse the first len bytes received on a connection (not
- * NUL-terminated). 0 with req filled when the request is complete (its
- * status says what to answer; a request with a body is refused as 400:
- * a scrape has none), -EAGAIN when more bytes are needed (and len is below
- * METRICS_HTTP_MAX_REQUEST; at or above it: 0 with status 431).
+ * The answer to method and path (a query string, "?..." after the path,
+ * is ignored); has_body: the request carries a body (a scrape has none:
+ * 400, whatever the method).
  */
-int metrics_http_parse(const char *buf, size_t len,
-		       struct metrics_http_req *req);
+enum metrics_http_status metrics_http_route(const char *method,
+					    const char *path, bool has_body);
 
 /*
- * The response head for status with a body of body_len bytes
- * (Content-Type of the exposition format for 200, text/plain otherwise;
- * Connection: close). Returns its length, or -ENOSPC when cap is too small.
+ * Whether a request has a body from its Content-Length and
+ * Transfer-Encoding headers (each NULL when absent): any Transfer-Encoding,
+ * or a Content-Length that is not zero.
  */
-int metrics_http_head(char *out, size_t cap, enum metrics_http_status status,
-		      size_t body_len);
+bool metrics_http_has_body(const char *content_length,
+			   const char *transfer_enc);
 
 #endif /* LATPROBE_METRICS_H */

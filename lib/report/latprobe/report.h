@@ -223,7 +223,8 @@ struct report_target {
 	uint64_t sent, received, lost;
 	const struct histogram *rtt;
 	const struct histogram *network_rtt; /* NULL: the proto has none */
-	bool removed; /* SIGHUP took it out of the pinglist during the run */
+	bool removed;	/* SIGHUP took it out of the pinglist during the run */
+	uint16_t sport; /* its source port (JSON source_port); 0: none */
 };
 
 /*
@@ -316,6 +317,10 @@ struct report_probe {
 	const char *backend;	 /* "dpdk" or "kernel" */
 	const char *target;	 /* "198.18.0.2:862" */
 	const char *port_driver; /* e.g. "net_af_xdp", NULL for kernel */
+	/* Each worker's (first) source port: JSON "source_port" (the first,
+	 * null when n_sports is 0) and "source_ports". */
+	const uint16_t *sports;
+	unsigned n_sports;
 	unsigned size;	   /* probe size as given with -l (bytes of payload) */
 	unsigned lcores;   /* worker lcores that probed */
 	double duration_s; /* measured phase, excluding warm-up */

@@ -164,107 +164,39 @@ test_histogram_buckets(void **state)
 	histogram_destroy(h);
 }
 
-static int
-parse(const char *s, struct metrics_http_req *r)
-{
-	return metrics_http_parse(s, strlen(s), r);
-}
-
 static void
-test_http_parse(void **state)
+test_http_route(void **state)
 {
-	struct metrics_http_req r;
-	char big[METRICS_HTTP_MAX_REQUEST + 16];
-
 	(void)state;
-	assert_int_equal(parse("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", &r),
-			 0);
-	assert_int_equal(r.status, METRICS_HTTP_OK);
-	assert_false(r.head);
-	assert_int_equal(r.used, strlen("GET /metrics HTTP/1.1\r\nHost: "
-					"x\r\n\r\n"));
-	/* Prometheus' own request, bare LF, query string, HEAD. */
-	assert_int_equal(
-		parse("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9\r\n"
-		      "User-Agent: Prometheus/2.42.0\r\nAccept: "
-		      "application/openmetrics-text;version=1.0.0,text/"
-		      "plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
-		      "Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-"
-		      "Seconds: 10\r\n\r\n",
-		      &r),
-		0);
-	assert_int_equal(r.status, METRICS_HTTP_OK);
-	assert_int_equal(parse("GET /metrics?x=1 HTTP/1.0\n\n", &r), 0);
-	assert_int_equal(r.status, METRICS_HTTP_OK);
-	assert_int_equal(parse("HEAD /metrics HTTP/1.0\r\n\r\n", &r), 0);
-	assert_int_equal(r.status, METRICS_HTTP_OK);
-	assert_true(r.head);
-	/* Incomplete. */
-	assert_int_equal(parse("GET /metrics HTTP/1.1\r\nHost: x\r\n", &r),
-			 -EAGAIN);
-	assert_int_equal(parse("", &r), -EAGAIN);
+	assert_int_equal(metrics_http_route("GET", "/metrics", false),
+			 METRICS_HTTP_OK);
+	assert_int_equal(metrics_http_route("HEAD", "/metrics", false),
+			 METRICS_HTTP_OK);
+	assert_int_equal(metrics_http_route("GET", "/metrics?x=1", false),
+			 METRICS_HTTP_OK);
 	/* Not ours. */
-	assert_int_equal(parse("GET / HTTP/1.1\r\n\r\n", &r), 0);
-	assert_int_equal(r.status, METRICS_HTTP_NOT_FOUND);
-	assert_int_equal(parse("GET /metricsx HTTP/1.1\r\n\r\n", &r), 0);
-	assert_int_equal(r.status, METRICS_HTTP_NOT_FOUND);
-	assert_int_equal(parse("POST /metrics HTTP/1.1\r\n\r\n", &r), 0);
-	assert_int_equal(r.status, METRICS_HTTP_BAD_METHOD);
-	assert_false(r.head);
-	/* Malformed. */
-	const char *bad[] = {
-		"GET /metrics\r\n\r\n",
-		"GET /metrics HTTP/2.0\r\n\r\n",
-		"GET  /metrics HTTP/1.1\r\n\r\n",
-		"get /metrics HTTP/1.1\r\n\r\n",
-		"GET metrics HTTP/1.1\r\n\r\n",
-		"GET /metrics HTTP/1.1\r\nNoColon\r\n\r\n",
-		"GET /metrics HTTP/1.1\r\n: empty\r\n\r\n",
-		"GET /metrics HTTP/1.1\r\nX: a\x01z\r\n\r\n",
-		"GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
-		"GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"\r\n\r\n",
-	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(parse(bad[i], &r), 0);
-		assert_int_equal(r.status, METRICS_HTTP_BAD_REQUEST);
-	}
-	assert_int_equal(parse("GET /metrics HTTP/1.1\r\nContent-Length: "
-			       "0\r\n\r\n",
-			       &r),
-			 0);
-	assert_int_equal(r.status, METRICS_HTTP_OK);
-	/* Too large: no end within the limit. */
-	memset(big, 'a', sizeof(big));
-	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
-	assert_int_equal(
-		metrics_http_parse(big, METRICS_HTTP_MAX_REQUEST - 1, &r),
-		-EAGAIN);
-	assert_int_equal(metrics_http_parse(big, METRICS_HTTP_MAX_REQUEST, &r),
-			 0);
-	assert_int_equal(r.status, METRICS_HTTP_TOO_LARGE);
-}
-
-static void
-test_http_head(void **state)
-{
-	char out[256];
-	int n;
-
-	(void)state;
-	n = metrics_http_head(out, sizeof(out), METRICS_HTTP_OK, 123);
-	assert_true(n > 0);
-	assert_int_equal((size_t)n, strlen(out));
-	assert_non_null(strstr(out, "HTTP/1.0 200 OK\r\n"));
-	assert_non_null(strstr(out, "Content-Type: text/plain; "
-				    "version=0.0.4; charset=utf-8\r\n"));
-	assert_non_null(strstr(out, "Content-Length: 123\r\n"));
-	assert_string_equal(out + n - 4, "\r\n\r\n");
-	n = metrics_http_head(out, sizeof(out), METRICS_HTTP_BAD_METHOD, 0);
-	assert_non_null(strstr(out, "405 Method Not Allowed"));
-	assert_non_null(strstr(out, "Allow: GET, HEAD\r\n"));
-	assert_int_equal(metrics_http_head(out, 20, METRICS_HTTP_OK, 0),
-			 -ENOSPC);
+	assert_int_equal(metrics_http_route("GET", "/", false),
+			 METRICS_HTTP_NOT_FOUND);
+	assert_int_equal(metrics_http_route("GET", "/metricsx", false),
+			 METRICS_HTTP_NOT_FOUND);
+	assert_int_equal(metrics_http_route("GET", "/metric", false),
+			 METRICS_HTTP_NOT_FOUND);
+	assert_int_equal(metrics_http_route("POST", "/metrics", false),
+			 METRICS_HTTP_BAD_METHOD);
+	assert_int_equal(metrics_http_route("get", "/metrics", false),
+			 METRICS_HTTP_BAD_METHOD);
+	/* A body: refused before the method or path is looked at. */
+	assert_int_equal(metrics_http_route("GET", "/metrics", true),
+			 METRICS_HTTP_BAD_REQUEST);
+	assert_int_equal(metrics_http_route("POST", "/x", true),
+			 METRICS_HTTP_BAD_REQUEST);
+	assert_false(metrics_http_has_body(NULL, NULL));
+	assert_false(metrics_http_has_body("0", NULL));
+	assert_false(metrics_http_has_body(" 00 ", NULL));
+	assert_true(metrics_http_has_body("5", NULL));
+	assert_true(metrics_http_has_body("10", NULL));
+	assert_true(metrics_http_has_body(NULL, "chunked"));
+	assert_true(metrics_http_has_body("0", "chunked"));
 }
 
 int
@@ -274,8 +206,7 @@ main(void)
 		cmocka_unit_test(test_counter_gauge_labels),
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_histogram_buckets),
-		cmocka_unit_test(test_http_parse),
-		cmocka_unit_test(test_http_head),
+		cmocka_unit_test(test_http_route),
 	};
 
 	return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);

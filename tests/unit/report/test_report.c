@@ -674,7 +674,8 @@ test_probe_targets(void **state)
 	struct report_probe r = probe_of(f);
 	struct histogram *fast = histogram_create(), *slow = histogram_create();
 	struct report_target t[3];
-	struct json_object *root, *a, *o;
+	const uint16_t sports[2] = {40000, 40002};
+	struct json_object *root, *a, *o, *jv;
 	char *text = NULL;
 	const char *pf, *ps, *pe;
 
@@ -684,8 +685,16 @@ test_probe_targets(void **state)
 		histogram_record(fast, v);
 	for (uint64_t v = 50000; v < 90000; v += 400)
 		histogram_record(slow, v);
-	t[0] = (struct report_target){
-		"198.18.0.2:862", "stamp", "", 100, 100, 0, fast, fast, false};
+	t[0] = (struct report_target){"198.18.0.2:862",
+				      "stamp",
+				      "",
+				      100,
+				      100,
+				      0,
+				      fast,
+				      fast,
+				      false,
+				      40000};
 	t[1] = (struct report_target){"198.18.0.3:862",
 				      "stamp",
 				      "rack-2",
@@ -694,11 +703,14 @@ test_probe_targets(void **state)
 				      4,
 				      slow,
 				      slow,
-				      false};
+				      false,
+				      40002};
 	t[2] = (struct report_target){
-		"198.18.0.4:862", "stamp", "", 5, 0, 5, NULL, NULL, true};
+		"198.18.0.4:862", "stamp", "", 5, 0, 5, NULL, NULL, true, 0};
 	r.targets = t;
 	r.n_targets = 3;
+	r.sports = sports;
+	r.n_sports = 2;
 	CAPTURE(report_probe_text(&r, m_), text);
 	assert_non_null(strstr(text, "Targets (3, worst p99 first; * removed "
 				     "on SIGHUP):"));
@@ -728,8 +740,18 @@ test_probe_targets(void **state)
 	check_summary(o, "rtt_ns", slow);
 	check_summary(o, "network_rtt_ns", slow);
 	assert_false(json_object_get_boolean(jget(o, "removed")));
+	assert_int_equal(jget_u64(o, "source_port"), 40002);
 	o = json_object_array_get_idx(a, 2);
 	assert_true(json_object_get_boolean(jget(o, "removed")));
+	/* No port (ICMP): null. */
+	assert_true(json_object_object_get_ex(o, "source_port", &jv));
+	assert_null(jv);
+	/* The run's: the first worker's, and each one's. */
+	assert_int_equal(jget_u64(root, "source_port"), 40000);
+	assert_true(json_object_object_get_ex(root, "source_ports", &jv));
+	assert_int_equal(json_object_array_length(jv), 2);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(jv, 1)),
+			 40002);
 	assert_int_equal(jget_u64(o, "rtt_ns.count"), 0);
 	assert_false(json_object_object_get_ex(o, "network_rtt_ns", NULL));
 	json_object_put(root);
