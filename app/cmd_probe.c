@@ -1919,6 +1919,12 @@ probe_init_workers_multi(struct app_run *r)
 		if (r->dpdk_ready && !o->have_peer_mac)
 			run->sets[l].arp_timeout_ms =
 				(unsigned)(o->arp_timeout_ns / 1000000);
+		/* No target to probe (all rest, or SIGHUP took them all):
+		 * the lane still answers ARP for our address. */
+		if (r->dpdk_ready) {
+			run->sets[l].idle_q = &r->port.q[l];
+			run->sets[l].idle_flow = x->conf.flow;
+		}
 	}
 	for (unsigned ti = 0; ti < o->n_tg; ti++) {
 		if (o->tg[ti].skip)

@@ -84,7 +84,7 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		return -ENOMEM;
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
 		unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
-		struct prober_worker *w = NULL;
+		struct prober_worker *w = NULL, *resting = NULL;
 		unsigned k = 0, left = 0;
 		int ret;
 
@@ -121,6 +121,8 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 				    io_clock(c->q) >= c->step_deadline) {
 					finish(&t[i], c);
 					left--;
+				} else if (resting == NULL) {
+					resting = c;
 				}
 				continue;
 			}
@@ -131,8 +133,16 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		}
 		if (left == 0 && !s->open)
 			break;
-		if (w == NULL)
-			continue; /* all resting, or waiting for workers */
+		if (w == NULL) {
+			/* All resting, or waiting for workers: keep our
+			 * address answering ARP/NS meanwhile. */
+			if (resting != NULL)
+				prober_worker_poll(resting);
+			else if (s->idle_q != NULL)
+				prober_answer_neighbours(s->idle_q,
+							 &s->idle_flow);
+			continue;
+		}
 		next = k + 1;
 		t[k].rest_until = 0;
 		t[k].answered = prober_stat_read(&w->st.answered);

@@ -539,6 +539,12 @@ int prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop);
  */
 int prober_worker_begin(struct prober_worker *w);
 int prober_worker_step(struct prober_worker *w, const atomic_bool *stop);
+/* One rx poll of a worker between its probes (resting): late answers are
+ * counted, ARP and NS for its address answered. */
+void prober_worker_poll(struct prober_worker *w);
+/* One rx poll of q with no worker: ARP and NS for fl's source addresses
+ * answered (fl->vlan: tagged), everything else dropped. */
+void prober_answer_neighbours(struct io_queue *q, const struct codec_flow *fl);
 
 /*
  * Several workers (one per target) on one lcore: their probes take turns,
@@ -575,6 +581,14 @@ struct prober_set {
 	 * workers wait meanwhile); if nobody answers within this many ms it
 	 * is done at once (unresolved set, nothing sent). */
 	unsigned arp_timeout_ms;
+	/* When no worker may probe (every one rests, or an open set has none
+	 * left), the lcore goes on polling so that our address stays
+	 * reachable: a resting worker's queue (prober_worker_poll()), else
+	 * idle_q (non-NULL), where it answers ARP and NS for idle_flow's
+	 * source addresses (src_mac, src4, src6, vlan) and drops the rest. A
+	 * lane that probes pays nothing for it. */
+	struct io_queue *idle_q;
+	struct codec_flow idle_flow;
 };
 
 void prober_set_init(struct prober_set *s, bool open);
