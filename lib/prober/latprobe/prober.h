@@ -575,6 +575,9 @@ struct prober_set {
 	struct prober_worker *w[PROBER_SET_MAX];
 	unsigned n; /* published workers: store release, load acquire */
 	bool retired[PROBER_SET_MAX];
+	/* Bumped (store release) when a place takes a new worker
+	 * (prober_set_reuse()); the lcore then begins it afresh. */
+	unsigned gen[PROBER_SET_MAX];
 	bool open;
 	/* Non-zero: a worker added without its peer's MAC (all zero) is
 	 * resolved by ARP on its queue when the lcore begins it (its other
@@ -595,6 +598,16 @@ void prober_set_init(struct prober_set *s, bool open);
 /* Control thread: 0, or -ENOSPC when the set is full. */
 int prober_set_add(struct prober_set *s, struct prober_worker *w);
 void prober_set_retire(struct prober_set *s, unsigned i);
+/*
+ * Control thread: can place i take a new worker? True when it was retired
+ * and its lcore is done with it (the worker's done flag, read acquire):
+ * from then on the lcore does not touch that worker, which the caller may
+ * fold into its totals and set up again (prober_worker_fini(), _init()).
+ */
+bool prober_set_reusable(const struct prober_set *s, unsigned i);
+/* Then put w (whole) in place i: the lcore begins it as a new worker. 0, or
+ * -EINVAL when i is not a place of the set. */
+int prober_set_reuse(struct prober_set *s, unsigned i, struct prober_worker *w);
 int prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		   const atomic_bool *stop);
 

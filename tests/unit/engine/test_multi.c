@@ -255,6 +255,66 @@ test_set_arp(void **state)
 	stop(w);
 }
 
+/* A retired place taken by a new worker (prober_set_reuse()): the lcore
+ * begins it afresh, the other worker going on meanwhile. */
+static void
+reuse_hook(void *arg)
+{
+	struct wire *w = arg;
+
+	reflector_poll(&w->rw);
+	if (w->phase == 0 && w->pw[0].st.received >= 20) {
+		prober_set_retire(w->set, 0);
+		w->phase = 1;
+	} else if (w->phase == 1 && prober_set_reusable(w->set, 0)) {
+		w->sent0_at_retire = w->pw[0].st.sent;
+		prober_worker_fini(&w->pw[0]);
+		w->pc[0].flow.sport = 40007;
+		assert_int_equal(prober_worker_init(&w->pw[0], &w->pc[0],
+						    io_fake_queue(w->f, 0), 0),
+				 0);
+		assert_int_equal(prober_set_reuse(w->set, 0, &w->pw[0]), 0);
+		w->phase = 2;
+	} else if (w->phase == 2 && w->pw[0].st.received >= 10) {
+		atomic_store(&w->stop, true);
+		w->phase = 3;
+	}
+}
+
+static void
+test_set_reuse(void **state)
+{
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, true);
+	w->pc[0].count = 0;
+	w->pc[1].count = 0;
+	start(w);
+	assert_false(prober_set_reusable(s, 0)); /* no such place */
+	assert_int_equal(prober_set_reuse(s, 0, &w->pw[0]), -EINVAL);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	assert_int_equal(prober_set_add(s, &w->pw[1]), 0);
+	assert_false(prober_set_reusable(s, 0)); /* not retired */
+	w->set = s;
+	io_fake_set_peer(w->f, 0, reuse_hook, w);
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	assert_int_equal(w->phase, 3);
+	assert_true(w->sent0_at_retire >= 20);
+	/* The new worker started from nothing, on its own port, with all
+	 * its answers (none taken as another's). */
+	assert_true(w->pw[0].st.received >= 10);
+	assert_true(w->pw[0].st.sent <= w->pw[0].st.received + 1);
+	assert_int_equal(w->pw[0].st.lost + w->pw[1].st.lost, 0);
+	assert_true(w->pw[1].st.received > 0);
+	assert_true(w->pw[0].done && w->pw[1].done);
+	assert_int_equal(s->n, 2);
+	w->set = NULL;
+	free(s);
+	stop(w);
+}
+
 /*
  * ARP for our address while no worker probes. What side 0 sends is looked
  * at after each frame: ARP replies for TW_PROBER_IP are counted (and stop
@@ -393,6 +453,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_set_changes, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_arp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_reuse, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_resting_answers_arp, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_empty_set_answers_arp,
