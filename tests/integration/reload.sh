@@ -33,7 +33,7 @@ keep="$NET.1 label=kept"
 printf '%s\n' "$keep" >"$list"
 LP_BG_LOG=$WORK/probe.log lp_bg_ns "$ns" "$LATPROBE" probe \
 	--backend kernel --addr "$NET.10/24" --forever -q -i 1ms --timeout 1s --no-doctor \
-	--targets "$list" --json "$WORK/probe.json"
+	--interval-report 200ms --targets "$list" --json "$WORK/probe.json"
 PROBE_PID=$LP_LAST_PID
 lp_wait_for "$WORK/probe.log" '^latprobe probe: ' 30 ||
 	{ cat "$WORK/probe.log" >&2; fail "prober did not start"; }
@@ -68,7 +68,7 @@ grep -qE "SIGHUP: --targets $list: No such file or directory; targets unchanged$
 	"$WORK/probe.log" || { cat "$WORK/probe.log" >&2; fail "no warning for a missing file"; }
 put "$keep"
 hup 3
-tail -n 1 "$WORK/probe.log" | grep -qE 're-read: 1 kept, 0 added, 0 removed' ||
+grep "re-read" "$WORK/probe.log" | tail -n 1 | grep -qE 're-read: 1 kept, 0 added, 0 removed' ||
 	{ cat "$WORK/probe.log" >&2; fail "the empty file was taken as a list of none"; }
 
 # Churn: 7 x 20 new targets (ports nobody listens on: lost, but probed).
@@ -81,13 +81,29 @@ for ((r = 1; r <= rounds; r++)); do
 	put "${lines[@]}"
 	hup $((3 + r))
 	removed=$((r == 1 ? 0 : per))
-	tail -n 1 "$WORK/probe.log" |
+	grep "re-read" "$WORK/probe.log" | tail -n 1 |
 		grep -qE "re-read: 1 kept, $per added, $removed removed" ||
 		{ tail -n 5 "$WORK/probe.log" >&2; fail "re-read $r: not all $per added"; }
 done
 grep -q "took the places of removed ones" "$WORK/probe.log" ||
 	fail "past 128 targets, no removed target's place was taken"
-sleep 2 # the last 20 get their turns (2 probes each before they rest)
+# Until each of the last 20 has a measured probe in an interval row since
+# the last re-read (its 2 warm-up probes, a 1 s rest, one more; up to 60 s
+# on a loaded machine).
+lo=$((20000 + rounds * per)) hi=$((20000 + rounds * per + per - 1))
+last_probed() {
+	sed -n "$(grep -n 're-read' "$WORK/probe.log" | tail -n 1 | cut -d: -f1),\$p" \
+		"$WORK/probe.log" | awk -v lo="$lo" -v hi="$hi" '
+		$1 == "interval" && $4 == "sent" && $5 > 0 {
+			n = split($3, a, ":"); p = a[n] + 0
+			if (p >= lo && p <= hi) seen[p] = 1
+		}
+		END { c = 0; for (k in seen) c++; print c }'
+}
+for ((i = 0; i < 600; i++)); do
+	[ "$(last_probed)" -ge "$per" ] && break
+	sleep 0.1
+done
 lp_stop_bg "$PROBE_PID"
 $PY - "$WORK/probe.json" "$NET" "$rounds" "$per" <<'PYEOF' || fail "the JSON report"
 import json, sys
