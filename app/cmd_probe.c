@@ -1953,7 +1953,6 @@ probe_init_workers_multi(struct app_run *r)
 		app_err("out of memory");
 		return EXIT_RUNTIME;
 	}
-	run->n_lanes = r->n_workers;
 	histogram_init(&run->gone.rtt);
 	histogram_init(&run->gone.network_rtt);
 	histogram_init(&run->gone.turnaround);
@@ -1961,6 +1960,7 @@ probe_init_workers_multi(struct app_run *r)
 	histogram_init(&run->gone.behind);
 	histogram_init(&run->gone.hw_rtt);
 	histogram_init(&run->gone.hw_rx_delay);
+	run->n_lanes = r->n_workers;
 	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
 	 * lcores wait for new ones until the run ends. */
 	for (unsigned l = 0; l < run->n_lanes; l++) {
@@ -2525,10 +2525,12 @@ probe_report(struct app_run *r, double duration_s,
 	}
 	memset(&rep, 0, sizeof(rep));
 	/* The workers, then the removed targets whose places were reused. */
-	for (unsigned i = 0; i < run->n_workers + (run->gone_rows != 0); i++) {
+	for (unsigned i = 0; i <= run->n_workers; i++) {
 		const struct prober_worker *w =
 			i < run->n_workers ? &run->w[i] : &run->gone;
 
+		if (w == &run->gone && run->gone_rows == 0)
+			break;
 		histogram_merge(rtt, &w->rtt);
 		histogram_merge(net, &w->network_rtt);
 		histogram_merge(turn, &w->turnaround);
