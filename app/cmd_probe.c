@@ -498,8 +498,7 @@ probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
 		free(text);
 	}
 	if (reload)
-		return 0; /* a list of none (comments only): every target stops
-			   */
+		return 0; /* comments only: a list of none, all stop */
 	if (o->n_tg == 0) {
 		app_err(n_args == 0 && o->targets_file == NULL
 				? "no TARGET given (e.g. 198.18.0.2 or "
@@ -1917,7 +1916,7 @@ probe_add_worker(struct app_run *r, unsigned ti, unsigned k)
 		return EXIT_RUNTIME;
 	}
 	if (k < run->n_workers) {
-		/* A retired worker's place (probe_reuse()): same lane, same
+		/* A retired worker's place (probe_reusable()): same lane, same
 		 * place in its set. */
 		(void)prober_set_reuse(&run->sets[lane], run->slot[k],
 				       &run->w[k]);
