@@ -456,25 +456,38 @@ probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
 		}
 	}
 	if (o->targets_file != NULL) {
+		const char *why = NULL;
+
 		f = fopen(o->targets_file, "re");
-		if (f == NULL) {
-			app_err("--targets %s: %s", o->targets_file,
-				strerror(errno));
-			return -1;
-		}
-		text = malloc(PINGLIST_FILE_MAX + 1);
+		if (f == NULL)
+			why = strerror(errno);
+		text = f != NULL ? malloc(PINGLIST_FILE_MAX + 1) : NULL;
 		if (text != NULL)
 			len = fread(text, 1, PINGLIST_FILE_MAX + 1, f);
-		if (text == NULL || ferror(f) || len > PINGLIST_FILE_MAX) {
-			app_err("--targets %s: %s", o->targets_file,
-				text == NULL ? "out of memory"
-				: ferror(f)  ? "cannot read it"
-					     : "larger than 1 MiB");
+		if (why == NULL &&
+		    (text == NULL || ferror(f) || len > PINGLIST_FILE_MAX))
+			why = text == NULL ? "out of memory"
+			      : ferror(f)  ? "cannot read it"
+					   : "larger than 1 MiB";
+		/* Nothing but blanks: a file being rewritten in place (an
+		 * editor's truncate, then write), not a list. */
+		if (why == NULL && reload && pinglist_blank(text, len))
+			why = "empty (being rewritten? replace it atomically: "
+			      "write a temporary file, then rename it)";
+		if (f != NULL)
 			fclose(f);
+		if (why != NULL) {
+			/* SIGHUP: one line, and the run goes on as it was. */
+			if (reload)
+				app_warn("SIGHUP: --targets %s: %s; targets "
+					 "unchanged",
+					 o->targets_file, why);
+			else
+				app_err("--targets %s: %s", o->targets_file,
+					why);
 			free(text);
 			return -1;
 		}
-		fclose(f);
 		e = calloc(PINGLIST_MAX, sizeof(*e));
 		if (e == NULL) {
 			free(text);
@@ -494,7 +507,7 @@ probe_targets_load(struct probe_opts *o, int n_args, char **args, bool reload)
 		free(text);
 	}
 	if (reload)
-		return 0; /* an empty list is a list: every target stops */
+		return 0; /* comments only: a list of none, all stop */
 	if (o->n_tg == 0) {
 		app_err(n_args == 0 && o->targets_file == NULL
 				? "no TARGET given (e.g. 198.18.0.2 or "
@@ -905,7 +918,16 @@ struct probe_run {
 	bool retired[PROBE_MAX_WORKERS];
 	struct prober_set *sets; /* one per lane */
 	unsigned n_lanes;
+	/* Removed targets whose place SIGHUP gave to a new one: their
+	 * counters and histograms, in the merged figures (not a row). */
+	struct prober_worker gone;
+	unsigned gone_rows;
 };
+
+/* The metrics thread reads the workers' targets and figures while SIGHUP
+ * may give a retired worker's place to a new target: this keeps them
+ * apart. */
+static pthread_mutex_t probe_mx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The live line's memory: interval snapshots of the per-lcore histograms. */
 struct live {
@@ -978,7 +1000,7 @@ sum_stat(const struct probe_run *run, size_t off)
 	for (unsigned i = 0; i < run->n_workers; i++)
 		s += prober_stat_read(
 			(const uint64_t *)((const char *)&run->w[i].st + off));
-	return s;
+	return s + *(const uint64_t *)((const char *)&run->gone.st + off);
 }
 
 #define SUM_STAT(run, f) sum_stat(run, offsetof(struct prober_stats, f))
@@ -1429,8 +1451,21 @@ probe_report_interval(struct app_run *r, double el, bool final)
  * from the workers (single writer each; they only grow) and merged in this
  * thread's own scratch histograms. Warm-up probes are not in them.
  */
+static int probe_metrics_locked(struct app_run *r, struct metrics_buf *b);
+
 static int
 probe_metrics(struct app_run *r, struct metrics_buf *b)
+{
+	int ret;
+
+	pthread_mutex_lock(&probe_mx_lock);
+	ret = probe_metrics_locked(r, b);
+	pthread_mutex_unlock(&probe_mx_lock);
+	return ret;
+}
+
+static int
+probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 {
 	struct probe_ctx *x = r->ctx;
 	struct metrics_label l[3];
@@ -1963,6 +1998,14 @@ probe_add_worker(struct app_run *r, unsigned ti, unsigned k)
 		app_err("out of memory (samples, fragment buffers)");
 		return EXIT_RUNTIME;
 	}
+	if (k < run->n_workers) {
+		/* A retired worker's place (probe_reusable()): same lane, same
+		 * place in its set. */
+		(void)prober_set_reuse(&run->sets[lane], run->slot[k],
+				       &run->w[k]);
+		__atomic_store_n(&run->retired[k], false, __ATOMIC_RELAXED);
+		return EXIT_OK;
+	}
 	run->slot[k] = run->sets[lane].n;
 	if (prober_set_add(&run->sets[lane], &run->w[k]) != 0) {
 		prober_worker_fini(&run->w[k]);
@@ -1992,6 +2035,13 @@ probe_init_workers_multi(struct app_run *r)
 		app_err("out of memory");
 		return EXIT_RUNTIME;
 	}
+	histogram_init(&run->gone.rtt);
+	histogram_init(&run->gone.network_rtt);
+	histogram_init(&run->gone.turnaround);
+	histogram_init(&run->gone.intended);
+	histogram_init(&run->gone.behind);
+	histogram_init(&run->gone.hw_rtt);
+	histogram_init(&run->gone.hw_rx_delay);
 	run->n_lanes = r->n_workers;
 	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
 	 * lcores wait for new ones until the run ends. */
@@ -2002,6 +2052,12 @@ probe_init_workers_multi(struct app_run *r)
 		if (r->dpdk_ready && !o->have_peer_mac)
 			run->sets[l].arp_timeout_ms =
 				(unsigned)(o->arp_timeout_ns / 1000000);
+		/* No target to probe (all rest, or SIGHUP took them all):
+		 * the lane still answers ARP for our address. */
+		if (r->dpdk_ready) {
+			run->sets[l].idle_q = &r->port.q[l];
+			run->sets[l].idle_flow = x->conf.flow;
+		}
 	}
 	for (unsigned ti = 0; ti < o->n_tg; ti++) {
 		if (o->tg[ti].skip)
@@ -2011,6 +2067,74 @@ probe_init_workers_multi(struct app_run *r)
 			return ret;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * SIGHUP with every place taken: the oldest retired worker whose lcore is
+ * done with it, waiting up to 2 s for the lcores to stop those retired just
+ * now (a probe in flight, an ARP). Its index, or -1 when none.
+ */
+static int
+probe_reusable(const struct probe_run *run)
+{
+	for (unsigned tries = 0; tries < 2000; tries++) {
+		bool any = false;
+
+		for (unsigned k = 0; k < run->n_workers; k++) {
+			if (!run->retired[k])
+				continue;
+			if (prober_set_reusable(&run->sets[run->lane[k]],
+						run->slot[k]))
+				return (int)k;
+			any = true;
+		}
+		if (!any)
+			return -1;
+		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+	}
+	return -1;
+}
+
+/* Worker k's figures into run->gone (the merged totals keep them), and its
+ * per-interval memories forgotten, before a new target takes its place.
+ * Side thread, metrics lock held. */
+static void
+probe_fold(struct probe_ctx *x, unsigned k)
+{
+	struct probe_run *run = x->run;
+	struct prober_worker *g = &run->gone;
+	const struct prober_worker *w = &run->w[k];
+	uint64_t *d = (uint64_t *)&g->st;
+	const uint64_t *v = (const uint64_t *)&w->st;
+	uint64_t behind = g->st.behind_max_ns;
+
+	_Static_assert(sizeof(struct prober_stats) % sizeof(uint64_t) == 0,
+		       "prober_stats is counters");
+	for (size_t i = 0; i < sizeof(g->st) / sizeof(*d); i++)
+		d[i] += v[i];
+	g->st.behind_max_ns =
+		behind > w->st.behind_max_ns ? behind : w->st.behind_max_ns;
+	g->st.reflector_ee = w->st.reflector_ee;
+	histogram_merge(&g->rtt, &w->rtt);
+	histogram_merge(&g->network_rtt, &w->network_rtt);
+	histogram_merge(&g->turnaround, &w->turnaround);
+	histogram_merge(&g->intended, &w->intended);
+	histogram_merge(&g->behind, &w->behind);
+	histogram_merge(&g->hw_rtt, &w->hw_rtt);
+	histogram_merge(&g->hw_rx_delay, &w->hw_rx_delay);
+	run->gone_rows++;
+	if (x->live.prev != NULL)
+		histogram_init(&x->live.prev[k]);
+	if (x->live.iprev != NULL)
+		histogram_init(&x->live.iprev[k]);
+	if (x->ivr != NULL) {
+		if (x->ivr->prev[k] != NULL)
+			histogram_init(x->ivr->prev[k]);
+		if (x->ivr->iprev[k] != NULL)
+			histogram_init(x->ivr->iprev[k]);
+		x->ivr->sent[k] = x->ivr->recv[k] = x->ivr->lost[k] = 0;
+	}
+	app_hlog_forget(&x->hlog, k);
 }
 
 static bool
@@ -2034,7 +2158,8 @@ probe_hup(struct app_run *r)
 	struct probe_opts *o = &x->o;
 	struct probe_run *run = x->run;
 	struct probe_opts *nw = malloc(sizeof(*nw));
-	unsigned kept = 0, added = 0, removed = 0, n_run = run->n_workers;
+	unsigned kept = 0, added = 0, removed = 0, reused = 0;
+	unsigned n_run = run->n_workers;
 
 	if (nw == NULL) {
 		app_warn("SIGHUP: out of memory; targets unchanged");
@@ -2043,8 +2168,7 @@ probe_hup(struct app_run *r)
 	memcpy(nw, o, sizeof(*nw));
 	nw->n_tg = 0;
 	if (probe_targets_load(nw, o->n_args, o->args, true) != 0) {
-		app_warn("SIGHUP: targets unchanged");
-		free(nw);
+		free(nw); /* said why, targets unchanged */
 		return;
 	}
 	/* Retire what is gone. */
@@ -2068,6 +2192,7 @@ probe_hup(struct app_run *r)
 		struct probe_target *t = &nw->tg[i];
 		unsigned ti = o->n_tg, k = run->n_workers;
 		bool have = false;
+		int reuse = -1;
 
 		for (unsigned j = 0; j < n_run && !have; j++)
 			have = !run->retired[j] &&
@@ -2075,10 +2200,23 @@ probe_hup(struct app_run *r)
 		if (have)
 			continue;
 		if (ti >= PINGLIST_MAX || k >= PROBE_MAX_WORKERS) {
-			app_warn("SIGHUP: %s not added: %u targets were "
-				 "probed in this run already",
-				 t->name, PINGLIST_MAX);
-			continue;
+			/* Every place taken: the oldest removed target's
+			 * (its row leaves the report, its figures stay in
+			 * the totals). */
+			reuse = probe_reusable(run);
+			if (reuse < 0) {
+				app_warn("SIGHUP: %s not added: %u targets "
+					 "are probed already",
+					 t->name, PINGLIST_MAX);
+				continue;
+			}
+			k = (unsigned)reuse;
+			ti = run->target[k];
+			if (o->tg[ti].sock != NULL) {
+				/* Done with it: its port for the new one. */
+				sockio_close(o->tg[ti].sock);
+				o->tg[ti].sock = NULL;
+			}
 		}
 		if (r->dpdk_ready) {
 			/* Without --peer-mac its lcore resolves it. */
@@ -2102,6 +2240,32 @@ probe_hup(struct app_run *r)
 				continue;
 			}
 		}
+		if (reuse >= 0) {
+			int ret;
+
+			pthread_mutex_lock(&probe_mx_lock);
+			probe_fold(x, k);
+			prober_worker_fini(&run->w[k]);
+			o->tg[ti] = *t;
+			t->sock = NULL;
+			ret = probe_add_worker(r, ti, k);
+			if (ret != EXIT_OK) {
+				/* Said why; in gone already, so nothing here
+				 * (a row of 0 for it, removed). */
+				struct prober_worker *w = &run->w[k];
+
+				memset(&w->st, 0, sizeof(w->st));
+				histogram_init(&w->rtt);
+				histogram_init(&w->network_rtt);
+				histogram_init(&w->turnaround);
+			}
+			pthread_mutex_unlock(&probe_mx_lock);
+			if (ret != EXIT_OK)
+				continue;
+			reused++;
+			added++;
+			continue;
+		}
 		o->tg[ti] = *t;
 		o->n_tg = ti + 1;
 		t->sock = NULL; /* o->tg owns it now */
@@ -2109,6 +2273,11 @@ probe_hup(struct app_run *r)
 			continue; /* said why; its socket closes at teardown */
 		added++;
 	}
+	if (reused != 0)
+		app_warn("SIGHUP: %u new targets took the places of removed "
+			 "ones (%u targets at most at a time): those rows "
+			 "leave the report, their figures stay in its totals",
+			 reused, PINGLIST_MAX);
 	fprintf(stderr,
 		"latprobe probe: SIGHUP: --targets %s re-read: %u kept, %u "
 		"added, %u removed\n",
@@ -2470,9 +2639,13 @@ probe_report(struct app_run *r, double duration_s,
 		goto out;
 	}
 	memset(&rep, 0, sizeof(rep));
-	for (unsigned i = 0; i < run->n_workers; i++) {
-		const struct prober_worker *w = &run->w[i];
+	/* The workers, then the removed targets whose places were reused. */
+	for (unsigned i = 0; i <= run->n_workers; i++) {
+		const struct prober_worker *w =
+			i < run->n_workers ? &run->w[i] : &run->gone;
 
+		if (w == &run->gone && run->gone_rows == 0)
+			break;
 		histogram_merge(rtt, &w->rtt);
 		histogram_merge(net, &w->network_rtt);
 		histogram_merge(turn, &w->turnaround);
@@ -2610,6 +2783,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.open = o->rate_pps != 0 ? &open : NULL;
 	for (unsigned i = 0; i < run->n_workers; i++)
 		rep.interval_stretched += run->w[i].st.interval_stretched;
+	rep.interval_stretched += run->gone.st.interval_stretched;
 	reflector_ee(run, &rep.reflector_ee);
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)

@@ -95,6 +95,15 @@ write_nothing(const void *arg, FILE *f)
 	return *(const int *)arg;
 }
 
+void
+app_hlog_forget(struct app_hlog *h, unsigned w)
+{
+	if (h->prev == NULL || w >= h->n_workers)
+		return;
+	for (unsigned s = 0; s < h->n_series; s++)
+		histogram_init(&h->prev[s * h->n_workers + w]);
+}
+
 int
 app_hlog_close(struct app_hlog *h)
 {

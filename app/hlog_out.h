@@ -42,6 +42,9 @@ void app_hlog_series(struct app_hlog *h, unsigned n_series,
 /* One interval ending at el seconds since the run started. */
 void app_hlog_tick(struct app_hlog *h, double el, app_hlog_get_fn get,
 		   void *ctx);
+/* Worker w starts again from nothing (its place taken by a new one): its
+ * next interval counts from zero. */
+void app_hlog_forget(struct app_hlog *h, unsigned w);
 /* Flush and close: EXIT_OK, or EXIT_RUNTIME when writing failed (printed).
  * Nothing when not opened. */
 int app_hlog_close(struct app_hlog *h);

@@ -170,3 +170,13 @@ pinglist_parse(const char *text, size_t len, struct pinglist_entry *out,
 	}
 	return n;
 }
+
+bool
+pinglist_blank(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' &&
+		    text[i] != '\r')
+			return false;
+	return true;
+}

@@ -42,6 +42,10 @@ unsigned pinglist_parse(const char *text, size_t len,
 			void (*bad)(void *arg, unsigned line, const char *why),
 			void *arg, unsigned *n_bad);
 
+/* Does text (len bytes) hold nothing but blanks (spaces, tabs, newlines)?
+ * An empty file is one. */
+bool pinglist_blank(const char *text, size_t len);
+
 /* Two entries name the same target (address, port, proto as given). */
 bool pinglist_same(const struct pinglist_entry *a,
 		   const struct pinglist_entry *b);

@@ -323,16 +323,20 @@ build_frame(const struct rawping_opts *o, const struct rte_ether_addr *self,
 }
 
 /*
- * Is m the answer to probe seq? Raw frames: our magic and sequence number
- * from another MAC (our own frame looped back has our source MAC, and
- * testpmd's macswap leaves kind alone). STAMP: IPv4/UDP from the address
- * and port we sent to, to ours (the turned-around addresses), holding seq
- * where a STAMP reflector puts the sender's or, stateless or a mere
- * 5-tuple swap, at the start.
+ * What m is to probe seq: its answer, an answer to an earlier probe (one
+ * that timed out: a late answer, or a duplicate), or nothing of ours
+ * (stray). Raw frames: our magic from another MAC (our own frame looped
+ * back has our source MAC, and testpmd's macswap leaves kind alone), the
+ * answer holding seq. STAMP: IPv4/UDP from the address and port we sent
+ * to, to ours (the turned-around addresses), the answer holding seq where
+ * a STAMP reflector puts the sender's or, stateless or a mere 5-tuple
+ * swap, at the start.
  */
-static bool
-is_reply(const struct rawping_opts *o, const struct rte_ether_addr *self,
-	 const struct rte_mbuf *m, uint64_t seq)
+enum reply { NOT_REPLY, REPLY, REPLY_EARLIER };
+
+static enum reply
+reply_kind(const struct rawping_opts *o, const struct rte_ether_addr *self,
+	   const struct rte_mbuf *m, uint64_t seq)
 {
 	const struct rte_ether_hdr *eth;
 	const struct rte_ipv4_hdr *ip;
@@ -344,24 +348,27 @@ is_reply(const struct rawping_opts *o, const struct rte_ether_addr *self,
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (o->frame == FRAME_RAW) {
 		h = frame_hdr(m);
-		return h != NULL &&
-		       h->magic == rte_cpu_to_be_32(RAWPING_MAGIC) &&
-		       rte_be_to_cpu_64(h->seq) == seq &&
-		       !rte_is_same_ether_addr(&eth->src_addr, self);
+		if (h == NULL || h->magic != rte_cpu_to_be_32(RAWPING_MAGIC) ||
+		    rte_is_same_ether_addr(&eth->src_addr, self))
+			return NOT_REPLY;
+		return rte_be_to_cpu_64(h->seq) == seq ? REPLY : REPLY_EARLIER;
 	}
 	if (m->nb_segs != 1 || rte_pktmbuf_data_len(m) < STAMP_FRAME_LEN ||
 	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return false;
+		return NOT_REPLY;
 	ip = (const struct rte_ipv4_hdr *)(eth + 1);
 	udp = (const struct rte_udp_hdr *)(ip + 1);
 	pl = (const uint8_t *)(udp + 1);
-	return ip->version_ihl == RTE_IPV4_VHL_DEF &&
-	       ip->next_proto_id == IPPROTO_UDP && ip->src_addr == o->dst_ip &&
-	       ip->dst_addr == o->src_ip && udp->src_port == o->dport &&
-	       udp->dst_port == o->sport &&
-	       rte_be_to_cpu_16(udp->dgram_len) >= sizeof(*udp) + STAMP_LEN &&
-	       (memcmp(pl + STAMP_SENDER_SEQ_OFF, &seq32, sizeof(seq32)) == 0 ||
-		memcmp(pl, &seq32, sizeof(seq32)) == 0);
+	if (ip->version_ihl != RTE_IPV4_VHL_DEF ||
+	    ip->next_proto_id != IPPROTO_UDP || ip->src_addr != o->dst_ip ||
+	    ip->dst_addr != o->src_ip || udp->src_port != o->dport ||
+	    udp->dst_port != o->sport ||
+	    rte_be_to_cpu_16(udp->dgram_len) < sizeof(*udp) + STAMP_LEN)
+		return NOT_REPLY;
+	return memcmp(pl + STAMP_SENDER_SEQ_OFF, &seq32, sizeof(seq32)) == 0 ||
+			       memcmp(pl, &seq32, sizeof(seq32)) == 0
+		       ? REPLY
+		       : REPLY_EARLIER;
 }
 
 static int
@@ -370,6 +377,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 	struct rte_ether_addr self;
 	struct rte_mbuf *rx[BURST];
 	uint64_t *rtt, n_ok = 0, recv = 0, lost = 0, stray = 0, tx_fail = 0;
+	uint64_t late = 0;
 	uint64_t seq, total;
 	uint64_t timeout_cyc, t0, t1, now, deadline_ns, lost_seen = 0;
 	double hz, ns;
@@ -422,10 +430,16 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 			nb = rte_eth_rx_burst(o->port, 0, rx, BURST);
 			t1 = tsc_stop();
 			for (i = 0; i < nb; i++) {
-				if (is_reply(o, &self, rx[i], seq))
+				switch (reply_kind(o, &self, rx[i], seq)) {
+				case REPLY:
 					got = true;
-				else
+					break;
+				case REPLY_EARLIER:
+					late++;
+					break;
+				default:
 					stray++;
+				}
 				rte_pktmbuf_free(rx[i]);
 			}
 			if (got)
@@ -455,8 +469,8 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		       "\"frame\":\"%s\",\"frame_len\":%u,"
 		       "\"sent\":%" PRIu64 ",\"received\":%" PRIu64
 		       ",\"lost\":%" PRIu64 ",\"tx_failed\":%" PRIu64
-		       ",\"stray\":%" PRIu64 ",\"warmup\":%" PRIu64
-		       ",\"tsc_hz\":%.0f,"
+		       ",\"stray\":%" PRIu64 ",\"late\":%" PRIu64
+		       ",\"warmup\":%" PRIu64 ",\"tsc_hz\":%.0f,"
 		       "\"rte_tsc_hz\":%" PRIu64 ","
 		       "\"rtt_ns\":{\"count\":%" PRIu64 ",\"min\":%.1f,"
 		       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,"
@@ -464,7 +478,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		       o->frame == FRAME_STAMP ? "stamp" : "raw",
 		       (unsigned)(o->frame == FRAME_STAMP ? STAMP_FRAME_LEN
 							  : o->size),
-		       seq, recv, lost, tx_fail, stray, o->warmup, hz,
+		       seq, recv, lost, tx_fail, stray, late, o->warmup, hz,
 		       rte_get_tsc_hz(), n_ok, (double)rtt[0] * ns,
 		       (double)pct(rtt, n_ok, 50) * ns,
 		       (double)pct(rtt, n_ok, 90) * ns,
@@ -474,8 +488,8 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 	} else {
 		printf("rawping: %" PRIu64 " round trips recorded (%" PRIu64
 		       " warm-up), %" PRIu64 " lost, %" PRIu64
-		       " tx-failed, %" PRIu64 " stray\n",
-		       n_ok, o->warmup, lost, tx_fail, stray);
+		       " tx-failed, %" PRIu64 " stray, %" PRIu64 " late\n",
+		       n_ok, o->warmup, lost, tx_fail, stray, late);
 		printf("  TSC %.3f MHz measured, %.3f MHz from DPDK\n",
 		       hz / 1e6, (double)rte_get_tsc_hz() / 1e6);
 		printf("  rtt ns: min %.0f p50 %.0f p90 %.0f p99 %.0f "

@@ -6,6 +6,7 @@
 #include "latprobe/prober.h"
 
 struct turn {
+	unsigned gen;	     /* prober_set.gen[] of the worker it is about */
 	uint64_t answered;   /* st.answered before the worker's last step */
 	unsigned dead;	     /* consecutive unanswered probes (warm-up too) */
 	uint64_t rest_until; /* cycles; 0 = may go */
@@ -26,7 +27,7 @@ prober_set_add(struct prober_set *s, struct prober_worker *w)
 
 	if (n >= PROBER_SET_MAX)
 		return -ENOSPC;
-	s->w[n] = w;
+	__atomic_store_n(&s->w[n], w, __ATOMIC_RELAXED);
 	/* The worker is whole before the lcore can see it. */
 	__atomic_store_n(&s->n, n + 1, __ATOMIC_RELEASE);
 	return 0;
@@ -37,6 +38,42 @@ prober_set_retire(struct prober_set *s, unsigned i)
 {
 	if (i < PROBER_SET_MAX)
 		__atomic_store_n(&s->retired[i], true, __ATOMIC_RELAXED);
+}
+
+bool
+prober_set_reusable(const struct prober_set *s, unsigned i)
+{
+	const struct prober_worker *w;
+
+	if (i >= __atomic_load_n(&s->n, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&s->retired[i], __ATOMIC_RELAXED))
+		return false;
+	w = __atomic_load_n(&s->w[i], __ATOMIC_RELAXED);
+	return __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+}
+
+int
+prober_set_reuse(struct prober_set *s, unsigned i, struct prober_worker *w)
+{
+	if (i >= __atomic_load_n(&s->n, __ATOMIC_RELAXED))
+		return -EINVAL;
+	__atomic_store_n(&s->w[i], w, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->retired[i], false, __ATOMIC_RELAXED);
+	/* The worker and its place are whole before the lcore sees the new
+	 * generation (load acquire). */
+	__atomic_store_n(&s->gen[i], s->gen[i] + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The turn of place i, afresh when a new worker took it. */
+static struct turn *
+turn_of(const struct prober_set *s, struct turn *t, unsigned i)
+{
+	unsigned g = __atomic_load_n(&s->gen[i], __ATOMIC_ACQUIRE);
+
+	if (g != t[i].gen)
+		t[i] = (struct turn){.gen = g};
+	return &t[i];
 }
 
 static bool
@@ -84,17 +121,18 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		return -ENOMEM;
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
 		unsigned n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
-		struct prober_worker *w = NULL;
+		struct prober_worker *w = NULL, *resting = NULL;
 		unsigned k = 0, left = 0;
 		int ret;
 
 		/* Round robin over those that may go now. */
 		for (unsigned j = 0; j < n; j++) {
 			unsigned i = (next + j) % n;
-			struct prober_worker *c = s->w[i];
+			struct prober_worker *c;
 
-			if (t[i].done)
+			if (turn_of(s, t, i)->done)
 				continue;
+			c = __atomic_load_n(&s->w[i], __ATOMIC_RELAXED);
 			if (!t[i].begun) {
 				t[i].begun = true;
 				if (!resolve(s, c, stop)) {
@@ -121,6 +159,8 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 				    io_clock(c->q) >= c->step_deadline) {
 					finish(&t[i], c);
 					left--;
+				} else if (resting == NULL) {
+					resting = c;
 				}
 				continue;
 			}
@@ -131,8 +171,16 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		}
 		if (left == 0 && !s->open)
 			break;
-		if (w == NULL)
-			continue; /* all resting, or waiting for workers */
+		if (w == NULL) {
+			/* All resting, or waiting for workers: keep our
+			 * address answering ARP/NS meanwhile. */
+			if (resting != NULL)
+				prober_worker_poll(resting);
+			else if (s->idle_q != NULL)
+				prober_answer_neighbours(s->idle_q,
+							 &s->idle_flow);
+			continue;
+		}
 		next = k + 1;
 		t[k].rest_until = 0;
 		t[k].answered = prober_stat_read(&w->st.answered);
@@ -157,8 +205,9 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		}
 	}
 	for (unsigned i = 0; i < __atomic_load_n(&s->n, __ATOMIC_ACQUIRE); i++)
-		if (!t[i].done)
-			finish(&t[i], s->w[i]);
+		if (!turn_of(s, t, i)->done)
+			finish(&t[i],
+			       __atomic_load_n(&s->w[i], __ATOMIC_RELAXED));
 	free(t);
 	return err;
 }

@@ -1435,6 +1435,39 @@ prober_poll_open(struct prober_worker *w, uint64_t next)
 	poll_replies(w, UINT64_MAX, next, 0, true);
 }
 
+void
+prober_worker_poll(struct prober_worker *w)
+{
+	poll_replies(w, UINT64_MAX, w->step_seq, 0, false);
+}
+
+void
+prober_answer_neighbours(struct io_queue *q, const struct codec_flow *fl)
+{
+	struct rte_mbuf *pkts[PROBER_BURST];
+	uint16_t n = io_rx(q, pkts, PROBER_BURST);
+	uint16_t vlan = fl->vlan ? fl->vlan_tci : 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		struct codec_frame f;
+
+		if (pkts[i]->nb_segs == 1 &&
+		    codec_parse_frame(buf, pkts[i]->data_len, &f) == 0) {
+			if (f.ethertype == CODEC_ETHERTYPE_ARP)
+				(void)prober_answer_arp_vlan(
+					q, &f, &fl->src_mac, fl->src4, vlan);
+			else if (fl->ip_version == 6 &&
+				 f.ethertype == CODEC_ETHERTYPE_IPV6 &&
+				 f.ip_proto == CODEC_IPPROTO_ICMPV6 &&
+				 f.icmp_type == CODEC_ICMP6_NS)
+				(void)prober_answer_ns(q, buf, &f, &fl->src_mac,
+						       fl->src6, vlan);
+		}
+		io_free(q, pkts[i]);
+	}
+}
+
 int
 prober_worker_begin(struct prober_worker *w)
 {

@@ -28,6 +28,23 @@ sent_of() { # EXPOSITION TARGET: its latprobe_probes_sent_total, or "none"
 	awk -v t="target=\"$2\"" '$1 ~ /^latprobe_probes_sent_total/ && index($1, t) { print $2; f = 1 }
 		END { if (!f) print "none" }' "$1"
 }
+# scrape_until FILE CMD...: scrape into FILE until CMD (a test on it)
+# holds, up to 30 s (a loaded machine); 1 when it never did.
+scrape_until() {
+	local f=$1 i
+	shift
+	for ((i = 0; i < 300; i++)); do
+		scrape >"$f" 2>/dev/null && "$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+probed() { # FILE TARGET [MORE_THAN]: its sent counter is above MORE_THAN (0)
+	local v
+	v=$(sent_of "$1" "$2")
+	[ "$v" != none ] && [ "$v" -gt "${3:-0}" ]
+}
+gone() { [ "$(sent_of "$1" "$2")" = none ]; }
 
 for a in 1 2; do
 	LP_BG_LOG=$WORK/refl$a.log lp_bg_ns "$ns" "$LATPROBE" reflect --backend kernel \
@@ -44,10 +61,8 @@ LATPROBE_TEST_IV_KEEP=5 LP_BG_LOG=$WORK/probe.log lp_bg_ns "$ns" "$LATPROBE" pro
 PROBE_PID=$LP_LAST_PID
 lp_wait_for "$WORK/probe.log" '^latprobe probe: ' 20 ||
 	{ cat "$WORK/probe.log" >&2; fail "prober did not start"; }
-sleep 1.5
-scrape >"$WORK/m1.prom" || fail "scrape 1"
-s1=$(sent_of "$WORK/m1.prom" "$NET.1:862")
-[ "$s1" != none ] && [ "$s1" -gt 0 ] || fail "scrape 1: .1 not probed ($s1)"
+scrape_until "$WORK/m1.prom" probed "$WORK/m1.prom" "$NET.1:862" ||
+	fail "scrape 1: .1 not probed ($(sent_of "$WORK/m1.prom" "$NET.1:862"))"
 
 # .1 out, .2 in, a bad line.
 printf '# second version\n%s.2 label=b\nnot-an-address\n' "$NET" >"$list"
@@ -56,12 +71,16 @@ lp_wait_for "$WORK/probe.log" 'SIGHUP: .* 0 kept, 1 added, 1 removed' 10 ||
 	{ cat "$WORK/probe.log" >&2; fail "SIGHUP 1 not applied"; }
 grep -qE "pinglist:3: not an address.*skipped" "$WORK/probe.log" ||
 	{ cat "$WORK/probe.log" >&2; fail "the bad line was not reported"; }
-sleep 1.5
-scrape >"$WORK/m2.prom" || fail "scrape 2"
-[ "$(sent_of "$WORK/m2.prom" "$NET.1:862")" = none ] || fail "scrape 2: .1 still exported"
+scrape_until "$WORK/m2.prom" probed "$WORK/m2.prom" "$NET.2:862" ||
+	fail "scrape 2: .2 not probed ($(sent_of "$WORK/m2.prom" "$NET.2:862"))"
+gone "$WORK/m2.prom" "$NET.1:862" || fail "scrape 2: .1 still exported"
 s2=$(sent_of "$WORK/m2.prom" "$NET.2:862")
-[ "$s2" != none ] && [ "$s2" -gt 0 ] || fail "scrape 2: .2 not probed ($s2)"
-# The last intervals: .1 sends nothing any more.
+# The last intervals: .1 sends nothing any more (the next row after the
+# re-read, up to 30 s away on a loaded machine).
+for ((i = 0; i < 300; i++)); do
+	tail -2 "$WORK/probe.log" | grep -qE "^interval .* $NET\.1:862 +sent 0 " && break
+	sleep 0.1
+done
 tail -2 "$WORK/probe.log" | grep -E "^interval .* $NET\.1:862 +sent 0 " >/dev/null ||
 	{ tail -6 "$WORK/probe.log" >&2; fail ".1 still probed after SIGHUP"; }
 
@@ -70,11 +89,18 @@ printf '%s.2 label=b\n%s.1 label=a\n' "$NET" "$NET" >"$list"
 kill -HUP "$PROBE_PID"
 lp_wait_for "$WORK/probe.log" 'SIGHUP: .* 1 kept, 1 added, 0 removed' 10 ||
 	{ cat "$WORK/probe.log" >&2; fail "SIGHUP 2 not applied"; }
-sleep 1
-scrape >"$WORK/m3.prom" || fail "scrape 3"
-s3=$(sent_of "$WORK/m3.prom" "$NET.2:862")
-[ "$s3" -gt "$s2" ] || fail ".2's counter went from $s2 to $s3 (kept targets keep theirs)"
-[ "$(sent_of "$WORK/m3.prom" "$NET.1:862")" != none ] || fail "scrape 3: .1 not back"
+scrape_until "$WORK/m3.prom" probed "$WORK/m3.prom" "$NET.1:862" ||
+	fail "scrape 3: .1 not back"
+scrape_until "$WORK/m3.prom" probed "$WORK/m3.prom" "$NET.2:862" "$s2" ||
+	fail ".2's counter went from $s2 to $(sent_of "$WORK/m3.prom" "$NET.2:862") (kept targets keep theirs)"
+probed "$WORK/m3.prom" "$NET.1:862" || fail "scrape 3: .1 not back"
+# At least 15 intervals (5 kept, 10 dropped) before the end: a readiness
+# poll, not a sleep (up to 30 s).
+for ((i = 0; i < 300; i++)); do
+	[ "$(awk '$1 == "interval" { t[$2] = 1 } END { print length(t) }' \
+		"$WORK/probe.log")" -ge 15 ] && break
+	sleep 0.1
+done
 
 lp_stop_bg "$PROBE_PID"
 $PY - "$WORK/probe.json" "$NET" <<'PYEOF' || fail "the JSON report"
@@ -85,7 +111,10 @@ t = [(x['target'], x['label']) for x in d['targets']]
 # The retired .1 keeps its row; .2 and the new .1.
 assert t == [(f'{net}.1:862', 'a'), (f'{net}.2:862', 'b'), (f'{net}.1:862', 'a')], t
 assert [x['removed'] for x in d['targets']] == [True, False, False], d['targets']
-assert all(x['probes']['lost'] == 0 for x in d['targets']), d['targets']
+# Answered (the identity; a loaded machine may lose one past --timeout).
+assert all(p['received'] > 0 and p['sent'] == p['received'] + p['lost'] and
+           p['lost'] <= p['sent'] // 10
+           for p in (x['probes'] for x in d['targets'])), d['targets']
 # Bounded: the last 5 intervals, the rest counted.
 assert len(d['intervals']) == 5, len(d['intervals'])
 assert d['intervals_dropped'] >= 10, d['intervals_dropped']

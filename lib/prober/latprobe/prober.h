@@ -539,6 +539,12 @@ int prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop);
  */
 int prober_worker_begin(struct prober_worker *w);
 int prober_worker_step(struct prober_worker *w, const atomic_bool *stop);
+/* One rx poll of a worker between its probes (resting): late answers are
+ * counted, ARP and NS for its address answered. */
+void prober_worker_poll(struct prober_worker *w);
+/* One rx poll of q with no worker: ARP and NS for fl's source addresses
+ * answered (fl->vlan: tagged), everything else dropped. */
+void prober_answer_neighbours(struct io_queue *q, const struct codec_flow *fl);
 
 /*
  * Several workers (one per target) on one lcore: their probes take turns,
@@ -569,18 +575,39 @@ struct prober_set {
 	struct prober_worker *w[PROBER_SET_MAX];
 	unsigned n; /* published workers: store release, load acquire */
 	bool retired[PROBER_SET_MAX];
+	/* Bumped (store release) when a place takes a new worker
+	 * (prober_set_reuse()); the lcore then begins it afresh. */
+	unsigned gen[PROBER_SET_MAX];
 	bool open;
 	/* Non-zero: a worker added without its peer's MAC (all zero) is
 	 * resolved by ARP on its queue when the lcore begins it (its other
 	 * workers wait meanwhile); if nobody answers within this many ms it
 	 * is done at once (unresolved set, nothing sent). */
 	unsigned arp_timeout_ms;
+	/* When no worker may probe (every one rests, or an open set has none
+	 * left), the lcore goes on polling so that our address stays
+	 * reachable: a resting worker's queue (prober_worker_poll()), else
+	 * idle_q (non-NULL), where it answers ARP and NS for idle_flow's
+	 * source addresses (src_mac, src4, src6, vlan) and drops the rest. A
+	 * lane that probes pays nothing for it. */
+	struct io_queue *idle_q;
+	struct codec_flow idle_flow;
 };
 
 void prober_set_init(struct prober_set *s, bool open);
 /* Control thread: 0, or -ENOSPC when the set is full. */
 int prober_set_add(struct prober_set *s, struct prober_worker *w);
 void prober_set_retire(struct prober_set *s, unsigned i);
+/*
+ * Control thread: can place i take a new worker? True when it was retired
+ * and its lcore is done with it (the worker's done flag, read acquire):
+ * from then on the lcore does not touch that worker, which the caller may
+ * fold into its totals and set up again (prober_worker_fini(), _init()).
+ */
+bool prober_set_reusable(const struct prober_set *s, unsigned i);
+/* Then put w (whole) in place i: the lcore begins it as a new worker. 0, or
+ * -EINVAL when i is not a place of the set. */
+int prober_set_reuse(struct prober_set *s, unsigned i, struct prober_worker *w);
 int prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		   const atomic_bool *stop);
 

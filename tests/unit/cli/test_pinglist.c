@@ -137,6 +137,20 @@ test_limits(void **state)
 	assert_int_equal(b.n, 0);
 }
 
+/* A file being rewritten in place reads empty: blank, unlike a list of
+ * comments only (a list of none). */
+static void
+test_blank(void **state)
+{
+	(void)state;
+	assert_true(pinglist_blank("", 0));
+	assert_true(pinglist_blank(" \t\r\n\n", 5));
+	assert_false(pinglist_blank("# none\n", 7));
+	assert_false(pinglist_blank("198.18.0.2", 10));
+	/* len bounds it: what follows is not looked at. */
+	assert_true(pinglist_blank("  x", 2));
+}
+
 int
 main(void)
 {
@@ -144,6 +158,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad_lines_skipped),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_blank),
 	};
 
 	return cmocka_run_group_tests_name("pinglist", tests, NULL, NULL);

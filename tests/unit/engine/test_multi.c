@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include <rte_mbuf.h>
+
 #include "latprobe/prober.h"
 #include "latprobe/reflector.h"
 #include "latprobe/stamp.h"
@@ -253,6 +255,177 @@ test_set_arp(void **state)
 	stop(w);
 }
 
+/* A retired place taken by a new worker (prober_set_reuse()): the lcore
+ * begins it afresh, the other worker going on meanwhile. */
+static void
+reuse_hook(void *arg)
+{
+	struct wire *w = arg;
+
+	reflector_poll(&w->rw);
+	if (w->phase == 0 && w->pw[0].st.received >= 20) {
+		prober_set_retire(w->set, 0);
+		w->phase = 1;
+	} else if (w->phase == 1 && prober_set_reusable(w->set, 0)) {
+		w->sent0_at_retire = w->pw[0].st.sent;
+		prober_worker_fini(&w->pw[0]);
+		w->pc[0].flow.sport = 40007;
+		assert_int_equal(prober_worker_init(&w->pw[0], &w->pc[0],
+						    io_fake_queue(w->f, 0), 0),
+				 0);
+		assert_int_equal(prober_set_reuse(w->set, 0, &w->pw[0]), 0);
+		w->phase = 2;
+	} else if (w->phase == 2 && w->pw[0].st.received >= 10) {
+		atomic_store(&w->stop, true);
+		w->phase = 3;
+	}
+}
+
+static void
+test_set_reuse(void **state)
+{
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, true);
+	w->pc[0].count = 0;
+	w->pc[1].count = 0;
+	start(w);
+	assert_false(prober_set_reusable(s, 0)); /* no such place */
+	assert_int_equal(prober_set_reuse(s, 0, &w->pw[0]), -EINVAL);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	assert_int_equal(prober_set_add(s, &w->pw[1]), 0);
+	assert_false(prober_set_reusable(s, 0)); /* not retired */
+	w->set = s;
+	io_fake_set_peer(w->f, 0, reuse_hook, w);
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	assert_int_equal(w->phase, 3);
+	assert_true(w->sent0_at_retire >= 20);
+	/* The new worker started from nothing, on its own port, with all
+	 * its answers (none taken as another's). */
+	assert_true(w->pw[0].st.received >= 10);
+	assert_true(w->pw[0].st.sent <= w->pw[0].st.received + 1);
+	assert_int_equal(w->pw[0].st.lost + w->pw[1].st.lost, 0);
+	assert_true(w->pw[1].st.received > 0);
+	assert_true(w->pw[0].done && w->pw[1].done);
+	assert_int_equal(s->n, 2);
+	w->set = NULL;
+	free(s);
+	stop(w);
+}
+
+/*
+ * ARP for our address while no worker probes. What side 0 sends is looked
+ * at after each frame: ARP replies for TW_PROBER_IP are counted (and stop
+ * the run when stop_on_reply), and once the dead target's second probe went
+ * out, a request comes from side 1 that arrives after that probe's timeout,
+ * so while the worker rests.
+ */
+struct arp_watch {
+	struct wire *w;
+	unsigned probes, replies;
+	uint64_t reply_at;
+	bool stop_on_reply;
+};
+
+static void
+arp_watch_hook(void *arg)
+{
+	struct arp_watch *a = arg;
+	struct io_queue *q1 = io_fake_queue(a->w->f, 1);
+	struct rte_mbuf *pkts[8];
+	uint16_t n = io_rx(q1, pkts, 8);
+
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *buf = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		struct codec_frame f;
+
+		if (codec_parse_frame(buf, pkts[i]->data_len, &f) == 0 &&
+		    f.ethertype == CODEC_ETHERTYPE_ARP) {
+			if (f.arp_op == CODEC_ARP_REPLY &&
+			    f.arp_spa == TW_PROBER_IP) {
+				a->replies++;
+				a->reply_at = io_fake_now(a->w->f);
+				if (a->stop_on_reply)
+					atomic_store(&a->w->stop, true);
+			}
+		} else if (++a->probes == PROBER_MULTI_DEAD) {
+			struct rte_mbuf *m = io_alloc(q1);
+			int len;
+
+			assert_non_null(m);
+			len = codec_build_arp(rte_pktmbuf_mtod(m, uint8_t *),
+					      64, CODEC_ARP_REQUEST,
+					      &tw_other_mac, TW_OTHER_IP, NULL,
+					      TW_PROBER_IP);
+			assert_true(len > 0);
+			io_mbuf_set_len(m, (uint16_t)len);
+			assert_int_equal(io_tx_all(q1, &m, 1), 1);
+		}
+		io_free(q1, pkts[i]);
+	}
+}
+
+/* The one target is silent: it rests (backoff far beyond -t), and an ARP
+ * request that comes then is answered at once, not after the rest. */
+static void
+test_resting_answers_arp(void **state)
+{
+	static const atomic_bool no_stop;
+	struct wire *w = *state;
+	struct prober_worker *ws[] = {&w->pw[0]};
+	struct arp_watch a = {.w = w};
+	const uint64_t backoff = 1000000000000ull, duration = 100000000ull;
+
+	io_fake_set_peer(w->f, 0, arp_watch_hook, &a);
+	io_fake_set_delay(w->f, 1, 3 * TIMEOUT);
+	w->pc[0].count = 0;
+	w->pc[0].warmup = 0;
+	w->pc[0].flow.dst4 = TW_OTHER_IP;
+	w->pc[0].duration_cycles = duration;
+	start(w);
+	assert_int_equal(prober_multi_run(ws, 1, backoff, &no_stop), 0);
+	/* Two probes, then a rest until -t: nothing more was sent but the
+	 * ARP answer, which went out well before -t ended the run. */
+	assert_int_equal(a.probes, PROBER_MULTI_DEAD);
+	assert_int_equal(w->pw[0].st.lost, PROBER_MULTI_DEAD);
+	assert_int_equal(a.replies, 1);
+	assert_true(a.reply_at < w->pw[0].t_run + duration / 2);
+	stop(w);
+}
+
+/* An open set with no worker left (SIGHUP emptied the pinglist) still
+ * answers ARP for our address on its idle queue. */
+static void
+test_empty_set_answers_arp(void **state)
+{
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+	struct arp_watch a = {.w = w, .stop_on_reply = true};
+	uint8_t frame[64];
+	int len;
+
+	assert_non_null(s);
+	prober_set_init(s, true);
+	s->idle_q = io_fake_queue(w->f, 0);
+	s->idle_flow = w->pc[0].flow;
+	io_fake_set_peer(w->f, 0, arp_watch_hook, &a);
+	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
+			      &tw_other_mac, TW_OTHER_IP, NULL, TW_PROBER_IP);
+	assert_true(len > 0);
+	assert_int_equal(io_fake_inject(w->f, 0, frame, (size_t)len), 0);
+	/* One for another address: not answered. */
+	len = codec_build_arp(frame, sizeof(frame), CODEC_ARP_REQUEST,
+			      &tw_other_mac, TW_OTHER_IP, NULL, TW_REFL_IP);
+	assert_int_equal(io_fake_inject(w->f, 0, frame, (size_t)len), 0);
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	assert_int_equal(a.replies, 1);
+	assert_int_equal(io_fake_tx_count(w->f, 0), 1);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+	free(s);
+}
+
 static void
 test_stop(void **state)
 {
@@ -280,6 +453,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_set_changes, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_set_arp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_reuse, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_resting_answers_arp, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_empty_set_answers_arp,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("multi", tests, NULL, NULL);

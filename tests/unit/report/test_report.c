@@ -192,8 +192,13 @@ test_pcts_table(void **state)
 
 	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	rtt = jget(root, "rtt_ns");
-	json_object_object_foreach(rtt, key, val)
-	{
+	/* The iterator API: json_object_object_foreach is a GNU statement
+	 * expression, which clang's -Wpedantic refuses. */
+	for (struct json_object_iterator it = json_object_iter_begin(rtt),
+					 end = json_object_iter_end(rtt);
+	     !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+		const char *key = json_object_iter_peek_name(&it);
+		struct json_object *val = json_object_iter_peek_value(&it);
 		char num[32];
 		double pct;
 		size_t k;
