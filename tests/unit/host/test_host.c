@@ -16,10 +16,13 @@
 #include <cmocka.h>
 
 #include "latprobe/host.h"
+#include "latprobe/nic.h"
 
-#define BARE	FIXTURES "/baremetal"
-#define AZURE	FIXTURES "/azure"
-#define GARBAGE FIXTURES "/garbage"
+#define BARE	 FIXTURES "/baremetal"
+#define AZURE	 FIXTURES "/azure"
+#define GARBAGE	 FIXTURES "/garbage"
+#define MANA	 FIXTURES "/azure-mana"
+#define MANA_OLD FIXTURES "/mana-old"
 
 static void
 cpus(struct host_cpus *c, const char *list)
@@ -470,7 +473,7 @@ test_bare_all(void **state)
 
 	(void)state;
 	n = host_check_all(in, s, r);
-	assert_int_equal(n, HOST_N_CHECKS);
+	assert_int_equal(n, HOST_N_BASE_CHECKS);
 	for (unsigned i = 0; i < n; i++) {
 		assert_non_null(r[i].name);
 		assert_true(r[i].value[0] != '\0');
@@ -479,7 +482,7 @@ test_bare_all(void **state)
 		for (unsigned j = 0; j < i; j++)
 			assert_string_not_equal(r[i].name, r[j].name);
 	}
-	assert_int_equal(host_check_all(in, NULL, r), HOST_N_CHECKS - 2);
+	assert_int_equal(host_check_all(in, NULL, r), HOST_N_BASE_CHECKS - 2);
 	free(s);
 	free(in);
 }
@@ -646,7 +649,7 @@ test_garbage(void **state)
 	assert_int_equal(host_tasks_scan(GARBAGE, &in->lcores, s), 0);
 	assert_int_equal(s->n_tasks, 0);
 	n = host_check_all(in, s, r);
-	assert_int_equal(n, HOST_N_CHECKS);
+	assert_int_equal(n, HOST_N_BASE_CHECKS);
 	for (unsigned i = 0; i < n; i++) {
 		/* printable and bounded */
 		for (const char *p = r[i].value; *p; p++)
@@ -675,6 +678,107 @@ test_garbage(void **state)
 	free(in);
 }
 
+/* ---- MANA (PCI 1414:00ba) ---- */
+
+/* A MANA VM with every prerequisite (Debian 13): only the interfaces are
+ * still up; and the checks appear on a host with the device only. */
+static void
+test_mana_ok(void **state)
+{
+	struct host_input in = {.root = MANA};
+	static struct host_result r[HOST_N_CHECKS];
+	char bdf[2][32], def[4][32];
+	unsigned n;
+
+	(void)state;
+	assert_int_equal(host_mana_devices(MANA, bdf, 2), 1);
+	assert_string_equal(bdf[0], "7870:00:00.0");
+	assert_int_equal(host_mana_devices(AZURE, bdf, 2), 0);
+	assert_int_equal(host_default_route_ifaces(MANA, def, 4), 1);
+	assert_string_equal(def[0], "eth0");
+	in.dpdk_version = "DPDK 24.11.3";
+	in.mana_pmd_built = true;
+	in.pmd_dir = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-25.0";
+	cpus(&in.lcores, "1");
+	n = host_check_all(&in, NULL, r);
+	assert_int_equal(n, 11 + HOST_N_MANA_CHECKS);
+	assert_string_equal(r[11].name, "mana_kernel");
+	assert_int_equal(r[11].verdict, HOST_OK);
+	has(r[11].value, "kernel 6.12.38+deb13-cloud-amd64 (6.2 or later)");
+	assert_string_equal(r[12].name, "mana_modules");
+	assert_int_equal(r[12].verdict, HOST_OK);
+	has(r[12].value, "7870:00:00.0 bound to mana");
+	assert_string_equal(r[13].name, "mana_libmana");
+	assert_int_equal(r[13].verdict, HOST_OK);
+	has(r[13].value, "libmana.so.1.0.56.0 (rdma-core 56)");
+	assert_string_equal(r[14].name, "mana_iface");
+	assert_int_equal(r[14].verdict, HOST_WARN);
+	has(r[14].value, "enP30832s1 (60:45:bd:00:00:01, with eth0) up "
+			 "(default route: keep it)");
+	has(r[14].value, "enP30832s1d1 (60:45:bd:00:00:02, with eth1) up");
+	has(r[14].fix, "ip link set dev IF down");
+	assert_string_equal(r[15].name, "mana_pmd");
+	assert_int_equal(r[15].verdict, HOST_OK);
+	has(r[15].value, "pmds-25.0/librte_net_mana.so.25");
+	/* Without the device, no MANA check at all. */
+	in.root = AZURE;
+	assert_int_equal(host_check_all(&in, NULL, r), 11);
+}
+
+/* Debian 12 on a MANA VM: old kernel, modules and libmana missing, and a
+ * DPDK without the PMD: each fails with its fix, the PMD in one line. */
+static void
+test_mana_missing(void **state)
+{
+	struct host_input in = {.root = MANA_OLD};
+	struct host_result r;
+
+	(void)state;
+	in.dpdk_version = "DPDK 22.11.11";
+	host_check_mana_kernel(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "6.1.0-13-cloud-amd64 is older than 6.2");
+	has(r.fix, "bookworm-backports");
+	host_check_mana_modules(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "missing mana_ib ib_uverbs");
+	has(r.fix, "modprobe -a mana_ib ib_uverbs");
+	host_check_mana_libmana(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.fix, "ibverbs-providers");
+	host_check_mana_pmd(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "DPDK 22.11.11 is built without the MANA PMD");
+	has(r.fix, "librte-net-mana25");
+	assert_null(strchr(r.value, '\n'));
+	/* Built with it but the package of the PMD is not installed. */
+	in.mana_pmd_built = true;
+	in.pmd_dir = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-25.0";
+	host_check_mana_pmd(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "has no librte_net_mana.so");
+}
+
+/* Routes: the interface an address goes through (longest prefix). */
+static void
+test_routes(void **state)
+{
+	char ifn[32];
+
+	(void)state;
+	assert_int_equal(host_route_iface(MANA, 0x0a000109u, ifn, sizeof(ifn)),
+			 0);
+	assert_string_equal(ifn, "eth1"); /* 10.0.1.9: 10.0.1.0/24 */
+	assert_int_equal(host_route_iface(MANA, 0x0a000009u, ifn, sizeof(ifn)),
+			 0);
+	assert_string_equal(ifn, "eth0");
+	assert_int_equal(host_route_iface(MANA, 0xc6120001u, ifn, sizeof(ifn)),
+			 0);
+	assert_string_equal(ifn, "eth0"); /* the default route */
+	assert_int_equal(host_route_iface(GARBAGE, 1, ifn, sizeof(ifn)),
+			 -ENOENT);
+}
+
 int
 main(void)
 {
@@ -695,6 +799,9 @@ main(void)
 		cmocka_unit_test(test_azure),
 		cmocka_unit_test(test_oldcpu),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_mana_ok),
+		cmocka_unit_test(test_mana_missing),
+		cmocka_unit_test(test_routes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
