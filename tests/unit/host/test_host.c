@@ -17,12 +17,15 @@
 
 #include "latprobe/host.h"
 #include "latprobe/nic.h"
+#include "latprobe/setup.h"
 
 #define BARE	 FIXTURES "/baremetal"
 #define AZURE	 FIXTURES "/azure"
 #define GARBAGE	 FIXTURES "/garbage"
 #define MANA	 FIXTURES "/azure-mana"
 #define MANA_OLD FIXTURES "/mana-old"
+#define SNETVSC	 FIXTURES "/setup-netvsc"
+#define SPCI	 FIXTURES "/setup-pci"
 
 static void
 cpus(struct host_cpus *c, const char *list)
@@ -779,6 +782,76 @@ test_routes(void **state)
 			 -ENOENT);
 }
 
+/* ---- latprobe setup: what the NIC is and the plan (no write here) ---- */
+
+static void
+test_setup_plan(void **state)
+{
+	static struct host_setup_plan p;
+	struct host_setup_opts o = {
+		.root = SNETVSC,
+		.hugepages = 1024,
+		.lcore = -1,
+		.profile_rel = "etc/latprobe/dpdk-config/host",
+		.state_rel = "run/latprobe/setup.state",
+	};
+	char err[512];
+
+	(void)state;
+	assert_true(host_setup_mlx_vf(0x15b3, 0x1016));
+	assert_true(host_setup_mlx_vf(0x15b3, 0x1004));
+	assert_false(host_setup_mlx_vf(0x15b3, 0x1017)); /* a PF */
+	assert_false(host_setup_mlx_vf(0x1414, 0x00ba));
+	/* netvsc + mlx5: the free NIC is eth1; its VF found by MAC. */
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.kind, HOST_SETUP_NETVSC);
+	assert_string_equal(p.nic.name, "eth1");
+	assert_string_equal(p.vf.name, "enP2s2");
+	assert_string_equal(
+		p.eal, "-a 000d3a00-0000-4000-8000-000000000001,latency=10");
+	has(p.profile, "\n-l 3\n--in-memory\n-a 000d3a00-");
+	/* The undo of the bind gives it back to the kernel's match. */
+	for (unsigned i = 0; i < p.n_steps; i++)
+		if (strstr(p.steps[i].act.path, "driver_override") != NULL) {
+			assert_string_equal(p.steps[i].act.value,
+					    "uio_hv_generic");
+			assert_int_equal(p.steps[i].n_undo, 1);
+			assert_string_equal(p.steps[i].undo[0].value, "");
+		}
+	/* Its VF's name leads to its master; eth0 is the default route's. */
+	o.iface = "enP1s1";
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -EPERM);
+	has(err, "eth0 carries the default route");
+	o.force = true;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.nic.name, "eth0");
+	/* The SSH client's route decides which NIC carries the session. */
+	o.force = false;
+	o.iface = "eth1";
+	o.ssh_connection = "10.0.1.9 50022 10.0.1.4 22";
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -EPERM);
+	has(err, "eth1 carries this SSH session");
+	o.ssh_connection = "198.18.0.9 50022 10.0.0.4 22"; /* via eth0 */
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	/* MANA: the MANA PMD on the PCI device, mac= eth1's. */
+	o.root = MANA;
+	o.ssh_connection = NULL;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.kind, HOST_SETUP_MANA);
+	assert_string_equal(p.eal, "-a 7870:00:00.0,mac=60:45:bd:00:00:02");
+	/* PCI behind an IOMMU: vfio-pci. */
+	o.root = SPCI;
+	o.iface = NULL;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.kind, HOST_SETUP_PCI);
+	assert_string_equal(p.nic.name, "ens4");
+	assert_string_equal(p.eal, "-a 0000:00:04.0");
+	/* A root with no NIC at all. */
+	o.root = GARBAGE;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -ENODEV);
+	has(err, "no NIC with a PCI or VMBus device");
+}
+
 int
 main(void)
 {
@@ -802,6 +875,7 @@ main(void)
 		cmocka_unit_test(test_mana_ok),
 		cmocka_unit_test(test_mana_missing),
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_setup_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
