@@ -17,16 +17,11 @@
 #include "latprobe/host_priv.h"
 #include "latprobe/nic.h"
 
-static void __attribute__((format(printf, 4, 5)))
-at(char *out, size_t len, const char *root, const char *fmt, ...)
+static void
+at(char *out, size_t len, const char *root, const char *rel)
 {
-	char rel[PATH_MAX];
 	size_t rl = strlen(root);
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;
 	if (snprintf(out, len, "%.*s/%s", (int)rl, root,
@@ -37,7 +32,7 @@ at(char *out, size_t len, const char *root, const char *fmt, ...)
 int
 host_nic_path(char *out, size_t len, const char *root, const char *rel)
 {
-	at(out, len, root, "%s", rel);
+	at(out, len, root, rel);
 	return out[0] != '\0' ? 0 : -ENAMETOOLONG;
 }
 
@@ -46,7 +41,7 @@ host_nic_exists(const char *root, const char *rel)
 {
 	char p[PATH_MAX];
 
-	at(p, sizeof(p), root, "%s", rel);
+	at(p, sizeof(p), root, rel);
 	return p[0] != '\0' && access(p, F_OK) == 0;
 }
 
@@ -57,7 +52,7 @@ host_nic_link_base(const char *root, const char *rel, char *out, size_t len)
 	ssize_t n;
 	const char *b;
 
-	at(p, sizeof(p), root, "%s", rel);
+	at(p, sizeof(p), root, rel);
 	n = readlink(p, l, sizeof(l) - 1);
 	if (n < 0)
 		return -errno;
@@ -470,7 +465,7 @@ host_check_mana_pmd(const struct host_input *in, struct host_result *r)
 		HVAL(r, "%s has net_mana built in", ver);
 		return;
 	}
-	at(p, sizeof(p), in->root, "%s", in->pmd_dir);
+	at(p, sizeof(p), in->root, in->pmd_dir);
 	k = scandir(p, &e, NULL, alphasort);
 	for (int i = 0; i < k; i++) {
 		if (!found &&
