@@ -157,6 +157,15 @@ undo_done(void *arg, const char *text, int ret)
 }
 
 static void
+undo_dry(void *arg, const char *text, int ret)
+{
+	struct ctx *c = arg;
+
+	(void)ret;
+	printf("  %2u. %s\n", ++c->k, text);
+}
+
+static void
 print_plan(const struct host_setup_opts *o, const struct host_setup_plan *p)
 {
 	printf("latprobe setup: %s (%s %s, %s)", p->nic.name,
@@ -175,34 +184,15 @@ print_plan(const struct host_setup_opts *o, const struct host_setup_plan *p)
 static int
 undo_cmd(const struct host_setup_opts *o, bool dry, struct ctx *c)
 {
-	char buf[8192];
-	FILE *f;
 	int ret;
-	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/%s",
-		 strcmp(o->root, "/") ? o->root : "", o->state_rel);
-	if (dry) {
-		f = fopen(path, "r");
-		if (f == NULL) {
-			printf("latprobe setup --undo: nothing to undo (no "
-			       "/%s)\n",
-			       o->state_rel);
-			return EXIT_OK;
-		}
-		printf("latprobe setup --undo (--dry-run: nothing changed), "
-		       "from /%s:\n",
-		       o->state_rel);
-		while (fgets(buf, sizeof(buf), f) != NULL)
-			printf("  %s", buf);
-		fclose(f);
-		return EXIT_OK;
-	}
-	printf("latprobe setup --undo, from /%s:\n", o->state_rel);
-	ret = host_setup_undo(o, run_modprobe, c, undo_done);
+	printf("latprobe setup --undo%s, from /%s:\n",
+	       dry ? " (--dry-run: nothing changed)" : "", o->state_rel);
+	ret = host_setup_undo(o, dry ? NULL : run_modprobe, c,
+			      dry ? undo_dry : undo_done);
 	if (ret == -ENOENT) {
 		printf("  nothing to undo (no /%s)\n", o->state_rel);
-		return EXIT_OK;
+		return app_stdout_flush();
 	}
 	if (ret == -EINVAL) {
 		app_err("/%s is malformed: undo stopped there", o->state_rel);

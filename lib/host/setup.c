@@ -698,6 +698,7 @@ host_setup_undo(const struct host_setup_opts *o,
 	static char buf[1 << 15];
 	char *save = NULL, text[512], p[PATH_MAX];
 	ssize_t n = host_fs_read(o->root, o->state_rel, buf, sizeof(buf));
+	bool dry = modprobe == NULL;
 	int first = 0;
 
 	if (n < 0)
@@ -712,21 +713,25 @@ host_setup_undo(const struct host_setup_opts *o,
 			return -EINVAL;
 		*path++ = '\0';
 		*value++ = '\0';
+		ret = 0;
 		if (strcmp(l, "write") == 0) {
 			fmt(text, sizeof(text), "echo %s > /%s", value, path);
-			ret = write_value(o->root, path, value);
+			if (!dry)
+				ret = write_value(o->root, path, value);
 		} else if (strcmp(l, "modprobe") == 0) {
 			fmt(text, sizeof(text), "modprobe -r %s", value);
-			ret = modprobe(ctx, value, true);
+			if (!dry)
+				ret = modprobe(ctx, value, true);
 		} else if (strcmp(l, "rm") == 0) {
 			fmt(text, sizeof(text), "rm /%s", path);
 			ret = host_nic_path(p, sizeof(p), o->root, path);
-			if (ret == 0 && unlink(p) != 0)
+			if (!dry && ret == 0 && unlink(p) != 0)
 				ret = -errno;
 		} else if (strcmp(l, "restore") == 0) {
 			fmt(text, sizeof(text), "cp /%s /%s", value, path);
-			ret = copy_file(o->root, value, path);
-			if (ret == 0 &&
+			if (!dry)
+				ret = copy_file(o->root, value, path);
+			if (!dry && ret == 0 &&
 			    host_nic_path(p, sizeof(p), o->root, value) == 0)
 				(void)unlink(p);
 		} else {
@@ -736,7 +741,7 @@ host_setup_undo(const struct host_setup_opts *o,
 		if (ret != 0 && first == 0)
 			first = ret;
 	}
-	if (host_nic_path(p, sizeof(p), o->root, o->state_rel) == 0 &&
+	if (!dry && host_nic_path(p, sizeof(p), o->root, o->state_rel) == 0 &&
 	    unlink(p) != 0 && first == 0)
 		first = -errno;
 	return first;

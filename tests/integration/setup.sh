@@ -71,6 +71,15 @@ expect 2 "unknown option '--no-such'" env LATPROBE_PROFILE_DIR="$H/etc/latprobe/
 	"$LATPROBE" info --profile host -- --no-such
 expect 4 "already set up \(/run/latprobe/setup.state\): latprobe setup --undo first" \
 	"$LATPROBE" setup --root "$H" --iface eth1
+# --undo --dry-run: the undo as commands, last step first; nothing changed.
+sums "$H" >"$WORK/before"
+expect 0 "" "$LATPROBE" setup --root "$H" --undo --dry-run
+cat "$WORK/out"
+grep -q "^   1. rm /etc/latprobe/dpdk-config/host$" "$WORK/out" || fail "dry undo: the profile first"
+grep -q "^   7. echo 0 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages$" "$WORK/out" ||
+	fail "dry undo: the hugepages last"
+sums "$H" >"$WORK/after"
+diff "$WORK/before" "$WORK/after" || fail "--undo --dry-run changed files"
 expect 0 "" "$LATPROBE" setup --root "$H" --undo
 cat "$WORK/out"
 has sys/bus/vmbus/devices/$U1/driver_override ""

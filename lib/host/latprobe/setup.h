@@ -108,7 +108,9 @@ int host_setup_apply(const struct host_setup_opts *o,
 
 /*
  * Undo what the state file lists (last step first) and remove it. Each
- * action is reported through done(ctx, text, ret). 0, -ENOENT (no state
+ * action is reported through done(ctx, text, ret). modprobe NULL: a dry
+ * run, every action reported and none done, the state file kept. 0,
+ * -ENOENT (no state
  * file: nothing to undo), -EINVAL (a malformed line) or the first failing
  * action's -errno (the rest still run).
  */
