@@ -211,8 +211,12 @@ bind_override(struct host_setup_plan *p, const char *root, const char *bus,
 		return;
 	fmt(s->text, sizeof(s->text), "echo %s > /%s   # %s takes it", dev,
 	    probe, drv);
+	/* The override goes before the probe, or the probe binds drv again
+	 * (the override's own step clears it too, for a run that stopped
+	 * before this one). */
 	fmt(unb, sizeof(unb), "sys/bus/%s/drivers/%s/unbind", bus, drv);
 	undo(s, HOST_OP_WRITE, unb, dev);
+	undo(s, HOST_OP_WRITE, rel, "");
 	undo(s, HOST_OP_WRITE, probe, dev);
 }
 
@@ -715,7 +719,8 @@ host_setup_undo(const struct host_setup_opts *o,
 		*value++ = '\0';
 		ret = 0;
 		if (strcmp(l, "write") == 0) {
-			fmt(text, sizeof(text), "echo %s > /%s", value, path);
+			fmt(text, sizeof(text), "echo %s%s> /%s", value,
+			    value[0] ? " " : "", path);
 			if (!dry)
 				ret = write_value(o->root, path, value);
 		} else if (strcmp(l, "modprobe") == 0) {

@@ -75,9 +75,22 @@ expect 4 "already set up \(/run/latprobe/setup.state\): latprobe setup --undo fi
 sums "$H" >"$WORK/before"
 expect 0 "" "$LATPROBE" setup --root "$H" --undo --dry-run
 cat "$WORK/out"
-grep -q "^   1. rm /etc/latprobe/dpdk-config/host$" "$WORK/out" || fail "dry undo: the profile first"
-grep -q "^   7. echo 0 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages$" "$WORK/out" ||
-	fail "dry undo: the hugepages last"
+$PY - "$WORK/out" "$U1" <<'PYEOF' || fail "dry undo: not the expected steps"
+import re, sys
+out, u = open(sys.argv[1]).read(), sys.argv[2]
+steps = re.findall(r"^ +\d+\. (.*)$", out, re.M)
+# The override is cleared before the probe, or the kernel binds
+# uio_hv_generic again.
+want = ["rm /etc/latprobe/dpdk-config/host",
+        f"echo {u} > /sys/bus/vmbus/drivers/uio_hv_generic/unbind",
+        f"echo > /sys/bus/vmbus/devices/{u}/driver_override",
+        f"echo {u} > /sys/bus/vmbus/drivers_probe",
+        f"echo > /sys/bus/vmbus/devices/{u}/driver_override",
+        "echo 0x1003 > /sys/class/net/eth1/flags",
+        "modprobe -r mlx5_ib",
+        "echo 0 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"]
+assert steps == want, steps
+PYEOF
 sums "$H" >"$WORK/after"
 diff "$WORK/before" "$WORK/after" || fail "--undo --dry-run changed files"
 expect 0 "" "$LATPROBE" setup --root "$H" --undo

@@ -818,6 +818,17 @@ test_setup_plan(void **state)
 			assert_int_equal(p.steps[i].n_undo, 1);
 			assert_string_equal(p.steps[i].undo[0].value, "");
 		}
+	/* The probe's undo clears the override before probing again, else
+	 * the kernel would bind uio_hv_generic once more. */
+	for (unsigned i = 0; i < p.n_steps; i++)
+		if (strstr(p.steps[i].act.path, "drivers_probe") != NULL) {
+			assert_int_equal(p.steps[i].n_undo, 3);
+			has(p.steps[i].undo[0].path,
+			    "drivers/uio_hv_generic/unbind");
+			has(p.steps[i].undo[1].path, "driver_override");
+			assert_string_equal(p.steps[i].undo[1].value, "");
+			has(p.steps[i].undo[2].path, "drivers_probe");
+		}
 	/* Its VF's name leads to its master; eth0 is the default route's. */
 	o.iface = "enP1s1";
 	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -EPERM);
