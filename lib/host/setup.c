@@ -177,7 +177,7 @@ bind_override(struct host_setup_plan *p, const char *root, const char *bus,
 			    "echo %s > /%s   # %s takes synthetic NICs",
 			    NETVSC_CLASS, rel, drv);
 		fmt(unb, sizeof(unb), "sys/bus/vmbus/drivers/%s/unbind", cur);
-		s = step(p, HOST_OP_WRITE, unb, dev);
+		s = cur[0] != '\0' ? step(p, HOST_OP_WRITE, unb, dev) : NULL;
 		if (s != NULL)
 			fmt(s->text, sizeof(s->text), "echo %s > /%s", dev,
 			    unb);
@@ -188,7 +188,8 @@ bind_override(struct host_setup_plan *p, const char *root, const char *bus,
 		fmt(s->text, sizeof(s->text), "echo %s > /%s", dev, rel);
 		fmt(rel, sizeof(rel), "sys/bus/vmbus/drivers/%s/unbind", drv);
 		undo(s, HOST_OP_WRITE, rel, dev);
-		fmt(rel, sizeof(rel), "sys/bus/vmbus/drivers/%s/bind", cur);
+		fmt(rel, sizeof(rel), "sys/bus/vmbus/drivers/%s/bind",
+		    cur[0] ? cur : "hv_netvsc");
 		undo(s, HOST_OP_WRITE, rel, dev);
 		return;
 	}

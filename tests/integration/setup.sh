@@ -114,6 +114,17 @@ expect 4 "no NIC free for DPDK .*interfaces: eth0 \(vmbus\), eth1 \(vmbus\)" \
 expect 0 "netvsc\+mlx" env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" \
 	"$LATPROBE" setup --root "$H" --dry-run --iface eth1 --force
 expect 4 "no interface 'eth9'" "$LATPROBE" setup --root "$H" --dry-run --iface eth9
+# A kernel without VMBus driver_override: uio_hv_generic's new_id, unbind,
+# bind (DPDK's netvsc guide), undone by unbind and a bind to hv_netvsc.
+rm "$H/sys/bus/vmbus/devices/$U1/driver_override"
+expect 0 "" "$LATPROBE" setup --root "$H" --hugepages 0
+grep -q "echo f8615163-df3e-46c5-913f-f2d2f965ed0e > /sys/bus/vmbus/drivers/uio_hv_generic/new_id" "$WORK/out" ||
+	fail "no new_id step without driver_override"
+has sys/bus/vmbus/drivers/uio_hv_generic/bind $U1
+has sys/bus/vmbus/drivers/hv_netvsc/unbind $U1
+expect 0 "" "$LATPROBE" setup --root "$H" --undo
+has sys/bus/vmbus/drivers/uio_hv_generic/unbind $U1
+has sys/bus/vmbus/drivers/hv_netvsc/bind $U1
 
 # ---- MANA: stays on mana, both interfaces of eth1's MAC down, mac=.
 host azure-mana
