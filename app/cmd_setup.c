@@ -16,10 +16,12 @@
 
 #include "app.h"
 #include "cli.h"
+#include "latprobe/host.h"
 #include "latprobe/setup.h"
 
 #define SETUP_PROFILE_REL "etc/latprobe/dpdk-config/host"
 #define SETUP_STATE_REL	  "run/latprobe/setup.state"
+#define SETUP_HUGE_REL	  "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
 
 enum {
 	SETUP_OPT_IFACE = 0x501,
@@ -328,6 +330,19 @@ cmd_setup(int argc, char **argv)
 			"restores the %u step(s) done",
 			failed + 1, strerror(-ret), failed);
 		return EXIT_RUNTIME;
+	}
+	if (o.hugepages > 0) {
+		char got[32];
+		unsigned long n = 0;
+
+		/* The kernel gives what it can find contiguous. */
+		if (host_fs_line(o.root, SETUP_HUGE_REL, got, sizeof(got)) == 0)
+			n = strtoul(got, NULL, 10);
+		if (n < o.hugepages)
+			app_warn("hugepages: %u asked, the kernel holds %lu "
+				 "(memory too fragmented: hugepages=%u on the "
+				 "kernel command line reserves them at boot)",
+				 o.hugepages, n, o.hugepages);
 	}
 	printf("state: /%s ('latprobe setup --undo' restores)\n"
 	       "next: latprobe info --profile host --\n",

@@ -174,6 +174,15 @@ has sys/module/vfio/parameters/enable_unsafe_noiommu_mode Y
 expect 0 "" "$LATPROBE" setup --root "$H" --undo
 has sys/module/vfio/parameters/enable_unsafe_noiommu_mode N
 
+# A kernel that gives fewer hugepages than asked: said, not hidden (here
+# the file swallows the write, as a fragmented memory would).
+host setup-pci
+ln -sf /dev/null "$H/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+LP_EXPECT_ONE_LINE=0
+expect 0 "warning: hugepages: 1024 asked, the kernel holds 0" "$LATPROBE" setup --root "$H"
+LP_EXPECT_ONE_LINE=1
+expect 0 "" "$LATPROBE" setup --root "$H" --undo
+
 # ---- usage
 expect 2 "--hugepages wants a count of 2 MiB pages, not 'x'" "$LATPROBE" setup --hugepages x
 expect 2 "--lcore wants a CPU number" "$LATPROBE" setup --lcore -1

@@ -207,6 +207,9 @@ ln -s libmana.so.1.0.56.0 $M/usr/lib/x86_64-linux-gnu/libmana.so.1
 f $M/usr/lib/x86_64-linux-gnu/dpdk/pmds-25.0/librte_net_mana.so.25 ''
 # The same VM on Debian 12's 6.1 kernel with mana only, no libmana.
 vm mana fixtures/mana-old 6.1.0-13-cloud-amd64 'mana hv_netvsc'
+# ... whose second NIC is already down for DPDK (eth1 and its MANA port).
+f fixtures/mana-old/sys/class/net/eth1/flags '0x1002\n'
+f fixtures/mana-old/sys/class/net/enP30832s1d1/flags '0x1002\n'
 # netvsc + mlx5 VFs (Debian 12): mlx5_ib not loaded yet.
 vm mlx5 fixtures/setup-netvsc 6.1.0-13-cloud-amd64 'hv_netvsc mlx5_core ib_uverbs uio_hv_generic'
 mkdir -p fixtures/setup-netvsc/sys/bus/vmbus/drivers/uio_hv_generic

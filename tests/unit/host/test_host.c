@@ -749,6 +749,10 @@ test_mana_missing(void **state)
 	host_check_mana_libmana(&in, &r);
 	assert_int_equal(r.verdict, HOST_FAIL);
 	has(r.fix, "ibverbs-providers");
+	/* eth1's MANA port is down here: ready for DPDK. */
+	host_check_mana_iface(&in, &r);
+	assert_int_equal(r.verdict, HOST_OK);
+	has(r.value, "enP30832s1d1 (60:45:bd:00:00:02, with eth1) down");
 	host_check_mana_pmd(&in, &r);
 	assert_int_equal(r.verdict, HOST_FAIL);
 	has(r.value, "DPDK 22.11.11 is built without the MANA PMD");
