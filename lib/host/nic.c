@@ -260,6 +260,42 @@ host_route_iface(const char *root, uint32_t addr, char *ifname, size_t len)
 	return best >= 0 ? 0 : -ENOENT;
 }
 
+int
+host_route6_iface(const char *root, const uint8_t addr[16], char *ifname,
+		  size_t len)
+{
+	static char buf[1 << 16];
+	char *save = NULL;
+	int best = -1;
+
+	if (host_fs_read(root, "proc/net/ipv6_route", buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	for (char *l = strtok_r(buf, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char dst[40], ifn[32];
+		unsigned plen, fl, b;
+		bool match = true;
+
+		if (sscanf(l, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s", dst,
+			   &plen, &fl, ifn) != 4 ||
+		    strlen(dst) != 32 || plen > 128 || !(fl & 1u) ||
+		    (fl & 0x200u) || strcmp(ifn, "lo") == 0)
+			continue;
+		for (b = 0; b < plen && match; b++) {
+			char h[3] = {dst[b / 8 * 2], dst[b / 8 * 2 + 1], 0};
+			unsigned byte = (unsigned)strtoul(h, NULL, 16);
+			unsigned bit = 0x80u >> (b % 8);
+
+			match = ((byte ^ addr[b / 8]) & bit) == 0;
+		}
+		if (match && (int)plen > best) {
+			best = (int)plen;
+			snprintf(ifname, len, "%s", ifn);
+		}
+	}
+	return best >= 0 ? 0 : -ENOENT;
+}
+
 /* ---- the MANA checks ---- */
 
 static const char *

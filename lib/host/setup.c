@@ -263,6 +263,7 @@ busy(const struct host_setup_opts *o, const struct host_setup_plan *p,
 	char def[8][32], ifn[32] = "", client[64] = "";
 	unsigned n = host_default_route_ifaces(o->root, def, 8);
 	struct in_addr a;
+	struct in6_addr a6;
 
 	for (unsigned k = 0; k < n; k++)
 		if (strcmp(def[k], p->nic.name) == 0 ||
@@ -275,8 +276,11 @@ busy(const struct host_setup_opts *o, const struct host_setup_plan *p,
 		}
 	if (o->ssh_connection != NULL &&
 	    sscanf(o->ssh_connection, "%63s", client) == 1 &&
-	    inet_pton(AF_INET, client, &a) == 1 &&
-	    host_route_iface(o->root, ntohl(a.s_addr), ifn, sizeof(ifn)) == 0 &&
+	    ((inet_pton(AF_INET, client, &a) == 1 &&
+	      host_route_iface(o->root, ntohl(a.s_addr), ifn, sizeof(ifn)) ==
+		      0) ||
+	     (inet_pton(AF_INET6, client, &a6) == 1 &&
+	      host_route6_iface(o->root, a6.s6_addr, ifn, sizeof(ifn)) == 0)) &&
 	    (strcmp(ifn, p->nic.name) == 0 ||
 	     (p->have_vf && strcmp(ifn, p->vf.name) == 0))) {
 		fmt(why, len,

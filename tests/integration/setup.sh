@@ -109,6 +109,8 @@ expect 4 "refused: eth0 carries the default route" "$LATPROBE" setup --root "$H"
 expect 4 "refused: eth0 carries the default route" "$LATPROBE" setup --root "$H" --dry-run --iface enP1s1
 expect 4 "refused: eth1 carries this SSH session \(SSH_CONNECTION from 10.0.1.9\)" \
 	env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" "$LATPROBE" setup --root "$H" --dry-run --iface eth1
+expect 4 "refused: eth1 carries this SSH session \(SSH_CONNECTION from 2001:2::9\)" \
+	env SSH_CONNECTION="2001:2::9 50022 2001:2::4 22" "$LATPROBE" setup --root "$H" --dry-run --iface eth1
 expect 4 "no NIC free for DPDK .*interfaces: eth0 \(vmbus\), eth1 \(vmbus\)" \
 	env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" "$LATPROBE" setup --root "$H" --dry-run
 expect 0 "netvsc\+mlx" env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" \

@@ -237,6 +237,11 @@ unsigned host_default_route_ifaces(const char *root, char (*ifname)[32],
  */
 int host_route_iface(const char *root, uint32_t addr, char *ifname, size_t len);
 
+/* The same for IPv6 (root/proc/net/ipv6_route; lo and reject routes
+ * skipped). */
+int host_route6_iface(const char *root, const uint8_t addr[16], char *ifname,
+		      size_t len);
+
 /* Read root/rel into buf (NUL-terminated); bytes read or -errno. */
 ssize_t host_fs_read(const char *root, const char *rel, char *buf, size_t len);
 /* The first line of root/rel, trailing white space cut. 0 or -errno. */

@@ -784,6 +784,17 @@ test_routes(void **state)
 	assert_string_equal(ifn, "eth0"); /* the default route */
 	assert_int_equal(host_route_iface(GARBAGE, 1, ifn, sizeof(ifn)),
 			 -ENOENT);
+	/* IPv6: fe80::/64 on eth0; the lo "unreachable" default skipped. */
+	{
+		uint8_t ll[16] = {0xfe, 0x80, [15] = 9}, other[16] = {0x20, 1};
+
+		assert_int_equal(host_route6_iface(MANA, ll, ifn, sizeof(ifn)),
+				 0);
+		assert_string_equal(ifn, "eth0");
+		assert_int_equal(
+			host_route6_iface(MANA, other, ifn, sizeof(ifn)),
+			-ENOENT);
+	}
 }
 
 /* ---- latprobe setup: what the NIC is and the plan (no write here) ---- */
