@@ -281,5 +281,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_reflect(int argc, char **argv);
 int cmd_plot(int argc, char **argv);	/* no EAL */
 int cmd_compare(int argc, char **argv); /* no EAL */
+int cmd_setup(int argc, char **argv);	/* no EAL */
 
 #endif /* LATPROBE_APP_H */

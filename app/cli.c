@@ -233,10 +233,11 @@ cli_format_ipv4(uint32_t addr, char *out)
 		 (addr >> 8) & 0xff, addr & 0xff);
 }
 
-#define PROFILE_DIRS 6
+#define PROFILE_DIRS 7
 
 /*
- * Where --profile NAME looks, in order: $LATPROBE_PROFILE_DIR; when this
+ * Where --profile NAME looks, in order: $LATPROBE_PROFILE_DIR; the host's
+ * own profiles (CLI_HOST_PROFILE_DIR, where `latprobe setup` writes); when this
  * binary runs from a meson build directory (build.ninja next to app/), the
  * checkout around it and the source tree it was built from; then the
  * share/latprobe/dpdk-config of the prefix the binary sits in (bin/..), of
@@ -253,6 +254,7 @@ profile_dirs(char dirs[PROFILE_DIRS][PATH_MAX + 32])
 
 	if (env != NULL)
 		snprintf(dirs[k++], PATH_MAX + 32, "%s", env);
+	snprintf(dirs[k++], PATH_MAX + 32, "%s", CLI_HOST_PROFILE_DIR);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
@@ -373,7 +375,8 @@ push_profile(char ***v, int *n, int *cap, const char *name, char *err,
 			names[len - 1] = '\0'; /* the last ',' */
 		snprintf(err, err_len,
 			 "profile '%s' not found (looked in "
-			 "$LATPROBE_PROFILE_DIR, the checkout's "
+			 "$LATPROBE_PROFILE_DIR, " CLI_HOST_PROFILE_DIR
+			 ", the checkout's "
 			 "dpdk-config/, share/latprobe/dpdk-config/ of "
 			 "the install, /usr/share/latprobe/dpdk-config); "
 			 "%s%s",

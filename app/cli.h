@@ -31,6 +31,10 @@ int cli_parse_target_ip(const char *s, struct codec_ip *ip, uint16_t *port,
 #define CLI_IP_STRLEN 46
 void cli_format_ip(const struct codec_ip *ip, char *out /* CLI_IP_STRLEN */);
 
+/* This host's own profiles (`latprobe setup` writes "host" there); searched
+ * right after $LATPROBE_PROFILE_DIR. */
+#define CLI_HOST_PROFILE_DIR "/etc/latprobe/dpdk-config"
+
 /*
  * Split argv after the subcommand at "--": EAL options before, ours after.
  * A "--profile NAME" in the EAL part is replaced by the options in the

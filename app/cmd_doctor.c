@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_version.h>
 
 #include "app.h"
 #include "cli.h"
@@ -55,7 +56,13 @@ doctor_usage(FILE *f)
 	      "NUMA node\n"
 	      "of each port and its mbuf pool, and over one second: steal "
 	      "time and\n"
-	      "other runnable tasks on the lcores.\n"
+	      "other runnable tasks on the lcores. On a host with a MANA NIC "
+	      "(PCI\n"
+	      "1414:00ba) also: kernel >= 6.2, the mana, mana_ib and "
+	      "ib_uverbs modules,\n"
+	      "rdma-core's libmana, the NIC's kernel interfaces down, and "
+	      "a DPDK with\n"
+	      "the MANA PMD.\n"
 	      "\n"
 	      "  --lcores LIST        the CPUs to check (default: the EAL's "
 	      "lcores,\n"
@@ -137,6 +144,19 @@ doctor_port_nic(uint16_t port_id, struct rte_mempool *pool,
 	rte_mempool_free(mine);
 }
 
+/* What the MANA checks ask of the DPDK build (the headers built against). */
+static void
+dpdk_build_input(struct host_input *in)
+{
+	in->dpdk_version = rte_version();
+#ifdef RTE_NET_MANA
+	in->mana_pmd_built = true;
+#endif
+#ifdef RTE_EAL_PMD_PATH
+	in->pmd_dir = RTE_EAL_PMD_PATH[0] != '\0' ? RTE_EAL_PMD_PATH : NULL;
+#endif
+}
+
 void
 doctor_clock_input(struct host_input *in, const struct app_clock *clk)
 {
@@ -165,6 +185,7 @@ doctor_brief(const char *cmd, const struct host_cpus *lcores,
 	in->root = "/";
 	in->lcores = *lcores;
 	doctor_clock_input(in, clk);
+	dpdk_build_input(in);
 	if (port_id >= 0) {
 		doctor_port_nic((uint16_t)port_id, pool, &in->nics[0]);
 		in->n_nics = 1;
@@ -337,6 +358,7 @@ cmd_doctor(int argc, char **argv)
 		goto out;
 	}
 	in->root = "/";
+	dpdk_build_input(in);
 	if (host_online_cpus("/", &online) != 0) {
 		app_err("cannot read /sys/devices/system/cpu/online");
 		ret = EXIT_RUNTIME;

@@ -69,10 +69,12 @@ print_path(uint16_t pid, const struct port_facts *f)
 	switch (k) {
 	case PORT_PATH_NETVSC:
 	case PORT_PATH_FAILSAFE:
-		if (port_vf_get(pid, &vf, vf_driver, sizeof(vf_driver)) == 0)
+		if (port_vf_get(pid, &vf, vf_driver, sizeof(vf_driver)) == 0) {
 			printf("VF behind %s (VF port %u, driver %s)\n",
 			       port_path_kind_name(k), vf, vf_driver);
-		else
+			printf("    the VF: %s\n",
+			       port_path_vf_includes(vf_driver));
+		} else
 			printf("%s with NO hardware VF among the ports it "
 			       "owns: synthetic (or software) path only\n",
 			       port_path_kind_name(k));
@@ -81,7 +83,10 @@ print_path(uint16_t pid, const struct port_facts *f)
 		printf("bare NIC (%s, no synthetic fallback)\n", f->driver);
 		break;
 	case PORT_PATH_MANA:
-		printf("bare MANA NIC\n");
+		printf("bare MANA NIC (%s driven directly, the port its "
+		       "mac= devarg selected; no netvsc, no synthetic "
+		       "fallback)\n",
+		       f->driver);
 		break;
 	case PORT_PATH_SOFTWARE:
 		printf("software (%s)\n", f->driver);

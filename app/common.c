@@ -417,14 +417,22 @@ dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
 	d->have_port = true;
 	ret = hw_ts ? port_hw_ts_check(port) : 0;
 	if (ret != 0) {
+		char vf_drv[64] = "";
+		uint16_t vf;
+		const char *why = NULL;
+
+		if (port_vf_get(port_id, &vf, vf_drv, sizeof(vf_drv)) != 0)
+			vf_drv[0] = '\0';
+		if (ret == -ENOTSUP)
+			why = port_path_hw_ts_refusal(port->driver, false,
+						      vf_drv);
 		app_err("--hw-timestamps: port %u (%s) %s (mlx5 can; netvsc, "
 			"failsafe, MANA, af_xdp, af_packet, memif cannot): "
 			"leave the option out to time with the TSC only",
 			port_id, port->driver,
-			ret == -ENOTSUP ? "cannot timestamp received packets "
-					  "(no RTE_ETH_RX_OFFLOAD_TIMESTAMP)"
-					: "cannot read its clock "
-					  "(rte_eth_read_clock)");
+			why != NULL ? why
+				    : "cannot read its clock "
+				      "(rte_eth_read_clock)");
 		return EXIT_SETUP;
 	}
 	return EXIT_OK;

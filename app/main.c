@@ -28,6 +28,9 @@ usage(FILE *f)
 	      "HTML page (no EAL)\n"
 	      "  compare   compare saved JSON reports: bootstrap intervals, "
 	      "verdicts (no EAL)\n"
+	      "  setup     prepare this host's NIC for DPDK (hugepages, "
+	      "modules, bind,\n"
+	      "            a profile) and --undo it (no EAL)\n"
 	      "\n"
 	      "EAL options go before '--'; '--profile NAME' takes them from "
 	      "dpdk-config/NAME.\n"
@@ -38,6 +41,7 @@ usage(FILE *f)
 	      "examples:\n"
 	      "  latprobe info --profile ring --\n"
 	      "  latprobe doctor\n"
+	      "  latprobe setup --dry-run\n"
 	      "  latprobe reflect --profile veth-afxdp-refl -- --addr "
 	      "198.18.0.2/24\n"
 	      "  latprobe probe --profile veth-afxdp-probe -- --addr "
@@ -113,6 +117,8 @@ main(int argc, char **argv)
 	/* Reads files only: no EAL, no side check, no DPDK log set-up. */
 	if (strcmp(cmd, "compare") == 0)
 		return cmd_compare(argc - 2, argv + 2);
+	if (strcmp(cmd, "setup") == 0)
+		return cmd_setup(argc - 2, argv + 2);
 	app_log_init();
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);

@@ -278,6 +278,20 @@ path_classify(const struct port *port, const struct port_xstats *before,
 
 	memset(p, 0, sizeof(*p));
 	p->kind = port_path_kind_name(k);
+	p->includes = port_path_includes(k);
+	if (port_path_has_vf(k)) {
+		static char vf_drv[64];
+		uint16_t vf;
+
+		/* A hardware VF only (failsafe's net_tap is the synthetic
+		 * path): what it adds is said instead. */
+		if (port_vf_get(port->id, &vf, vf_drv, sizeof(vf_drv)) == 0 &&
+		    (port_path_kind_of(vf_drv) == PORT_PATH_MLX ||
+		     port_path_kind_of(vf_drv) == PORT_PATH_MANA)) {
+			p->vf_driver = vf_drv;
+			p->includes = port_path_vf_includes(vf_drv);
+		}
+	}
 	p->vf_share = -1;
 	ret = port_path_split(k, before, after, vf_subs, sp);
 	if (ret == 0) {

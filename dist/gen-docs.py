@@ -260,6 +260,13 @@ def man_page(latprobe, args, top, subs, helps):
              "also looks in share/latprobe/dpdk-config/ next to its own "
              "bin/)."),
         ".TP",
+        roff("/etc/latprobe/dpdk-config/"),
+        roff("this host's own profiles, looked up right after "
+             "$LATPROBE_PROFILE_DIR; latprobe setup writes host there."),
+        ".TP",
+        roff("/run/latprobe/setup.state"),
+        roff("what latprobe setup changed, for latprobe setup --undo."),
+        ".TP",
         roff(os.path.join(args.sysconfdir, "latprobe",
                           "reflect-NAME.conf")),
         roff("options of the systemd service latprobe-reflect@NAME "

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "latprobe/host.h"
+#include "latprobe/host_priv.h"
 
 #define MAX_NODES 64
 
@@ -114,6 +114,18 @@ read_line_at(const char *root, char *buf, size_t len, const char *fmt, ...)
 	return 0;
 }
 
+ssize_t
+host_fs_read(const char *root, const char *rel, char *buf, size_t len)
+{
+	return read_at(root, buf, len, "%s", rel);
+}
+
+int
+host_fs_line(const char *root, const char *rel, char *buf, size_t len)
+{
+	return read_line_at(root, buf, len, "%s", rel);
+}
+
 /* A cpulist file; -ENOENT absent, -EINVAL garbage. */
 static int __attribute__((format(printf, 3, 4)))
 read_cpus_at(const char *root, struct host_cpus *c, const char *fmt, ...)
@@ -158,6 +170,25 @@ result_init(struct host_result *r, const char *name)
 	memset(r, 0, sizeof(*r));
 	r->name = name;
 	r->verdict = HOST_OK;
+}
+
+void
+host_result_init(struct host_result *r, const char *name)
+{
+	result_init(r, name);
+}
+
+void
+host_field_add(char *field, size_t len, const char *fmt, ...)
+{
+	size_t l = strlen(field);
+	va_list ap;
+
+	if (l + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(field + l, len - l, fmt, ap);
+	va_end(ap);
 }
 
 static void
@@ -1269,6 +1300,13 @@ host_check_all(const struct host_input *in, const struct host_sample *s,
 	if (s != NULL) {
 		host_check_steal(in, s, &r[n++]);
 		host_check_runnable(in, s, &r[n++]);
+	}
+	if (host_mana_devices(in->root, NULL, 0) != 0) {
+		host_check_mana_kernel(in, &r[n++]);
+		host_check_mana_modules(in, &r[n++]);
+		host_check_mana_libmana(in, &r[n++]);
+		host_check_mana_iface(in, &r[n++]);
+		host_check_mana_pmd(in, &r[n++]);
 	}
 	return n;
 }

@@ -77,8 +77,11 @@ port_path_includes(enum port_path_kind k)
 		return "the NIC (PCIe, DMA, its queues) and the wire or "
 		       "fabric; no host software on the path";
 	case PORT_PATH_MANA:
-		return "the MANA NIC and the fabric; no host software on the "
-		       "path";
+		return "the MANA NIC (PCIe, its queues, the Azure Boost "
+		       "offload of the host's virtual switch) and the fabric; "
+		       "no host software on the path and no synthetic "
+		       "fallback: while Azure services the device the port "
+		       "carries nothing";
 	case PORT_PATH_SOFTWARE:
 		return "software only (kernel, shared memory or a ring): no "
 		       "NIC, a floor of the tool and the host, not of a "
@@ -88,6 +91,45 @@ port_path_includes(enum port_path_kind k)
 	}
 	return "whatever this driver puts between rx/tx burst and the wire "
 	       "(not classified)";
+}
+
+const char *
+port_path_vf_includes(const char *vf_driver)
+{
+	switch (port_path_kind_of(vf_driver)) {
+	case PORT_PATH_MANA:
+		return "a MANA VF (Azure Boost): its queues and the NIC's "
+		       "offload of the virtual switch, no host software; "
+		       "netvsc adds its own layer on every burst";
+	case PORT_PATH_MLX:
+		return "a Mellanox ConnectX VF (mlx4/mlx5): its queues and "
+		       "the host NIC's embedded switch, no host software; "
+		       "netvsc adds its own layer on every burst";
+	default:
+		return "a VF this table does not classify";
+	}
+}
+
+const char *
+port_path_hw_ts_refusal(const char *driver, bool rx_ts_capa,
+			const char *vf_driver)
+{
+	enum port_path_kind k = port_path_kind_of(driver);
+
+	if (rx_ts_capa)
+		return NULL;
+	if (k == PORT_PATH_MANA)
+		return "is MANA, which has no rx timestamp offload (net_mana "
+		       "offers VLAN strip, checksum and RSS hash only)";
+	if (port_path_has_vf(k) &&
+	    port_path_kind_of(vf_driver) == PORT_PATH_MANA)
+		return "has a MANA VF, which has no rx timestamp offload "
+		       "(and netvsc/failsafe pass none through)";
+	if (port_path_has_vf(k))
+		return "cannot timestamp received packets (netvsc and "
+		       "failsafe pass none of the VF's through)";
+	return "cannot timestamp received packets (no "
+	       "RTE_ETH_RX_OFFLOAD_TIMESTAMP)";
 }
 
 bool

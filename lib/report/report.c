@@ -375,7 +375,8 @@ text_path(FILE *out, const struct report_port_path *p)
 
 	if (p == NULL)
 		return;
-	fprintf(out, "Port path (%s):", str_or(p->kind, "?"));
+	fprintf(out, "Port path (%s%s%s):", str_or(p->kind, "?"),
+		p->vf_driver != NULL ? ", VF " : "", str_or(p->vf_driver, ""));
 	if (p->split) {
 		syn = p->synthetic_rx + p->synthetic_tx;
 		fprintf(out,
@@ -395,6 +396,8 @@ text_path(FILE *out, const struct report_port_path *p)
 		fputs(" one path (no VF/synthetic split on this driver)\n",
 		      out);
 	}
+	if (p->includes != NULL)
+		fprintf(out, "  a latency here includes: %s\n", p->includes);
 	if (p->n_driver == 0 || p->driver == NULL) {
 		fputs("  driver counters: none moved\n", out);
 		return;
@@ -1353,6 +1356,10 @@ json_path(const struct report_port_path *p, int *err)
 	struct json_object *drv = json_object_new_object();
 
 	jset_str(o, "kind", p->kind, err);
+	if (p->vf_driver != NULL)
+		jset_str(o, "vf_driver", p->vf_driver, err);
+	if (p->includes != NULL)
+		jset_str(o, "includes", p->includes, err);
 	if (p->split) {
 		jset_u64(o, "vf_rx_packets", p->vf_rx, err);
 		jset_u64(o, "vf_tx_packets", p->vf_tx, err);

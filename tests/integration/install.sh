@@ -49,7 +49,7 @@ mkdir -p "$WORK/env-profiles"
 expect 2 "profiles: lph1-env," \
 	env LATPROBE_PROFILE_DIR="$WORK/env-profiles" "$bin" probe --profile no-such -- --addr 198.18.0.1/24 198.18.0.2
 # The build tree's binary still finds the checkout's profiles first.
-expect 2 "profiles: azure-netvsc" \
+expect 2 "profiles: azure-mana, azure-netvsc" \
 	env -u LATPROBE_PROFILE_DIR "$LATPROBE" probe --profile no-such -- --addr 198.18.0.1/24 198.18.0.2
 
 # --version: meson's project version (and git describe in a checkout).

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define HOST_MAX_CPUS 1024
 
@@ -108,6 +109,10 @@ struct host_input {
 	struct host_nic nics[HOST_MAX_NICS];
 	unsigned n_nics;
 	const char *nic_note; /* why there are no NICs, when n_nics == 0 */
+	/* The DPDK build, for the MANA checks (only on a host with MANA). */
+	const char *dpdk_version; /* rte_version(), NULL unknown */
+	bool mana_pmd_built;	  /* RTE_NET_MANA in its rte_build_config.h */
+	const char *pmd_dir;	  /* RTE_EAL_PMD_PATH, NULL: none (static) */
 };
 
 enum host_verdict {
@@ -174,11 +179,29 @@ void host_check_steal(const struct host_input *in, const struct host_sample *s,
 void host_check_runnable(const struct host_input *in,
 			 const struct host_sample *s, struct host_result *r);
 
-#define HOST_N_CHECKS 13
+/*
+ * MANA (PCI 1414:00ba), as DPDK's MANA guide (doc/guides/nics/mana.rst)
+ * wants it: kernel >= 6.2 (or a backport), the mana, mana_ib and ib_uverbs
+ * modules loaded and the device bound to mana, rdma-core's libmana.so.1
+ * (rdma-core >= 44), the NIC DPDK takes with its kernel interfaces down,
+ * and a DPDK with the MANA PMD. Only on a host that has the device.
+ */
+#define HOST_N_MANA_CHECKS 5
+void host_check_mana_kernel(const struct host_input *in, struct host_result *r);
+void host_check_mana_modules(const struct host_input *in,
+			     struct host_result *r);
+void host_check_mana_libmana(const struct host_input *in,
+			     struct host_result *r);
+void host_check_mana_iface(const struct host_input *in, struct host_result *r);
+void host_check_mana_pmd(const struct host_input *in, struct host_result *r);
+
+#define HOST_N_BASE_CHECKS 13 /* on every host */
+#define HOST_N_CHECKS	   (HOST_N_BASE_CHECKS + HOST_N_MANA_CHECKS)
 
 /*
  * Every check in order into r[HOST_N_CHECKS]; s NULL skips the two sampled
- * ones (steal, runnable). Returns the number of results written.
+ * ones (steal, runnable); the MANA checks come last, on a host with a MANA
+ * device only. Returns the number of results written.
  */
 unsigned host_check_all(const struct host_input *in,
 			const struct host_sample *s, struct host_result *r);
@@ -189,6 +212,40 @@ unsigned host_check_all(const struct host_input *in,
  * out. Returns how many.
  */
 unsigned host_kernel_nics(const char *root, struct host_nic *out, unsigned max);
+
+/* PCI vendor and device ids of the MANA NIC. */
+#define HOST_MANA_VENDOR 0x1414
+#define HOST_MANA_DEVICE 0x00ba
+
+/* root/sys/bus/pci/devices/BDF/{vendor,device}. 0 or -errno. */
+int host_pci_id(const char *root, const char *bdf, unsigned *vendor,
+		unsigned *device);
+
+/* The PCI addresses of MANA devices under root (up to max); how many. */
+unsigned host_mana_devices(const char *root, char (*bdf)[32], unsigned max);
+
+/*
+ * The interfaces that carry a default route (root/proc/net/route and
+ * ipv6_route), up to max; how many.
+ */
+unsigned host_default_route_ifaces(const char *root, char (*ifname)[32],
+				   unsigned max);
+
+/*
+ * The interface root/proc/net/route sends addr (IPv4, host order) through
+ * (longest prefix). 0, or -ENOENT (no route), -errno.
+ */
+int host_route_iface(const char *root, uint32_t addr, char *ifname, size_t len);
+
+/* The same for IPv6 (root/proc/net/ipv6_route; lo and reject routes
+ * skipped). */
+int host_route6_iface(const char *root, const uint8_t addr[16], char *ifname,
+		      size_t len);
+
+/* Read root/rel into buf (NUL-terminated); bytes read or -errno. */
+ssize_t host_fs_read(const char *root, const char *rel, char *buf, size_t len);
+/* The first line of root/rel, trailing white space cut. 0 or -errno. */
+int host_fs_line(const char *root, const char *rel, char *buf, size_t len);
 
 /* The online CPUs (root/sys/devices/system/cpu/online). 0 or -errno. */
 int host_online_cpus(const char *root, struct host_cpus *out);

@@ -5,7 +5,8 @@
 /*
  * Which path a port's packets take, from its driver's name and its xstats.
  * Pure (no EAL): the rules below are unit-tested on xstats name sets
- * recorded from the DPDK 22.11 drivers' source.
+ * recorded from the DPDK 22.11 and 24.11 drivers' source (the names these
+ * rules read did not change between them).
  *
  * On Azure, netvsc and failsafe are masters over a VF (mlx4/mlx5/MANA) and
  * a synthetic path through the host (VMBus, or the kernel's netvsc device
@@ -27,6 +28,9 @@
  *    port's devargs (port_path_failsafe_vf_subs); vdev_netvsc
  *    (drivers/net/vdev_netvsc) builds "fd(..),dev(net_tap_vscN,..)": the
  *    VF hot-plugged as sub-device 0, the synthetic net_tap as 1.
+ *  MANA (drivers/net/mana/mana.c): no xstats of its own and no per-queue
+ *    autofill: its xstats are the ethdev's eight totals; behind netvsc
+ *    they appear as vf_rx_good_packets etc. like any VF's.
  *  The ethdev's generic stats (lib/ethdev/rte_ethdev.c: rx_good_packets,
  *    ..., rx_q<N>_packets/bytes/errors, tx_q<N>_packets/bytes) are the
  *    port's totals; every other name is the driver's own counter.
@@ -54,6 +58,19 @@ const char *port_path_kind_name(enum port_path_kind k);
 
 /* One sentence: what a latency measured on this path includes. */
 const char *port_path_includes(enum port_path_kind k);
+
+/* What the VF behind netvsc/failsafe adds, by its driver (mlx, MANA). */
+const char *port_path_vf_includes(const char *vf_driver);
+
+/*
+ * May --hw-timestamps run on a port of this driver? rx_ts_capa: the port
+ * reports RTE_ETH_RX_OFFLOAD_TIMESTAMP; vf_driver: the driver of the VF
+ * behind a netvsc/failsafe master, or NULL. NULL when it may, else why
+ * not (a phrase for one error line). MANA (net_mana in DPDK 22.11 to
+ * 24.11, drivers/net/mana/mana.h MANA_DEV_RX_OFFLOAD_SUPPORT) has none.
+ */
+const char *port_path_hw_ts_refusal(const char *driver, bool rx_ts_capa,
+				    const char *vf_driver);
 
 /* A master over a VF and a synthetic path (netvsc, failsafe). */
 bool port_path_has_vf(enum port_path_kind k);

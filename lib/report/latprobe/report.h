@@ -160,8 +160,11 @@ struct report_counter {
  * counters that moved (not the ethdev's generic totals).
  */
 struct report_port_path {
-	const char *kind; /* "netvsc", "failsafe", "mlx", "mana", ... */
-	bool split;	  /* vf_* / synthetic_* below are known */
+	const char *kind;      /* "netvsc", "failsafe", "mlx", "mana", ... */
+	const char *vf_driver; /* the hardware VF behind netvsc/failsafe
+				  (mlx5_pci, net_mana, ...), NULL: none */
+	const char *includes;  /* what a latency on this path includes */
+	bool split;	       /* vf_* / synthetic_* below are known */
 	uint64_t vf_rx, vf_tx, synthetic_rx, synthetic_tx;
 	double vf_share;
 	const struct report_counter *driver; /* deltas */

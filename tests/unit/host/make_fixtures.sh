@@ -130,3 +130,111 @@ f $O/proc/cmdline 'root=/dev/sda1 isolcpus=1 nohz_full=1\n'
 f $O/sys/devices/system/cpu/isolated '1\n'
 f $O/sys/devices/system/cpu/nohz_full '1\n'
 f $O/sys/devices/system/cpu/online '0-1\n'
+
+# ---- Azure VMs for the MANA checks and `latprobe setup`: two vNICs (eth0
+# for login with the default route, eth1 for DPDK), each a VMBus device
+# (hv_netvsc) with an accelerated VF of the same MAC. vm KIND DIR KERNEL
+# MODULES: KIND mana (one MANA PCI device 1414:00ba serving both vNICs, as
+# on Azure Boost sizes) or mlx5 (a ConnectX-4 Lx VF 15b3:1016 per vNIC).
+VB=sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0004:00/VMBUS:00
+NETVSC_CLASS='{f8615163-df3e-46c5-913f-f2d2f965ed0e}'
+# pcidev ROOT PATH BDF VENDOR DEVICE DRIVER: a PCI device and its links
+pcidev() {
+	f $1/$2/vendor "$4\n"
+	f $1/$2/device "$5\n"
+	f $1/$2/numa_node '0\n'
+	f $1/$2/driver_override '(null)\n'
+	mkdir -p $1/sys/bus/pci/devices $1/sys/bus/pci/drivers/$6
+	f $1/sys/bus/pci/drivers/$6/bind ''
+	f $1/sys/bus/pci/drivers/$6/unbind ''
+	ln -sr $1/sys/bus/pci/drivers/$6 $1/$2/driver
+	ln -sr $1/sys/bus/pci $1/$2/subsystem
+	ln -sr $1/$2 $1/sys/bus/pci/devices/$3
+}
+# vmbusdev ROOT UUID: a synthetic NIC bound to hv_netvsc
+vmbusdev() {
+	local d=$VB/$2
+	f $1/$d/class_id "$NETVSC_CLASS\n"
+	f $1/$d/driver_override '\n'
+	mkdir -p $1/sys/bus/vmbus/devices $1/sys/bus/vmbus/drivers/hv_netvsc
+	f $1/sys/bus/vmbus/drivers/hv_netvsc/bind ''
+	f $1/sys/bus/vmbus/drivers/hv_netvsc/unbind ''
+	ln -sr $1/sys/bus/vmbus/drivers/hv_netvsc $1/$d/driver
+	ln -sr $1/sys/bus/vmbus $1/$d/subsystem
+	ln -sr $1/$d $1/sys/bus/vmbus/devices/$2
+}
+# iface ROOT NAME DEVICE-PATH MAC FLAGS
+iface() {
+	mkdir -p $1/sys/class/net/$2
+	f $1/sys/class/net/$2/address "$4\n"
+	f $1/sys/class/net/$2/flags "$5\n"
+	ln -s ../../../${3#sys/} $1/sys/class/net/$2/device
+}
+vm() {
+	local R=$2 u0=000d3a00-0000-4000-8000-000000000000 u1=000d3a00-0000-4000-8000-000000000001
+	f $R/proc/sys/kernel/osrelease "$3\n"
+	f $R/sys/devices/system/cpu/online '0-3\n'
+	for m in $4; do f $R/sys/module/$m/initstate 'live\n'; done
+	f $R/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages '0\n'
+	f $R/sys/bus/pci/drivers_probe ''
+	f $R/sys/bus/vmbus/drivers_probe ''
+	vmbusdev $R $u0
+	vmbusdev $R $u1
+	iface $R eth0 $VB/$u0 60:45:bd:00:00:01 0x1003
+	iface $R eth1 $VB/$u1 60:45:bd:00:00:02 0x1003
+	if [ "$1" = mana ]; then
+		local p=$VB/00007870-0001-4000-8000-000000000000/pci7870:00/7870:00:00.0
+		pcidev $R $p 7870:00:00.0 0x1414 0x00ba mana
+		iface $R enP30832s1 $p 60:45:bd:00:00:01 0x1003
+		iface $R enP30832s1d1 $p 60:45:bd:00:00:02 0x1003
+	else
+		local p1=$VB/00000001-0001-4000-8000-000000000000/pci0001:00/0001:00:02.0
+		local p2=$VB/00000002-0001-4000-8000-000000000000/pci0002:00/0002:00:02.0
+		pcidev $R $p1 0001:00:02.0 0x15b3 0x1016 mlx5_core
+		pcidev $R $p2 0002:00:02.0 0x15b3 0x1016 mlx5_core
+		iface $R enP1s1 $p1 60:45:bd:00:00:01 0x1003
+		iface $R enP2s2 $p2 60:45:bd:00:00:02 0x1003
+	fi
+	# Destination/Gateway/Mask: big-endian words printed as native ones.
+	f $R/proc/net/route 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\neth0\t00000000\t0100000A\t0003\t0\t0\t100\t00000000\t0\t0\t0\neth0\t0000000A\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0\neth1\t0001000A\t00000000\t0001\t0\t0\t200\t00FFFFFF\t0\t0\t0\n'
+	f $R/proc/net/ipv6_route '00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000001 00000000 00200200       lo\nfe800000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth0\n20010002000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth1\n'
+}
+# A MANA VM on Debian 13: every prerequisite there but the interfaces down.
+vm mana fixtures/azure-mana 6.12.38+deb13-cloud-amd64 'mana mana_ib ib_uverbs hv_netvsc'
+M=fixtures/azure-mana
+f $M/usr/lib/x86_64-linux-gnu/libmana.so.1.0.56.0 ''
+ln -s libmana.so.1.0.56.0 $M/usr/lib/x86_64-linux-gnu/libmana.so.1
+f $M/usr/lib/x86_64-linux-gnu/dpdk/pmds-25.0/librte_net_mana.so.25 ''
+# The same VM on Debian 12's 6.1 kernel with mana only, no libmana.
+vm mana fixtures/mana-old 6.1.0-13-cloud-amd64 'mana hv_netvsc'
+# ... whose second NIC is already down for DPDK (eth1 and its MANA port).
+f fixtures/mana-old/sys/class/net/eth1/flags '0x1002\n'
+f fixtures/mana-old/sys/class/net/enP30832s1d1/flags '0x1002\n'
+# netvsc + mlx5 VFs (Debian 12): mlx5_ib not loaded yet.
+vm mlx5 fixtures/setup-netvsc 6.1.0-13-cloud-amd64 'hv_netvsc mlx5_core ib_uverbs uio_hv_generic'
+mkdir -p fixtures/setup-netvsc/sys/bus/vmbus/drivers/uio_hv_generic
+f fixtures/setup-netvsc/sys/bus/vmbus/drivers/uio_hv_generic/bind ''
+f fixtures/setup-netvsc/sys/bus/vmbus/drivers/uio_hv_generic/unbind ''
+f fixtures/setup-netvsc/sys/bus/vmbus/drivers/uio_hv_generic/new_id ''
+
+# ---- a KVM guest with an IOMMU (q35 + intel-iommu): eth0 (e1000e) for
+# login, ens4 an igb VF (8086:10ca) for DPDK through vfio-pci.
+P=fixtures/setup-pci
+f $P/proc/sys/kernel/osrelease '6.1.0-13-amd64\n'
+f $P/sys/devices/system/cpu/online '0-3\n'
+for m in e1000e igbvf vfio vfio_pci; do f $P/sys/module/$m/initstate 'live\n'; done
+f $P/sys/module/vfio/parameters/enable_unsafe_noiommu_mode 'N\n'
+f $P/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages '128\n'
+f $P/sys/bus/pci/drivers_probe ''
+pcidev $P sys/devices/pci0000:00/0000:00:02.0 0000:00:02.0 0x8086 0x10d3 e1000e
+pcidev $P sys/devices/pci0000:00/0000:00:04.0 0000:00:04.0 0x8086 0x10ca igbvf
+mkdir -p $P/sys/bus/pci/drivers/vfio-pci
+f $P/sys/bus/pci/drivers/vfio-pci/bind ''
+f $P/sys/bus/pci/drivers/vfio-pci/unbind ''
+for d in 0000:00:02.0:3 0000:00:04.0:4; do
+	f $P/sys/kernel/iommu_groups/${d##*:}/type 'DMA\n'
+	ln -sr $P/sys/kernel/iommu_groups/${d##*:} $P/sys/devices/pci0000:00/${d%:*}/iommu_group
+done
+iface $P eth0 sys/devices/pci0000:00/0000:00:02.0 52:54:00:12:34:56 0x1003
+iface $P ens4 sys/devices/pci0000:00/0000:00:04.0 52:54:00:ab:cd:ef 0x1003
+f $P/proc/net/route 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\neth0\t00000000\t0202000A\t0003\t0\t0\t100\t00000000\t0\t0\t0\neth0\t0002000A\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0\n'

@@ -16,10 +16,16 @@
 #include <cmocka.h>
 
 #include "latprobe/host.h"
+#include "latprobe/nic.h"
+#include "latprobe/setup.h"
 
-#define BARE	FIXTURES "/baremetal"
-#define AZURE	FIXTURES "/azure"
-#define GARBAGE FIXTURES "/garbage"
+#define BARE	 FIXTURES "/baremetal"
+#define AZURE	 FIXTURES "/azure"
+#define GARBAGE	 FIXTURES "/garbage"
+#define MANA	 FIXTURES "/azure-mana"
+#define MANA_OLD FIXTURES "/mana-old"
+#define SNETVSC	 FIXTURES "/setup-netvsc"
+#define SPCI	 FIXTURES "/setup-pci"
 
 static void
 cpus(struct host_cpus *c, const char *list)
@@ -470,7 +476,7 @@ test_bare_all(void **state)
 
 	(void)state;
 	n = host_check_all(in, s, r);
-	assert_int_equal(n, HOST_N_CHECKS);
+	assert_int_equal(n, HOST_N_BASE_CHECKS);
 	for (unsigned i = 0; i < n; i++) {
 		assert_non_null(r[i].name);
 		assert_true(r[i].value[0] != '\0');
@@ -479,7 +485,7 @@ test_bare_all(void **state)
 		for (unsigned j = 0; j < i; j++)
 			assert_string_not_equal(r[i].name, r[j].name);
 	}
-	assert_int_equal(host_check_all(in, NULL, r), HOST_N_CHECKS - 2);
+	assert_int_equal(host_check_all(in, NULL, r), HOST_N_BASE_CHECKS - 2);
 	free(s);
 	free(in);
 }
@@ -646,7 +652,7 @@ test_garbage(void **state)
 	assert_int_equal(host_tasks_scan(GARBAGE, &in->lcores, s), 0);
 	assert_int_equal(s->n_tasks, 0);
 	n = host_check_all(in, s, r);
-	assert_int_equal(n, HOST_N_CHECKS);
+	assert_int_equal(n, HOST_N_BASE_CHECKS);
 	for (unsigned i = 0; i < n; i++) {
 		/* printable and bounded */
 		for (const char *p = r[i].value; *p; p++)
@@ -675,6 +681,203 @@ test_garbage(void **state)
 	free(in);
 }
 
+/* ---- MANA (PCI 1414:00ba) ---- */
+
+/* A MANA VM with every prerequisite (Debian 13): only the interfaces are
+ * still up; and the checks appear on a host with the device only. */
+static void
+test_mana_ok(void **state)
+{
+	struct host_input in = {.root = MANA};
+	static struct host_result r[HOST_N_CHECKS];
+	char bdf[2][32], def[4][32];
+	unsigned n;
+
+	(void)state;
+	assert_int_equal(host_mana_devices(MANA, bdf, 2), 1);
+	assert_string_equal(bdf[0], "7870:00:00.0");
+	assert_int_equal(host_mana_devices(AZURE, bdf, 2), 0);
+	assert_int_equal(host_default_route_ifaces(MANA, def, 4), 1);
+	assert_string_equal(def[0], "eth0");
+	in.dpdk_version = "DPDK 24.11.3";
+	in.mana_pmd_built = true;
+	in.pmd_dir = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-25.0";
+	cpus(&in.lcores, "1");
+	n = host_check_all(&in, NULL, r);
+	assert_int_equal(n, 11 + HOST_N_MANA_CHECKS);
+	assert_string_equal(r[11].name, "mana_kernel");
+	assert_int_equal(r[11].verdict, HOST_OK);
+	has(r[11].value, "kernel 6.12.38+deb13-cloud-amd64 (6.2 or later)");
+	assert_string_equal(r[12].name, "mana_modules");
+	assert_int_equal(r[12].verdict, HOST_OK);
+	has(r[12].value, "7870:00:00.0 bound to mana");
+	assert_string_equal(r[13].name, "mana_libmana");
+	assert_int_equal(r[13].verdict, HOST_OK);
+	has(r[13].value, "libmana.so.1.0.56.0 (rdma-core 56)");
+	assert_string_equal(r[14].name, "mana_iface");
+	assert_int_equal(r[14].verdict, HOST_WARN);
+	has(r[14].value, "enP30832s1 (60:45:bd:00:00:01, with eth0) up "
+			 "(default route: keep it)");
+	has(r[14].value, "enP30832s1d1 (60:45:bd:00:00:02, with eth1) up");
+	has(r[14].fix, "ip link set dev IF down");
+	assert_string_equal(r[15].name, "mana_pmd");
+	assert_int_equal(r[15].verdict, HOST_OK);
+	has(r[15].value, "pmds-25.0/librte_net_mana.so.25");
+	/* Without the device, no MANA check at all. */
+	in.root = AZURE;
+	assert_int_equal(host_check_all(&in, NULL, r), 11);
+}
+
+/* Debian 12 on a MANA VM: old kernel, modules and libmana missing, and a
+ * DPDK without the PMD: each fails with its fix, the PMD in one line. */
+static void
+test_mana_missing(void **state)
+{
+	struct host_input in = {.root = MANA_OLD};
+	struct host_result r;
+
+	(void)state;
+	in.dpdk_version = "DPDK 22.11.11";
+	host_check_mana_kernel(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "6.1.0-13-cloud-amd64 is older than 6.2");
+	has(r.fix, "bookworm-backports");
+	host_check_mana_modules(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "missing mana_ib ib_uverbs");
+	has(r.fix, "modprobe -a mana_ib ib_uverbs");
+	host_check_mana_libmana(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.fix, "ibverbs-providers");
+	/* eth1's MANA port is down here: ready for DPDK. */
+	host_check_mana_iface(&in, &r);
+	assert_int_equal(r.verdict, HOST_OK);
+	has(r.value, "enP30832s1d1 (60:45:bd:00:00:02, with eth1) down");
+	host_check_mana_pmd(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "DPDK 22.11.11 is built without the MANA PMD");
+	has(r.fix, "librte-net-mana25");
+	assert_null(strchr(r.value, '\n'));
+	/* Built with it but the package of the PMD is not installed. */
+	in.mana_pmd_built = true;
+	in.pmd_dir = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-25.0";
+	host_check_mana_pmd(&in, &r);
+	assert_int_equal(r.verdict, HOST_FAIL);
+	has(r.value, "has no librte_net_mana.so");
+}
+
+/* Routes: the interface an address goes through (longest prefix). */
+static void
+test_routes(void **state)
+{
+	char ifn[32];
+
+	(void)state;
+	assert_int_equal(host_route_iface(MANA, 0x0a000109u, ifn, sizeof(ifn)),
+			 0);
+	assert_string_equal(ifn, "eth1"); /* 10.0.1.9: 10.0.1.0/24 */
+	assert_int_equal(host_route_iface(MANA, 0x0a000009u, ifn, sizeof(ifn)),
+			 0);
+	assert_string_equal(ifn, "eth0");
+	assert_int_equal(host_route_iface(MANA, 0xc6120001u, ifn, sizeof(ifn)),
+			 0);
+	assert_string_equal(ifn, "eth0"); /* the default route */
+	assert_int_equal(host_route_iface(GARBAGE, 1, ifn, sizeof(ifn)),
+			 -ENOENT);
+	/* IPv6: fe80::/64 on eth0; the lo "unreachable" default skipped. */
+	{
+		uint8_t ll[16] = {0xfe, 0x80, [15] = 9}, other[16] = {0x20, 1};
+
+		assert_int_equal(host_route6_iface(MANA, ll, ifn, sizeof(ifn)),
+				 0);
+		assert_string_equal(ifn, "eth0");
+		assert_int_equal(
+			host_route6_iface(MANA, other, ifn, sizeof(ifn)),
+			-ENOENT);
+	}
+}
+
+/* ---- latprobe setup: what the NIC is and the plan (no write here) ---- */
+
+static void
+test_setup_plan(void **state)
+{
+	static struct host_setup_plan p;
+	struct host_setup_opts o = {
+		.root = SNETVSC,
+		.hugepages = 1024,
+		.lcore = -1,
+		.profile_rel = "etc/latprobe/dpdk-config/host",
+		.state_rel = "run/latprobe/setup.state",
+	};
+	char err[512];
+
+	(void)state;
+	assert_true(host_setup_mlx_vf(0x15b3, 0x1016));
+	assert_true(host_setup_mlx_vf(0x15b3, 0x1004));
+	assert_false(host_setup_mlx_vf(0x15b3, 0x1017)); /* a PF */
+	assert_false(host_setup_mlx_vf(0x1414, 0x00ba));
+	/* netvsc + mlx5: the free NIC is eth1; its VF found by MAC. */
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.kind, HOST_SETUP_NETVSC);
+	assert_string_equal(p.nic.name, "eth1");
+	assert_string_equal(p.vf.name, "enP2s2");
+	assert_string_equal(
+		p.eal, "-a 000d3a00-0000-4000-8000-000000000001,latency=10");
+	has(p.profile, "\n-l 3\n--in-memory\n-a 000d3a00-");
+	/* The undo of the bind gives it back to the kernel's match. */
+	for (unsigned i = 0; i < p.n_steps; i++)
+		if (strstr(p.steps[i].act.path, "driver_override") != NULL) {
+			assert_string_equal(p.steps[i].act.value,
+					    "uio_hv_generic");
+			assert_int_equal(p.steps[i].n_undo, 1);
+			assert_string_equal(p.steps[i].undo[0].value, "");
+		}
+	/* The probe's undo clears the override before probing again, else
+	 * the kernel would bind uio_hv_generic once more. */
+	for (unsigned i = 0; i < p.n_steps; i++)
+		if (strstr(p.steps[i].act.path, "drivers_probe") != NULL) {
+			assert_int_equal(p.steps[i].n_undo, 3);
+			has(p.steps[i].undo[0].path,
+			    "drivers/uio_hv_generic/unbind");
+			has(p.steps[i].undo[1].path, "driver_override");
+			assert_string_equal(p.steps[i].undo[1].value, "");
+			has(p.steps[i].undo[2].path, "drivers_probe");
+		}
+	/* Its VF's name leads to its master; eth0 is the default route's. */
+	o.iface = "enP1s1";
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -EPERM);
+	has(err, "eth0 carries the default route");
+	o.force = true;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_string_equal(p.nic.name, "eth0");
+	/* The SSH client's route decides which NIC carries the session. */
+	o.force = false;
+	o.iface = "eth1";
+	o.ssh_connection = "10.0.1.9 50022 10.0.1.4 22";
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -EPERM);
+	has(err, "eth1 carries this SSH session");
+	o.ssh_connection = "198.18.0.9 50022 10.0.0.4 22"; /* via eth0 */
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	/* MANA: the MANA PMD on the PCI device, mac= eth1's. */
+	o.root = MANA;
+	o.ssh_connection = NULL;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.kind, HOST_SETUP_MANA);
+	assert_string_equal(p.eal, "-a 7870:00:00.0,mac=60:45:bd:00:00:02");
+	/* PCI behind an IOMMU: vfio-pci. */
+	o.root = SPCI;
+	o.iface = NULL;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.kind, HOST_SETUP_PCI);
+	assert_string_equal(p.nic.name, "ens4");
+	assert_string_equal(p.eal, "-a 0000:00:04.0");
+	/* A root with no NIC at all. */
+	o.root = GARBAGE;
+	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -ENODEV);
+	has(err, "no NIC with a PCI or VMBus device");
+}
+
 int
 main(void)
 {
@@ -695,6 +898,10 @@ main(void)
 		cmocka_unit_test(test_azure),
 		cmocka_unit_test(test_oldcpu),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_mana_ok),
+		cmocka_unit_test(test_mana_missing),
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_setup_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

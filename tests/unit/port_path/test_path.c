@@ -17,6 +17,25 @@
  *    others "sub%u_%s";
  *  - mlx5: drivers/net/mlx5/linux/mlx5_ethdev_os.c, mlx5_counters_init[]
  *    .dpdk_name (the part of the table below).
+ *
+ * And as DPDK 24.11 builds them (tag v24.11.6, Debian 13's DPDK is 24.11.x):
+ *
+ *  - the ethdev's generic stats: lib/ethdev/rte_ethdev.c, the same
+ *    eth_dev_stats_strings[] and per-queue tables as 22.11, per-queue names
+ *    only when the driver sets RTE_ETH_DEV_AUTOFILL_QUEUE_XSTATS;
+ *  - netvsc: drivers/net/netvsc/hn_ethdev.c, hn_stat_strings[] (unchanged
+ *    from 22.11) as "tx_q%u_%s" then "rx_q%u_%s" in
+ *    hn_dev_xstats_get_names, which then appends hn_vf_xstats_get_names
+ *    (drivers/net/netvsc/hn_vf.c: the VF's names with "vf_" in front);
+ *    the per-queue good_packets count VMBus traffic only (hn_rxtx.c:
+ *    hn_rxpkt on receive, hn_nvs_send_completed on transmit); netvsc sets
+ *    AUTOFILL (hn_ethdev.c, eth_hn_dev_init);
+ *  - MANA: drivers/net/mana/mana.c, mana_dev_ops has stats_get and no
+ *    xstats_get_names, and nothing in drivers/net/mana sets AUTOFILL: a
+ *    MANA port's xstats are the eight ethdev totals and nothing else
+ *    (behind netvsc: vf_ + those eight). Its rx offloads are
+ *    MANA_DEV_RX_OFFLOAD_SUPPORT (drivers/net/mana/mana.h): VLAN strip,
+ *    checksum, RSS hash; no TIMESTAMP.
  */
 #include <errno.h>
 #include <math.h>
@@ -536,6 +555,114 @@ test_mlx5(void **state)
 	port_xstats_free(&b);
 }
 
+/* DPDK 24.11 MANA PMD driven directly: only the ethdev totals, all
+ * generic; no path split, no driver counter can move. */
+static void
+test_mana_2411(void **state)
+{
+	struct set s;
+	struct port_xstats b, a;
+	struct port_path_split sp;
+	unsigned idx[MAXN];
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	add_generic(&s, 0); /* no AUTOFILL: no per-queue names */
+	assert_int_equal(s.n, 8);
+	snapshot(&b, &s);
+	copy(&a, &b);
+	for (unsigned i = 0; i < a.n; i++) {
+		assert_int_equal(
+			port_xstat_class(PORT_PATH_MANA, a.names[i], 0),
+			PORT_XS_GENERIC);
+		a.values[i] += 1000;
+	}
+	assert_int_equal(port_path_kind_of("net_mana"), PORT_PATH_MANA);
+	assert_false(port_path_has_vf(PORT_PATH_MANA));
+	assert_int_equal(port_path_split(PORT_PATH_MANA, &b, &a, 0, &sp),
+			 -ENOTSUP);
+	assert_int_equal(
+		port_xstats_driver_moved(PORT_PATH_MANA, &b, &a, 0, idx, MAXN),
+		0);
+	/* What info prints for it names MANA and its lack of fallback. */
+	assert_non_null(strstr(port_path_includes(PORT_PATH_MANA), "MANA"));
+	assert_non_null(
+		strstr(port_path_includes(PORT_PATH_MANA), "no synthetic"));
+	port_xstats_free(&a);
+	port_xstats_free(&b);
+}
+
+/* DPDK 24.11 netvsc over a MANA VF: netvsc's own names, then vf_ and the
+ * MANA port's eight totals. */
+static void
+test_netvsc_mana_vf_2411(void **state)
+{
+	struct set s, vf;
+	struct port_xstats b, a;
+	struct port_path_split sp;
+	char n[PORT_XSTAT_NAME + 8];
+	unsigned vf_names = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(&vf, 0, sizeof(vf));
+	add_netvsc(&s, 2, false);
+	add_generic(&vf, 0);
+	for (unsigned i = 0; i < vf.n; i++) {
+		snprintf(n, PORT_XSTAT_NAME, "vf_%s", vf.names[i]);
+		add(&s, n);
+	}
+	snapshot(&b, &s);
+	copy(&a, &b);
+	for (unsigned i = 0; i < a.n; i++)
+		if (port_xstat_class(PORT_PATH_NETVSC, a.names[i], 0) ==
+		    PORT_XS_VF_OTHER)
+			vf_names++;
+	/* vf_rx/tx_good_packets are the paths; the other six are the VF's. */
+	assert_int_equal(vf_names, 6);
+	bump(&a, "vf_rx_good_packets", 999);
+	bump(&a, "vf_tx_good_packets", 999);
+	bump(&a, "vf_rx_good_bytes", 999 * 64);
+	bump(&a, "rx_q1_good_packets", 1);
+	bump(&a, "tx_q1_good_packets", 1);
+	assert_int_equal(port_path_split(PORT_PATH_NETVSC, &b, &a,
+					 PORT_PATH_FAILSAFE_VF_SUBS, &sp),
+			 0);
+	assert_int_equal(sp.vf_rx, 999);
+	assert_int_equal(sp.vf_tx, 999);
+	assert_int_equal(sp.syn_rx, 1);
+	assert_int_equal(sp.syn_tx, 1);
+	assert_true(fabs(port_path_vf_share(&sp) - 0.999) < 1e-12);
+	assert_non_null(strstr(port_path_vf_includes("net_mana"), "MANA"));
+	assert_non_null(strstr(port_path_vf_includes("mlx5_pci"), "Mellanox"));
+	port_xstats_free(&a);
+	port_xstats_free(&b);
+}
+
+/* --hw-timestamps: refused on MANA (directly or as netvsc's VF) and on any
+ * port without the offload, in words that name the reason. */
+static void
+test_hw_ts_refusal(void **state)
+{
+	const char *why;
+
+	(void)state;
+	why = port_path_hw_ts_refusal("net_mana", false, NULL);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "MANA, which has no rx timestamp offload"));
+	why = port_path_hw_ts_refusal("net_netvsc", false, "net_mana");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "MANA VF"));
+	why = port_path_hw_ts_refusal("net_netvsc", false, "mlx5_pci");
+	assert_non_null(why);
+	assert_null(strstr(why, "MANA"));
+	why = port_path_hw_ts_refusal("net_af_xdp", false, NULL);
+	assert_non_null(strstr(why, "no RTE_ETH_RX_OFFLOAD_TIMESTAMP"));
+	/* The port says it can: trusted, for mlx5 and any future PMD. */
+	assert_null(port_path_hw_ts_refusal("mlx5_pci", true, NULL));
+	assert_null(port_path_hw_ts_refusal("net_mana", true, NULL));
+}
+
 int
 main(void)
 {
@@ -548,6 +675,9 @@ main(void)
 		cmocka_unit_test(test_failsafe),
 		cmocka_unit_test(test_failsafe_devargs),
 		cmocka_unit_test(test_mlx5),
+		cmocka_unit_test(test_mana_2411),
+		cmocka_unit_test(test_netvsc_mana_vf_2411),
+		cmocka_unit_test(test_hw_ts_refusal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1192,6 +1192,25 @@ test_port_path(void **state)
 	assert_non_null(strstr(text, "WARNING: 20 packet(s) took the "
 				     "synthetic path"));
 	free(text);
+	/* A MANA VF behind netvsc: named, with what it includes. */
+	path.vf_driver = "net_mana";
+	path.includes = "a MANA VF (Azure Boost)";
+	CAPTURE(report_probe_text(&p, m_), text);
+	assert_non_null(strstr(text, "Port path (netvsc, VF net_mana): VF rx "
+				     "990"));
+	assert_non_null(strstr(text, "\n  a latency here includes: a MANA VF "
+				     "(Azure Boost)\n"));
+	free(text);
+	CAPTURE_JSON(report_probe_json(&p, m_), text, root);
+	o = jget(root, "port.path");
+	assert_string_equal(json_object_get_string(jget(o, "vf_driver")),
+			    "net_mana");
+	assert_string_equal(json_object_get_string(jget(o, "includes")),
+			    "a MANA VF (Azure Boost)");
+	json_object_put(root);
+	free(text);
+	path.vf_driver = NULL;
+	path.includes = NULL;
 
 	/* All on the VF: no warning. Nothing counted: vf_share null. */
 	path.synthetic_rx = path.synthetic_tx = 0;
