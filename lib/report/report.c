@@ -1455,6 +1455,15 @@ json_meta(struct json_object *root, const struct report_meta *m, int *err)
 	jset_str(root, "source", m != NULL ? m->source : NULL, err);
 	jset_str(root, "interface", m != NULL ? m->interface : NULL, err);
 	jset_str(root, "command", m != NULL ? m->command : NULL, err);
+	if (m != NULL && m->csum_rx != NULL && m->csum_tx != NULL) {
+		struct json_object *cs = json_object_new_object();
+
+		jset_str(cs, "rx", m->csum_rx, err);
+		jset_str(cs, "tx", m->csum_tx, err);
+		jset(root, "checksum_offloads", cs, err);
+	} else {
+		jset_str(root, "checksum_offloads", NULL, err);
+	}
 }
 
 int

@@ -88,6 +88,10 @@ struct report_meta {
 	const char *dpdk_version;
 	const char *nic_driver;
 	unsigned cores_used;
+	/* JSON "checksum_offloads": {rx, tx}, comma lists of the port's
+	 * checksum offloads enabled ("ipv4,udp,tcp", "" for none); NULL: not
+	 * a DPDK port (null in JSON). */
+	const char *csum_rx, *csum_tx;
 };
 
 /*

@@ -1707,6 +1707,19 @@ test_probe_meta_summary(void **state)
 	assert_int_equal(jget_u64(root, "timeout_ns"), 200000000);
 	assert_non_null(strstr(json_object_get_string(jget(root, "summary")),
 			       "loss 0.79% (8/1010)"));
+	/* No port named: checksum_offloads null. */
+	assert_true(json_object_is_type(jget(root, "checksum_offloads"),
+					json_type_null));
+	json_object_put(root);
+	free(text);
+	m.csum_rx = "ipv4,udp,tcp";
+	m.csum_tx = "";
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_string_equal(
+		json_object_get_string(jget(root, "checksum_offloads.rx")),
+		"ipv4,udp,tcp");
+	assert_string_equal(
+		json_object_get_string(jget(root, "checksum_offloads.tx")), "");
 	json_object_put(root);
 	free(text);
 
