@@ -776,8 +776,10 @@ test_random(void **state)
 		n_fast += fast;
 	}
 	BOTH(p, c_->verify_l4_csum = false);
-	/* Most were valid: the fast path answered them. */
-	if (n_fast < n_runs / 3 || n_fast == n_runs)
+	/* Many were valid: the fast path answered them (5 of the 9 rx
+	 * verdicts, BAD or NONE, are the generic path's, and a mutated
+	 * frame's UDP sum is verified: about a third of the runs). */
+	if (n_fast < n_runs / 5 || n_fast == n_runs)
 		fail_msg("%u of %u random frames took the fast path", n_fast,
 			 n_runs);
 }
