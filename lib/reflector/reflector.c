@@ -1139,18 +1139,38 @@ sum64(uint64_t v)
 	return (v & 0xffffffffu) + (v >> 32);
 }
 
-/* codec_l4_csum_ok() of the datagram (non-zero checksum), inline: the
- * pseudo-header (addresses; protocol and length as one constant word pair
- * in memory order) and the 52 bytes of UDP. */
-static inline __attribute__((always_inline)) bool
-fast_udp_sum_ok(const uint8_t *ip, const uint8_t *udp)
+/* a + v with the carry out added back in (end-around carry, RFC 1071):
+ * congruent modulo 2^64 - 1, which 0xffff divides; add, adc. */
+static inline uint64_t
+add_ec(uint64_t a, uint64_t v)
 {
-	uint64_t sum =
-		(uint64_t)RTE_BE16(CODEC_IPPROTO_UDP) + RTE_BE16(FAST_UDP_LEN);
+	uint64_t r = a + v;
 
-	sum = codec_csum_add(sum, ip + 12, 8);
-	sum = codec_csum_add(sum, udp, FAST_UDP_LEN);
-	return codec_csum_fold16(sum) == 0xffff;
+	return r + (r < v);
+}
+
+/*
+ * codec_l4_csum_ok() of the datagram (non-zero checksum), inline: the
+ * pseudo-header (the addresses src and dst as loaded, protocol and length:
+ * constant words in memory order), the UDP header (u, as loaded) and
+ * payload bytes 0-15. Bytes 16-43 are zero (stamp_fast() checked them
+ * before), so they add nothing. Right when the sum is a multiple of
+ * 0xffff (it is not 0: the protocol word is not), tested as the IPv4
+ * header's is, by a multiplication.
+ */
+static inline __attribute__((always_inline)) bool
+fast_udp_sum_ok(uint32_t src, uint32_t dst, uint64_t u, const uint8_t *pl)
+{
+	uint64_t a = (uint64_t)src + dst + RTE_BE16(CODEC_IPPROTO_UDP) +
+		     RTE_BE16(FAST_UDP_LEN),
+		 v;
+
+	a = add_ec(a, u);
+	memcpy(&v, pl, sizeof(v));
+	a = add_ec(a, v);
+	memcpy(&v, pl + 8, sizeof(v));
+	a = add_ec(a, v);
+	return a * 0xfffefffefffeffffull <= 0x1000100010001ull;
 }
 
 static inline __attribute__((always_inline)) bool
@@ -1231,10 +1251,6 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	    sport == c->sockperf_port || sport == c->echo_port)
 		return false;
 	hc = (uint16_t)(u >> 48);
-	/* Not verified by the NIC: here (a wrong or partial sum is the
-	 * generic path's to count). */
-	if (l4 == IO_CSUM_UNKNOWN && hc != 0 && !fast_udp_sum_ok(ip, udp))
-		return false;
 	/* Bytes 16-43 all zero (MBZ): RFC 8762-shaped for stamp_reflect()
 	 * with no TLVs, and they are all the answer rewrites there. */
 	memcpy(&z0, pl + 16, sizeof(z0));
@@ -1242,6 +1258,11 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	memcpy(&z2, pl + 32, sizeof(z2));
 	memcpy(&w32, pl + 40, sizeof(w32));
 	if ((z0 | z1 | z2 | w32) != 0)
+		return false;
+	/* Not verified by the NIC: here (a wrong or partial sum is the
+	 * generic path's to count). */
+	if (l4 == IO_CSUM_UNKNOWN && hc != 0 &&
+	    !fast_udp_sum_ok(src, dst, u, pl))
 		return false;
 
 	/* The answer, as codec_turn_around(..., 255) and stamp_reflect(). */
