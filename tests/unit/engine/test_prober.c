@@ -476,6 +476,26 @@ test_answer_sums(void **state)
 			assert_int_equal(sum_ignored(st), st->rx_ignored);
 		}
 	}
+	/* The IPv4 header: a wrong sum is ignored unless the NIC said NONE
+	 * (verified, the sum left wrong) or GOOD. */
+	for (unsigned v = 0; v < 3; v++) {
+		static const uint64_t ipv[] = {0, RTE_MBUF_F_RX_IP_CKSUM_NONE,
+					       RTE_MBUF_F_RX_IP_CKSUM_GOOD};
+		uint8_t frame[256];
+		size_t len = build_answer(frame, sizeof(frame), &fl, 0,
+					  STAMP_BASE_LEN);
+
+		frame[14 + 10] ^= 0x21;
+		io_fake_set_rx_ol_flags(w->f, 0, ipv[v]);
+		prober_start(w, 0);
+		tw_inject(w->f, 0, frame, len);
+		w->pc.count = 1;
+		assert_int_equal(prober_go(w), 0);
+		assert_int_equal(st->received, 1);
+		/* Without a verdict the reflector's own answer ended it. */
+		assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], v == 0);
+		assert_int_equal(st->duplicated, v != 0);
+	}
 	io_fake_set_rx_ol_flags(w->f, 0, 0);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
