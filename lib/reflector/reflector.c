@@ -1038,8 +1038,8 @@ reflector_poll(struct reflector_worker *w)
  */
 static void
 handle_fragment(struct reflector_worker *w, struct burst_out *o,
-		const uint8_t *buf, const struct codec_frame *f, uint64_t t2,
-		uint64_t t2_wire)
+		const uint8_t *buf, const struct codec_frame *f,
+		enum io_csum ip, uint64_t t2, uint64_t t2_wire)
 {
 	const struct reflector_conf *c = w->conf;
 	enum reflector_counter bad;
@@ -1060,7 +1060,11 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		count(w, RC_DROP_FRAGMENT, 1);
 		return;
 	}
-	if (f->ip_version == 4 && !codec_ipv4_csum_ok(buf, f)) {
+	/* The NIC's verdict on the header (NONE: verified; the rebuilt
+	 * header is ours anyway), else checked here. */
+	if (f->ip_version == 4 &&
+	    (ip == IO_CSUM_BAD ||
+	     (ip == IO_CSUM_UNKNOWN && !codec_ipv4_csum_ok(buf, f)))) {
 		count(w, RC_DROP_IP_CSUM, 1);
 		return;
 	}
@@ -1416,7 +1420,8 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			count(w, RC_DROP_ETHERTYPE, 1);
 		} else if (f.is_fragment) {
 			/* IPv4 or IPv6: one reassembly path. */
-			handle_fragment(w, &o, buf, &f, t2, t2_wire);
+			handle_fragment(w, &o, buf, &f, io_rx_ip_csum(m), t2,
+					t2_wire);
 		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6) {
 			a = handle_ipv6(w, m, &f, t2, t2_wire);
 		} else {

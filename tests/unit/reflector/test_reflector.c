@@ -708,6 +708,97 @@ test_udp_tx_offload(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
 }
 
+/*
+ * A fragmented UDP echo (3,000 bytes at MTU 1500): its sum verified after
+ * reassembly (no NIC verdict covers a datagram): wrong dropped, partial
+ * completed; a fragment's wrong IPv4 header sum dropped unless the NIC
+ * said NONE (or GOOD) of it.
+ */
+static void
+test_fragment_sums(void **state)
+{
+	struct fx *x = *state;
+	static uint8_t pl[3000], frame[3200], frags[4][1600];
+	struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
+	struct codec_frame f;
+	size_t flen[4], len;
+
+	for (size_t i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(i * 13 + 1);
+	for (unsigned k = 0; k < 5; k++) {
+		uint64_t echo0 = rc(x, RC_ECHO), l40 = rc(x, RC_DROP_L4_CSUM),
+			 ip0 = rc(x, RC_DROP_IP_CSUM),
+			 part0 = rc(x, RC_RX_L4_PARTIAL);
+		unsigned n;
+		uint16_t cs;
+
+		len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+		assert_int_equal(codec_parse_frame(frame, len, &f), 0);
+		if (k == 1)
+			frame[len - 7] ^= 0x10; /* payload: UDP sum wrong */
+		if (k == 2) {
+			cs = pseudo_of(frame, &f);
+			memcpy(frame + f.l4_off + 6, &cs, 2);
+		}
+		n = fragment(frame, len, frags, flen, 4);
+		assert_true(n >= 2);
+		if (k >= 3)
+			frags[0][CODEC_ETH_HLEN + 10] ^= 0x44;
+		x->rx_ol_flags = k == 4 ? RTE_MBUF_F_RX_IP_CKSUM_NONE : 0;
+		for (unsigned i = 0; i < n; i++) {
+			tw_inject(x->f, 1, frags[i], flen[i]);
+			reflector_poll(&x->rw);
+		}
+		x->rx_ol_flags = 0;
+		assert_int_equal(rc(x, RC_DROP_L4_CSUM) - l40, k == 1);
+		assert_int_equal(rc(x, RC_DROP_IP_CSUM) - ip0, k == 3);
+		assert_int_equal(rc(x, RC_RX_L4_PARTIAL) - part0, k == 2);
+		assert_int_equal(rc(x, RC_ECHO) - echo0, k != 1 && k != 3);
+		/* The answer, reassembled: its UDP sum right. */
+		if (k == 1 || k == 3) {
+			assert_int_equal(tw_drain(x->f, 0), 0);
+		} else {
+			struct codec_reasm *r = codec_reasm_create();
+			struct rte_mbuf *m;
+			unsigned got = 0;
+			int done = 0;
+
+			assert_non_null(r);
+			while (io_rx(io_fake_queue(x->f, 0), &m, 1) == 1) {
+				uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+				struct codec_frame af;
+				uint8_t *whole;
+				size_t wlen;
+
+				assert_int_equal(
+					codec_parse_frame(b, m->data_len, &af),
+					0);
+				if (codec_reasm_add(r, b, &af, 1, &whole,
+						    &wlen) == 1) {
+					assert_int_equal(
+						codec_parse_frame(whole, wlen,
+								  &af),
+						0);
+					if (!codec_l4_csum_ok(whole, &af))
+						fail_msg(
+							"case %u: the answer's "
+							"UDP sum is wrong",
+							k);
+					done++;
+				}
+				got++;
+				io_free(io_fake_queue(x->f, 0), m);
+			}
+			codec_reasm_destroy(r);
+			assert_int_equal(got, n);
+			assert_int_equal(done, 1);
+		}
+		/* A dropped first fragment leaves the rest in reassembly. */
+		refl_restart(x);
+	}
+	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
+}
+
 /* A wrong IPv4 header checksum the NIC said NONE of (verified, sum left
  * wrong): answered with a right header sum. */
 static void
@@ -1452,6 +1543,7 @@ main(void)
 		T(test_udp_sums),
 		T(test_udp_tx_offload),
 		T(test_ip_csum_none),
+		T(test_fragment_sums),
 		T(test_icmp_sum_updated),
 		T(test_stamp_shorter_than_14),
 		T(test_loop_and_martians),
