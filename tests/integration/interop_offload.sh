@@ -54,7 +54,8 @@ partial=$(json_get "$WORK/refl.json" counters/rx.l4_partial)
 [ "$partial" -gt 0 ] || fail "reflector: rx.l4_partial is 0 with the senders' offload on"
 [ "$(json_get "$WORK/refl.json" counters/dropped.l4_checksum)" -eq 0 ] ||
 	fail "reflector dropped requests for their checksum"
-grep -q 'rx.l4_partial' "$WORK/refl.log" || fail "the text report does not show rx.l4_partial"
+grep -q 'rx.l4_partial: requests whose L4 checksum was partial' "$WORK/refl.log" ||
+	fail "the text report does not say what rx.l4_partial means"
 for k in answered.sockperf answered.stamp; do
 	[ "$(json_get "$WORK/refl.json" "counters/$k")" -gt 0 ] || fail "reflector: $k is 0"
 done
@@ -89,5 +90,13 @@ for t in sockperf:1000:sockperf tcp:500:tcp-syn stamp:200:stamp; do
 		"$(json_get "$WORK/$name.json" probes/received)" "$n" "$p" \
 		"$(json_get "$WORK/$name.json" rtt_ns/p50)"
 done
-grep -q 'partial' "$WORK/sockperf.txt" || fail "the probe's text report does not say partial"
+grep -q 'Answers with a partial L4 checksum = ' "$WORK/sockperf.txt" ||
+	fail "the probe's text report does not say partial"
+# af_xdp offers no checksum offload: none enabled, and the JSON says so.
+for f in refl sockperf; do
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))["checksum_offloads"]
+sys.exit(0 if d == {"rx": "", "tx": ""} else 1)' "$WORK/$f.json" ||
+		fail "$f: checksum_offloads is not {rx: \"\", tx: \"\"} on af_xdp"
+done
 echo "$LP_PROG: ok"
