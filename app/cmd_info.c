@@ -57,6 +57,21 @@ print_offloads(const char *what, uint64_t capa, int rx)
 	printf("\n");
 }
 
+/* The checksum offloads probe/reflect enable on this port (port_setup()). */
+static void
+print_csum(const struct port_facts *f)
+{
+	struct port_csum c;
+	char rx[32], tx[32];
+
+	port_csum_pick(f->rx_offload_capa, f->tx_offload_capa, &c);
+	port_csum_names(&c, 1, rx, sizeof(rx));
+	port_csum_names(&c, 0, tx, sizeof(tx));
+	printf("    checksum offloads used: rx %s, tx %s%s\n",
+	       rx[0] ? rx : "none", tx[0] ? tx : "none",
+	       c.rx == 0 ? " (checksums verified in software)" : "");
+}
+
 /* The kind of path, the VF behind a master, what a latency includes. */
 static void
 print_path(uint16_t pid, const struct port_facts *f)
@@ -230,6 +245,7 @@ cmd_info(int argc, char **argv)
 		       (unsigned long long)f.rss_offloads);
 		print_offloads("rx", f.rx_offload_capa, 1);
 		print_offloads("tx", f.tx_offload_capa, 0);
+		print_csum(&f);
 		print_path(pid, &f);
 		printf("    hardware rx timestamp: %s\n",
 		       f.rx_timestamp_capa

@@ -2629,6 +2629,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_flow *flows = NULL;
 	struct histogram *first = NULL;
 	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
+	char csum_rx[32], csum_tx[32];
 	bool remote_ts = o->proto->has_remote_ts;
 	int ret = EXIT_OK;
 
@@ -2674,6 +2675,7 @@ probe_report(struct app_run *r, double duration_s,
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
 		rep.auth_failed += w->st.auth_failed;
+		rep.l4_partial += w->st.l4_partial;
 		if (w->st.tx_fail != 0)
 			app_warn("lcore %u: %llu probes the tx queue did not "
 				 "take (not counted as sent)",
@@ -2791,6 +2793,12 @@ probe_report(struct app_run *r, double duration_s,
 	meta.dpdk_version = x->o.co.kernel ? NULL : rte_version();
 	meta.nic_driver = rep.port_driver;
 	meta.cores_used = rep.lcores;
+	if (r->dpdk_ready && !x->o.co.kernel) {
+		port_csum_names(&r->port.csum, 1, csum_rx, sizeof(csum_rx));
+		port_csum_names(&r->port.csum, 0, csum_tx, sizeof(csum_tx));
+		meta.csum_rx = csum_rx;
+		meta.csum_tx = csum_tx;
+	}
 	flow_src_format(&x->conf.flow, src);
 	meta.source = src;
 	snprintf(iface, sizeof(iface), "%s (%s)",

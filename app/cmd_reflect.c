@@ -68,7 +68,8 @@ reflect_usage(FILE *f)
 	      "  --echo-port N         UDP echo port (default 7; 0 = off)\n"
 	      "  --stateful            STAMP stateful mode: own sequence per "
 	      "session\n"
-	      "  --verify-l4-csum      drop UDP datagrams with a bad checksum\n"
+	      "  --verify-l4-csum      no effect (checksums are always "
+	      "verified)\n"
 	      "  --allow A.B.C.D/LEN   answer only sources in this prefix "
 	      "(repeatable,\n"
 	      "                        up to 64; ARP is always answered)\n"
@@ -781,7 +782,7 @@ reflect_report(struct app_run *r, double duration_s,
 		calloc((size_t)(run->n_workers + 1) * RC__COUNT, sizeof(*by));
 	struct report_reflect rep;
 	struct report_meta meta;
-	char iface[160];
+	char iface[160], csum_rx[32], csum_tx[32];
 	int ret = EXIT_OK;
 
 	if (turn == NULL || hw_rxd == NULL || workers == NULL || by == NULL) {
@@ -832,6 +833,14 @@ reflect_report(struct app_run *r, double duration_s,
 		meta.dpdk_version = x->sock ? NULL : rte_version();
 		meta.nic_driver = x->sock ? "udp-socket" : r->port.driver;
 		meta.cores_used = run->n_workers;
+		if (x->sock == NULL && r->dpdk_ready) {
+			port_csum_names(&r->port.csum, 1, csum_rx,
+					sizeof(csum_rx));
+			port_csum_names(&r->port.csum, 0, csum_tx,
+					sizeof(csum_tx));
+			meta.csum_rx = csum_rx;
+			meta.csum_tx = csum_tx;
+		}
 		rep.meta = &meta;
 	}
 	app_clock_report(&r->clk, &rep.tsc);

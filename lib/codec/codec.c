@@ -555,6 +555,52 @@ codec_l4_csum_ok(const uint8_t *buf, const struct codec_frame *f)
 	return l4_csum(buf, f) == 0;
 }
 
+enum codec_l4_csum
+codec_l4_csum_check(const uint8_t *buf, const struct codec_frame *f,
+		    uint16_t *complete)
+{
+	int field = l4_csum_field(f);
+	uint16_t stored, pseudo, c;
+	uint32_t ps, sum;
+
+	if (field < 0)
+		return CODEC_L4_CSUM_BAD;
+	memcpy(&stored, buf + f->l4_off + field, sizeof(stored));
+	if (f->ip_proto == CODEC_IPPROTO_UDP && stored == 0)
+		return f->ip_version == 4 ? CODEC_L4_CSUM_OK
+					  : CODEC_L4_CSUM_BAD;
+	if (f->ip_proto == CODEC_IPPROTO_ICMP)
+		return l4_csum(buf, f) == 0 ? CODEC_L4_CSUM_OK
+					    : CODEC_L4_CSUM_BAD;
+	ps = pseudo_sum(buf, f);
+	sum = codec_csum_partial(buf + f->l4_off, f->l4_len, ps);
+	if (codec_csum_fold(sum) == 0)
+		return CODEC_L4_CSUM_OK;
+	/* The folded sum of a pseudo-header is never 0 (its protocol word
+	 * is not), so it has one representation, the kernel's. */
+	pseudo = (uint16_t)~codec_csum_fold(ps);
+	if (stored != pseudo)
+		return CODEC_L4_CSUM_BAD;
+	if (complete != NULL) {
+		/* The sum without the field (one's complement: + ~stored),
+		 * complemented; UDP sends a computed 0 as 0xffff. */
+		c = codec_csum_fold(codec_csum_partial(
+			&(uint16_t){(uint16_t)~stored}, 2, sum));
+		if (c == 0 && f->ip_proto == CODEC_IPPROTO_UDP)
+			c = 0xffff;
+		*complete = c;
+	}
+	return CODEC_L4_CSUM_PARTIAL;
+}
+
+uint16_t
+codec_l4_pseudo_csum(const uint8_t *buf, const struct codec_frame *f)
+{
+	if (l4_csum_field(f) < 0 || f->ip_proto == CODEC_IPPROTO_ICMP)
+		return 0;
+	return (uint16_t)~codec_csum_fold(pseudo_sum(buf, f));
+}
+
 void
 codec_ipv4_csum_set(uint8_t *buf, const struct codec_frame *f)
 {

@@ -262,6 +262,11 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	/* Checksum offloads, where the port has them (issue 26): the NIC's
+	 * rx verdicts save the engines their software checks. */
+	port_csum_pick(info.rx_offload_capa, info.tx_offload_capa, &p->csum);
+	conf.rxmode.offloads |= p->csum.rx;
+	conf.txmode.offloads |= p->csum.tx;
 
 	ret = rte_eth_dev_configure(port_id, nq, nq, &conf);
 	if (ret != 0)
@@ -356,6 +361,9 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 		p->q[q].queue_id = q;
 		p->q[q].mtu = p->mtu < room ? p->mtu : (uint16_t)room;
 		p->q[q].pool = p->pool;
+		p->q[q].tx_csum = (p->csum.tx & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+					  ? IO_TX_UDP_CKSUM
+					  : 0;
 	}
 	return 0;
 fail:

@@ -670,11 +670,19 @@ take_frame(struct prober_worker *w, const uint8_t *buf,
 	struct probe_reply r;
 	int rc;
 
-	if (f->payload_off != 0 &&
-	    (l4 == IO_CSUM_BAD ||
-	     (l4 == IO_CSUM_UNKNOWN && !codec_l4_csum_ok(buf, f)))) {
-		prober_ignore(w, PROBER_IGN_CHECKSUM);
-		return RX_NONE;
+	if (f->payload_off != 0 && l4 != IO_CSUM_GOOD) {
+		enum codec_l4_csum v =
+			l4 == IO_CSUM_BAD ? CODEC_L4_CSUM_BAD
+			: l4 == IO_CSUM_NONE
+				? CODEC_L4_CSUM_PARTIAL
+				: codec_l4_csum_check(buf, f, NULL);
+
+		if (v == CODEC_L4_CSUM_BAD) {
+			prober_ignore(w, PROBER_IGN_CHECKSUM);
+			return RX_NONE;
+		}
+		if (v == CODEC_L4_CSUM_PARTIAL)
+			STAT_ADD(w, l4_partial, 1);
 	}
 	memset(&r, 0, sizeof(r));
 	rc = p->match(w, buf, f, &r);
@@ -774,17 +782,28 @@ take_fast(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		uint16_t stored;
 
 		memcpy(&stored, udp + 6, sizeof(stored));
-		/* 0: none over IPv4 (RFC 768), wrong over IPv6 (RFC 8200). */
-		if (stored != 0 || fl->ip_version == 6) {
-			sum = codec_csum_add(sum + rte_cpu_to_be_16(ulen), udp,
-					     ulen & ~1u);
+		/* 0: none over IPv4 (RFC 768), wrong over IPv6 (RFC 8200);
+		 * NONE: the NIC verified it, the sum is left partial. */
+		if (l4f == RTE_MBUF_F_RX_L4_CKSUM_NONE && stored != 0) {
+			STAT_ADD(w, l4_partial, 1);
+		} else if (stored != 0 || fl->ip_version == 6) {
+			uint64_t ps = sum + rte_cpu_to_be_16(ulen);
+
+			sum = codec_csum_add(ps, udp, ulen & ~1u);
 			if (ulen & 1) {
 				const uint8_t last[2] = {udp[ulen - 1], 0};
 
 				sum = codec_csum_add(sum, last, 2);
 			}
-			if (stored == 0 || codec_csum_fold16(sum) != 0xffff)
+			if (stored == 0)
 				return -1;
+			if (codec_csum_fold16(sum) != 0xffff) {
+				/* Partial: the folded pseudo-header sum
+				 * alone (a peer's tx offload); else wrong. */
+				if (stored != codec_csum_fold16(ps))
+					return -1;
+				STAT_ADD(w, l4_partial, 1);
+			}
 		}
 	}
 	memset(&r, 0, sizeof(r));

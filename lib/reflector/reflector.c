@@ -51,6 +51,7 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_DROP_ND] = "dropped.nd",
 	[RC_DROP_UDP6_ZERO_CSUM] = "dropped.udp6_zero_checksum",
 	[RC_DROP_IPV6_EXT] = "dropped.ipv6_ext_header",
+	[RC_RX_L4_PARTIAL] = "rx.l4_partial",
 };
 
 const char *
@@ -298,6 +299,10 @@ struct pending_stamp {
 	/* stamp_fast(): ~UDP sum + the words it added, all but T3's */
 	uint64_t sum;
 	uint16_t l4_off, payload_off;
+	/* Generic path: the UDP checksum is the NIC's (tx offload); the
+	 * field gets tx_pseudo after T3 (stamp_t3()). */
+	bool tx_l4;
+	uint16_t tx_pseudo;
 };
 
 /* Answers of one burst; a fragmented answer can outgrow a burst. */
@@ -352,6 +357,7 @@ stamp_add(struct burst_out *o, struct rte_mbuf *m, const struct codec_frame *f)
 	p->l4_off = f->l4_off;
 	p->payload_off = f->payload_off;
 	p->ts = NULL;
+	p->tx_l4 = false;
 }
 
 /* What handle_ipv4() made of a frame. */
@@ -609,10 +615,84 @@ csum_update(uint8_t *buf, const struct codec_frame *f, uint32_t old_sum,
 	st16(cs, codec_csum_adjust(hc, old_sum, new_sum));
 }
 
+/* Can the NIC compute the answer's L4 checksum of f (the port's tx
+ * offloads, lib/port)? */
+static inline bool
+tx_l4_offload_ok(const struct reflector_worker *w, const struct codec_frame *f)
+{
+	return f->ip_proto == CODEC_IPPROTO_UDP &&
+	       (w->q->tx_csum & IO_TX_UDP_CKSUM) != 0;
+}
+
 /*
- * A UDP request for us, turned into its answer in place. The checksum is
- * never recomputed: it is updated for what changes (RFC 1624), so a
- * datagram that arrived corrupted goes back with a wrong sum.
+ * The L4 checksum of a request for us, before it is answered in place:
+ * false (counted) when it is wrong. The NIC's verdict when it gave one;
+ * else verified here (nothing checked it on af_xdp, af_packet, memif).
+ * A partial sum (a local sender's tx checksum offload: a kernel on a
+ * veth, in a container; or the NIC's RX_L4_CKSUM_NONE) is completed in the
+ * request first, so that the answer's update (RFC 1624) starts from a
+ * right sum; with RX_L4_CKSUM_NONE on a port that has the tx offload, the
+ * answer's sum is left to the NIC instead (w->tx_l4_offload).
+ */
+static bool
+l4_csum_take(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
+	     enum io_csum l4)
+{
+	uint8_t *cs = buf + f->l4_off +
+		      (f->ip_proto == CODEC_IPPROTO_UDP ? UDP_CSUM_OFF
+							: ICMP_CSUM_OFF);
+	uint16_t complete;
+
+	if (l4 == IO_CSUM_GOOD)
+		return true;
+	if (l4 == IO_CSUM_NONE) {
+		/* RFC 768: no checksum is answered without one. */
+		if (f->ip_proto == CODEC_IPPROTO_UDP && ld16(cs) == 0)
+			return true;
+		count(w, RC_RX_L4_PARTIAL, 1);
+		if (tx_l4_offload_ok(w, f)) {
+			w->tx_l4_offload = true;
+			w->tx_l4_pseudo = codec_l4_pseudo_csum(buf, f);
+		} else {
+			codec_l4_csum_set(buf, f);
+		}
+		return true;
+	}
+	if (l4 != IO_CSUM_BAD) {
+		switch (codec_l4_csum_check(buf, f, &complete)) {
+		case CODEC_L4_CSUM_OK:
+			return true;
+		case CODEC_L4_CSUM_PARTIAL:
+			count(w, RC_RX_L4_PARTIAL, 1);
+			st16(cs, complete);
+			return true;
+		default:
+			break;
+		}
+	}
+	count(w, RC_DROP_L4_CSUM, 1);
+	return false;
+}
+
+/* The answer m (parsed as f) leaves with its L4 checksum to the NIC, as
+ * DPDK's tx checksum offload wants it: the pseudo-header sum in the field,
+ * the IP version and L4 type in ol_flags, l2_len and l3_len. */
+static void
+tx_l4_offload_set(struct rte_mbuf *m, const struct codec_frame *f,
+		  uint16_t pseudo)
+{
+	st16(rte_pktmbuf_mtod(m, uint8_t *) + f->l4_off + UDP_CSUM_OFF, pseudo);
+	m->l2_len = f->l3_off;
+	m->l3_len = (uint16_t)(f->l4_off - f->l3_off);
+	m->ol_flags =
+		(f->ip_version == 6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4) |
+		RTE_MBUF_F_TX_UDP_CKSUM;
+}
+
+/*
+ * A UDP request for us, turned into its answer in place. Its checksum
+ * verified (l4_csum_take()), the answer's is updated for what changes
+ * (RFC 1624), not recomputed.
  */
 static enum answer
 handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
@@ -621,11 +701,8 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	const struct reflector_conf *c = w->conf;
 	uint8_t *pl = buf + f->payload_off;
 
-	if (l4 == IO_CSUM_BAD || (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN &&
-				  !codec_l4_csum_ok(buf, f))) {
-		count(w, RC_DROP_L4_CSUM, 1);
+	if (!l4_csum_take(w, buf, f, l4))
 		return ANSWER_NONE;
-	}
 	if (is_loop_port(c, f->sport)) {
 		count(w, RC_DROP_LOOP_PORT, 1);
 		return ANSWER_NONE;
@@ -732,6 +809,10 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		count(w, RC_DROP_IP_CSUM, 1);
 		return ANSWER_NONE;
 	}
+	/* RX_IP_CKSUM_NONE: verified, but the header's sum is not right:
+	 * made right before the answer updates it. */
+	if (ip == IO_CSUM_NONE)
+		codec_ipv4_csum_set(buf, f);
 	bad = source_check(w->conf, f);
 	if (bad != RC__COUNT) {
 		count(w, bad, 1);
@@ -747,10 +828,9 @@ handle_ipv4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 			count(w, RC_DROP_ICMP_OTHER, 1);
 			return ANSWER_NONE;
 		}
-		if (!codec_l4_csum_ok(buf, f)) {
-			count(w, RC_DROP_L4_CSUM, 1);
+		/* Software: ICMP is not in the NIC's L4 verdict. */
+		if (!l4_csum_take(w, buf, f, IO_CSUM_UNKNOWN))
 			return ANSWER_NONE;
-		}
 		if (!rate_ok(w, src_key(f), t2))
 			return ANSWER_NONE;
 		codec_turn_around(buf, f, &w->conf->mac, 64);
@@ -886,10 +966,8 @@ handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 			count(w, RC_DROP_ICMP_OTHER, 1);
 			return ANSWER_NONE;
 		}
-		if (!codec_l4_csum_ok(buf, f)) {
-			count(w, RC_DROP_L4_CSUM, 1);
+		if (!l4_csum_take(w, buf, f, IO_CSUM_UNKNOWN))
 			return ANSWER_NONE;
-		}
 		if (!rate_ok(w, src_key(f), t2))
 			return ANSWER_NONE;
 		/* Swapped addresses leave the pseudo-header sum as it is. */
@@ -961,8 +1039,8 @@ reflector_poll(struct reflector_worker *w)
  */
 static void
 handle_fragment(struct reflector_worker *w, struct burst_out *o,
-		const uint8_t *buf, const struct codec_frame *f, uint64_t t2,
-		uint64_t t2_wire)
+		const uint8_t *buf, const struct codec_frame *f,
+		enum io_csum ip, uint64_t t2, uint64_t t2_wire)
 {
 	const struct reflector_conf *c = w->conf;
 	enum reflector_counter bad;
@@ -983,7 +1061,11 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
 		count(w, RC_DROP_FRAGMENT, 1);
 		return;
 	}
-	if (f->ip_version == 4 && !codec_ipv4_csum_ok(buf, f)) {
+	/* The NIC's verdict on the header (NONE: verified; the rebuilt
+	 * header is ours anyway), else checked here. */
+	if (f->ip_version == 4 &&
+	    (ip == IO_CSUM_BAD ||
+	     (ip == IO_CSUM_UNKNOWN && !codec_ipv4_csum_ok(buf, f)))) {
 		count(w, RC_DROP_IP_CSUM, 1);
 		return;
 	}
@@ -1039,8 +1121,8 @@ handle_fragment(struct reflector_worker *w, struct burst_out *o,
  * tag, to our MAC, address and STAMP port, recognised with a few loads
  * and compares on the frame itself (no codec_parse_frame()) and answered
  * in place as handle_ipv4() + handle_udp() + stamp_reflect() would: the
- * same checks (IPv4 header checksum unless the NIC checked it, lengths,
- * sources, ports, the UDP checksum with --verify-l4-csum), the same bytes.
+ * same checks (IPv4 header checksum and UDP checksum unless the NIC
+ * checked them, lengths, sources, ports), the same bytes.
  * The UDP checksum is patched for the words that change (RFC 1624) once,
  * with T3, in reflector_handle(). Anything else (and a stateful, keyed or
  * rate-limited reflector) returns false with nothing written or counted,
@@ -1062,15 +1144,38 @@ sum64(uint64_t v)
 	return (v & 0xffffffffu) + (v >> 32);
 }
 
-/* codec_l4_csum_ok() of the datagram (non-zero checksum). */
-static bool
-fast_udp_sum_ok(const uint8_t *ip, const uint8_t *udp)
+/* a + v with the carry out added back in (end-around carry, RFC 1071):
+ * congruent modulo 2^64 - 1, which 0xffff divides; add, adc. */
+static inline uint64_t
+add_ec(uint64_t a, uint64_t v)
 {
-	const uint8_t tail[4] = {0, CODEC_IPPROTO_UDP, 0, FAST_UDP_LEN};
-	uint32_t sum = codec_csum_partial(ip + 12, 8, 0);
+	uint64_t r = a + v;
 
-	sum = codec_csum_partial(tail, sizeof(tail), sum);
-	return codec_csum_fold(codec_csum_partial(udp, FAST_UDP_LEN, sum)) == 0;
+	return r + (r < v);
+}
+
+/*
+ * codec_l4_csum_ok() of the datagram (non-zero checksum), inline: the
+ * pseudo-header (the addresses src and dst as loaded, protocol and length:
+ * constant words in memory order), the UDP header (u, as loaded) and
+ * payload bytes 0-15. Bytes 16-43 are zero (stamp_fast() checked them
+ * before), so they add nothing. Right when the sum is a multiple of
+ * 0xffff (it is not 0: the protocol word is not), tested as the IPv4
+ * header's is, by a multiplication.
+ */
+static inline __attribute__((always_inline)) bool
+fast_udp_sum_ok(uint32_t src, uint32_t dst, uint64_t u, const uint8_t *pl)
+{
+	uint64_t a = (uint64_t)src + dst + RTE_BE16(CODEC_IPPROTO_UDP) +
+		     RTE_BE16(FAST_UDP_LEN),
+		 v;
+
+	a = add_ec(a, u);
+	memcpy(&v, pl, sizeof(v));
+	a = add_ec(a, v);
+	memcpy(&v, pl + 8, sizeof(v));
+	a = add_ec(a, v);
+	return a * 0xfffefffefffeffffull <= 0x1000100010001ull;
 }
 
 static inline __attribute__((always_inline)) bool
@@ -1108,13 +1213,15 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	    (u & 0xffffffffffffull) != w->fast_mac64)
 		return false;
 	/* What the NIC said of the checksums: nothing on most PMDs (memif,
-	 * af_xdp), so one test; a bad one is the generic path's. */
+	 * af_xdp), so one test; a bad one, and NONE (a sum to complete),
+	 * are the generic path's. */
 	ip_cs = l4 = IO_CSUM_UNKNOWN;
 	if ((m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_MASK |
 			    RTE_MBUF_F_RX_L4_CKSUM_MASK)) != 0) {
 		ip_cs = io_rx_ip_csum(m);
 		l4 = io_rx_l4_csum(m);
-		if (ip_cs == IO_CSUM_BAD || l4 == IO_CSUM_BAD)
+		if (ip_cs == IO_CSUM_BAD || l4 == IO_CSUM_BAD ||
+		    ip_cs == IO_CSUM_NONE || l4 == IO_CSUM_NONE)
 			return false;
 	}
 	if (ip_cs == IO_CSUM_UNKNOWN) {
@@ -1149,9 +1256,6 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	    sport == c->sockperf_port || sport == c->echo_port)
 		return false;
 	hc = (uint16_t)(u >> 48);
-	if (c->verify_l4_csum && l4 == IO_CSUM_UNKNOWN && hc != 0 &&
-	    !fast_udp_sum_ok(ip, udp))
-		return false;
 	/* Bytes 16-43 all zero (MBZ): RFC 8762-shaped for stamp_reflect()
 	 * with no TLVs, and they are all the answer rewrites there. */
 	memcpy(&z0, pl + 16, sizeof(z0));
@@ -1159,6 +1263,11 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	memcpy(&z2, pl + 32, sizeof(z2));
 	memcpy(&w32, pl + 40, sizeof(w32));
 	if ((z0 | z1 | z2 | w32) != 0)
+		return false;
+	/* Not verified by the NIC: here (a wrong or partial sum is the
+	 * generic path's to count). */
+	if (l4 == IO_CSUM_UNKNOWN && hc != 0 &&
+	    !fast_udp_sum_ok(src, dst, u, pl))
 		return false;
 
 	/* The answer, as codec_turn_around(..., 255) and stamp_reflect(). */
@@ -1285,6 +1394,7 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			o.stamped[o.n_stamp++] = m;
 			continue;
 		}
+		w->tx_l4_offload = false;
 		if (m->nb_segs != 1 ||
 		    codec_parse_frame(buf, m->data_len, &f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
@@ -1311,7 +1421,8 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			count(w, RC_DROP_ETHERTYPE, 1);
 		} else if (f.is_fragment) {
 			/* IPv4 or IPv6: one reassembly path. */
-			handle_fragment(w, &o, buf, &f, t2, t2_wire);
+			handle_fragment(w, &o, buf, &f, io_rx_ip_csum(m), t2,
+					t2_wire);
 		} else if (f.ethertype == CODEC_ETHERTYPE_IPV6) {
 			a = handle_ipv6(w, m, &f, t2, t2_wire);
 		} else {
@@ -1324,6 +1435,16 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		 * or shorter (ARP): padded to the Ethernet minimum. */
 		if (a != ANSWER_NONE)
 			io_mbuf_pad(m);
+		if (a != ANSWER_NONE && w->tx_l4_offload) {
+			tx_l4_offload_set(m, &f, w->tx_l4_pseudo);
+			if (a == ANSWER_STAMP) {
+				stamp_add(&o, m, &f);
+				o.stamps[o.n_stamp - 1].tx_l4 = true;
+				o.stamps[o.n_stamp - 1].tx_pseudo =
+					w->tx_l4_pseudo;
+				continue;
+			}
+		}
 		if (a == ANSWER_NONE)
 			io_free(q, m);
 		else if (a == ANSWER_STAMP)
@@ -1343,10 +1464,16 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		for (unsigned i = 0; i < ns; i++) {
 			const struct pending_stamp *p = &o.stamps[i];
 
-			if (p->ts != NULL)
+			if (p->ts != NULL) {
 				stamp_fast_t3(p, t3_be, t3_sum);
-			else
+			} else {
 				stamp_t3(w, p, o.stamped[i], t3_wire);
+				if (p->tx_l4)
+					st16(rte_pktmbuf_mtod(o.stamped[i],
+							      uint8_t *) +
+						     p->l4_off + UDP_CSUM_OFF,
+					     p->tx_pseudo);
+			}
 		}
 		tx_all(w, o.stamped, ns);
 		tx_all(w, o.ready, o.n_ready);

@@ -38,9 +38,9 @@ const char *const report_ignored_name[REPORT_IGN__COUNT] = {
 /* What to do about the biggest reason, for the text report. */
 static const char *const ignored_hint[REPORT_IGN__COUNT] = {
 	[REPORT_IGN_CHECKSUM] =
-		"answers with a wrong checksum: a kernel peer on veth leaves "
-		"UDP checksums partial: `ethtool -K IF tx off` on the peer's "
-		"interface",
+		"answers with a wrong checksum: corrupted on the way, or a "
+		"peer that sends wrong sums (partial ones, from a peer's tx "
+		"checksum offload, are used and counted apart)",
 	[REPORT_IGN_TOO_SHORT] = "answers too short or malformed: does the "
 				 "peer speak this --proto?",
 	[REPORT_IGN_OTHER_FLOW] = "frames for other addresses, ports or VLANs "
@@ -1001,6 +1001,13 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			"  Authenticated (HMAC-SHA-256): %" PRIu64
 			" answers failed verification\n",
 			r->auth_failed);
+	if (r->l4_partial != 0)
+		fprintf(out,
+			"  Answers with a partial L4 checksum = %" PRIu64
+			" (used: the peer left its sum to a tx checksum "
+			"offload, as a kernel on a veth or in a container "
+			"does)\n",
+			r->l4_partial);
 	if (r->reasm_failed != 0)
 		fprintf(out,
 			"  Fragmented answers not reassembled = "
@@ -1159,6 +1166,15 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	}
 	if (shown == 0)
 		fprintf(out, "  (every counter is zero)\n");
+	for (i = 0; i < r->n_counters; i++)
+		if (r->counters[i].value != 0 && r->counters[i].name != NULL &&
+		    strcmp(r->counters[i].name, "rx.l4_partial") == 0)
+			fprintf(out,
+				"  rx.l4_partial: requests whose L4 checksum "
+				"was partial (the sender left it to a tx "
+				"checksum offload, as a kernel on a veth or in "
+				"a container does), answered with a complete "
+				"one\n");
 	if (r->turnaround != NULL)
 		text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_reflect_workers(out, r);
@@ -1446,6 +1462,15 @@ json_meta(struct json_object *root, const struct report_meta *m, int *err)
 	jset_str(root, "source", m != NULL ? m->source : NULL, err);
 	jset_str(root, "interface", m != NULL ? m->interface : NULL, err);
 	jset_str(root, "command", m != NULL ? m->command : NULL, err);
+	if (m != NULL && m->csum_rx != NULL && m->csum_tx != NULL) {
+		struct json_object *cs = json_object_new_object();
+
+		jset_str(cs, "rx", m->csum_rx, err);
+		jset_str(cs, "tx", m->csum_tx, err);
+		jset(root, "checksum_offloads", cs, err);
+	} else {
+		jset_str(root, "checksum_offloads", NULL, err);
+	}
 }
 
 int
@@ -1714,6 +1739,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "resets", r->resets, &err);
 	jset_u64(probes, "reassembly_failed", r->reasm_failed, &err);
 	jset_u64(probes, "auth_failed", r->auth_failed, &err);
+	jset_u64(probes, "l4_partial", r->l4_partial, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset_u64(probes, "interval_stretched", r->interval_stretched, &err);
 	{

@@ -82,6 +82,16 @@ def main():
                              eth / IP(src=sip, dst=dip) / UDP(sport=1023, dport=862) /
                              Raw(b"\x00" * 44)],
         "dropped.arp_other": [eth / ARP(op=2, psrc=sip, pdst=dip)],
+        # A wrong UDP checksum (neither right nor partial): dropped, never
+        # answered; STAMP (the fast path's check) and echo, and ICMP.
+        "dropped.l4_checksum": [eth / IP(src=sip, dst=dip) /
+                                UDP(sport=40001, dport=7, chksum=0x1234) /
+                                Raw(b"w" * 16),
+                                eth / IP(src=sip, dst=dip) /
+                                UDP(sport=40001, dport=862, chksum=0x1234) /
+                                Raw(b"\x00" * 44),
+                                eth / IP(src=sip, dst=dip) /
+                                ICMP(id=7, seq=1, chksum=0x1234) / Raw(b"q" * 16)],
         # A lone first fragment: taken into reassembly, never completed.
         "fragments": [eth / IP(src=sip, dst=dip, flags="MF") /
                              Raw(b"f" * 40)],

@@ -61,8 +61,9 @@ void io_fake_set_hold(struct io_fake *f, unsigned side, uint64_t period,
 void io_fake_set_rx_ol_flags(struct io_fake *f, unsigned side,
 			     uint64_t ol_flags);
 /* What such a NIC may say of a frame: nothing, IP or L4 sum good or bad,
- * both good, neither checked. */
-#define IO_FAKE_RX_OL_CASES 7
+ * both good, both NONE (verified, sums left partial: virtio), L4 NONE
+ * with IP good, IP NONE alone. */
+#define IO_FAKE_RX_OL_CASES 9
 extern const uint64_t io_fake_rx_ol_cases[IO_FAKE_RX_OL_CASES];
 
 /*

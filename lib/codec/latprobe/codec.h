@@ -235,6 +235,35 @@ bool codec_ipv4_csum_ok(const uint8_t *buf, const struct codec_frame *f);
 bool codec_l4_csum_ok(const uint8_t *buf, const struct codec_frame *f);
 
 /*
+ * The L4 checksum of a parsed frame checked in software, a partial one
+ * told apart from a wrong one. PARTIAL: the field holds the folded
+ * pseudo-header sum alone (RFC 768 / RFC 8200 8.1, not complemented), which
+ * is what a sender that leaves its checksum to the NIC writes there (Linux
+ * with tx checksum offload on a veth, in a container or a pod: the frame
+ * reaches af_xdp / af_packet as it was handed to the "NIC"). Only for UDP,
+ * TCP and ICMPv6 (ICMPv4 has no pseudo-header). For PARTIAL, *complete (if
+ * not NULL) gets the checksum the field should hold, from the same pass
+ * over the data. UDP checksum 0 is OK over IPv4 (none), BAD over IPv6; BAD
+ * too for fragments and L4 protocols not parsed.
+ */
+enum codec_l4_csum {
+	CODEC_L4_CSUM_OK,
+	CODEC_L4_CSUM_PARTIAL,
+	CODEC_L4_CSUM_BAD,
+};
+enum codec_l4_csum codec_l4_csum_check(const uint8_t *buf,
+				       const struct codec_frame *f,
+				       uint16_t *complete);
+
+/*
+ * The folded pseudo-header sum of a parsed UDP/TCP/ICMPv6 frame, as a
+ * partial checksum holds it and as a NIC's tx checksum offload wants it
+ * in the field (DPDK's rte_ipv4_phdr_cksum() / rte_ipv6_phdr_cksum()); in
+ * memory order. 0 where the frame has no L4 checksum with a pseudo-header.
+ */
+uint16_t codec_l4_pseudo_csum(const uint8_t *buf, const struct codec_frame *f);
+
+/*
  * Recompute and store the IPv4 header checksum / the UDP, TCP, ICMP or
  * ICMPv6 checksum (a computed UDP 0 is sent as 0xffff). No-op where the
  * matching _ok() function would return false for lack of a header.

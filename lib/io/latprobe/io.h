@@ -59,6 +59,7 @@ struct io_queue {
 	 * the ol_flags bit saying a frame has one; flag 0 = none. */
 	int rx_ts_off;
 	uint64_t rx_ts_flag;
+	uint32_t tx_csum; /* IO_TX_*_CKSUM: offloads the port does; 0 = none */
 };
 
 static inline uint16_t
@@ -172,19 +173,25 @@ io_mbuf_set_tx_len(struct rte_mbuf *m, uint16_t len)
 
 /*
  * What the NIC said of a received frame's checksums (its rx offload
- * flags). UNKNOWN (not checked, or a PMD without the offload: af_xdp,
- * memif, the fake) means the engine checks in software.
+ * flags; every verdict DPDK defines). UNKNOWN (not checked, or a PMD
+ * without the offload: af_xdp, memif, the fake) means the engine checks in
+ * software. NONE (RTE_MBUF_F_RX_*_CKSUM_NONE): the frame's integrity was
+ * verified but the sum in its header is not right, e.g. virtio's
+ * VIRTIO_NET_HDR_F_NEEDS_CSUM from a local sender that left it to an
+ * offload: trusted, but an answer's sum must be computed in full (or
+ * offloaded), never updated from it.
  */
-enum io_csum { IO_CSUM_UNKNOWN, IO_CSUM_GOOD, IO_CSUM_BAD };
+enum io_csum { IO_CSUM_UNKNOWN, IO_CSUM_GOOD, IO_CSUM_BAD, IO_CSUM_NONE };
 
 static inline enum io_csum
 io_rx_ip_csum(const struct rte_mbuf *m)
 {
 	uint64_t v = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 
-	return v == RTE_MBUF_F_RX_IP_CKSUM_GOOD	 ? IO_CSUM_GOOD
-	       : v == RTE_MBUF_F_RX_IP_CKSUM_BAD ? IO_CSUM_BAD
-						 : IO_CSUM_UNKNOWN;
+	return v == RTE_MBUF_F_RX_IP_CKSUM_GOOD	  ? IO_CSUM_GOOD
+	       : v == RTE_MBUF_F_RX_IP_CKSUM_BAD  ? IO_CSUM_BAD
+	       : v == RTE_MBUF_F_RX_IP_CKSUM_NONE ? IO_CSUM_NONE
+						  : IO_CSUM_UNKNOWN;
 }
 
 static inline enum io_csum
@@ -192,10 +199,22 @@ io_rx_l4_csum(const struct rte_mbuf *m)
 {
 	uint64_t v = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 
-	return v == RTE_MBUF_F_RX_L4_CKSUM_GOOD	 ? IO_CSUM_GOOD
-	       : v == RTE_MBUF_F_RX_L4_CKSUM_BAD ? IO_CSUM_BAD
-						 : IO_CSUM_UNKNOWN;
+	return v == RTE_MBUF_F_RX_L4_CKSUM_GOOD	  ? IO_CSUM_GOOD
+	       : v == RTE_MBUF_F_RX_L4_CKSUM_BAD  ? IO_CSUM_BAD
+	       : v == RTE_MBUF_F_RX_L4_CKSUM_NONE ? IO_CSUM_NONE
+						  : IO_CSUM_UNKNOWN;
 }
+
+/*
+ * Transmit checksum offloads a queue's port was configured with
+ * (io_queue.tx_csum; lib/port sets them from what the port offers). With
+ * IO_TX_UDP_CKSUM / IO_TX_TCP_CKSUM an engine may leave an L4 checksum
+ * to the NIC: the field holds the pseudo-header sum, the mbuf says
+ * RTE_MBUF_F_TX_IPV4|IPV6 and the L4 type, with l2_len and l3_len.
+ */
+#define IO_TX_IPV4_CKSUM (1u << 0)
+#define IO_TX_UDP_CKSUM	 (1u << 1)
+#define IO_TX_TCP_CKSUM	 (1u << 2)
 
 /* The NIC's rx timestamp of m, in NIC ticks: false when the queue has none
  * or the NIC did not stamp m. */

@@ -15,6 +15,7 @@
 #include <rte_ether.h>
 
 #include "latprobe/io.h"
+#include "latprobe/offload.h"
 #include "latprobe/path.h"
 #include "latprobe/rss.h"
 #include "latprobe/xstats.h"
@@ -52,6 +53,10 @@ struct port {
 	/* net_memif: queues whose bursts run inside the unmap gate
 	 * (latprobe/gate.h); fewer than n_queues when slots ran out. */
 	uint16_t memif_gated;
+	/* Checksum offloads enabled (port_csum_pick() of what the port
+	 * offers; none on af_xdp, af_packet, memif, ring); the queues'
+	 * tx_csum says the tx ones to the engines. */
+	struct port_csum csum;
 };
 
 /* The io table of a gated net_memif queue (q->priv: its gate_slot). */

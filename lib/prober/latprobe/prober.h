@@ -343,6 +343,10 @@ struct prober_stats {
 	 * stretched the interval (-i) to the timeout. */
 	uint64_t interval_stretched;
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
+	/* Answers whose L4 checksum was partial (the pseudo-header sum a
+	 * peer's tx offload leaves: a kernel on a veth, in a container), or
+	 * that the NIC said RX_L4_CKSUM_NONE of: used as right ones. */
+	uint64_t l4_partial;
 	/* --new-flow-every: tuples opened (warm-up included), those that
 	 * had to take a port used before (no fresh one left), and measured
 	 * first packets lost. */

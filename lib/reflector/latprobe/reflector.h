@@ -41,7 +41,8 @@ enum reflector_counter {
 	RC_DROP_ETHERTYPE,   /* neither IPv4 nor ARP */
 	RC_DROP_ARP_OTHER,   /* ARP that asks for no answer */
 	RC_DROP_IP_CSUM,     /* bad IPv4 header checksum */
-	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum */
+	RC_DROP_L4_CSUM,     /* bad UDP/ICMP checksum (the NIC's verdict, or
+				verified here when the NIC did not) */
 	RC_DROP_FRAGMENT,    /* IP fragment with reassembly off (n_reasm 0:
 				the kernel backend, which reassembles) */
 	RC_DROP_PROTO,	     /* IP protocol we do not answer (TCP, ...) */
@@ -70,6 +71,10 @@ enum reflector_counter {
 	RC_DROP_UDP6_ZERO_CSUM, /* UDP over IPv6 without a checksum */
 	RC_DROP_IPV6_EXT, /* IPv6 extension header we must not pass (routing
 			     header with segments left, discard option) */
+	RC_RX_L4_PARTIAL, /* requests whose L4 checksum was partial (the
+			     pseudo-header sum a sender's tx offload leaves,
+			     or the NIC's RX_L4_CKSUM_NONE): answered with a
+			     complete one */
 	RC__COUNT
 };
 
@@ -101,6 +106,9 @@ struct reflector_conf {
 	uint16_t sockperf_port; /* 0 = off */
 	uint16_t echo_port;	/* 0 = off */
 	bool stateful;
+	/* Unused: a request's L4 checksum is always verified in software
+	 * when the NIC did not (--verify-l4-csum is accepted and does
+	 * nothing more). */
 	bool verify_l4_csum;
 	struct tsc_clock clock;
 	struct tsc_anchor anchor; /* TSC -> wall clock for STAMP timestamps */
@@ -196,6 +204,11 @@ struct reflector_worker {
 	 * init), when our Error Estimate says NTP; else through ns. */
 	bool ntp_direct;
 	bool fast_one; /* fast_ok and ntp_direct: one-frame bursts in line */
+	/* The frame in hand asks for its answer's L4 checksum to be left
+	 * to the NIC (RX_L4_CKSUM_NONE on a queue with IO_TX_*_CKSUM):
+	 * tx_l4_pseudo is the field's value then. Per frame. */
+	bool tx_l4_offload;
+	uint16_t tx_l4_pseudo;
 	struct stamp_ntp_clock ntp;
 };
 

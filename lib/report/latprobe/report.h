@@ -88,6 +88,10 @@ struct report_meta {
 	const char *dpdk_version;
 	const char *nic_driver;
 	unsigned cores_used;
+	/* JSON "checksum_offloads": {rx, tx}, comma lists of the port's
+	 * checksum offloads enabled ("ipv4,udp,tcp", "" for none); NULL: not
+	 * a DPDK port (null in JSON). */
+	const char *csum_rx, *csum_tx;
 };
 
 /*
@@ -345,6 +349,7 @@ struct report_probe {
 	uint64_t unreachable[REPORT_UNREACH__COUNT]; /* ICMP errors by code */
 	bool authenticated;   /* STAMP authenticated mode (--auth-key) */
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
+	uint64_t l4_partial;  /* answers used whose L4 checksum was partial */
 	struct report_error_estimate reflector_ee;
 
 	const struct histogram *rtt;

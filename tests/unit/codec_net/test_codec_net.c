@@ -1542,6 +1542,122 @@ test_csum_fold16(void **state)
 	}
 }
 
+/* The folded pseudo-header sum of f (RFC 768 / RFC 8200 8.1), in host
+ * order, from big-endian 16-bit words added by hand. */
+static uint16_t
+pseudo_by_hand(const uint8_t *b, const struct codec_frame *f)
+{
+	const uint8_t *ip = b + f->l3_off;
+	size_t aoff = f->ip_version == 4 ? 12 : 8,
+	       alen = f->ip_version == 4 ? 8 : 32;
+	uint32_t sum = f->ip_proto + (uint32_t)f->l4_len;
+
+	for (size_t i = 0; i < alen; i += 2)
+		sum += (uint32_t)ip[aoff + i] << 8 | ip[aoff + i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/*
+ * codec_l4_csum_check(): a built frame is OK; its field replaced by the
+ * pseudo-header sum alone (a sender's tx offload) is PARTIAL, and the
+ * complete sum it gives back is the builder's; a flipped bit is BAD; UDP
+ * 0 is OK over IPv4 and BAD over IPv6; ICMPv4 (no pseudo-header) has no
+ * partial form. UDP, TCP, ICMPv6, both families, odd lengths.
+ */
+static void
+test_l4_csum_check(void **state)
+{
+	uint8_t pl[301];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(i * 31 + 7);
+	for (unsigned v6 = 0; v6 < 2; v6++) {
+		for (unsigned kind = 0; kind < 3; kind++) {
+			for (size_t plen = 0; plen <= 301; plen += 43) {
+				struct codec_flow fl;
+				struct codec_frame f;
+				uint8_t b[512];
+				uint16_t built, cs, complete = 0, want;
+				int len, off;
+
+				memset(&fl, 0, sizeof(fl));
+				fl.src_mac = mac_a;
+				fl.dst_mac = mac_b;
+				fl.ip_version = v6 ? 6 : 4;
+				fl.src4 = 0xc6120001u;
+				fl.dst4 = 0xc6120002u;
+				fl.src6[0] = fl.dst6[0] = 0x20;
+				fl.src6[1] = fl.dst6[1] = 0x01;
+				fl.src6[3] = fl.dst6[3] = 0x02;
+				fl.src6[15] = 1;
+				fl.dst6[15] = 2;
+				fl.sport = 40000;
+				fl.dport = 862;
+				if (kind == 0)
+					len = codec_build_udp(b, sizeof(b), &fl,
+							      1, pl, plen);
+				else if (kind == 1)
+					len = codec_build_tcp(
+						b, sizeof(b), &fl, 7, 0,
+						CODEC_TCP_SYN, 1024,
+						plen % 2 ? 1460 : 0);
+				else
+					len = codec_build_icmp_echo(
+						b, sizeof(b), &fl,
+						v6 ? CODEC_ICMP6_ECHO_REQUEST
+						   : CODEC_ICMP_ECHO_REQUEST,
+						9, 1, pl, plen);
+				assert_true(len > 0);
+				assert_int_equal(
+					codec_parse_frame(b, (size_t)len, &f),
+					0);
+				off = kind == 0 ? 6 : kind == 1 ? 16 : 2;
+				memcpy(&built, b + f.l4_off + off, 2);
+				assert_int_equal(
+					codec_l4_csum_check(b, &f, NULL),
+					CODEC_L4_CSUM_OK);
+				/* Partial, where there is a pseudo-header. */
+				want = pseudo_by_hand(b, &f);
+				cs = (uint16_t)(want >> 8 | want << 8);
+				if (kind != 2 || v6) {
+					assert_int_equal(
+						codec_l4_pseudo_csum(b, &f),
+						cs);
+					memcpy(b + f.l4_off + off, &cs, 2);
+					assert_int_equal(
+						codec_l4_csum_check(b, &f,
+								    &complete),
+						CODEC_L4_CSUM_PARTIAL);
+					assert_int_equal(complete, built);
+					memcpy(b + f.l4_off + off, &complete,
+					       2);
+					assert_true(codec_l4_csum_ok(b, &f));
+				} else {
+					assert_int_equal(
+						codec_l4_pseudo_csum(b, &f), 0);
+				}
+				/* Wrong: a bit flipped in the header after
+				 * the checksum or in the payload. */
+				b[len - 1] ^= 0x08;
+				assert_int_equal(
+					codec_l4_csum_check(b, &f, &complete),
+					CODEC_L4_CSUM_BAD);
+				b[len - 1] ^= 0x08;
+				if (kind == 0) {
+					memset(b + f.l4_off + 6, 0, 2);
+					assert_int_equal(codec_l4_csum_check(
+								 b, &f, NULL),
+							 v6 ? CODEC_L4_CSUM_BAD
+							    : CODEC_L4_CSUM_OK);
+				}
+			}
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -1574,6 +1690,7 @@ main(void)
 		cmocka_unit_test(test_nd),
 		cmocka_unit_test(test_icmp6_echo),
 		cmocka_unit_test(test_ipv6_ext_headers),
+		cmocka_unit_test(test_l4_csum_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -415,6 +415,91 @@ test_nic_checksum_verdict(void **state)
 	io_fake_set_rx_ol_flags(w->f, 0, 0);
 }
 
+/*
+ * An answer to probe 0 whose UDP sum is right, wrong or partial (the folded
+ * pseudo-header sum alone: a kernel peer with tx offload on a veth), under
+ * each rx verdict (none, GOOD, BAD, NONE): BAD is never an answer; without
+ * a verdict a wrong sum is ignored as checksum (the reflector's own answer
+ * then ends the probe) and a partial one is used and counted
+ * (l4_partial); GOOD is taken at its word; NONE is used and counted.
+ */
+static void
+test_answer_sums(void **state)
+{
+	struct wire *w = *state;
+	struct codec_flow fl = flow_to_prober();
+	const struct prober_stats *st = &w->pw.st;
+	static const uint64_t verdicts[] = {0, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+					    RTE_MBUF_F_RX_L4_CKSUM_BAD,
+					    RTE_MBUF_F_RX_L4_CKSUM_NONE};
+
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned v = 0; v < 4; v++) {
+			uint8_t frame[256], t[4] = {0, CODEC_IPPROTO_UDP};
+			size_t len = build_answer(frame, sizeof(frame), &fl, 0,
+						  STAMP_BASE_LEN);
+			uint16_t l4len = (uint16_t)(len - 34);
+			uint32_t sum;
+
+			if (k == 1)
+				frame[len - 1] ^= 0x5a;
+			if (k == 2) {
+				t[2] = (uint8_t)(l4len >> 8);
+				t[3] = (uint8_t)l4len;
+				sum = codec_csum_partial(
+					t, 4,
+					codec_csum_partial(frame + 26, 8, 0));
+				while (sum >> 16)
+					sum = (sum & 0xffff) + (sum >> 16);
+				memcpy(frame + 40, &(uint16_t){(uint16_t)sum},
+				       2);
+			}
+			io_fake_set_rx_ol_flags(w->f, 0, verdicts[v]);
+			prober_start(w, 0);
+			tw_inject(w->f, 0, frame, len);
+			w->pc.count = 1;
+			assert_int_equal(prober_go(w), 0);
+			if (st->received != (v == 2 ? 0u : 1u) ||
+			    st->ignored[PROBER_IGN_CHECKSUM] !=
+				    (v == 2 ? st->rx_ignored
+					    : (v == 0 && k == 1 ? 1u : 0u)) ||
+			    (v == 0 && st->l4_partial != (k == 2)) ||
+			    (v == 3 && st->l4_partial == 0) ||
+			    ((v == 1 || v == 2) && st->l4_partial != 0))
+				fail_msg("sum %u, verdict %#llx: received %llu "
+					 "checksum %llu partial %llu",
+					 k, (unsigned long long)verdicts[v],
+					 (unsigned long long)st->received,
+					 (unsigned long long)st
+						 ->ignored[PROBER_IGN_CHECKSUM],
+					 (unsigned long long)st->l4_partial);
+			assert_int_equal(sum_ignored(st), st->rx_ignored);
+		}
+	}
+	/* The IPv4 header: a wrong sum is ignored unless the NIC said NONE
+	 * (verified, the sum left wrong) or GOOD. */
+	for (unsigned v = 0; v < 3; v++) {
+		static const uint64_t ipv[] = {0, RTE_MBUF_F_RX_IP_CKSUM_NONE,
+					       RTE_MBUF_F_RX_IP_CKSUM_GOOD};
+		uint8_t frame[256];
+		size_t len = build_answer(frame, sizeof(frame), &fl, 0,
+					  STAMP_BASE_LEN);
+
+		frame[14 + 10] ^= 0x21;
+		io_fake_set_rx_ol_flags(w->f, 0, ipv[v]);
+		prober_start(w, 0);
+		tw_inject(w->f, 0, frame, len);
+		w->pc.count = 1;
+		assert_int_equal(prober_go(w), 0);
+		assert_int_equal(st->received, 1);
+		/* Without a verdict the reflector's own answer ended it. */
+		assert_int_equal(st->ignored[PROBER_IGN_CHECKSUM], v == 0);
+		assert_int_equal(st->duplicated, v != 0);
+	}
+	io_fake_set_rx_ol_flags(w->f, 0, 0);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
 /* 2. ICMP destination unreachable ---------------------------------------- */
 
 /* Peer hook: no reflector, every probe answered by ICMP `code` quoting it
@@ -876,6 +961,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_ignored_reasons),
 		T(test_nic_checksum_verdict),
+		T(test_answer_sums),
 		T(test_icmp_port_unreachable),
 		T(test_icmp_host_unreachable_tcp),
 		T(test_icmp_unreachable_not_ours),

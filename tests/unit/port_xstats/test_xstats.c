@@ -12,6 +12,10 @@
 
 #include <cmocka.h>
 
+#include <rte_ethdev.h>
+
+#include "latprobe/offload.h"
+
 #include "latprobe/xstats.h"
 
 static void
@@ -124,10 +128,51 @@ test_queue_delta(void **state)
 	assert_int_equal(d.n, PORT_QSTATS_MAX);
 }
 
+/* Checksum offloads: of what a port offers, rx IPv4/UDP/TCP and tx UDP. */
+static void
+test_csum_pick(void **state)
+{
+	struct port_csum c;
+	char buf[32];
+
+	(void)state;
+	/* af_xdp, memif, ring: none. */
+	port_csum_pick(RTE_ETH_RX_OFFLOAD_TIMESTAMP,
+		       RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE, &c);
+	assert_int_equal(c.rx, 0);
+	assert_int_equal(c.tx, 0);
+	assert_int_equal(port_csum_names(&c, 1, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	/* virtio-like: rx UDP/TCP, tx UDP/TCP: tx TCP left off. */
+	port_csum_pick(
+		RTE_ETH_RX_OFFLOAD_UDP_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
+			RTE_ETH_RX_OFFLOAD_TCP_LRO,
+		RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+			RTE_ETH_TX_OFFLOAD_TCP_TSO,
+		&c);
+	assert_int_equal(c.rx, RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+				       RTE_ETH_RX_OFFLOAD_TCP_CKSUM);
+	assert_int_equal(c.tx, RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+	assert_int_equal(port_csum_names(&c, 1, buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "udp,tcp");
+	assert_int_equal(port_csum_names(&c, 0, buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "udp");
+	/* igb/mlx5-like: all three on rx. */
+	port_csum_pick(RTE_ETH_RX_OFFLOAD_CHECKSUM,
+		       RTE_ETH_TX_OFFLOAD_IPV4_CKSUM, &c);
+	assert_int_equal(port_csum_names(&c, 1, buf, sizeof(buf)), 12);
+	assert_string_equal(buf, "ipv4,udp,tcp");
+	assert_int_equal(c.tx, 0);
+	/* Too small a buffer: cut, the full length returned. */
+	assert_int_equal(port_csum_names(&c, 1, buf, 5), 12);
+	assert_string_equal(buf, "ipv4");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_csum_pick),
 		cmocka_unit_test(test_watched),
 		cmocka_unit_test(test_moved),
 		cmocka_unit_test(test_queue_delta),

@@ -39,6 +39,8 @@
 struct snap {
 	uint8_t b[SNAP_LEN];
 	uint16_t len;
+	uint64_t ol_flags; /* the tx mbuf's, and its offload lengths */
+	uint16_t l2_len, l3_len;
 };
 
 struct fx {
@@ -72,6 +74,9 @@ snap_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 		memcpy(s->b, rte_pktmbuf_mtod(pkts[i], const uint8_t *),
 		       pkts[i]->data_len);
 		s->len = pkts[i]->data_len;
+		s->ol_flags = pkts[i]->ol_flags;
+		s->l2_len = (uint16_t)pkts[i]->l2_len;
+		s->l3_len = (uint16_t)pkts[i]->l3_len;
 		cur->n_snaps++;
 	}
 	return io_tx(inner, pkts, n);
@@ -472,12 +477,46 @@ build_stamp_tlvs(uint8_t *buf, size_t cap, const struct codec_flow *fl)
 	return tw_build_udp(buf, cap, fl, pl, o.len);
 }
 
+/* The folded pseudo-header sum of a parsed UDP/ICMPv6 frame, computed
+ * here from the RFC 768 / RFC 8200 layout (what a sender's tx offload
+ * leaves in the field). */
+static uint16_t
+pseudo_of(const uint8_t *frame, const struct codec_frame *f)
+{
+	uint8_t t[8] = {0};
+	uint32_t sum;
+
+	if (f->ip_version == 4) {
+		t[1] = f->ip_proto;
+		t[2] = (uint8_t)(f->l4_len >> 8);
+		t[3] = (uint8_t)f->l4_len;
+		sum = codec_csum_partial(frame + f->l3_off + 12, 8, 0);
+		sum = codec_csum_partial(t, 4, sum);
+	} else {
+		t[2] = (uint8_t)(f->l4_len >> 8);
+		t[3] = (uint8_t)f->l4_len;
+		t[7] = f->ip_proto;
+		sum = codec_csum_partial(frame + f->l3_off + 8, 32, 0);
+		sum = codec_csum_partial(t, 8, sum);
+	}
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+enum sum_state { SUM_RIGHT, SUM_WRONG, SUM_PARTIAL, SUM_ABSENT, SUM__N };
+
 /*
- * The answer to each request, whose UDP checksum is right, wrong (a payload
- * byte flipped in transit) or absent (0 over IPv4): right, wrong and absent.
+ * Each request kind, its UDP checksum right, wrong (a payload byte flipped
+ * in transit), partial (the folded pseudo-header sum, as a kernel sender
+ * with tx offload leaves it on a veth) or absent (0 over IPv4), under each
+ * rx verdict of the NIC (none given, GOOD, BAD, NONE): a wrong sum the
+ * NIC did not vouch for and every BAD is dropped (dropped.l4_checksum); a
+ * partial one, and NONE, answered with a complete sum and counted
+ * (rx.l4_partial); absent stays absent.
  */
 static void
-test_bad_udp_sum_stays_bad(void **state)
+test_udp_sums(void **state)
 {
 	struct fx *x = *state;
 	static const struct {
@@ -490,69 +529,299 @@ test_bad_udp_sum_stays_bad(void **state)
 		{"STAMP", STAMP_PORT, RC_STAMP},
 		{"STAMP with TLVs, odd length", STAMP_PORT, RC_STAMP},
 	};
+	static const uint64_t verdicts[] = {0, RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+					    RTE_MBUF_F_RX_L4_CKSUM_BAD,
+					    RTE_MBUF_F_RX_L4_CKSUM_NONE};
+	static const char *const sn[SUM__N] = {"right", "wrong", "partial",
+					       "absent"};
 
 	for (unsigned k = 0; k < 4; k++) {
-		for (unsigned mode = 0; mode < 3; mode++) {
-			struct codec_flow fl =
-				flow(TW_PROBER_IP, 40000, kinds[k].dport);
-			uint8_t frame[512], ans[512];
-			struct codec_frame f;
-			size_t len, alen;
-			uint16_t cs;
+		for (unsigned st = 0; st < SUM__N; st++) {
+			for (unsigned v = 0; v < 4; v++) {
+				struct codec_flow fl = flow(TW_PROBER_IP, 40000,
+							    kinds[k].dport);
+				uint8_t frame[512], ans[512];
+				struct codec_frame f;
+				uint64_t ans0 = rc(x, kinds[k].counter),
+					 drop0 = rc(x, RC_DROP_L4_CSUM),
+					 part0 = rc(x, RC_RX_L4_PARTIAL);
+				bool drop, part;
+				size_t len, alen;
+				uint16_t cs;
+				char what[96];
 
-			if (k == 1)
-				len = build_sockperf(frame, sizeof(frame), &fl);
-			else if (k == 2)
-				len = build_stamp(frame, sizeof(frame), &fl, 1,
-						  1);
-			else if (k == 3)
-				len = build_stamp_tlvs(frame, sizeof(frame),
-						       &fl);
-			else
-				len = tw_build_udp(
-					frame, sizeof(frame), &fl,
-					(const uint8_t *)"hello, echo", 11);
-			assert_int_equal(codec_parse_frame(frame, len, &f), 0);
-			if (mode == 1)
-				frame[len - 1] ^= 0x04; /* in the payload */
-			if (mode == 2)
-				memset(frame + f.l4_off + 6, 0, 2);
-			expect_counter(x, frame, len, kinds[k].counter,
-				       kinds[k].what);
-			tw_inject(x->f, 1, frame, len);
-			reflector_poll(&x->rw);
-			alen = take_one(x, ans, sizeof(ans));
-			assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
-			memcpy(&cs, ans + f.l4_off + 6, 2);
-			if (mode == 0 && !codec_l4_csum_ok(ans, &f))
-				fail_msg("%s: a right sum went wrong",
-					 kinds[k].what);
-			if (mode == 1 && codec_l4_csum_ok(ans, &f))
-				fail_msg("%s: a corrupted request was answered "
-					 "with a right UDP sum",
-					 kinds[k].what);
-			if (mode == 2 && cs != 0)
-				fail_msg("%s: no sum asked, %04x sent",
-					 kinds[k].what, cs);
+				snprintf(what, sizeof(what),
+					 "%s, %s sum, verdict %#llx",
+					 kinds[k].what, sn[st],
+					 (unsigned long long)verdicts[v]);
+				if (k == 1)
+					len = build_sockperf(
+						frame, sizeof(frame), &fl);
+				else if (k == 2)
+					len = build_stamp(frame, sizeof(frame),
+							  &fl, 1, 1);
+				else if (k == 3)
+					len = build_stamp_tlvs(
+						frame, sizeof(frame), &fl);
+				else
+					len = tw_build_udp(
+						frame, sizeof(frame), &fl,
+						(const uint8_t *)"hello, echo",
+						11);
+				assert_int_equal(
+					codec_parse_frame(frame, len, &f), 0);
+				if (st == SUM_WRONG)
+					frame[len - 1] ^= 0x04;
+				cs = st == SUM_PARTIAL ? pseudo_of(frame, &f)
+						       : 0;
+				if (st == SUM_PARTIAL || st == SUM_ABSENT)
+					memcpy(frame + f.l4_off + 6, &cs, 2);
+				drop = v == 2 || (v == 0 && st == SUM_WRONG);
+				part = !drop && st != SUM_ABSENT &&
+				       (v == 3 ||
+					(v == 0 && st == SUM_PARTIAL));
+				x->rx_ol_flags = verdicts[v];
+				tw_inject(x->f, 1, frame, len);
+				reflector_poll(&x->rw);
+				x->rx_ol_flags = 0;
+				if (rc(x, RC_DROP_L4_CSUM) - drop0 != drop ||
+				    rc(x, kinds[k].counter) - ans0 != !drop ||
+				    rc(x, RC_RX_L4_PARTIAL) - part0 != part)
+					fail_msg(
+						"%s: dropped %llu answered "
+						"%llu partial %llu",
+						what,
+						(unsigned long long)(rc(x,
+									RC_DROP_L4_CSUM) -
+								     drop0),
+						(unsigned long long)(rc(x,
+									kinds[k].counter) -
+								     ans0),
+						(unsigned long long)(rc(x,
+									RC_RX_L4_PARTIAL) -
+								     part0));
+				if (drop) {
+					assert_int_equal(tw_drain(x->f, 0), 0);
+					continue;
+				}
+				alen = take_one(x, ans, sizeof(ans));
+				assert_int_equal(
+					codec_parse_frame(ans, alen, &f), 0);
+				memcpy(&cs, ans + f.l4_off + 6, 2);
+				if (st == SUM_ABSENT) {
+					if (cs != 0)
+						fail_msg("%s: %04x sent", what,
+							 cs);
+				} else if (v == 1 && st != SUM_RIGHT) {
+					/* The NIC vouched for it: updated,
+					 * not checked (no NIC says GOOD of
+					 * a wrong sum). */
+				} else if (!codec_l4_csum_ok(ans, &f)) {
+					fail_msg("%s: answered with a wrong "
+						 "sum %04x",
+						 what, cs);
+				}
+			}
 		}
 	}
-	/* The same corrupted echo with the check on: dropped and counted. */
-	{
-		struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
-		uint8_t frame[128];
-		size_t len = tw_build_udp(frame, sizeof(frame), &fl,
-					  (const uint8_t *)"hello, echo", 11);
+	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
+}
 
-		frame[len - 1] ^= 0x04;
-		x->rc.verify_l4_csum = true;
-		expect_counter(x, frame, len, RC_DROP_L4_CSUM, "--verify");
-		/* A NIC that found the sum bad: dropped without a check. */
-		x->rc.verify_l4_csum = false;
-		frame[len - 1] ^= 0x04;
-		x->rx_ol_flags = RTE_MBUF_F_RX_L4_CKSUM_BAD;
-		expect_counter(x, frame, len, RC_DROP_L4_CSUM, "NIC: bad");
-		x->rx_ol_flags = 0;
+/*
+ * The answer's checksum left to the NIC: a queue whose port does the tx
+ * UDP checksum offload, a request the NIC said RX_L4_CKSUM_NONE of: the
+ * field holds the pseudo-header sum, the mbuf asks for the offload (IPv4,
+ * UDP, l2/l3 lengths); the bytes are otherwise the software answer's.
+ * Without the offload (or with a verdict that needs none), no tx flag.
+ */
+static void
+test_udp_tx_offload(void **state)
+{
+	struct fx *x = *state;
+	static const uint16_t ports[] = {7, SOCKPERF_PORT, STAMP_PORT};
+
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned off = 0; off < 2; off++) {
+			struct codec_flow fl =
+				flow(TW_PROBER_IP, 40000, ports[k]);
+			uint8_t frame[512];
+			struct codec_frame f, af;
+			struct rte_mbuf *m;
+			size_t len =
+				k == 1	 ? build_sockperf(frame, sizeof(frame),
+							  &fl)
+				: k == 2 ? build_stamp(frame, sizeof(frame),
+						       &fl, 1, 1)
+					 : tw_build_udp(
+						   frame, sizeof(frame), &fl,
+						   (const uint8_t *)"echo", 4);
+			const struct snap *sn;
+			uint16_t cs, want;
+			uint8_t *a;
+
+			x->q.tx_csum = off ? IO_TX_UDP_CKSUM : 0;
+			refl_restart(x);
+			assert_int_equal(codec_parse_frame(frame, len, &f), 0);
+			x->rx_ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE |
+					 RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+			tw_inject(x->f, 1, frame, len);
+			reflector_poll(&x->rw);
+			x->rx_ol_flags = 0;
+			assert_int_equal(io_rx(io_fake_queue(x->f, 0), &m, 1),
+					 1);
+			sn = &x->snaps[(x->n_snaps - 1) % SNAP_MAX];
+			a = rte_pktmbuf_mtod(m, uint8_t *);
+			assert_int_equal(codec_parse_frame(a, m->data_len, &af),
+					 0);
+			memcpy(&cs, a + af.l4_off + 6, 2);
+			if (off) {
+				want = pseudo_of(a, &af);
+				assert_int_equal(cs, want);
+				assert_int_equal(
+					sn->ol_flags,
+					RTE_MBUF_F_TX_IPV4 |
+						RTE_MBUF_F_TX_UDP_CKSUM);
+				assert_int_equal(sn->l2_len, CODEC_ETH_HLEN);
+				assert_int_equal(sn->l3_len, CODEC_IPV4_HLEN);
+				/* What the NIC makes of it: right. */
+				codec_l4_csum_set(a, &af);
+			} else {
+				assert_int_equal(
+					m->ol_flags &
+						RTE_MBUF_F_TX_OFFLOAD_MASK,
+					0);
+			}
+			assert_true(codec_l4_csum_ok(a, &af));
+			io_free(io_fake_queue(x->f, 0), m);
+			/* A request verified here needs no offload. */
+			tw_inject(x->f, 1, frame, len);
+			reflector_poll(&x->rw);
+			assert_int_equal(io_rx(io_fake_queue(x->f, 0), &m, 1),
+					 1);
+			assert_int_equal(
+				m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK, 0);
+			io_free(io_fake_queue(x->f, 0), m);
+		}
 	}
+	x->q.tx_csum = 0;
+	refl_restart(x);
+	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
+}
+
+/*
+ * A fragmented UDP echo (3,000 bytes at MTU 1500): its sum verified after
+ * reassembly (no NIC verdict covers a datagram): wrong dropped, partial
+ * completed; a fragment's wrong IPv4 header sum dropped unless the NIC
+ * said NONE (or GOOD) of it.
+ */
+static void
+test_fragment_sums(void **state)
+{
+	struct fx *x = *state;
+	static uint8_t pl[3000], frame[3200], frags[4][1600];
+	struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
+	struct codec_frame f;
+	size_t flen[4], len;
+
+	for (size_t i = 0; i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(i * 13 + 1);
+	for (unsigned k = 0; k < 5; k++) {
+		uint64_t echo0 = rc(x, RC_ECHO), l40 = rc(x, RC_DROP_L4_CSUM),
+			 ip0 = rc(x, RC_DROP_IP_CSUM),
+			 part0 = rc(x, RC_RX_L4_PARTIAL);
+		unsigned n;
+		uint16_t cs;
+
+		len = tw_build_udp(frame, sizeof(frame), &fl, pl, sizeof(pl));
+		assert_int_equal(codec_parse_frame(frame, len, &f), 0);
+		if (k == 1)
+			frame[len - 7] ^= 0x10; /* payload: UDP sum wrong */
+		if (k == 2) {
+			cs = pseudo_of(frame, &f);
+			memcpy(frame + f.l4_off + 6, &cs, 2);
+		}
+		n = fragment(frame, len, frags, flen, 4);
+		assert_true(n >= 2);
+		if (k >= 3)
+			frags[0][CODEC_ETH_HLEN + 10] ^= 0x44;
+		x->rx_ol_flags = k == 4 ? RTE_MBUF_F_RX_IP_CKSUM_NONE : 0;
+		for (unsigned i = 0; i < n; i++) {
+			tw_inject(x->f, 1, frags[i], flen[i]);
+			reflector_poll(&x->rw);
+		}
+		x->rx_ol_flags = 0;
+		assert_int_equal(rc(x, RC_DROP_L4_CSUM) - l40, k == 1);
+		assert_int_equal(rc(x, RC_DROP_IP_CSUM) - ip0, k == 3);
+		assert_int_equal(rc(x, RC_RX_L4_PARTIAL) - part0, k == 2);
+		assert_int_equal(rc(x, RC_ECHO) - echo0, k != 1 && k != 3);
+		/* The answer, reassembled: its UDP sum right. */
+		if (k == 1 || k == 3) {
+			assert_int_equal(tw_drain(x->f, 0), 0);
+		} else {
+			struct codec_reasm *r = codec_reasm_create();
+			struct rte_mbuf *m;
+			unsigned got = 0;
+			int done = 0;
+
+			assert_non_null(r);
+			while (io_rx(io_fake_queue(x->f, 0), &m, 1) == 1) {
+				uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+				struct codec_frame af;
+				uint8_t *whole;
+				size_t wlen;
+
+				assert_int_equal(
+					codec_parse_frame(b, m->data_len, &af),
+					0);
+				if (codec_reasm_add(r, b, &af, 1, &whole,
+						    &wlen) == 1) {
+					assert_int_equal(
+						codec_parse_frame(whole, wlen,
+								  &af),
+						0);
+					if (!codec_l4_csum_ok(whole, &af))
+						fail_msg(
+							"case %u: the answer's "
+							"UDP sum is wrong",
+							k);
+					done++;
+				}
+				got++;
+				io_free(io_fake_queue(x->f, 0), m);
+			}
+			codec_reasm_destroy(r);
+			assert_int_equal(got, n);
+			assert_int_equal(done, 1);
+		}
+		/* A dropped first fragment leaves the rest in reassembly. */
+		refl_restart(x);
+	}
+	assert_int_equal(io_fake_mbufs_in_use(x->f), 0);
+}
+
+/* A wrong IPv4 header checksum the NIC said NONE of (verified, sum left
+ * wrong): answered with a right header sum. */
+static void
+test_ip_csum_none(void **state)
+{
+	struct fx *x = *state;
+	struct codec_flow fl = flow(TW_PROBER_IP, 40000, 7);
+	uint8_t frame[128], ans[128];
+	struct codec_frame f;
+	size_t len = tw_build_udp(frame, sizeof(frame), &fl,
+				  (const uint8_t *)"hello", 5),
+	       alen;
+
+	frame[CODEC_ETH_HLEN + 10] ^= 0x5a;
+	expect_counter(x, frame, len, RC_DROP_IP_CSUM, "bad ip sum");
+	x->rx_ol_flags = RTE_MBUF_F_RX_IP_CKSUM_NONE;
+	tw_inject(x->f, 1, frame, len);
+	reflector_poll(&x->rw);
+	x->rx_ol_flags = 0;
+	alen = take_one(x, ans, sizeof(ans));
+	assert_int_equal(codec_parse_frame(ans, alen, &f), 0);
+	assert_true(codec_ipv4_csum_ok(ans, &f));
+	assert_true(codec_l4_csum_ok(ans, &f));
 }
 
 /* ICMP echo: type changed, checksum updated, still right. */
@@ -1272,7 +1541,10 @@ main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_big_burst_answers_finished),
 		T(test_answers_in_bursts),
-		T(test_bad_udp_sum_stays_bad),
+		T(test_udp_sums),
+		T(test_udp_tx_offload),
+		T(test_ip_csum_none),
+		T(test_fragment_sums),
 		T(test_icmp_sum_updated),
 		T(test_stamp_shorter_than_14),
 		T(test_loop_and_martians),

@@ -508,7 +508,18 @@ test_ignored_reasons(void **state)
 	assert_non_null(strstr(text, "  Ignored: checksum 5, other_flow 2, "
 				     "late 1\n"));
 	assert_non_null(strstr(text, "mostly checksum: "));
-	assert_non_null(strstr(text, "ethtool -K IF tx off"));
+	assert_non_null(strstr(text, "partial ones, from a peer's tx"));
+	assert_null(strstr(text, "Answers with a partial L4 checksum"));
+	free(text);
+	/* Partial sums used: the count, in the JSON and with its meaning. */
+	r.l4_partial = 9;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "Answers with a partial L4 checksum = 9 "
+				     "(used: the peer left its sum to a tx"));
+	free(text);
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_int_equal(jget_u64(root, "probes.l4_partial"), 9);
+	json_object_put(root);
 	free(text);
 }
 
@@ -964,7 +975,28 @@ test_reflect(void **state)
 	assert_non_null(
 		strstr(text, "Turnaround (T3-T2): count 500, min 300ns"));
 	assert_non_null(strstr(text, "TSC: 2000000000 Hz"));
+	assert_null(strstr(text, "rx.l4_partial"));
 	free(text);
+
+	/* Partial sums completed: the counter and one line of meaning. */
+	{
+		struct report_counter pc[] = {{"rx.l4_partial", 12}};
+		struct report_reflect rp = r;
+
+		rp.counters = pc;
+		rp.n_counters = 1;
+		CAPTURE(report_reflect_text(&rp, m_), text);
+		assert_non_null(strstr(text, "  rx.l4_partial"));
+		assert_non_null(strstr(text, "rx.l4_partial: requests whose L4 "
+					     "checksum was partial"));
+		free(text);
+		CAPTURE_JSON(report_reflect_json(&rp, m_), text, root);
+		assert_true(json_object_object_get_ex(jget(root, "counters"),
+						      "rx.l4_partial", &o));
+		assert_int_equal(json_object_get_uint64(o), 12);
+		json_object_put(root);
+		free(text);
+	}
 
 	/* Without turnaround or counters. */
 	r.turnaround = NULL;
@@ -1721,6 +1753,19 @@ test_probe_meta_summary(void **state)
 	assert_int_equal(jget_u64(root, "timeout_ns"), 200000000);
 	assert_non_null(strstr(json_object_get_string(jget(root, "summary")),
 			       "loss 0.79% (8/1010)"));
+	/* No port named: checksum_offloads null. */
+	assert_true(json_object_is_type(jget(root, "checksum_offloads"),
+					json_type_null));
+	json_object_put(root);
+	free(text);
+	m.csum_rx = "ipv4,udp,tcp";
+	m.csum_tx = "";
+	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
+	assert_string_equal(
+		json_object_get_string(jget(root, "checksum_offloads.rx")),
+		"ipv4,udp,tcp");
+	assert_string_equal(
+		json_object_get_string(jget(root, "checksum_offloads.tx")), "");
 	json_object_put(root);
 	free(text);
 
