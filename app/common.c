@@ -560,6 +560,7 @@ int
 app_common_opt(int c, const char *arg, struct app_common_opts *co,
 	       const char *cmd, const char *argv_opt)
 {
+	unsigned mode = 0;
 	uint64_t v;
 	int r;
 
@@ -667,12 +668,18 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		co->hw_timestamps = true;
 		return 0;
 	case APP_OPT_AUTH_KEY:
-		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len);
+		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len,
+					&mode);
 		if (r != 0) {
 			app_err("--auth-key %s: %s", arg,
 				stamp_auth_key_error(r));
 			return -1;
 		}
+		/* As ssh does with a private key, but a warning. */
+		if ((mode & 077u) != 0)
+			app_warn("--auth-key %s: mode %04o, readable by group "
+				 "or others: chmod 600 %s",
+				 arg, mode, arg);
 		return 0;
 	default:
 		app_err("unknown or incomplete option '%s' (try 'latprobe %s "
