@@ -2385,6 +2385,7 @@ probe_report(struct app_run *r, double duration_s,
 		rep.resets += w->st.resets;
 		rep.reasm_failed += w->st.reasm_failed;
 		rep.auth_failed += w->st.auth_failed;
+		rep.nombuf += w->st.nombuf;
 		if (w->st.tx_fail != 0)
 			app_warn("lcore %u: %llu probes the tx queue did not "
 				 "take (not counted as sent)",

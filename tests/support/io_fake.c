@@ -37,6 +37,7 @@ struct fake_side {
 	uint64_t pin_rx, pin_tx;
 	uint64_t tx_count;
 	unsigned in_hook;
+	unsigned alloc_fails; /* io_fake_fail_alloc: allocs left to fail */
 	struct io_fake *f;
 };
 
@@ -101,7 +102,19 @@ fake_free_raw(struct io_fake *f, struct rte_mbuf *m)
 static struct rte_mbuf *
 fake_alloc(struct io_queue *q)
 {
-	return fake_alloc_raw(side_of(q)->f);
+	struct fake_side *s = side_of(q);
+
+	if (s->alloc_fails != 0) {
+		s->alloc_fails--;
+		return NULL;
+	}
+	return fake_alloc_raw(s->f);
+}
+
+void
+io_fake_fail_alloc(struct io_fake *f, unsigned side, unsigned n)
+{
+	f->side[side].alloc_fails = n;
 }
 
 static void

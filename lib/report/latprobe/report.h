@@ -337,6 +337,7 @@ struct report_probe {
 	uint64_t unreachable[REPORT_UNREACH__COUNT]; /* ICMP errors by code */
 	bool authenticated;   /* STAMP authenticated mode (--auth-key) */
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
+	uint64_t nombuf; /* sends retried for want of an mbuf (probes.nombuf) */
 	struct report_error_estimate reflector_ee;
 
 	const struct histogram *rtt;

@@ -908,10 +908,9 @@ test_paced_stale_answer_ignored(void **state)
 
 /*
  * STAMP carries 32-bit sequence numbers; the prober widens them to its
- * 64-bit counter around the highest seen. Across the 2^32 wrap an answer
- * may come when the highest seen is still below 2^32 (the probe just
- * before the wrap was lost): seq 2^32 is on the wire as 0 and must widen
- * up, not down to 0.
+ * 64-bit counter around the newest sent. Across the 2^32 wrap an answer
+ * may come when that is still below 2^32: seq 2^32 is on the wire as 0 and
+ * must widen up, not down to 0.
  */
 static void
 test_stamp_seq_widen_across_wrap(void **state)
@@ -938,15 +937,15 @@ test_stamp_seq_widen_across_wrap(void **state)
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 
 	/* Far from the wrap: plain. */
-	w->pw.max_seq_seen = 0x100000005ull;
-	w->pw.any_seen = true;
+	w->pw.step_seq = 0x100000005ull; /* the newest sent */
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(probe_proto_stamp.match(&w->pw, frame, &f, &r), 1);
 	assert_int_equal(r.seq, 0x100000000ull);
 	assert_true(r.has_remote_ts);
 
-	/* Highest seen 2^32 - 2, 2^32 - 1 lost, the answer is for 2^32. */
-	w->pw.max_seq_seen = 0xfffffffeull;
+	/* Newest sent 2^32 - 2 (2^32 - 1, 2^32 on the way), the answer is for
+	 * 2^32. */
+	w->pw.step_seq = 0xfffffffeull;
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(probe_proto_stamp.match(&w->pw, frame, &f, &r), 1);
 	assert_int_equal(r.seq, 0x100000000ull);
