@@ -73,6 +73,8 @@ child_after_fork(void)
 {
 	atomic_store_explicit(&n_slots, 0, memory_order_relaxed);
 	atomic_store_explicit(&gate_closed, 0, memory_order_relaxed);
+	for (unsigned i = 0; i < GATE_MAX_SLOTS; i++)
+		atomic_store_explicit(&slots[i].busy, 0, memory_order_relaxed);
 }
 
 static void

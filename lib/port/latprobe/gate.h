@@ -14,8 +14,8 @@
  * while it runs is skipped (0 packets). memif_disconnect() clears the flag
  * before it unmaps, so the bursts after it return without touching the
  * rings. Every other munmap() is the next one in the symbol lookup order
- * (libc's, or an interposer's: ASan, a preload) after two loads and a
- * call. docs/design.md, "memif disconnect", has the evidence.
+ * (libc's, or an interposer's: ASan, a preload) after three loads and the
+ * racer test. docs/design.md, "memif disconnect", has the evidence.
  */
 
 #include <stdatomic.h>
