@@ -58,9 +58,9 @@ static void __attribute__((constructor)) resolve_next(void)
 	void *p = dlsym(RTLD_NEXT, "munmap");
 	munmap_fn f = NULL;
 
+	/* POSIX: what dlsym() returns may be a function's address. */
 	if (p != NULL)
-		memcpy(&f, &p,
-		       sizeof(f)); /* POSIX: dlsym()'s may be a function */
+		memcpy(&f, &p, sizeof(f));
 	if (f == NULL || f == munmap)
 		f = raw_munmap;
 	atomic_store_explicit(&next_munmap, f, memory_order_relaxed);
