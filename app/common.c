@@ -675,8 +675,8 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		}
 		/* As ssh does with a private key, but a warning. */
 		if ((mode & 077u) != 0)
-			app_warn("--auth-key %s: mode %04o, readable by group "
-				 "or others: chmod 600 %s",
+			app_warn("--auth-key %s: mode %04o, open to group or "
+				 "others: chmod 600 %s",
 				 arg, mode, arg);
 		return 0;
 	default:

@@ -51,7 +51,7 @@ loose() {
 cp "$WORK/good.key" "$WORK/loose.key"
 chmod 644 "$WORK/loose.key"
 loose "$WORK/loose.key"
-[ "$(grep -c '^latprobe: warning: --auth-key .*loose.key: mode 0644, readable by group or others: chmod 600 ' "$WORK/loose.err")" -eq 1 ] ||
+[ "$(grep -c '^latprobe: warning: --auth-key .*loose.key: mode 0644, open to group or others: chmod 600 ' "$WORK/loose.err")" -eq 1 ] ||
 	{ cat "$WORK/loose.err" >&2; fail "no warning for a key file of mode 0644"; }
 chmod 600 "$WORK/loose.key"
 loose "$WORK/loose.key"
