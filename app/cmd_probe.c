@@ -2676,6 +2676,7 @@ probe_report(struct app_run *r, double duration_s,
 		rep.reasm_failed += w->st.reasm_failed;
 		rep.auth_failed += w->st.auth_failed;
 		rep.l4_partial += w->st.l4_partial;
+		rep.nombuf += w->st.nombuf;
 		if (w->st.tx_fail != 0)
 			app_warn("lcore %u: %llu probes the tx queue did not "
 				 "take (not counted as sent)",

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "latprobe/port.h"
 #include "preflight.h"
+#include "sigrule.h"
 #include "latprobe/stamp_auth.h"
 
 atomic_bool force_quit;
@@ -56,21 +57,14 @@ app_hup_take(void)
 }
 
 /*
- * The same signal again, from the same process, within this of the first
+ * The same signal again, from the same process, within 1 s of the first
  * is the first delivered twice, not a second request: timeout(1) sends its
  * signal to the command and to its process group, so the command gets it
  * twice at once (the report was lost that way in 5 of 6 runs under
  * timeout -s INT). A second Ctrl-C (the terminal's: si_code SI_KERNEL) or
- * a signal from another process still means "now".
+ * a signal from another process still means "now". app/sigrule.c.
  */
-#define SIGNAL_REPEAT_NS 1000000000ll
-
-/* The first SIGINT/SIGTERM: its number, the pid that sent it (0 when not
- * kill(2)'s), and when (CLOCK_MONOTONIC ns, 0 until the handler that took
- * it has read the clock). */
-static atomic_int first_sig;
-static atomic_int first_sig_pid;
-static atomic_llong first_sig_ns;
+static struct app_sig_first first_sig;
 
 static long long
 signal_now_ns(void)
@@ -90,23 +84,20 @@ signal_now_ns(void)
 static void
 on_signal(int sig, siginfo_t *si, void *uctx)
 {
-	long long now = signal_now_ns(), t0;
-	int first = 0, pid = 0;
+	int pid = 0;
 
 	(void)uctx;
 	if (si != NULL && si->si_code == SI_USER)
 		pid = (int)si->si_pid;
-	if (atomic_compare_exchange_strong(&first_sig, &first, sig)) {
-		atomic_store(&first_sig_pid, pid);
-		atomic_store(&first_sig_ns, now);
+	switch (app_sig_rule(&first_sig, sig, pid, signal_now_ns())) {
+	case APP_SIG_FIRST:
 		atomic_store_explicit(&force_quit, true, memory_order_relaxed);
 		return;
+	case APP_SIG_REPEAT:
+		return; /* the first one, delivered twice */
+	default:
+		_exit(128 + sig); /* a second one: the user means it */
 	}
-	t0 = atomic_load(&first_sig_ns);
-	if (first == sig && pid != 0 && pid == atomic_load(&first_sig_pid) &&
-	    (t0 == 0 || now - t0 < SIGNAL_REPEAT_NS))
-		return;	  /* the first one, delivered twice */
-	_exit(128 + sig); /* a second one: the user means it */
 }
 
 void
@@ -116,7 +107,14 @@ app_signals_install(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;
+	/*
+	 * SA_RESTART: a system call the signal interrupts goes on, as it
+	 * would without a handler. Nothing waits for EINTR to stop: the
+	 * loops read force_quit, and their waits are bounded (poll() and
+	 * sleeps with timeouts, which are never restarted, SO_RCVTIMEO's 1 ms
+	 * on the kernel backend's blocking socket, pthread_cond_timedwait).
+	 */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -575,6 +573,7 @@ int
 app_common_opt(int c, const char *arg, struct app_common_opts *co,
 	       const char *cmd, const char *argv_opt)
 {
+	unsigned mode = 0;
 	uint64_t v;
 	int r;
 
@@ -685,12 +684,18 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		co->hw_timestamps = true;
 		return 0;
 	case APP_OPT_AUTH_KEY:
-		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len);
+		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len,
+					&mode);
 		if (r != 0) {
 			app_err("--auth-key %s: %s", arg,
 				stamp_auth_key_error(r));
 			return -1;
 		}
+		/* As ssh does with a private key, but a warning. */
+		if ((mode & 077u) != 0)
+			app_warn("--auth-key %s: mode %04o, open to group or "
+				 "others: chmod 600 %s",
+				 arg, mode, arg);
 		return 0;
 	default:
 		app_err("unknown or incomplete option '%s' (try 'latprobe %s "

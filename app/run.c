@@ -640,6 +640,9 @@ out:
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);
+	/* The subcommand's state holds the --auth-key bytes
+	 * (app_common_opts.auth_key): no copy of the key outlives the run. */
+	explicit_bzero(r->ctx, cmd->ctx_size);
 	free(r->ctx);
 free_args:
 	app_args_free(&r->args);

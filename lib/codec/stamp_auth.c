@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/core_names.h>
@@ -118,16 +119,23 @@ stamp_auth_key_parse(const char *text, size_t len,
 
 int
 stamp_auth_key_load(const char *path, uint8_t key[STAMP_AUTH_KEY_MAX],
-		    size_t *key_len)
+		    size_t *key_len, unsigned *mode)
 {
 	/* room for the longest key, whitespace, and one byte to see more */
 	char buf[2 * STAMP_AUTH_KEY_MAX + 64];
+	struct stat st;
 	size_t n = 0;
 	int fd, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* The mode of the file read, not of whatever has the name later. */
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
 	while (n < sizeof(buf)) {
 		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
 
@@ -147,6 +155,10 @@ stamp_auth_key_load(const char *path, uint8_t key[STAMP_AUTH_KEY_MAX],
 	rc = n == sizeof(buf) ? -E2BIG
 			      : stamp_auth_key_parse(buf, n, key, key_len);
 	OPENSSL_cleanse(buf, sizeof(buf));
+	if (rc != 0)
+		OPENSSL_cleanse(key, STAMP_AUTH_KEY_MAX);
+	else if (mode != NULL)
+		*mode = (unsigned)st.st_mode & 07777u;
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -349,6 +350,10 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 		}
 	}
 	memif = strcmp(info.driver_name, "net_memif") == 0;
+	/* memif_disconnect() unmaps from the EAL interrupt thread; its other
+	 * callers (stop, close) come after the lcores. */
+	if (memif)
+		gate_set_racer(rte_thread_is_intr);
 	for (uint16_t q = 0; q < nq; q++) {
 		p->q[q].rx_ts_off = ts_off;
 		p->q[q].rx_ts_flag = p->hw_rx_timestamp ? ts_flag : 0;

@@ -235,6 +235,7 @@ send_next(struct prober_worker *w, uint64_t now)
 	if (ret == 1)
 		o->in_flight++;
 	o->next = seq + 1;
+	w->step_seq = seq + 1; /* the matchers' newest sent */
 	o->next_sched += prober_sched_gap(&o->sched);
 	if (seq < c->warmup)
 		return 0;
@@ -286,6 +287,14 @@ prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
 		     now >= o->next_sched && o->next - o->head <= o->mask;
 		     k++) {
 			ret = send_next(w, now);
+			if (ret == -ENOBUFS) {
+				/* No mbuf for now: counted; the probe goes when
+				 * the poll below gave some back, behind its
+				 * schedule (intended latency sees it). */
+				STAT_ADD(w, nombuf, 1);
+				ret = 0;
+				break;
+			}
 			if (ret != 0)
 				goto out;
 			now = io_clock(q);

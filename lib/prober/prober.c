@@ -1541,8 +1541,16 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 
 	now = io_clock(q);
 	n_tx = send_probe(w, seq, now, &t1, lean);
-	if (n_tx < 0)
-		return n_tx;
+	if (n_tx < 0) {
+		if (n_tx != -ENOBUFS)
+			return n_tx;
+		/* No mbuf for now: counted, the rx queue drained (late
+		 * answers give theirs back), and the same probe tried at the
+		 * next step. */
+		STAT_ADD(w, nombuf, 1);
+		poll_replies(w, UINT64_MAX, seq, 0, false);
+		return 1;
+	}
 	if (n_tx == 0) {
 		w->step_seq = seq + 1;
 		return 1;

@@ -56,7 +56,7 @@ tcp_match(struct prober_worker *w, const uint8_t *buf,
 	if ((f->tcp_flags & (CODEC_TCP_SYN | CODEC_TCP_RST)) == 0)
 		return 0;
 	s32 = (f->tcp_ack - 1) ^ w->conf->tcp_isn_base;
-	r->seq = codec_widen_seq32(s32, w->max_seq_seen + 1);
+	r->seq = codec_widen_seq32(s32, w->step_seq); /* newest sent */
 	r->is_reset = (f->tcp_flags & CODEC_TCP_RST) != 0;
 	return 1;
 }

@@ -51,7 +51,9 @@ payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 {
 	c->size = w->conf->size;
 	c->ssid = (uint16_t)(w->index + 1);
-	c->near_seq = w->max_seq_seen + 1;
+	/* The newest sent, not the highest answered: after 2^31 unanswered
+	 * probes every answer would widen against a stale number. */
+	c->near_seq = w->step_seq;
 	c->auth = w->auth;
 }
 
@@ -214,7 +216,7 @@ stamp_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
 	memcpy(&t3, p + 4, sizeof(t3));
 	memcpy(&t2, p + 16, sizeof(t2));
 	ee = __builtin_bswap16(ee);
-	r->seq = codec_widen_seq32(__builtin_bswap32(s32), w->max_seq_seen + 1);
+	r->seq = codec_widen_seq32(__builtin_bswap32(s32), w->step_seq);
 	r->has_remote_ts = true;
 	r->t3_ns = stamp_ts_to_ns(__builtin_bswap64(t3), ee);
 	r->t2_ns = stamp_ts_to_ns(__builtin_bswap64(t2), ee);

@@ -1453,6 +1453,27 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			ready_add(w, &o, m);
 	}
 	/* T3 after all other work on the answers, just before they leave. */
+	if (o.n_stamp > 0 && w->auth != NULL) {
+		unsigned ns = o.n_stamp;
+		uint64_t t3s[REFLECTOR_BURST];
+
+		/*
+		 * Each answer's own T3, read right before its HMAC: one T3
+		 * for the burst would be early by the HMACs after it (tens
+		 * of us for a full burst).
+		 */
+		for (unsigned i = 0; i < ns; i++) {
+			t3s[i] = io_clock_start(q);
+			stamp_t3(w, &o.stamps[i], o.stamped[i],
+				 wire_ts(w, t3s[i]));
+		}
+		tx_all(w, o.stamped, ns);
+		tx_all(w, o.ready, o.n_ready);
+		for (unsigned i = 0; i < ns; i++)
+			histogram_record(&w->turnaround,
+					 tsc_to_ns(&c->clock, t3s[i] - t2));
+		return;
+	}
 	if (o.n_stamp > 0) {
 		unsigned ns = o.n_stamp;
 		uint64_t t3_be, t3_sum, turnaround;

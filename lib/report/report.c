@@ -1013,6 +1013,11 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			"  Fragmented answers not reassembled = "
 			"%" PRIu64 "\n",
 			r->reasm_failed);
+	if (r->nombuf != 0)
+		fprintf(out,
+			"  No mbuf = %" PRIu64
+			" (sends that found the pool empty, tried again)\n",
+			r->nombuf);
 	if (r->late != 0 || r->resets != 0)
 		fprintf(out,
 			"  Late answers = %" PRIu64 ", RST answers = %" PRIu64
@@ -1742,6 +1747,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	jset_u64(probes, "l4_partial", r->l4_partial, &err);
 	jset_u64(probes, "warmup", r->warmup, &err);
 	jset_u64(probes, "interval_stretched", r->interval_stretched, &err);
+	jset_u64(probes, "nombuf", r->nombuf, &err);
 	{
 		struct json_object *ign = json_object_new_object();
 		uint64_t unreach = 0;

@@ -13,6 +13,7 @@ lp_begin testbed
 vdev() { echo "net_af_xdp0,iface=$1"; }
 openssl rand -hex 32 >"$WORK/good.key"
 openssl rand -hex 20 >"$WORK/wrong.key"
+chmod 600 "$WORK/good.key" "$WORK/wrong.key"
 printf '%s\n' 'not hex' >"$WORK/bad.key"
 
 # probe EXPECTED_RC NAME OPTS... : one prober run in its namespace.
@@ -37,6 +38,24 @@ if [ "$rc" -ne 2 ] || [ "$(wc -l <"$WORK/bad.err")" -ne 1 ]; then
 	cat "$WORK/bad.err" >&2
 	fail "bad key file: exit $rc"
 fi
+
+# A key file that group or others may read: taken, with one warning line
+# that says how to fix it (as ssh does); none at mode 0600. -t bogus ends
+# the run in the option parser, after the key.
+loose() {
+	rc=0
+	"$LATPROBE" reflect --backend kernel --addr 198.18.0.2 --auth-key "$1" \
+		-t bogus 2>"$WORK/loose.err" || rc=$?
+	[ "$rc" -eq 2 ] || { cat "$WORK/loose.err" >&2; fail "-t bogus after a key: exit $rc"; }
+}
+cp "$WORK/good.key" "$WORK/loose.key"
+chmod 644 "$WORK/loose.key"
+loose "$WORK/loose.key"
+[ "$(grep -c '^latprobe: warning: --auth-key .*loose.key: mode 0644, open to group or others: chmod 600 ' "$WORK/loose.err")" -eq 1 ] ||
+	{ cat "$WORK/loose.err" >&2; fail "no warning for a key file of mode 0644"; }
+chmod 600 "$WORK/loose.key"
+loose "$WORK/loose.key"
+! grep -q 'warning' "$WORK/loose.err" || { cat "$WORK/loose.err" >&2; fail "a warning for a key file of mode 0600"; }
 
 # --loopback: the in-process reflector gets the key too (net_ring).
 "$LATPROBE" probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 \

@@ -39,6 +39,7 @@ struct fake_side {
 	void (*watch)(void *arg, const uint8_t *frame, size_t len);
 	void *watch_arg;
 	unsigned in_hook;
+	unsigned alloc_fails; /* io_fake_fail_alloc: allocs left to fail */
 	struct io_fake *f;
 };
 
@@ -103,7 +104,19 @@ fake_free_raw(struct io_fake *f, struct rte_mbuf *m)
 static struct rte_mbuf *
 fake_alloc(struct io_queue *q)
 {
-	return fake_alloc_raw(side_of(q)->f);
+	struct fake_side *s = side_of(q);
+
+	if (s->alloc_fails != 0) {
+		s->alloc_fails--;
+		return NULL;
+	}
+	return fake_alloc_raw(s->f);
+}
+
+void
+io_fake_fail_alloc(struct io_fake *f, unsigned side, unsigned n)
+{
+	f->side[side].alloc_fails = n;
 }
 
 static void

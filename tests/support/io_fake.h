@@ -89,6 +89,10 @@ void io_fake_set_nic_clock(struct io_fake *f, unsigned side,
 int io_fake_inject(struct io_fake *f, unsigned side, const void *frame,
 		   size_t len);
 
+/* The next n io_alloc() calls on side's queue return NULL (a pool that
+ * ran dry for a moment). */
+void io_fake_fail_alloc(struct io_fake *f, unsigned side, unsigned n);
+
 /* Frames sent by side so far, and mbufs currently not in the pool. */
 uint64_t io_fake_tx_count(const struct io_fake *f, unsigned side);
 unsigned io_fake_mbufs_in_use(const struct io_fake *f);

@@ -51,10 +51,16 @@ void stamp_auth_destroy(struct stamp_auth *a);
 int stamp_auth_key_parse(const char *text, size_t len,
 			 uint8_t key[STAMP_AUTH_KEY_MAX], size_t *key_len);
 
-/* Read and parse a key file: stamp_auth_key_parse()'s errors, or the
- * -errno of open/read (-ENOENT, -EACCES, -EISDIR, ...). */
+/*
+ * Read and parse a key file: stamp_auth_key_parse()'s errors, or the
+ * -errno of open/fstat/read (-ENOENT, -EACCES, -EISDIR, ...). On 0, *mode
+ * (unless NULL) holds the file's permission bits (st_mode & 07777), read
+ * off the opened file: the caller warns when group or others may read it.
+ * Every copy of the key made here is cleansed; key[] is the caller's to
+ * cleanse when done with it (it is on every error).
+ */
 int stamp_auth_key_load(const char *path, uint8_t key[STAMP_AUTH_KEY_MAX],
-			size_t *key_len);
+			size_t *key_len, unsigned *mode);
 
 /* What is wrong, for an error message, from a key_load/key_parse error. */
 const char *stamp_auth_key_error(int rc);

@@ -336,7 +336,10 @@ struct prober_stats {
 	 * means the peer never answered at all. */
 	uint64_t answered;
 	uint64_t warmup;
-	uint64_t tx_fail;      /* tx queue did not take the probe */
+	uint64_t tx_fail; /* tx queue did not take the probe */
+	/* Sends that found no free mbuf (a momentary pool shortage): the
+	 * probe is tried again, as testpmd does, not the run ended. */
+	uint64_t nombuf;
 	uint64_t resets;       /* tcp-syn answers that were RST */
 	uint64_t reasm_failed; /* fragmented answers not reassembled */
 	/* Measured probes that timed out after the next one was due: each
@@ -382,7 +385,7 @@ struct prober_worker {
 	struct prober_sample *samples;
 	size_t n_samples, cap_samples;
 	uint64_t samples_dropped;
-	uint64_t max_seq_seen;
+	uint64_t max_seq_seen; /* reordering only: never the widening's */
 	bool any_seen;
 	uint64_t seen[PROBER_DUP_WINDOW / 64];
 	uint64_t seen_base; /* seq of bit 0 of seen[] */
@@ -397,7 +400,9 @@ struct prober_worker {
 	bool done;	 /* set when the worker returns */
 	bool unresolved; /* prober_set_run(): ARP for its peer failed */
 	/* prober_worker_step()'s place: the next sequence number, when the
-	 * next probe may start (-i), the -t deadline (0 = none). */
+	 * next probe may start (-i), the -t deadline (0 = none). step_seq is
+	 * also the open loop's next one: the newest probe sent (within one),
+	 * which the matchers widen 32-bit wire sequence numbers against. */
 	uint64_t step_seq, step_next_send, step_deadline;
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
 	/* --hw-timestamps: answer's NIC rx time - T1 (hw_rtt) and T4 - the

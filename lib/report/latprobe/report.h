@@ -350,6 +350,7 @@ struct report_probe {
 	bool authenticated;   /* STAMP authenticated mode (--auth-key) */
 	uint64_t auth_failed; /* answers whose HMAC did not verify */
 	uint64_t l4_partial;  /* answers used whose L4 checksum was partial */
+	uint64_t nombuf; /* sends retried for want of an mbuf (probes.nombuf) */
 	struct report_error_estimate reflector_ee;
 
 	const struct histogram *rtt;

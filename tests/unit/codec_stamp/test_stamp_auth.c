@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -334,24 +335,37 @@ test_key_load(void **state)
 	uint8_t key[STAMP_AUTH_KEY_MAX];
 	char big[4096];
 	size_t len = 0;
+	unsigned mode = 0;
 	(void)state;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/key", dir);
-	assert_int_equal(stamp_auth_key_load(path, key, &len), -ENOENT);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, NULL), -ENOENT);
 	write_file(path, "0102030405060708\n", 17);
-	assert_int_equal(stamp_auth_key_load(path, key, &len), 0);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, NULL), 0);
 	assert_int_equal(len, 8);
 	assert_int_equal(key[7], 8);
+	/* The file's mode, for the caller's warning (group/others). */
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, &mode), 0);
+	assert_int_equal(mode, 0640);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, &mode), 0);
+	assert_int_equal(mode, 0600);
+	/* A failed load leaves no key bytes behind. */
+	write_file(path, "01020304zz\n", 11);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, NULL), -EINVAL);
+	for (size_t i = 0; i < sizeof(key); i++)
+		assert_int_equal(key[i], 0);
 	write_file(path, "", 0);
-	assert_int_equal(stamp_auth_key_load(path, key, &len), -ENODATA);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, NULL), -ENODATA);
 	memset(big, '0', sizeof(big));
 	write_file(path, big, sizeof(big));
-	assert_int_equal(stamp_auth_key_load(path, key, &len), -E2BIG);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, NULL), -E2BIG);
 	/* raw binary bytes are not a key file */
 	write_file(path, "\x01\x02\x03\x04", 4);
-	assert_int_equal(stamp_auth_key_load(path, key, &len), -EINVAL);
-	assert_int_equal(stamp_auth_key_load(dir, key, &len), -EISDIR);
+	assert_int_equal(stamp_auth_key_load(path, key, &len, NULL), -EINVAL);
+	assert_int_equal(stamp_auth_key_load(dir, key, &len, NULL), -EISDIR);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0);
 }

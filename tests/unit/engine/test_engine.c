@@ -908,10 +908,9 @@ test_paced_stale_answer_ignored(void **state)
 
 /*
  * STAMP carries 32-bit sequence numbers; the prober widens them to its
- * 64-bit counter around the highest seen. Across the 2^32 wrap an answer
- * may come when the highest seen is still below 2^32 (the probe just
- * before the wrap was lost): seq 2^32 is on the wire as 0 and must widen
- * up, not down to 0.
+ * 64-bit counter around the newest sent. Across the 2^32 wrap an answer
+ * may come when that is still below 2^32: seq 2^32 is on the wire as 0 and
+ * must widen up, not down to 0.
  */
 static void
 test_stamp_seq_widen_across_wrap(void **state)
@@ -938,15 +937,15 @@ test_stamp_seq_widen_across_wrap(void **state)
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 
 	/* Far from the wrap: plain. */
-	w->pw.max_seq_seen = 0x100000005ull;
-	w->pw.any_seen = true;
+	w->pw.step_seq = 0x100000005ull; /* the newest sent */
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(probe_proto_stamp.match(&w->pw, frame, &f, &r), 1);
 	assert_int_equal(r.seq, 0x100000000ull);
 	assert_true(r.has_remote_ts);
 
-	/* Highest seen 2^32 - 2, 2^32 - 1 lost, the answer is for 2^32. */
-	w->pw.max_seq_seen = 0xfffffffeull;
+	/* Newest sent 2^32 - 2 (2^32 - 1, 2^32 on the way), the answer is for
+	 * 2^32. */
+	w->pw.step_seq = 0xfffffffeull;
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(probe_proto_stamp.match(&w->pw, frame, &f, &r), 1);
 	assert_int_equal(r.seq, 0x100000000ull);
@@ -2004,6 +2003,60 @@ test_stamp_auth_end_to_end(void **state)
 			 w->pw.rtt.sum);
 }
 
+/*
+ * A burst of authenticated requests: each answer's T3 is read right before
+ * its own HMAC, not once for the burst before all of them. The fake clock
+ * moves on at every read, so each T3 is later than the one before.
+ */
+static void
+test_stamp_auth_t3_per_answer(void **state)
+{
+	struct wire *w = *state;
+	struct codec_flow fl = flow_to_reflector(40000, STAMP_PORT);
+	struct stamp_auth *a =
+		stamp_auth_create(auth_key, sizeof(auth_key) - 1);
+	const unsigned n = 4;
+	uint64_t prev_t3 = 0;
+
+	assert_non_null(a);
+	reflector_with_key(w, auth_key, sizeof(auth_key) - 1);
+	for (unsigned i = 0; i < n; i++) {
+		struct stamp_sender_opts o;
+		uint8_t pl[STAMP_AUTH_BASE_LEN], frame[256];
+
+		memset(&o, 0, sizeof(o));
+		o.seq = i;
+		o.len = sizeof(pl);
+		assert_int_equal(stamp_auth_sender_build(a, pl, sizeof(pl), &o),
+				 sizeof(pl));
+		tw_inject(w->f, 1, frame,
+			  tw_build_udp(frame, sizeof(frame), &fl, pl,
+				       sizeof(pl)));
+	}
+	assert_int_equal(reflector_poll(&w->rw), n);
+	assert_int_equal(rc(w, RC_STAMP), n);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t frame[256];
+		size_t len = tw_take_one(w->f, 0, frame, sizeof(frame));
+		struct codec_frame f;
+		struct stamp_reflector r;
+		const uint8_t *pl;
+
+		assert_true(len > 0);
+		assert_int_equal(codec_parse_frame(frame, len, &f), 0);
+		pl = frame + f.payload_off;
+		assert_int_equal(stamp_auth_verify(a, pl, f.payload_len), 0);
+		assert_int_equal(
+			stamp_auth_reflector_parse(pl, f.payload_len, &r), 0);
+		assert_int_equal(r.sender_seq, i);
+		assert_true(r.timestamp > r.rx_timestamp);
+		assert_true(r.timestamp > prev_t3);
+		prev_t3 = r.timestamp;
+	}
+	assert_int_equal(w->rw.turnaround.total, n);
+	stamp_auth_destroy(a);
+}
+
 /* Wrong key: the reflector answers nothing; every probe is lost. */
 static void
 test_stamp_auth_wrong_key(void **state)
@@ -2212,6 +2265,7 @@ main(void)
 		T(test_ports_off),
 		T(test_fuzz_seeds_answered),
 		T(test_stamp_auth_end_to_end),
+		T(test_stamp_auth_t3_per_answer),
 		T(test_stamp_auth_wrong_key),
 		T(test_stamp_auth_reflector_drops_plain),
 		T(test_stamp_auth_prober_rejects_plain),

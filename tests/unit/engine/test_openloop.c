@@ -472,6 +472,48 @@ test_warmup(void **state)
 	assert_int_equal(io_fake_tx_count(w->f, 0), 1050);
 }
 
+/*
+ * The answers widen against the newest probe sent (step_seq, kept by the
+ * open loop), not against the highest answered: here a highest answered far
+ * ahead of everything sent (as it is far behind after 2^31 unanswered
+ * probes) changes nothing.
+ */
+static void
+test_widen_newest_sent(void **state)
+{
+	struct wire *w = *state;
+
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	w->pw.any_seen = true;
+	w->pw.max_seq_seen = 0x180000000ull;
+	assert_int_equal(prober_worker_run_open(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.step_seq, 1000);
+	assert_int_equal(w->pw.st.sent, 1000);
+	assert_int_equal(w->pw.st.received, 1000);
+	assert_int_equal(w->pw.st.ignored[PROBER_IGN_NEVER_SENT], 0);
+}
+
+/* A pool dry for a moment: nombuf counted, every probe still goes (late:
+ * the intended latency sees the wait), the run is not ended. */
+static void
+test_nombuf_goes_on(void **state)
+{
+	struct wire *w = *state;
+
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	io_fake_fail_alloc(w->f, 0, 25); /* after init's own io_alloc */
+	assert_int_equal(prober_worker_run_open(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.st.nombuf, 25);
+	assert_int_equal(w->pw.st.sent, 1000);
+	assert_int_equal(w->pw.st.received, 1000);
+}
+
 int
 main(void)
 {
@@ -491,6 +533,8 @@ main(void)
 		T(test_unreachable),
 		T(test_stop),
 		T(test_warmup),
+		T(test_widen_newest_sent),
+		T(test_nombuf_goes_on),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -704,7 +705,7 @@ build_tcp_answer(uint8_t *buf, size_t cap, uint32_t isn_base, uint64_t seq)
 
 /*
  * tcp-syn carries the probe number in the ISN and reads it back from the
- * ACK: 32 bits, widened around the highest seen, both ways across 2^32.
+ * ACK: 32 bits, widened around the newest sent, both ways across 2^32.
  */
 static void
 test_tcp_seq_widen_across_wrap(void **state)
@@ -721,8 +722,8 @@ test_tcp_seq_widen_across_wrap(void **state)
 	prober_start(w, 0);
 	w->pw.any_seen = true;
 
-	/* Highest seen 2^32 - 2: the answer for 2^32 (wire 0) widens up. */
-	w->pw.max_seq_seen = 0xfffffffeull;
+	/* Newest sent 2^32 - 2: the answer for 2^32 (wire 0) widens up. */
+	w->pw.step_seq = 0xfffffffeull;
 	len = build_tcp_answer(frame, sizeof(frame), w->pc.tcp_isn_base,
 			       0x100000000ull);
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
@@ -730,14 +731,87 @@ test_tcp_seq_widen_across_wrap(void **state)
 	assert_int_equal(probe_proto_tcp_syn.match(&w->pw, frame, &f, &r), 1);
 	assert_int_equal(r.seq, 0x100000000ull);
 
-	/* Highest seen 2^32 + 1: a late answer for 2^32 - 1 widens down. */
-	w->pw.max_seq_seen = 0x100000001ull;
+	/* Newest sent 2^32 + 1: a late answer for 2^32 - 1 widens down. */
+	w->pw.step_seq = 0x100000001ull;
 	len = build_tcp_answer(frame, sizeof(frame), w->pc.tcp_isn_base,
 			       0xffffffffull);
 	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(probe_proto_tcp_syn.match(&w->pw, frame, &f, &r), 1);
 	assert_int_equal(r.seq, 0xffffffffull);
+}
+
+/*
+ * STAMP widens its 32-bit sequence numbers against the newest probe sent,
+ * not the highest answered: 2^32 + 2^31 probes after the last answer (an
+ * open loop against a dead reflector for minutes), the answers count again
+ * at once. The sent counter jumps instead of sending them all.
+ */
+static void
+test_stamp_seq_widen_newest_sent(void **state)
+{
+	static const atomic_bool no_stop;
+	const uint64_t seq = 0x180000007ull, last_seen = 5;
+	struct wire *w = *state;
+	struct codec_flow fl = flow_to_prober();
+	struct codec_frame f;
+	struct probe_reply r;
+	uint8_t frame[128];
+	size_t len;
+
+	w->pc.count = 0;
+	prober_start(w, 0);
+	assert_int_equal(prober_worker_begin(&w->pw), 0);
+	w->pw.any_seen = true;
+	w->pw.max_seq_seen = last_seen;
+	w->pw.step_seq = seq;
+	/* The probe in flight, answered by the reflector (the fast path). */
+	assert_int_equal(prober_worker_step(&w->pw, &no_stop), 1);
+	assert_int_equal(w->pw.st.sent, 1);
+	assert_int_equal(w->pw.st.received, 1);
+	assert_int_equal(w->pw.st.rx_ignored, 0);
+	/* A late answer to seq - 3, through both matchers. */
+	w->pw.max_seq_seen = last_seen;
+	len = build_answer(frame, sizeof(frame), &fl, (uint32_t)(seq - 3),
+			   STAMP_BASE_LEN);
+	assert_int_equal(codec_parse_frame(frame, len, &f), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(probe_proto_stamp.match(&w->pw, frame, &f, &r), 1);
+	assert_int_equal(r.seq, seq - 3);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(probe_proto_stamp.match_payload(&w->pw,
+							 frame + f.payload_off,
+							 f.payload_len, &r),
+			 1);
+	assert_int_equal(r.seq, seq - 3);
+}
+
+/*
+ * A pool that runs dry for a moment (io_alloc NULL): counted in nombuf and
+ * the probe tried again, as testpmd does; the run goes on and sends all.
+ * Closed loop, the generic and the lean loop (no capture hook).
+ */
+static void
+test_nombuf_goes_on(void **state)
+{
+	struct wire *w = *state;
+
+	w->pc.count = 20;
+	prober_start(w, 0); /* its own io_alloc (the MTU check) succeeds */
+	io_fake_fail_alloc(w->f, 0, 7);
+	assert_int_equal(prober_go(w), 0);
+	assert_int_equal(w->pw.st.nombuf, 7);
+	assert_int_equal(w->pw.st.sent, 20);
+	assert_int_equal(w->pw.st.received, 20);
+	assert_int_equal(w->pw.st.lost, 0);
+
+	w->pc.capture.fn = NULL; /* the lean loop */
+	prober_start(w, 0);
+	io_fake_fail_alloc(w->f, 0, 3);
+	assert_int_equal(prober_go(w), 0);
+	assert_int_equal(w->pw.st.nombuf, 3);
+	assert_int_equal(w->pw.st.received, 20);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
 /* 5. Older than the duplicate window: late, not duplicated ----------------- */
@@ -968,6 +1042,8 @@ main(void)
 		T(test_ip_id_per_worker),
 		T(test_icmp_id_per_worker),
 		T(test_tcp_seq_widen_across_wrap),
+		T(test_stamp_seq_widen_newest_sent),
+		T(test_nombuf_goes_on),
 		T(test_older_than_window_is_late),
 		TJ(test_mtu_capped_by_mbuf),
 		T(test_init_alloc_failure_frees),

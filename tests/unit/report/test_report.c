@@ -1721,6 +1721,7 @@ test_probe_meta_summary(void **state)
 	r.interval_ns = 10000000;
 	r.timeout_ns = 200000000;
 	r.interval_stretched = 1234;
+	r.nombuf = 17;
 
 	CAPTURE(report_probe_text(&r, m_), text);
 	snprintf(line, sizeof(line),
@@ -1731,6 +1732,8 @@ test_probe_meta_summary(void **state)
 	assert_non_null(strstr(text, "\nCommand: latprobe probe --addr "));
 	assert_non_null(strstr(text, "  Interval 10.000ms stretched to "
 				     "200.000ms by 1,234 timeouts"));
+	assert_non_null(strstr(text, "\n  No mbuf = 17 (sends that found the "
+				     "pool empty, tried again)\n"));
 	/* Last line: min p50 p99 p99.9 max of the fixture, loss 8/1010. */
 	assert_non_null(strstr(
 		text, "\nsummary: 198.18.0.2:862 stamp 8192B  min 100ns p50 "));
@@ -1749,6 +1752,7 @@ test_probe_meta_summary(void **state)
 	assert_string_equal(json_object_get_string(jget(root, "command")),
 			    m.command);
 	assert_int_equal(jget_u64(root, "probes.interval_stretched"), 1234);
+	assert_int_equal(jget_u64(root, "probes.nombuf"), 17);
 	assert_int_equal(jget_u64(root, "interval_ns"), 10000000);
 	assert_int_equal(jget_u64(root, "timeout_ns"), 200000000);
 	assert_non_null(strstr(json_object_get_string(jget(root, "summary")),
@@ -1769,11 +1773,14 @@ test_probe_meta_summary(void **state)
 	json_object_put(root);
 	free(text);
 
-	/* Not stretched, no meta: neither line, null keys. */
+	/* Not stretched, no mbuf shortage, no meta: no such lines, null
+	 * keys. */
 	r.interval_stretched = 0;
+	r.nombuf = 0;
 	r.meta = NULL;
 	CAPTURE(report_probe_text(&r, m_), text);
 	assert_null(strstr(text, "stretched"));
+	assert_null(strstr(text, "No mbuf"));
 	assert_null(strstr(text, "Measured"));
 	free(text);
 	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
