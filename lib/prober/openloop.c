@@ -291,8 +291,9 @@ prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
 				/* No mbuf for now: counted; the probe goes when
 				 * the poll below gave some back, behind its
 				 * schedule (intended latency sees it). */
-				STAT_ADD(w, nombuf, 1);
-				ret = 0;
+				ret = prober_nombuf(w, o->next, now);
+				if (ret != 0)
+					goto out;
 				break;
 			}
 			if (ret != 0)

@@ -1446,6 +1446,28 @@ prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 	return send_probe(w, seq, now, t1, false);
 }
 
+/*
+ * The send of probe seq found the pool empty (io_alloc NULL): a moment's
+ * shortage while answers and the PMD's tx completions give mbufs back, so
+ * it is counted (probes.nombuf) and the same probe tried again, as testpmd
+ * does. A shortage that outlasts the probe timeout is a leak or a pool too
+ * small for the rate, not a moment: -ENOBUFS ends the run (with -n and no
+ * -t it would otherwise wait for ever). A send only moves on to the next
+ * sequence number once it went, so another seq means the pool came back in
+ * between: nothing to clear on the send path.
+ */
+int
+prober_nombuf(struct prober_worker *w, uint64_t seq, uint64_t now)
+{
+	STAT_ADD(w, nombuf, 1);
+	if (w->nombuf_since == 0 || w->nombuf_seq != seq) {
+		w->nombuf_since = now | 1;
+		w->nombuf_seq = seq;
+		return 0;
+	}
+	return now - w->nombuf_since > w->conf->timeout_cycles ? -ENOBUFS : 0;
+}
+
 /* Drain the rx queue for the open loop: answers find their probe by their
  * own sequence number (below next). */
 void
@@ -1495,6 +1517,7 @@ prober_worker_begin(struct prober_worker *w)
 	w->t_start = io_clock(w->q);
 	w->t_run = w->t_start;
 	w->step_seq = 0;
+	w->nombuf_since = 0;
 	w->step_next_send = 0;
 	w->step_deadline = 0;
 	/* -t bounds the whole run, warm-up included. */
@@ -1547,7 +1570,8 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 		/* No mbuf for now: counted, the rx queue drained (late
 		 * answers give theirs back), and the same probe tried at the
 		 * next step. */
-		STAT_ADD(w, nombuf, 1);
+		if (prober_nombuf(w, seq, now) != 0)
+			return -ENOBUFS;
 		poll_replies(w, UINT64_MAX, seq, 0, false);
 		return 1;
 	}

@@ -404,6 +404,9 @@ struct prober_worker {
 	 * also the open loop's next one: the newest probe sent (within one),
 	 * which the matchers widen 32-bit wire sequence numbers against. */
 	uint64_t step_seq, step_next_send, step_deadline;
+	/* prober_nombuf(): since when (TSC) the send of probe nombuf_seq has
+	 * found the pool empty; 0 = not now. */
+	uint64_t nombuf_since, nombuf_seq;
 	struct stamp_auth *auth; /* HMAC context when conf has a key */
 	/* --hw-timestamps: answer's NIC rx time - T1 (hw_rtt) and T4 - the
 	 * answer's NIC rx time (hw_rx_delay: the two clocks' views of one
@@ -476,6 +479,7 @@ void prober_record_answer(struct prober_worker *w, const struct probe_reply *r,
 int prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 		      uint64_t *t1);
 void prober_poll_open(struct prober_worker *w, uint64_t next);
+int prober_nombuf(struct prober_worker *w, uint64_t seq, uint64_t now);
 /* openloop.c: an answer (seq below next) of an open-loop worker. */
 bool prober_open_take(struct prober_worker *w, const struct probe_reply *r,
 		      uint64_t t4);

@@ -9,6 +9,7 @@
  * and shown by open loop's intended-latency p99.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -514,6 +515,23 @@ test_nombuf_goes_on(void **state)
 	assert_int_equal(w->pw.st.received, 1000);
 }
 
+/* A pool that stays dry: the run ends (-ENOBUFS) once the shortage has
+ * lasted the probe timeout, rather than wait for ever. */
+static void
+test_nombuf_lasting_ends_run(void **state)
+{
+	struct wire *w = *state;
+
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	io_fake_fail_alloc(w->f, 0, UINT_MAX);
+	assert_int_equal(prober_worker_run_open(&w->pw, &no_stop), -ENOBUFS);
+	assert_true(w->pw.st.nombuf > 1);
+	assert_int_equal(w->pw.st.sent, 0);
+}
+
 int
 main(void)
 {
@@ -535,6 +553,7 @@ main(void)
 		T(test_warmup),
 		T(test_widen_newest_sent),
 		T(test_nombuf_goes_on),
+		T(test_nombuf_lasting_ends_run),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

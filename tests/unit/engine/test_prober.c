@@ -10,6 +10,7 @@
  * fails (malloc/calloc are wrapped in this binary: see meson.build).
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -814,6 +815,24 @@ test_nombuf_goes_on(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/*
+ * A pool that stays dry (a leak, or a pool too small): the same probe is
+ * retried until the shortage has lasted the probe timeout, then the run
+ * ends with -ENOBUFS instead of waiting for ever (-n without -t).
+ */
+static void
+test_nombuf_lasting_ends_run(void **state)
+{
+	struct wire *w = *state;
+
+	w->pc.count = 20;
+	prober_start(w, 0);
+	io_fake_fail_alloc(w->f, 0, UINT_MAX);
+	assert_int_equal(prober_go(w), -ENOBUFS);
+	assert_true(w->pw.st.nombuf > 1);
+	assert_int_equal(w->pw.st.sent, 0);
+}
+
 /* 5. Older than the duplicate window: late, not duplicated ----------------- */
 
 static void
@@ -1044,6 +1063,7 @@ main(void)
 		T(test_tcp_seq_widen_across_wrap),
 		T(test_stamp_seq_widen_newest_sent),
 		T(test_nombuf_goes_on),
+		T(test_nombuf_lasting_ends_run),
 		T(test_older_than_window_is_late),
 		TJ(test_mtu_capped_by_mbuf),
 		T(test_init_alloc_failure_frees),
