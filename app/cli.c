@@ -10,7 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_config.h>
 #include <rte_version.h>
+
+/* RTE_VER_* come from rte_build_config.h: without them every RTE_VERSION
+ * test below would read 0 and pick 22.11's table. */
+#ifndef RTE_VER_YEAR
+#error "rte_config.h did not define RTE_VER_YEAR"
+#endif
 
 #include "cli.h"
 

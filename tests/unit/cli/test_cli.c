@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include <rte_config.h>
 #include <rte_version.h>
 
 #include "cli.h"
