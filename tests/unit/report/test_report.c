@@ -187,13 +187,18 @@ test_pcts_table(void **state)
 	struct fixture *f = *state;
 	struct report_probe r = probe_of(f);
 	struct json_object *root, *rtt;
+	struct json_object_iter it;
 	char *text = NULL;
 	unsigned n = 0;
 
 	CAPTURE_JSON(report_probe_json(&r, m_), text, root);
 	rtt = jget(root, "rtt_ns");
-	json_object_object_foreach(rtt, key, val)
+	/* The C89 iterator: json-c 0.18's json_object_object_foreach is a GNU
+	 * statement expression, which clang 19 -Wpedantic refuses. */
+	json_object_object_foreachC(rtt, it)
 	{
+		const char *key = it.key;
+		struct json_object *val = it.val;
 		char num[32];
 		double pct;
 		size_t k;
