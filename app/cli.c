@@ -10,6 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_config.h>
+#include <rte_version.h>
+
+/* RTE_VER_* come from rte_build_config.h: without them every RTE_VERSION
+ * test below would read 0 and pick 22.11's table. */
+#ifndef RTE_VER_YEAR
+#error "rte_config.h did not define RTE_VER_YEAR"
+#endif
+
 #include "cli.h"
 
 int
@@ -293,7 +302,13 @@ open_profile(const char *name, char *path, size_t cap)
 	}
 	n = profile_dirs(dirs);
 	for (unsigned k = 0; f == NULL && k < n; k++) {
-		snprintf(path, cap, "%s/%s", dirs[k], name);
+		int w = snprintf(path, cap, "%s/%s", dirs[k], name);
+
+		/* A cut path would open another file: not this directory. */
+		if (w < 0 || (size_t)w >= cap) {
+			errno = ENAMETOOLONG;
+			continue;
+		}
 		f = fopen(path, "r");
 	}
 	return f;
@@ -466,9 +481,17 @@ cli_free_argv(char **v)
 }
 
 /*
- * DPDK 22.11's EAL options (lib/eal/common/eal_options.h): has_arg 0 none,
- * 1 required, 2 optional (only as --opt=value).
+ * The EAL's long options of the DPDK built against (eal_long_options[] in
+ * lib/eal/common/eal_common_options.c, names in eal_options.h): has_arg 0
+ * none, 1 required, 2 optional (only as --opt=value). 22.11 and 23.11 have
+ * the same 37; 24.11 adds --log-color[=when] and --log-timestamp[=format]
+ * and makes --syslog's facility optional (--syslog[=facility]).
  */
+#if RTE_VERSION >= RTE_VERSION_NUM(24, 11, 0, 0)
+#define EAL_SYSLOG_HAS_ARG 2
+#else
+#define EAL_SYSLOG_HAS_ARG 1
+#endif
 static const struct {
 	const char *name;
 	int has_arg;
@@ -487,7 +510,13 @@ static const struct {
 	{"iova-mode", 1},
 	{"lcores", 1},
 	{"legacy-mem", 0},
+#if RTE_VERSION >= RTE_VERSION_NUM(24, 11, 0, 0)
+	{"log-color", 2},
+#endif
 	{"log-level", 1},
+#if RTE_VERSION >= RTE_VERSION_NUM(24, 11, 0, 0)
+	{"log-timestamp", 2},
+#endif
 	{"main-lcore", 1},
 	{"match-allocations", 0},
 	{"mbuf-pool-ops-name", 1},
@@ -500,7 +529,7 @@ static const struct {
 	{"single-file-segments", 0},
 	{"socket-limit", 1},
 	{"socket-mem", 1},
-	{"syslog", 1},
+	{"syslog", EAL_SYSLOG_HAS_ARG},
 	{"telemetry", 0},
 	{"trace", 1},
 	{"trace-bufsz", 1},

@@ -282,9 +282,18 @@ def man_page(latprobe, args, top, subs, helps):
         ".BR systemd.service (5),",
         ".BR systemd.exec (5);",
         "DPDK's guides (dpdk-devbind.py, dpdk-hugepages.py, the PMDs): "
-        "https://doc.dpdk.org/guides\-22.11/",
+        + dpdk_guides(args.dpdk_version),
     ]
     return "\n".join(out) + "\n"
+
+
+def dpdk_guides(version):
+    """The guides of DPDK MAJOR.MINOR (a release's x.y.z -> guides-x.y/);
+    the latest ones when the version is not known."""
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    if not m:
+        return "https://doc.dpdk.org/guides/"
+    return "https://doc.dpdk.org/guides\\-%s.%s/" % (m.group(1), m.group(2))
 
 
 # ---- bash completion ----------------------------------------------------
@@ -414,6 +423,9 @@ def main():
     ap.add_argument("--completion")
     ap.add_argument("--datadir", default="/usr/share")
     ap.add_argument("--sysconfdir", default="/etc")
+    # The DPDK built against (meson: libdpdk's version): SEE ALSO links
+    # its guides (doc.dpdk.org/guides-22.11/, ...-24.11/).
+    ap.add_argument("--dpdk-version", default="")
     args = ap.parse_args()
     latprobe = os.path.abspath(args.latprobe)
     top = run_help(latprobe)

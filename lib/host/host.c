@@ -700,7 +700,7 @@ host_check_irq(const struct host_input *in, struct host_result *r)
 	static struct host_irq irqs[4096];
 	struct host_cpus online, rest;
 	char a[128], b[128], bad[256] = "";
-	unsigned n = 0, matched = 0, n_bad = 0;
+	unsigned n = 0, n_bad = 0;
 	ssize_t len;
 	int ret;
 
@@ -743,7 +743,6 @@ host_check_irq(const struct host_input *in, struct host_result *r)
 			    !desc_names(irqs[i].desc, kdev))
 				continue;
 			mine++;
-			matched++;
 			if (read_cpus_at(in->root, &aff,
 					 "proc/irq/%u/effective_affinity_list",
 					 irqs[i].irq) != 0 &&

@@ -78,6 +78,21 @@ done
 hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null || echo 0)
 [ "${hp:-0}" -ge 64 ] || lp_skip "the rest needs hugepages"
 expect 4 "no DPDK port 0" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" -- --addr 198.18.0.1/24 198.18.0.2
+# The EAL options of the DPDK built against (app/cli.c's table): 24.11's
+# --log-timestamp, --log-color and --syslog without a facility pass the
+# check and the real EAL takes them; before 24.11 they are refused in one line.
+dv=$(pkg-config --modversion libdpdk 2>/dev/null || echo 0)
+if [ "$(printf '%s\n' 24.11 "$dv" | sort -V | head -1)" = 24.11 ]; then
+	expect 0 "^port 0: net_null0 " "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --log-timestamp \
+		--log-color=never --vdev net_null0 -- --calibrate 100ms
+	expect 0 "^port 0: net_null0 " "$LATPROBE" info -l 0 "${EAL_COMMON[@]}" --syslog \
+		--vdev net_null0 -- --calibrate 100ms
+else
+	expect 2 "--log-timestamp before '--' is not an EAL option" \
+		"$LATPROBE" info "${EAL_COMMON[@]}" --log-timestamp -- --calibrate 100ms
+	expect 2 "--log-color before '--' is not an EAL option" \
+		"$LATPROBE" info "${EAL_COMMON[@]}" --log-color=never -- --calibrate 100ms
+fi
 # A net_null port swallows everything: nobody answers ARP.
 expect 3 "no ARP answer from 198.18.0.2" "$LATPROBE" probe -l 0 "${EAL_COMMON[@]}" \
 	--vdev net_null0 -- --addr 198.18.0.1/24 --arp-timeout 500ms -q 198.18.0.2

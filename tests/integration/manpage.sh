@@ -28,6 +28,15 @@ LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z \
 	"$MAN" >/dev/null 2>"$WORK/groff.err"
 [ ! -s "$WORK/groff.err" ] || { cat "$WORK/groff.err" >&2; fail "groff warns about $MAN"; }
 
+# SEE ALSO links the guides of the DPDK built against (22.11 or 24.11, ...),
+# as pkg-config reports it (meson passed the same version to gen-docs.py).
+dv=$(pkg-config --modversion libdpdk 2>/dev/null || true)
+if [ -n "$dv" ]; then
+	mm=$(echo "$dv" | cut -d. -f1,2)
+	grep -qF "https://doc.dpdk.org/guides-$mm/" "$WORK/man.txt" ||
+		fail "SEE ALSO does not link DPDK $mm's guides: $(grep -o 'https://doc.dpdk.org/[^ ]*' "$WORK/man.txt")"
+fi
+
 # Completion: what bash offers for the words given (the last one completed).
 complete_words() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))

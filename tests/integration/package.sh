@@ -21,13 +21,35 @@ t0=$(date +%s)
 sed 's/^/  /' "$WORK/package.log"
 deb=$(tail -1 "$WORK/package.log")
 [ -f "$deb" ] || fail "tools/package did not print a .deb path (got '$deb')"
+# The .deb for another test (tools/trixie installs it on a fresh Debian 13).
+if [ -n "${LP_PACKAGE_KEEP:-}" ]; then
+	mkdir -p "$LP_PACKAGE_KEEP" && cp "$deb" "$LP_PACKAGE_KEEP/"
+fi
 ver=$(sed -n "s/^[[:space:]]*version: '\([^']*\)'.*/\1/p" "$LP_TOP/meson.build" | head -1)
 [ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] || fail "package version is not meson's $ver"
 # Run-time dependencies: no -dev package.
 dpkg-deb -f "$deb" Depends | grep -q -- '-dev' && fail "the package depends on a -dev package"
-for d in librte-eal23 librte-ethdev23 libjson-c5 libnuma1 librte-net-af-xdp23 librte-mempool-ring23; do
+# The DPDK packages are those of the ABI built against (22.11: librte-eal23,
+# 24.11: librte-eal25): the packages here that hold its libraries, linked
+# (dh_shlibdeps) or loaded by EAL (debian/dpdk-substvars).
+libdir=$(pkg-config --variable=libdir libdpdk)
+abi=$(objdump -p "$(readlink -f "$libdir/librte_eal.so")" | awk '$1 == "SONAME" { print $2 }')
+abi=${abi##*.so.}
+[[ $abi =~ ^[0-9]+$ ]] || fail "no DPDK ABI from librte_eal's SONAME"
+want=(libnuma1)
+for l in eal ethdev net_af_xdp mempool_ring net_null net_netvsc; do
+	p=$(dpkg-query -S "$libdir/librte_$l.so.$abi" 2>/dev/null | sed -n '1s/:.*//p')
+	[ -n "$p" ] || fail "no package holds librte_$l.so.$abi"
+	want+=("$p")
+done
+for d in "${want[@]}"; do
 	dpkg-deb -f "$deb" Depends | grep -qE "(^|, )$d( |,|\$)" || fail "the package does not depend on $d"
 done
+# ... and no librte-* package of another ABI.
+other=$(dpkg-deb -f "$deb" Depends Recommends | tr ',' '\n' | awk '{ print $1 }' |
+	grep -E '^librte-' | grep -vE -- "-?$abi\$" || true)
+[ -z "$other" ] || fail "librte packages of another ABI than $abi: $other"
+lp_log "DPDK ABI $abi: Depends $(dpkg-deb -f "$deb" Depends | tr -d '\n')"
 
 lp_cleanup_push "DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq latprobe >/dev/null 2>&1 || dpkg --purge latprobe >/dev/null 2>&1 || true"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$WORK/apt.log" 2>&1 ||

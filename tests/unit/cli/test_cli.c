@@ -14,6 +14,9 @@
 
 #include <cmocka.h>
 
+#include <rte_config.h>
+#include <rte_version.h>
+
 #include "cli.h"
 
 static void
@@ -293,6 +296,36 @@ test_sides_ok(void **state)
 	expect_ok("probe", "--vdev --no-pci --");
 }
 
+/*
+ * The EAL option table follows the DPDK built against (eal_long_options[]
+ * in DPDK's lib/eal/common/eal_common_options.c of 22.11, 23.11, 24.11).
+ */
+static void
+test_sides_eal_version(void **state)
+{
+	(void)state;
+	/* In every version. */
+	expect_ok("info", "--syslog=local0 --log-level=lib.eal:error --");
+#if RTE_VERSION >= RTE_VERSION_NUM(24, 11, 0, 0)
+	/* 24.11: --log-color[=when], --log-timestamp[=format], and
+	 * --syslog[=facility] with its facility optional. */
+	expect_ok("info", "--log-timestamp --log-color --no-huge --");
+	expect_ok("info", "--log-timestamp=iso --log-color=never --");
+	expect_ok("info", "--syslog --no-huge -m 64 --");
+	/* An optional value only as --opt=value: the next word is not it. */
+	expect_refused("info", "--syslog local0 --",
+		       "'local0' before '--' is not an EAL option");
+#else
+	/* 22.11 and 23.11: no such options; --syslog needs its facility,
+	 * which may be the next word. */
+	expect_refused("info", "--log-timestamp --",
+		       "--log-timestamp before '--' is not an EAL option");
+	expect_refused("info", "--log-color=never --",
+		       "--log-color before '--' is not an EAL option");
+	expect_ok("info", "--syslog local0 --no-huge --");
+#endif
+}
+
 static void
 test_sides_refused(void **state)
 {
@@ -407,6 +440,7 @@ main(void)
 		cmocka_unit_test(test_addresses_ip),
 		cmocka_unit_test(test_sides_ok),
 		cmocka_unit_test(test_sides_refused),
+		cmocka_unit_test(test_sides_eal_version),
 		cmocka_unit_test(test_sides_odd_argv),
 		cmocka_unit_test(test_profile_not_found_lists),
 	};
