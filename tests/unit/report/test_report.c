@@ -187,7 +187,6 @@ test_pcts_table(void **state)
 	struct fixture *f = *state;
 	struct report_probe r = probe_of(f);
 	struct json_object *root, *rtt;
-	struct json_object_iter it;
 	char *text = NULL;
 	unsigned n = 0;
 
