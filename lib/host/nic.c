@@ -282,7 +282,8 @@ host_route6_iface(const char *root, const uint8_t addr[16], char *ifname,
 		    (fl & 0x200u) || strcmp(ifn, "lo") == 0)
 			continue;
 		for (b = 0; b < plen && match; b++) {
-			char h[3] = {dst[b / 8 * 2], dst[b / 8 * 2 + 1], 0};
+			size_t at = (size_t)(b / 8) * 2;
+			char h[3] = {dst[at], dst[at + 1], 0};
 			unsigned byte = (unsigned)strtoul(h, NULL, 16);
 			unsigned bit = 0x80u >> (b % 8);
 
