@@ -33,19 +33,25 @@ host_verdict_name(enum host_verdict v)
 	}
 }
 
-static void
-path_of(char *out, size_t len, const char *root, const char *fmt, va_list ap)
+void
+host_path_at(char *out, size_t len, const char *root, const char *rel)
 {
-	char rel[PATH_MAX];
-	size_t rl;
+	size_t rl = strlen(root);
 
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	rl = strlen(root);
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;
 	if (snprintf(out, len, "%.*s/%s", (int)rl, root,
 		     rel[0] == '/' ? rel + 1 : rel) >= (int)len)
 		out[0] = '\0'; /* too long: open("") fails with ENOENT */
+}
+
+static void
+path_of(char *out, size_t len, const char *root, const char *fmt, va_list ap)
+{
+	char rel[PATH_MAX];
+
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	host_path_at(out, len, root, rel);
 }
 
 /*
