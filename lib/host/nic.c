@@ -175,6 +175,19 @@ route4_line(const char *line, char *ifname, uint32_t *dst, uint32_t *mask,
 	return 0;
 }
 
+/* A line of proc/net/ipv6_route: 0 and its destination (hex digits),
+ * prefix length, flags (RTF_UP 0x1, RTF_REJECT 0x200) and interface, or
+ * -EINVAL. */
+static int
+route6_line(const char *line, char dst[40], unsigned *plen, unsigned *flags,
+	    char ifname[32])
+{
+	if (sscanf(line, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s", dst, plen,
+		   flags, ifname) != 4)
+		return -EINVAL;
+	return 0;
+}
+
 unsigned
 host_default_route_ifaces(const char *root, char (*ifname)[32], unsigned max)
 {
@@ -201,10 +214,8 @@ host_default_route_ifaces(const char *root, char (*ifname)[32], unsigned max)
 			char dst[40], ifn[32];
 			unsigned plen, fl;
 
-			/* RTF_UP 0x1, RTF_REJECT 0x200 (the "unreachable"
-			 * default on lo). */
-			if (sscanf(l, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s",
-				   dst, &plen, &fl, ifn) == 4 &&
+			/* Not RTF_REJECT: the "unreachable" default on lo. */
+			if (route6_line(l, dst, &plen, &fl, ifn) == 0 &&
 			    strspn(dst, "0") == 32 && plen == 0 && (fl & 1u) &&
 			    !(fl & 0x200u) && strcmp(ifn, "lo") != 0 &&
 			    n < max) {
@@ -264,8 +275,7 @@ host_route6_iface(const char *root, const uint8_t addr[16], char *ifname,
 		unsigned plen, fl, b;
 		bool match = true;
 
-		if (sscanf(l, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s", dst,
-			   &plen, &fl, ifn) != 4 ||
+		if (route6_line(l, dst, &plen, &fl, ifn) != 0 ||
 		    strlen(dst) != 32 || plen > 128 || !(fl & 1u) ||
 		    (fl & 0x200u) || strcmp(ifn, "lo") == 0)
 			continue;
