@@ -23,18 +23,6 @@
 #include "eal_diag.h"
 #include "log.h"
 
-/* src into dst (len bytes), cut to fit. */
-static void
-copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 /* The device name of an EAL device argument (up to its first comma, without
  * a bus: prefix), a PCI address in its full form (0000:01:00.0); *is_pci
  * says which. 0, or -1 when it names no device we can look for. */
@@ -65,7 +53,7 @@ eal_dev_name(const char *arg, char *name, size_t len, int *is_pci)
 		snprintf(name, len, PCI_PRI_FMT, a.domain, a.bus, a.devid,
 			 a.function);
 	else
-		copy_str(name, len, tmp);
+		eal_diag_copy(name, len, tmp);
 	return 0;
 }
 
@@ -135,7 +123,7 @@ pci_driver(const char *name, char *drv, size_t len)
 
 		link[n] = '\0';
 		b = strrchr(link, '/');
-		copy_str(drv, len, b != NULL ? b + 1 : link);
+		eal_diag_copy(drv, len, b != NULL ? b + 1 : link);
 	}
 	return 0;
 }

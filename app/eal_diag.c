@@ -7,9 +7,8 @@
 
 #include "eal_diag.h"
 
-/* src into dst (len bytes), cut to fit. */
-static void
-copy_str(char *dst, size_t len, const char *src)
+void
+eal_diag_copy(char *dst, size_t len, const char *src)
 {
 	size_t n = strlen(src);
 
@@ -93,7 +92,7 @@ eal_diag_reason(const char *log, const char *name, bool anon_ok, char *said,
 		if (rank > best) {
 			best = rank;
 			best_names = names;
-			copy_str(said, len, line + strspn(line, " \t"));
+			eal_diag_copy(said, len, line + strspn(line, " \t"));
 			*fix = f;
 		}
 	}

@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* src into dst (len bytes, len > 0), cut to fit; eal_devs.c's too. */
+void eal_diag_copy(char *dst, size_t len, const char *src);
+
 /* The fix for a PCI device DPDK cannot use as it is bound. */
 extern const char eal_diag_bind_fix[];
 

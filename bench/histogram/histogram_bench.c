@@ -13,35 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "latprobe/histogram.h"
 #include "latprobe/util.h"
 
 #define N_VALUES      (1u << 16) /* 512 KiB of values: L2-resident, as a burst */
 #define RECORD_PASSES 64	 /* 4 Mi records per measurement */
 #define REPEATS	      5		 /* median of 5 measurements */
-
-static inline uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Plain rdtsc: the loops are long, so ordering at the edges is noise. */
-static inline uint64_t
-cycles(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return 0;
-#endif
-}
 
 /* Round trips between two VMs: median 25 µs, long right tail. */
 static void
@@ -95,13 +73,15 @@ bench_record(struct histogram *h, const uint64_t *v)
 	unsigned r, p, i;
 
 	for (r = 0; r < REPEATS; r++) {
-		uint64_t t0 = now_ns(), c0 = cycles();
+		uint64_t t0 = bench_mono_ns(), c0 = bench_rdtsc();
 
 		for (p = 0; p < RECORD_PASSES; p++)
 			for (i = 0; i < N_VALUES; i++)
 				histogram_record(h, v[i]);
-		cy[r] = (double)(cycles() - c0) / (N_VALUES * RECORD_PASSES);
-		ns[r] = (double)(now_ns() - t0) / (N_VALUES * RECORD_PASSES);
+		cy[r] = (double)(bench_rdtsc() - c0) /
+			(N_VALUES * RECORD_PASSES);
+		ns[r] = (double)(bench_mono_ns() - t0) /
+			(N_VALUES * RECORD_PASSES);
 	}
 	return median(ns, cy);
 }
@@ -113,7 +93,7 @@ bench_baseline(const uint64_t *v)
 	unsigned r, p, i;
 
 	for (r = 0; r < REPEATS; r++) {
-		uint64_t t0 = now_ns(), c0 = cycles(), sum = 0;
+		uint64_t t0 = bench_mono_ns(), c0 = bench_rdtsc(), sum = 0;
 
 		for (p = 0; p < RECORD_PASSES; p++)
 			for (i = 0; i < N_VALUES; i++) {
@@ -122,8 +102,10 @@ bench_baseline(const uint64_t *v)
 				 * the record loop (no vectorising). */
 				__asm__ volatile("" : "+r"(sum));
 			}
-		cy[r] = (double)(cycles() - c0) / (N_VALUES * RECORD_PASSES);
-		ns[r] = (double)(now_ns() - t0) / (N_VALUES * RECORD_PASSES);
+		cy[r] = (double)(bench_rdtsc() - c0) /
+			(N_VALUES * RECORD_PASSES);
+		ns[r] = (double)(bench_mono_ns() - t0) /
+			(N_VALUES * RECORD_PASSES);
 		sink += sum;
 	}
 	return median(ns, cy);
@@ -140,7 +122,7 @@ bench_op(enum op op, unsigned iters, const struct histogram *h,
 	unsigned r, i, k;
 
 	for (r = 0; r < REPEATS; r++) {
-		uint64_t t0 = now_ns(), c0 = cycles();
+		uint64_t t0 = bench_mono_ns(), c0 = bench_rdtsc();
 
 		for (i = 0; i < iters; i++) {
 			switch (op) {
@@ -161,8 +143,8 @@ bench_op(enum op op, unsigned iters, const struct histogram *h,
 			}
 			__asm__ volatile("" ::: "memory");
 		}
-		cy[r] = (double)(cycles() - c0) / iters;
-		ns[r] = (double)(now_ns() - t0) / iters;
+		cy[r] = (double)(bench_rdtsc() - c0) / iters;
+		ns[r] = (double)(bench_mono_ns() - t0) / iters;
 	}
 	if (op == OP_PERCENTILE) {
 		for (r = 0; r < REPEATS; r++) {
@@ -200,8 +182,8 @@ main(int argc, char **argv)
 	}
 	gen_values(v, N_VALUES);
 
-	t0 = now_ns();
-	c0 = cycles();
+	t0 = bench_mono_ns();
+	c0 = bench_rdtsc();
 	/* Warm the counters and the value array first. */
 	for (unsigned i = 0; i < N_VALUES; i++)
 		histogram_record(h, v[i]);
@@ -212,7 +194,8 @@ main(int argc, char **argv)
 	histogram_snapshot(h, a);
 	ival = bench_op(OP_INTERVAL, 20000, h, a, b);
 	pct = bench_op(OP_PERCENTILE, 20000, h, a, b);
-	ticks_per_ns = (double)(cycles() - c0) / (double)(now_ns() - t0);
+	ticks_per_ns =
+		(double)(bench_rdtsc() - c0) / (double)(bench_mono_ns() - t0);
 	p99 = (double)histogram_percentile(h, 99.0);
 
 	if (json) {

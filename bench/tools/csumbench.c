@@ -26,33 +26,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "latprobe/codec.h"
 
 #define REPEATS 5
 
 static volatile uint64_t sink;
-
-static inline uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t
-cycles(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return 0;
-#endif
-}
 
 /* A frame from the testbed's prober to its reflector, payload plen bytes,
  * both sums set. */
@@ -189,7 +168,7 @@ measure(int k, const uint8_t *b44, const struct codec_frame *f44,
 	struct fig r;
 
 	for (int i = 0; i < REPEATS; i++) {
-		uint64_t t0 = now_ns(), c0 = cycles();
+		uint64_t t0 = bench_mono_ns(), c0 = bench_rdtsc();
 
 		switch (k) {
 		case 0:
@@ -205,8 +184,8 @@ measure(int k, const uint8_t *b44, const struct codec_frame *f44,
 			sink += copy8k_loop(dst, b8k, len8k, n);
 			break;
 		}
-		cy[i] = cycles() - c0;
-		ns[i] = now_ns() - t0;
+		cy[i] = bench_rdtsc() - c0;
+		ns[i] = bench_mono_ns() - t0;
 	}
 	qsort(ns, REPEATS, sizeof(ns[0]), cmp_u64);
 	qsort(cy, REPEATS, sizeof(cy[0]), cmp_u64);

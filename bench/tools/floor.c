@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "sorted.h"
 
 #define FLOOR_DEFAULT_COUNT 1000000u
@@ -89,15 +90,6 @@ tsc_stop(void)
 #endif
 }
 
-static uint64_t
-mono_raw_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* TSC ticks per second, measured against CLOCK_MONOTONIC_RAW over ~200 ms. */
 static double
 tsc_hz_measure(void)
@@ -105,10 +97,10 @@ tsc_hz_measure(void)
 	struct timespec nap = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
 	uint64_t t0, t1, c0, c1;
 
-	t0 = mono_raw_ns();
+	t0 = bench_raw_ns();
 	c0 = tsc_start();
 	nanosleep(&nap, NULL);
-	t1 = mono_raw_ns();
+	t1 = bench_raw_ns();
 	c1 = tsc_stop();
 	if (t1 <= t0)
 		return 0.0;
@@ -266,7 +258,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	deadline = mono_raw_ns() + (uint64_t)FLOOR_MAX_SECONDS * 1000000000u;
+	deadline = bench_raw_ns() + (uint64_t)FLOOR_MAX_SECONDS * 1000000000u;
 	total0 = 0;
 	for (i = 0; i < warmup + count; i++) {
 		uint64_t want = 2 * i + 2;
@@ -284,7 +276,7 @@ main(int argc, char **argv)
 		if (i >= warmup)
 			rtt[i - warmup] = t1 - t0;
 		/* Clock read off the hot path: only every 64 Ki rounds. */
-		if ((i & 0xffff) == 0 && mono_raw_ns() > deadline) {
+		if ((i & 0xffff) == 0 && bench_raw_ns() > deadline) {
 			atomic_store(&abort_run, true);
 			break;
 		}

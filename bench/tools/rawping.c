@@ -51,6 +51,7 @@
 #include <rte_mempool.h>
 #include <rte_udp.h>
 
+#include "bench_clock.h"
 #include "sorted.h"
 
 #define RAWPING_ETHERTYPE 0x88b5
@@ -133,15 +134,6 @@ on_signal(int sig)
 	force_quit = true;
 }
 
-static uint64_t
-mono_raw_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static inline uint64_t
 tsc_start(void)
 {
@@ -172,10 +164,10 @@ tsc_hz_measure(void)
 	struct timespec nap = {.tv_sec = 0, .tv_nsec = 200 * 1000 * 1000};
 	uint64_t t0, t1, c0, c1;
 
-	t0 = mono_raw_ns();
+	t0 = bench_raw_ns();
 	c0 = tsc_start();
 	nanosleep(&nap, NULL);
-	t1 = mono_raw_ns();
+	t1 = bench_raw_ns();
 	c1 = tsc_stop();
 	if (t1 <= t0)
 		return (double)rte_get_tsc_hz();
@@ -223,14 +215,14 @@ static int
 wait_link(uint16_t port, uint64_t timeout_ns)
 {
 	struct rte_eth_link link;
-	uint64_t deadline = mono_raw_ns() + timeout_ns;
+	uint64_t deadline = bench_raw_ns() + timeout_ns;
 
 	while (!force_quit) {
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
 			return 0;
-		if (mono_raw_ns() > deadline)
+		if (bench_raw_ns() > deadline)
 			return -ETIMEDOUT;
 		rte_delay_us_sleep(10000);
 	}
@@ -392,7 +384,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		return -ENOMEM;
 	hz = tsc_hz_measure();
 	timeout_cyc = (uint64_t)((double)o->timeout_us * hz / 1e6);
-	deadline_ns = mono_raw_ns() + o->duration_s * 1000000000u;
+	deadline_ns = bench_raw_ns() + o->duration_s * 1000000000u;
 	total = o->warmup + o->count;
 
 	for (seq = 0; seq < total && !force_quit; seq++) {
@@ -405,7 +397,7 @@ run_ping(const struct rawping_opts *o, struct rte_mempool *mp)
 		 */
 		if ((seq & 0xfff) == 0 || lost + tx_fail != lost_seen) {
 			lost_seen = lost + tx_fail;
-			now = mono_raw_ns();
+			now = bench_raw_ns();
 			if (now > deadline_ns)
 				break;
 		}
@@ -569,7 +561,7 @@ run_echo(const struct rawping_opts *o)
 	rc = rte_eth_macaddr_get(o->port, &self);
 	if (rc != 0)
 		return rc;
-	deadline_ns = mono_raw_ns() + o->duration_s * 1000000000u;
+	deadline_ns = bench_raw_ns() + o->duration_s * 1000000000u;
 	printf("rawping: echo ready on port %u, mac " RTE_ETHER_ADDR_PRT_FMT
 	       "\n",
 	       o->port, RTE_ETHER_ADDR_BYTES(&self));
@@ -579,7 +571,7 @@ run_echo(const struct rawping_opts *o)
 		nb = rte_eth_rx_burst(o->port, 0, rx, BURST);
 		if (nb > 0)
 			echo_burst(o->port, &self, rx, nb, &st);
-		if ((++loops & 0xfffff) == 0 && mono_raw_ns() > deadline_ns)
+		if ((++loops & 0xfffff) == 0 && bench_raw_ns() > deadline_ns)
 			break;
 	}
 

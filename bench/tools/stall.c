@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 #define STALL_DEFAULT_MS 1000u
 #define STALL_MAX_MS	 60000u
 
@@ -47,15 +49,6 @@ tsc_read(void)
 #endif
 }
 
-static uint64_t
-mono_raw_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* TSC ticks per second, measured against CLOCK_MONOTONIC_RAW over ~100 ms. */
 static double
 tsc_hz_measure(void)
@@ -63,10 +56,10 @@ tsc_hz_measure(void)
 	struct timespec nap = {.tv_sec = 0, .tv_nsec = 100000000L};
 	uint64_t t0, t1, c0, c1;
 
-	t0 = mono_raw_ns();
+	t0 = bench_raw_ns();
 	c0 = tsc_read();
 	nanosleep(&nap, NULL);
-	t1 = mono_raw_ns();
+	t1 = bench_raw_ns();
 	c1 = tsc_read();
 	if (t1 <= t0 || c1 <= c0)
 		return 0.0;

@@ -33,19 +33,25 @@ host_verdict_name(enum host_verdict v)
 	}
 }
 
-static void
-path_of(char *out, size_t len, const char *root, const char *fmt, va_list ap)
+void
+host_path_at(char *out, size_t len, const char *root, const char *rel)
 {
-	char rel[PATH_MAX];
-	size_t rl;
+	size_t rl = strlen(root);
 
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	rl = strlen(root);
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;
 	if (snprintf(out, len, "%.*s/%s", (int)rl, root,
 		     rel[0] == '/' ? rel + 1 : rel) >= (int)len)
 		out[0] = '\0'; /* too long: open("") fails with ENOENT */
+}
+
+static void
+path_of(char *out, size_t len, const char *root, const char *fmt, va_list ap)
+{
+	char rel[PATH_MAX];
+
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	host_path_at(out, len, root, rel);
 }
 
 /*
@@ -147,35 +153,15 @@ read_cpus_at(const char *root, struct host_cpus *c, const char *fmt, ...)
 	return host_cpus_parse(buf, (size_t)n, c);
 }
 
-/* Append to a result field, truncating quietly. */
-static void __attribute__((format(printf, 3, 4)))
-add(char *field, size_t len, const char *fmt, ...)
-{
-	size_t l = strlen(field);
-	va_list ap;
-
-	if (l + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(field + l, len - l, fmt, ap);
-	va_end(ap);
-}
-
-#define VAL(r, ...) add((r)->value, sizeof((r)->value), __VA_ARGS__)
-#define FIX(r, ...) add((r)->fix, sizeof((r)->fix), __VA_ARGS__)
-
-static void
-result_init(struct host_result *r, const char *name)
-{
-	memset(r, 0, sizeof(*r));
-	r->name = name;
-	r->verdict = HOST_OK;
-}
+#define VAL HVAL
+#define FIX HFIX
 
 void
 host_result_init(struct host_result *r, const char *name)
 {
-	result_init(r, name);
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->verdict = HOST_OK;
 }
 
 void
@@ -253,7 +239,7 @@ host_check_tsc(const struct host_input *in, struct host_result *r)
 	bool constant, nonstop, reliable;
 	int ret;
 
-	result_init(r, "tsc_invariant");
+	host_result_init(r, "tsc_invariant");
 	ret = cpu_flags(in->root, flags, sizeof(flags));
 	if (ret != 0 && !in->cpuid_invariant) {
 		r->verdict = HOST_WARN;
@@ -292,7 +278,7 @@ host_check_clocksource(const struct host_input *in, struct host_result *r)
 	char cur[64], avail[256];
 	int ret;
 
-	result_init(r, "clocksource");
+	host_result_init(r, "clocksource");
 	ret = read_line_at(in->root, cur, sizeof(cur),
 			   "sys/devices/system/clocksource/clocksource0/"
 			   "current_clocksource");
@@ -329,7 +315,7 @@ host_check_clocksource(const struct host_input *in, struct host_result *r)
 void
 host_check_tsc_rate(const struct host_input *in, struct host_result *r)
 {
-	result_init(r, "tsc_rate");
+	host_result_init(r, "tsc_rate");
 	if (in->tsc_hz == 0) {
 		r->verdict = HOST_FAIL;
 		VAL(r, "no calibration against CLOCK_MONOTONIC_RAW");
@@ -364,7 +350,7 @@ host_check_cpufreq(const struct host_input *in, struct host_result *r)
 	bool boost = false, boost_known = false;
 	const char *boost_fix = NULL;
 
-	result_init(r, "cpufreq");
+	host_result_init(r, "cpufreq");
 	for (unsigned c = 0; c < HOST_MAX_CPUS; c++) {
 		if (!host_cpus_isset(&in->lcores, c))
 			continue;
@@ -381,8 +367,9 @@ host_check_cpufreq(const struct host_input *in, struct host_result *r)
 					   c);
 		if (strcmp(gov, "performance") != 0) {
 			n_not_perf++;
-			add(not_perf, sizeof(not_perf), "%s%s on CPU %u",
-			    n_not_perf > 1 ? ", " : "", gov, c);
+			host_field_add(not_perf, sizeof(not_perf),
+				       "%s%s on CPU %u",
+				       n_not_perf > 1 ? ", " : "", gov, c);
 		}
 	}
 	/* intel_pstate: no_turbo 0 = turbo on; acpi-cpufreq/amd: boost 1 */
@@ -486,7 +473,7 @@ host_check_isolation(const struct host_input *in, struct host_result *r)
 	int ret;
 	bool rcu_all = false;
 
-	result_init(r, "isolation");
+	host_result_init(r, "isolation");
 	if (read_at(in->root, cmdline, sizeof(cmdline), "proc/cmdline") < 0)
 		cmdline[0] = '\0';
 	/* The kernel's own view first; the command line when it has none. */
@@ -577,7 +564,7 @@ host_check_smt(const struct host_input *in, const struct host_sample *s,
 	unsigned n_pairs = 0;
 	struct host_cpus iso;
 
-	result_init(r, "smt");
+	host_result_init(r, "smt");
 	if (read_line_at(in->root, ctl, sizeof(ctl),
 			 "sys/devices/system/cpu/smt/control") != 0)
 		snprintf(ctl, sizeof(ctl), "unknown");
@@ -704,7 +691,7 @@ host_check_irq(const struct host_input *in, struct host_result *r)
 	ssize_t len;
 	int ret;
 
-	result_init(r, "irq_affinity");
+	host_result_init(r, "irq_affinity");
 	if (in->n_nics == 0) {
 		VAL(r, "no NIC to look at%s%s", in->nic_note ? ": " : "",
 		    in->nic_note ? in->nic_note : "");
@@ -753,8 +740,9 @@ host_check_irq(const struct host_input *in, struct host_result *r)
 			host_cpus_and(&hit, &aff, &in->lcores);
 			if (host_cpus_count(&hit) != 0) {
 				n_bad++;
-				add(bad, sizeof(bad), "%s%u",
-				    n_bad > 1 ? "," : "", irqs[i].irq);
+				host_field_add(bad, sizeof(bad), "%s%u",
+					       n_bad > 1 ? "," : "",
+					       irqs[i].irq);
 			}
 			if (mine <= 4)
 				VAL(r, "%s IRQ %u on CPUs %s%s",
@@ -797,7 +785,7 @@ host_check_cstates(const struct host_input *in, struct host_result *r)
 	char states[256] = "", a[64];
 	unsigned with = 0, n_deep = 0, first = HOST_MAX_CPUS;
 
-	result_init(r, "cstates");
+	host_result_init(r, "cstates");
 	if (read_line_at(in->root, drv, sizeof(drv),
 			 "sys/devices/system/cpu/cpuidle/current_driver") != 0)
 		snprintf(drv, sizeof(drv), "none");
@@ -826,17 +814,21 @@ host_check_cstates(const struct host_input *in, struct host_result *r)
 				snprintf(lat, sizeof(lat), "?");
 			/* The first lcore's states stand for all of them. */
 			if (first == c)
-				add(states, sizeof(states), "%s%s (%s us%s)",
-				    k ? ", " : "", name, lat,
-				    strcmp(dis, "0") == 0 ? "" : ", disabled");
+				host_field_add(states, sizeof(states),
+					       "%s%s (%s us%s)", k ? ", " : "",
+					       name, lat,
+					       strcmp(dis, "0") == 0
+						       ? ""
+						       : ", disabled");
 			/* state0 is POLL, state1 is C1 (or the VM's halt):
 			 * index 2 and up is deeper than C1. */
 			if (k >= 2 && strcmp(dis, "0") == 0) {
 				n_deep++;
 				if (n_deep <= 4)
-					add(deep, sizeof(deep),
-					    "%s%s on CPU %u",
-					    n_deep > 1 ? ", " : "", name, c);
+					host_field_add(deep, sizeof(deep),
+						       "%s%s on CPU %u",
+						       n_deep > 1 ? ", " : "",
+						       name, c);
 			}
 		}
 	}
@@ -867,7 +859,7 @@ host_check_thp(const struct host_input *in, struct host_result *r)
 	char v[128], *sel, *end;
 	int ret;
 
-	result_init(r, "thp");
+	host_result_init(r, "thp");
 	ret = read_line_at(in->root, v, sizeof(v),
 			   "sys/kernel/mm/transparent_hugepage/enabled");
 	if (ret == -ENOENT) {
@@ -946,7 +938,7 @@ host_check_hugepages(const struct host_input *in, struct host_result *r)
 	unsigned n_nodes;
 	char v[32], f[32];
 
-	result_init(r, "hugepages");
+	host_result_init(r, "hugepages");
 	n_nodes = cpu_nodes(in->root, node_of, HOST_MAX_CPUS, exists, r);
 	if (n_nodes == 0) {
 		/* A kernel without NUMA: one pool for the machine. */
@@ -1020,7 +1012,7 @@ host_check_numa(const struct host_input *in, struct host_result *r)
 	unsigned n_nodes, n = 0;
 	int first = -1; /* the first node of the lcores */
 
-	result_init(r, "numa");
+	host_result_init(r, "numa");
 	n_nodes = cpu_nodes(in->root, node_of, HOST_MAX_CPUS, exists, r);
 	VAL(r, "%u NUMA node(s); lcores on node", n_nodes);
 	for (unsigned c = 0; c < HOST_MAX_CPUS; c++) {
@@ -1184,7 +1176,7 @@ host_check_steal(const struct host_input *in, const struct host_sample *s,
 	unsigned n = 0;
 	double worst = 0.0;
 
-	result_init(r, "steal");
+	host_result_init(r, "steal");
 	if (s->err_before != 0 || s->err_after != 0) {
 		r->verdict = HOST_WARN;
 		VAL(r, "cannot read proc/stat: %s",
@@ -1239,7 +1231,7 @@ host_check_runnable(const struct host_input *in, const struct host_sample *s,
 	unsigned shown = 0;
 	uint64_t used = 0;
 
-	result_init(r, "runnable");
+	host_result_init(r, "runnable");
 	if (s->n_scans == 0) {
 		r->verdict = HOST_WARN;
 		VAL(r, "could not scan proc/*/task");

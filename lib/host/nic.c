@@ -17,22 +17,10 @@
 #include "latprobe/host_priv.h"
 #include "latprobe/nic.h"
 
-static void
-at(char *out, size_t len, const char *root, const char *rel)
-{
-	size_t rl = strlen(root);
-
-	while (rl > 0 && root[rl - 1] == '/')
-		rl--;
-	if (snprintf(out, len, "%.*s/%s", (int)rl, root,
-		     rel[0] == '/' ? rel + 1 : rel) >= (int)len)
-		out[0] = '\0';
-}
-
 int
 host_nic_path(char *out, size_t len, const char *root, const char *rel)
 {
-	at(out, len, root, rel);
+	host_path_at(out, len, root, rel);
 	return out[0] != '\0' ? 0 : -ENAMETOOLONG;
 }
 
@@ -41,7 +29,7 @@ host_nic_exists(const char *root, const char *rel)
 {
 	char p[PATH_MAX];
 
-	at(p, sizeof(p), root, rel);
+	host_path_at(p, sizeof(p), root, rel);
 	return p[0] != '\0' && access(p, F_OK) == 0;
 }
 
@@ -52,7 +40,7 @@ host_nic_link_base(const char *root, const char *rel, char *out, size_t len)
 	ssize_t n;
 	const char *b;
 
-	at(p, sizeof(p), root, rel);
+	host_path_at(p, sizeof(p), root, rel);
 	n = readlink(p, l, sizeof(l) - 1);
 	if (n < 0)
 		return -errno;
@@ -100,7 +88,7 @@ host_mana_devices(const char *root, char (*bdf)[32], unsigned max)
 	unsigned n = 0;
 	int k;
 
-	at(p, sizeof(p), root, "sys/bus/pci/devices");
+	host_path_at(p, sizeof(p), root, "sys/bus/pci/devices");
 	k = scandir(p, &e, NULL, alphasort);
 	for (int i = 0; i < k; i++) {
 		unsigned v, d;
@@ -127,7 +115,7 @@ host_nic_ifaces(const char *root, struct host_iface *out, unsigned max)
 	unsigned n = 0;
 	int k;
 
-	at(p, sizeof(p), root, "sys/class/net");
+	host_path_at(p, sizeof(p), root, "sys/class/net");
 	k = scandir(p, &e, NULL, alphasort);
 	for (int i = 0; i < k; i++) {
 		struct host_iface *f = &out[n];
@@ -187,6 +175,19 @@ route4_line(const char *line, char *ifname, uint32_t *dst, uint32_t *mask,
 	return 0;
 }
 
+/* A line of proc/net/ipv6_route: 0 and its destination (hex digits),
+ * prefix length, flags (RTF_UP 0x1, RTF_REJECT 0x200) and interface, or
+ * -EINVAL. */
+static int
+route6_line(const char *line, char dst[40], unsigned *plen, unsigned *flags,
+	    char ifname[32])
+{
+	if (sscanf(line, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s", dst, plen,
+		   flags, ifname) != 4)
+		return -EINVAL;
+	return 0;
+}
+
 unsigned
 host_default_route_ifaces(const char *root, char (*ifname)[32], unsigned max)
 {
@@ -213,10 +214,8 @@ host_default_route_ifaces(const char *root, char (*ifname)[32], unsigned max)
 			char dst[40], ifn[32];
 			unsigned plen, fl;
 
-			/* RTF_UP 0x1, RTF_REJECT 0x200 (the "unreachable"
-			 * default on lo). */
-			if (sscanf(l, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s",
-				   dst, &plen, &fl, ifn) == 4 &&
+			/* Not RTF_REJECT: the "unreachable" default on lo. */
+			if (route6_line(l, dst, &plen, &fl, ifn) == 0 &&
 			    strspn(dst, "0") == 32 && plen == 0 && (fl & 1u) &&
 			    !(fl & 0x200u) && strcmp(ifn, "lo") != 0 &&
 			    n < max) {
@@ -276,8 +275,7 @@ host_route6_iface(const char *root, const uint8_t addr[16], char *ifname,
 		unsigned plen, fl, b;
 		bool match = true;
 
-		if (sscanf(l, "%39s %x %*s %*s %*s %*s %*s %*s %x %31s", dst,
-			   &plen, &fl, ifn) != 4 ||
+		if (route6_line(l, dst, &plen, &fl, ifn) != 0 ||
 		    strlen(dst) != 32 || plen > 128 || !(fl & 1u) ||
 		    (fl & 0x200u) || strcmp(ifn, "lo") == 0)
 			continue;
@@ -502,7 +500,7 @@ host_check_mana_pmd(const struct host_input *in, struct host_result *r)
 		HVAL(r, "%s has net_mana built in", ver);
 		return;
 	}
-	at(p, sizeof(p), in->root, in->pmd_dir);
+	host_path_at(p, sizeof(p), in->root, in->pmd_dir);
 	k = scandir(p, &e, NULL, alphasort);
 	for (int i = 0; i < k; i++) {
 		if (!found &&

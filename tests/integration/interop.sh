@@ -52,14 +52,7 @@ $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/icmp.json" \
 	--sent 1000 --no-loss --proto icmp || fail "icmp report"
 
 # 4. TCP SYN to a listener, then to a closed port.
-LP_BG_LOG=$WORK/listener.log lp_bg_ns "$LP_NS_REFL" /usr/bin/python3 -c '
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[1], 8080)); s.listen(128)
-print("listening", flush=True)
-time.sleep(60)' "$refl_ip"
-lp_wait_for "$WORK/listener.log" listening 10 || fail "no TCP listener"
+lp_tcp_listener "$LP_NS_REFL" "$refl_ip" 8080 "$WORK/listener.log"
 probe_dpdk tcp --proto tcp-syn -n 1000 "$refl_ip:8080"
 $PY "$LP_TOP/tests/integration/check_report.py" --json "$WORK/tcp.json" \
 	--sent 1000 --no-loss --proto tcp-syn || fail "tcp-syn report"

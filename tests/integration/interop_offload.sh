@@ -65,14 +65,7 @@ ip -n "$LP_NS_PROBE" addr flush dev "$LP_IF_PROBE"
 # 2. latprobe probe -> kernel peers whose answers carry partial sums.
 ip -n "$LP_NS_REFL" addr add "$LP_ADDR_REFL" dev "$LP_IF_REFL"
 LP_BG_LOG=$WORK/sp-server.log lp_bg_ns "$LP_NS_REFL" sockperf server -i "$refl_ip" -p 11111
-LP_BG_LOG=$WORK/listener.log lp_bg_ns "$LP_NS_REFL" /usr/bin/python3 -c '
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[1], 8080)); s.listen(128)
-print("listening", flush=True)
-time.sleep(60)' "$refl_ip"
-lp_wait_for "$WORK/listener.log" listening 10 || fail "no TCP listener"
+lp_tcp_listener "$LP_NS_REFL" "$refl_ip" 8080 "$WORK/listener.log"
 LP_BG_LOG=$WORK/peer-refl.log lp_bg_ns "$LP_NS_REFL" "${PEER[@]}" reflect \
 	--bind "$refl_ip" --mode stateless --timeout 30
 lp_wait_for "$WORK/peer-refl.log" '^stamp_peer reflect:' 10 || fail "stamp_peer reflect"

@@ -138,6 +138,38 @@ bench_fail() {
 	fail "$1"
 }
 
+# lp_lo_ns NAME: a namespace of our own, ${LP_NS_PREFIX}NAME in $ns (one
+# left over from an earlier run replaced), its lo up, deleted at exit.
+lp_lo_ns() {
+	ns=${LP_NS_PREFIX}$1
+	ip netns del "$ns" 2>/dev/null || true
+	ip netns add "$ns"
+	lp_cleanup_push "ip netns del '$ns' 2>/dev/null || true"
+	ip -n "$ns" link set lo up
+}
+
+# lp_bench_tool VAR NAME: the path of bench/tools/NAME in the test's build
+# in $VAR, or a skip when it was not built.
+lp_bench_tool() {
+	local tool
+	tool=$(dirname "$(dirname "$LATPROBE")")/bench/tools/$2
+	[ -x "$tool" ] || lp_skip "no $tool (configured with -Dbench=false?)"
+	printf -v "$1" '%s' "$tool"
+}
+
+# lp_tcp_listener NS ADDR PORT LOG: a python3 TCP listener (backlog 128,
+# 60 s) on ADDR:PORT in NS, log in LOG; returns once it listens.
+lp_tcp_listener() {
+	LP_BG_LOG=$4 lp_bg_ns "$1" /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(128)
+print("listening", flush=True)
+time.sleep(60)' "$2" "$3"
+	lp_wait_for "$4" listening 10 || fail "no TCP listener on $2:$3"
+}
+
 json_get() { # FILE key/key/...
 	$PY -c 'import json,sys
 v=json.load(open(sys.argv[1]))

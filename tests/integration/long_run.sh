@@ -16,12 +16,8 @@
 lp_have ip || lp_skip "needs iproute2"
 lp_have curl || lp_skip "needs curl"
 lp_begin
-ns=${LP_NS_PREFIX}long
 NET=198.18.207
-ip netns del "$ns" 2>/dev/null || true
-ip netns add "$ns"
-lp_cleanup_push "ip netns del '$ns' 2>/dev/null || true"
-ip -n "$ns" link set lo up
+lp_lo_ns long
 for a in 1 2 10; do ip -n "$ns" addr add "$NET.$a/24" dev lo; done
 scrape() { ip netns exec "$ns" curl -sS --max-time 5 http://127.0.0.1:9103/metrics; }
 sent_of() { # EXPOSITION TARGET: its latprobe_probes_sent_total, or "none"

@@ -11,9 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_begin
-build=$(dirname "$(dirname "$LATPROBE")")
-race=$build/bench/tools/memif_race
-[ -x "$race" ] || lp_skip "no $race (configured with -Dbench=false?)"
+lp_bench_tool race memif_race
 [ "$(nproc)" -ge 2 ] || lp_skip "needs 2 CPUs"
 
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}race.sock

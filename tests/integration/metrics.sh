@@ -14,11 +14,7 @@ lp_have ip || lp_skip "needs iproute2"
 lp_have curl || lp_skip "needs curl"
 lp_have promtool || lp_skip "needs promtool (Debian's prometheus package; tools/setup installs it)"
 lp_begin
-ns=${LP_NS_PREFIX}met
-ip netns del "$ns" 2>/dev/null || true
-ip netns add "$ns"
-lp_cleanup_push "ip netns del '$ns' 2>/dev/null || true"
-ip -n "$ns" link set lo up
+lp_lo_ns met
 inns() { ip netns exec "$ns" "$@"; }
 scrape() { # URL OUT: GET with a 5 s bound
 	inns curl -sS --max-time 5 -o "$2" -w '%{http_code}' "$1"

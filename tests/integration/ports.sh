@@ -15,11 +15,7 @@
 lp_have ip || lp_skip "needs iproute2"
 lp_have curl || lp_skip "needs curl"
 lp_begin
-ns=${LP_NS_PREFIX}ports
-ip netns del "$ns" 2>/dev/null || true
-ip netns add "$ns"
-lp_cleanup_push "ip netns del '$ns' 2>/dev/null || true"
-ip -n "$ns" link set lo up
+lp_lo_ns ports
 inns() { ip netns exec "$ns" "$@"; }
 
 # hold PROTO PORT...: a python3 process in the namespace holding them (UDP

@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_begin
-build=$(dirname "$(dirname "$LATPROBE")")
-rawping=$build/bench/tools/rawping
-[ -x "$rawping" ] || lp_skip "no $rawping (configured with -Dbench=false?)"
+lp_bench_tool rawping rawping
 
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}rawping.sock
 srv="net_memif0,role=server,socket=$sock,socket-abstract=no"

@@ -15,12 +15,8 @@
 [ "$(id -u)" -eq 0 ] || lp_skip "needs root (a network namespace)"
 lp_have ip || lp_skip "needs iproute2"
 lp_begin
-ns=${LP_NS_PREFIX}reload
 NET=198.18.208
-ip netns del "$ns" 2>/dev/null || true
-ip netns add "$ns"
-lp_cleanup_push "ip netns del '$ns' 2>/dev/null || true"
-ip -n "$ns" link set lo up
+lp_lo_ns reload
 for a in 1 10; do ip -n "$ns" addr add "$NET.$a/24" dev lo; done
 
 LP_BG_LOG=$WORK/refl.log lp_bg_ns "$ns" "$LATPROBE" reflect --backend kernel \

@@ -6,6 +6,9 @@
 
 #include "latprobe/host.h"
 
+/* root/rel in out (len bytes; one '/' between, whatever root ends with
+ * and rel starts with); "" when it does not fit. */
+void host_path_at(char *out, size_t len, const char *root, const char *rel);
 void host_result_init(struct host_result *r, const char *name);
 /* Append to a result field (value or fix), truncating quietly. */
 void host_field_add(char *field, size_t len, const char *fmt, ...)

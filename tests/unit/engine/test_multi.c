@@ -115,6 +115,29 @@ stop(struct wire *w)
 		prober_worker_fini(&w->pw[i]);
 }
 
+/* An open set, empty, for workers of both flows started without a count
+ * (the tests add them); close_set() frees it. */
+static struct prober_set *
+open_set(struct wire *w)
+{
+	struct prober_set *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	prober_set_init(s, true);
+	w->pc[0].count = 0;
+	w->pc[1].count = 0;
+	start(w);
+	return s;
+}
+
+static void
+close_set(struct wire *w, struct prober_set *s)
+{
+	w->set = NULL;
+	free(s);
+	stop(w);
+}
+
 /* Two live targets (two flows to the reflector): each its own answers. */
 static void
 test_two_live(void **state)
@@ -198,13 +221,8 @@ static void
 test_set_changes(void **state)
 {
 	struct wire *w = *state;
-	struct prober_set *s = malloc(sizeof(*s));
+	struct prober_set *s = open_set(w);
 
-	assert_non_null(s);
-	prober_set_init(s, true);
-	w->pc[0].count = 0;
-	w->pc[1].count = 0;
-	start(w);
 	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
 	w->set = s;
 	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
@@ -218,9 +236,7 @@ test_set_changes(void **state)
 	/* Full: -ENOSPC. */
 	s->n = PROBER_SET_MAX;
 	assert_int_equal(prober_set_add(s, &w->pw[0]), -ENOSPC);
-	w->set = NULL;
-	free(s);
-	stop(w);
+	close_set(w, s);
 }
 
 /* Workers added without the peer's MAC: their lcore resolves it by ARP
@@ -285,13 +301,8 @@ static void
 test_set_reuse(void **state)
 {
 	struct wire *w = *state;
-	struct prober_set *s = malloc(sizeof(*s));
+	struct prober_set *s = open_set(w);
 
-	assert_non_null(s);
-	prober_set_init(s, true);
-	w->pc[0].count = 0;
-	w->pc[1].count = 0;
-	start(w);
 	assert_false(prober_set_reusable(s, 0)); /* no such place */
 	assert_int_equal(prober_set_reuse(s, 0, &w->pw[0]), -EINVAL);
 	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
@@ -310,9 +321,7 @@ test_set_reuse(void **state)
 	assert_true(w->pw[1].st.received > 0);
 	assert_true(w->pw[0].done && w->pw[1].done);
 	assert_int_equal(s->n, 2);
-	w->set = NULL;
-	free(s);
-	stop(w);
+	close_set(w, s);
 }
 
 /*

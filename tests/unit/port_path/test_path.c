@@ -242,6 +242,25 @@ bump(struct port_xstats *x, const char *name, uint64_t by)
 	fail_msg("no stat %s in the fixture", name);
 }
 
+/* b to a split by kind (the failsafe VF subs) into vf packets each way on
+ * the VF and syn each way on the synthetic path, the VF's share share. */
+static void
+assert_split(enum port_path_kind kind, const struct port_xstats *b,
+	     const struct port_xstats *a, uint64_t vf, uint64_t syn,
+	     double share)
+{
+	struct port_path_split sp;
+
+	assert_int_equal(
+		port_path_split(kind, b, a, PORT_PATH_FAILSAFE_VF_SUBS, &sp),
+		0);
+	assert_int_equal(sp.vf_rx, vf);
+	assert_int_equal(sp.vf_tx, vf);
+	assert_int_equal(sp.syn_rx, syn);
+	assert_int_equal(sp.syn_tx, syn);
+	assert_true(fabs(port_path_vf_share(&sp) - share) < 1e-12);
+}
+
 /* A copy of b (same names, same values). */
 static void
 copy(struct port_xstats *a, const struct port_xstats *b)
@@ -493,14 +512,7 @@ test_failsafe(void **state)
 	bump(&a, "rx_sub1_good_packets", 200);
 	bump(&a, "tx_sub1_good_packets", 200);
 	bump(&a, "rx_good_packets", 1000);
-	assert_int_equal(port_path_split(PORT_PATH_FAILSAFE, &b, &a,
-					 PORT_PATH_FAILSAFE_VF_SUBS, &sp),
-			 0);
-	assert_int_equal(sp.vf_rx, 800);
-	assert_int_equal(sp.vf_tx, 800);
-	assert_int_equal(sp.syn_rx, 200);
-	assert_int_equal(sp.syn_tx, 200);
-	assert_true(fabs(port_path_vf_share(&sp) - 0.8) < 1e-12);
+	assert_split(PORT_PATH_FAILSAFE, &b, &a, 800, 200, 0.8);
 	port_xstats_free(&a);
 	port_xstats_free(&b);
 
@@ -599,7 +611,6 @@ test_netvsc_mana_vf_2411(void **state)
 {
 	struct set s, vf;
 	struct port_xstats b, a;
-	struct port_path_split sp;
 	char n[PORT_XSTAT_NAME + 8];
 	unsigned vf_names = 0;
 
@@ -625,14 +636,7 @@ test_netvsc_mana_vf_2411(void **state)
 	bump(&a, "vf_rx_good_bytes", 999 * 64);
 	bump(&a, "rx_q1_good_packets", 1);
 	bump(&a, "tx_q1_good_packets", 1);
-	assert_int_equal(port_path_split(PORT_PATH_NETVSC, &b, &a,
-					 PORT_PATH_FAILSAFE_VF_SUBS, &sp),
-			 0);
-	assert_int_equal(sp.vf_rx, 999);
-	assert_int_equal(sp.vf_tx, 999);
-	assert_int_equal(sp.syn_rx, 1);
-	assert_int_equal(sp.syn_tx, 1);
-	assert_true(fabs(port_path_vf_share(&sp) - 0.999) < 1e-12);
+	assert_split(PORT_PATH_NETVSC, &b, &a, 999, 1, 0.999);
 	assert_non_null(strstr(port_path_vf_includes("net_mana"), "MANA"));
 	assert_non_null(strstr(port_path_vf_includes("mlx5_pci"), "Mellanox"));
 	port_xstats_free(&a);
