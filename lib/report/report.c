@@ -222,7 +222,14 @@ rpt_cum_pct(const struct histogram_row *rows, int n, int upto)
 		if (i <= upto)
 			cum += rows[i].count;
 	}
-	return total != 0 ? 100.0 * (double)cum / (double)total : 0.0;
+	return rpt_pct(cum, total);
+}
+
+/* part as a % of whole, 0 when whole is 0. */
+double
+rpt_pct(uint64_t part, uint64_t whole)
+{
+	return whole != 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 const char *

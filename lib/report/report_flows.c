@@ -104,8 +104,7 @@ rpt_text_flows(FILE *out, const struct report_probe *r)
 		fprintf(out,
 			"  %6u %5u %6u %9" PRIu64 " %6.2f%% %10s %10s %10s\n",
 			f->flow, f->lcore, f->sport, f->count,
-			sent != 0 ? 100.0 * (double)f->lost / (double)sent
-				  : 0.0,
+			rpt_pct(f->lost, sent),
 			rpt_fmt_ns_of(f->count, f->p50).s,
 			rpt_fmt_ns_of(f->count, f->p99).s,
 			rpt_fmt_ns_of(f->count, f->max).s);
@@ -131,12 +130,9 @@ rpt_text_flows(FILE *out, const struct report_probe *r)
 static struct json_object *
 json_flows(const struct report_probe *r, int *err)
 {
+	/* NULL: the rpt_jadd()s below and the caller's rpt_jset() say so. */
 	struct json_object *a = json_object_new_array();
 
-	if (a == NULL) {
-		*err = -ENOMEM;
-		return NULL;
-	}
 	for (unsigned i = 0; i < r->n_flows; i++) {
 		const struct report_flow *f = &r->flows[i];
 		struct json_object *o = json_object_new_object();
@@ -149,10 +145,7 @@ json_flows(const struct report_probe *r, int *err)
 		rpt_jset_u64(o, "p50", f->p50, err);
 		rpt_jset_u64(o, "p99", f->p99, err);
 		rpt_jset_u64(o, "max", f->max, err);
-		if (o == NULL || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			*err = -ENOMEM;
-		}
+		rpt_jadd(a, o, err);
 	}
 	return a;
 }
@@ -174,8 +167,8 @@ json_flows_spread(const struct report_probe *r, int *err)
 	rpt_jset_double(o, "own_p99_over_p50", sp.valid ? sp.own : NAN, err);
 	if (sp.valid)
 		rpt_jset_bool(o, "differ", sp.differ, err);
-	else if (o != NULL && json_object_object_add(o, "differ", NULL) != 0)
-		*err = -ENOMEM;
+	else
+		rpt_jset_null(o, "differ", err);
 	return o;
 }
 

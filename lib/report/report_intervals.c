@@ -46,12 +46,9 @@ json_iv_stat(const struct report_iv_stat *st, int *err)
 static struct json_object *
 json_intervals(const struct report_probe *r, int *err)
 {
+	/* NULL: the rpt_jadd()s below and the caller's rpt_jset() say so. */
 	struct json_object *a = json_object_new_array();
 
-	if (a == NULL) {
-		*err = -ENOMEM;
-		return NULL;
-	}
 	for (unsigned i = 0; i < r->n_intervals; i++) {
 		const struct report_interval *iv = &r->intervals[i];
 		struct json_object *o = json_object_new_object();
@@ -71,16 +68,10 @@ json_intervals(const struct report_probe *r, int *err)
 			if (w->has_intended)
 				rpt_jset(x, "intended_latency_ns",
 					 json_iv_stat(&w->intended, err), err);
-			if (x == NULL || json_object_array_add(rows, x) != 0) {
-				json_object_put(x);
-				*err = -ENOMEM;
-			}
+			rpt_jadd(rows, x, err);
 		}
 		rpt_jset(o, "targets", rows, err);
-		if (o == NULL || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			*err = -ENOMEM;
-		}
+		rpt_jadd(a, o, err);
 	}
 	return a;
 }
@@ -96,17 +87,14 @@ report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 	if (buf == NULL || cap == 0)
 		return -EINVAL;
 	report_summarise(interval, &s);
-	if (s.count == 0)
-		n = snprintf(buf, cap,
-			     "%6.1fs  sent %" PRIu64 " recv %" PRIu64
-			     " lost %" PRIu64 " p50 - p99 - max -",
-			     t_s, sent, received, lost);
-	else
-		n = snprintf(buf, cap,
-			     "%6.1fs  sent %" PRIu64 " recv %" PRIu64
-			     " lost %" PRIu64 " p50 %s p99 %s max %s",
-			     t_s, sent, received, lost, rpt_fmt_ns(s.pct[0]).s,
-			     rpt_fmt_ns(s.pct[2]).s, rpt_fmt_ns(s.max).s);
+	/* An empty interval: "p50 - p99 - max -". */
+	n = snprintf(buf, cap,
+		     "%6.1fs  sent %" PRIu64 " recv %" PRIu64 " lost %" PRIu64
+		     " p50 %s p99 %s max %s",
+		     t_s, sent, received, lost,
+		     rpt_fmt_ns_of(s.count, s.pct[0]).s,
+		     rpt_fmt_ns_of(s.count, s.pct[2]).s,
+		     rpt_fmt_ns_of(s.count, s.max).s);
 	if (n < 0)
 		return -EINVAL;
 	return (size_t)n < cap ? n : (int)(cap - 1);

@@ -22,6 +22,33 @@ rpt_jset(struct json_object *o, const char *key, struct json_object *v,
 	}
 }
 
+/* A null member. */
+void
+rpt_jset_null(struct json_object *o, const char *key, int *err)
+{
+	if (o == NULL || json_object_object_add(o, key, NULL) != 0)
+		*err = -ENOMEM;
+}
+
+/* v appended to the array a (put on failure). */
+void
+rpt_jadd(struct json_object *a, struct json_object *v, int *err)
+{
+	if (a == NULL || v == NULL || json_object_array_add(a, v) != 0) {
+		json_object_put(v);
+		*err = -ENOMEM;
+	}
+}
+
+/* A series' summary under key, when there is the series (h not NULL). */
+void
+rpt_jset_series(struct json_object *o, const char *key,
+		const struct histogram *h, int *err)
+{
+	if (h != NULL)
+		rpt_jset(o, key, rpt_json_summary(h, err), err);
+}
+
 void
 rpt_jset_u64(struct json_object *o, const char *key, uint64_t v, int *err)
 {
@@ -66,8 +93,7 @@ void
 rpt_jset_double(struct json_object *o, const char *key, double v, int *err)
 {
 	if (!isfinite(v)) {
-		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
-			*err = -ENOMEM;
+		rpt_jset_null(o, key, err);
 		return;
 	}
 	rpt_jset(o, key, json_double(v), err);
@@ -77,8 +103,7 @@ void
 rpt_jset_str(struct json_object *o, const char *key, const char *v, int *err)
 {
 	if (v == NULL) {
-		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
-			*err = -ENOMEM;
+		rpt_jset_null(o, key, err);
 		return;
 	}
 	rpt_jset(o, key, json_object_new_string(v), err);
@@ -89,8 +114,7 @@ void
 rpt_jset_port(struct json_object *o, const char *key, uint16_t port, int *err)
 {
 	if (port == 0) {
-		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
-			*err = -ENOMEM;
+		rpt_jset_null(o, key, err);
 		return;
 	}
 	rpt_jset_u64(o, key, port, err);
@@ -101,8 +125,7 @@ void
 rpt_jset_int_or_null(struct json_object *o, const char *key, int v, int *err)
 {
 	if (v < 0) {
-		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
-			*err = -ENOMEM;
+		rpt_jset_null(o, key, err);
 		return;
 	}
 	rpt_jset(o, key, json_object_new_int(v), err);
@@ -113,8 +136,7 @@ rpt_jset_u64_or_null(struct json_object *o, const char *key, bool known,
 		     uint64_t v, int *err)
 {
 	if (!known) {
-		if (o == NULL || json_object_object_add(o, key, NULL) != 0)
-			*err = -ENOMEM;
+		rpt_jset_null(o, key, err);
 		return;
 	}
 	rpt_jset_u64(o, key, v, err);
@@ -159,6 +181,17 @@ rpt_json_summary(const struct histogram *h, int *err)
 }
 
 struct json_object *
+rpt_json_counters(const struct report_counter *c, unsigned n, int *err)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (unsigned i = 0; i < n && c != NULL; i++)
+		if (c[i].name != NULL)
+			rpt_jset_u64(o, c[i].name, c[i].value, err);
+	return o;
+}
+
+struct json_object *
 rpt_json_buckets(const struct histogram_row *rows, int n, int *err)
 {
 	struct json_object *a = json_object_new_array();
@@ -169,18 +202,13 @@ rpt_json_buckets(const struct histogram_row *rows, int n, int *err)
 
 		/* The open-ended last row of an edge list: no upper edge. */
 		if (rows[i].upper_ns == UINT64_MAX) {
-			if (row == NULL ||
-			    json_object_object_add(row, "upper_ns", NULL) != 0)
-				*err = -ENOMEM;
+			rpt_jset_null(row, "upper_ns", err);
 		} else {
 			rpt_jset_u64(row, "upper_ns", rows[i].upper_ns, err);
 		}
 		rpt_jset_u64(row, "count", rows[i].count, err);
 		rpt_jset_double(row, "cum_pct", rpt_cum_pct(rows, n, i), err);
-		if (row == NULL || json_object_array_add(a, row) != 0) {
-			json_object_put(row);
-			*err = -ENOMEM;
-		}
+		rpt_jadd(a, row, err);
 	}
 	return a;
 }

@@ -25,8 +25,7 @@ rpt_text_open(FILE *out, const struct report_open *o)
 		rpt_fmt_ns_of(n, histogram_percentile(b, 50.0)).s,
 		rpt_fmt_ns_of(n, histogram_percentile(b, 99.0)).s,
 		rpt_fmt_ns(o->behind_max_ns).s, o->late_sends,
-		n != 0 ? 100.0 * (double)o->late_sends / (double)n : 0.0,
-		rpt_fmt_ns(o->bound_ns).s);
+		rpt_pct(o->late_sends, n), rpt_fmt_ns(o->bound_ns).s);
 	/* More than 1 %: the intended latency is mostly the sender's. */
 	if (n != 0 && o->late_sends * 100 > n)
 		fprintf(out, "  the sender did not keep the rate (busy or "

@@ -5,6 +5,16 @@
  */
 #include "latprobe/report_internal.h"
 
+/* " name +delta, name +delta" and the end of the line. */
+static void
+text_counters(FILE *out, const struct report_counter *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s %s +%" PRIu64, i ? "," : "",
+			rpt_str_or(c[i].name, "?"), c[i].value);
+	fputc('\n', out);
+}
+
 void
 rpt_text_xstats(FILE *out, const struct report_port_xstats *x)
 {
@@ -16,11 +26,7 @@ rpt_text_xstats(FILE *out, const struct report_port_xstats *x)
 		return;
 	}
 	fputs("Port xstats that moved:", out);
-	for (unsigned i = 0; i < x->n_delta; i++)
-		fprintf(out, "%s %s +%" PRIu64, i ? "," : "",
-			x->delta[i].name != NULL ? x->delta[i].name : "?",
-			x->delta[i].value);
-	fputc('\n', out);
+	text_counters(out, x->delta, x->n_delta);
 }
 
 /* The path section: VF vs synthetic, the driver's counters that moved. */
@@ -60,10 +66,7 @@ rpt_text_path(FILE *out, const struct report_port_path *p)
 		return;
 	}
 	fputs("  driver counters that moved:", out);
-	for (unsigned i = 0; i < p->n_driver; i++)
-		fprintf(out, "%s %s +%" PRIu64, i ? "," : "",
-			rpt_str_or(p->driver[i].name, "?"), p->driver[i].value);
-	fputc('\n', out);
+	text_counters(out, p->driver, p->n_driver);
 }
 
 /* "path": {"kind", "vf_rx_packets", ..., "vf_share", "driver_delta"} */
@@ -71,7 +74,6 @@ static struct json_object *
 json_path(const struct report_port_path *p, int *err)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *drv = json_object_new_object();
 
 	rpt_jset_str(o, "kind", p->kind, err);
 	if (p->vf_driver != NULL)
@@ -87,11 +89,8 @@ json_path(const struct report_port_path *p, int *err)
 		rpt_jset_double(o, "vf_share",
 				p->vf_share >= 0 ? p->vf_share : NAN, err);
 	}
-	for (unsigned i = 0; i < p->n_driver && p->driver != NULL; i++)
-		if (p->driver[i].name != NULL)
-			rpt_jset_u64(drv, p->driver[i].name, p->driver[i].value,
-				     err);
-	rpt_jset(o, "driver_delta", drv, err);
+	rpt_jset(o, "driver_delta",
+		 rpt_json_counters(p->driver, p->n_driver, err), err);
 	return o;
 }
 
@@ -100,18 +99,13 @@ void
 rpt_json_port(struct json_object *root, const struct report_port_xstats *x,
 	      int *err)
 {
-	struct json_object *port, *delta;
+	struct json_object *port;
 
 	if (!x->present)
 		return;
 	port = json_object_new_object();
-	delta = json_object_new_object();
-	for (unsigned i = 0; i < x->n_delta && x->delta != NULL; i++) {
-		if (x->delta[i].name == NULL)
-			continue;
-		rpt_jset_u64(delta, x->delta[i].name, x->delta[i].value, err);
-	}
-	rpt_jset(port, "xstats_delta", delta, err);
+	rpt_jset(port, "xstats_delta",
+		 rpt_json_counters(x->delta, x->n_delta, err), err);
 	if (x->path != NULL)
 		rpt_jset(port, "path", json_path(x->path, err), err);
 	rpt_jset(root, "port", port, err);
@@ -205,10 +199,6 @@ rpt_json_hw(struct json_object *root, const struct report_hw *hw, int *err)
 	rpt_jset_double(o, "clock_pair_gap_ns",
 			hw->clock_samples > 0 ? hw->pair_gap_ns : NAN, err);
 	rpt_jset(root, "hw_timestamps", o, err);
-	if (hw->rtt != NULL)
-		rpt_jset(root, "hw_rtt_ns", rpt_json_summary(hw->rtt, err),
-			 err);
-	if (hw->rx_delay != NULL)
-		rpt_jset(root, "hw_rx_delay_ns",
-			 rpt_json_summary(hw->rx_delay, err), err);
+	rpt_jset_series(root, "hw_rtt_ns", hw->rtt, err);
+	rpt_jset_series(root, "hw_rx_delay_ns", hw->rx_delay, err);
 }

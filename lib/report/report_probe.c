@@ -14,8 +14,7 @@ static void
 text_summary_line(char *buf, size_t cap, const struct report_probe *r,
 		  const struct report_summary *s)
 {
-	double loss =
-		r->sent != 0 ? 100.0 * (double)r->lost / (double)r->sent : 0.0;
+	double loss = rpt_pct(r->lost, r->sent);
 
 	snprintf(buf, cap,
 		 "summary: %s %s %uB  min %s p50 %s p99 %s p99.9 %s max %s  "
@@ -155,12 +154,8 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	rpt_json_probes(root, r, &err);
 
 	rpt_jset(root, "rtt_ns", rpt_json_summary(rtt, &err), &err);
-	if (r->network_rtt != NULL)
-		rpt_jset(root, "network_rtt_ns",
-			 rpt_json_summary(r->network_rtt, &err), &err);
-	if (r->turnaround != NULL)
-		rpt_jset(root, "turnaround_ns",
-			 rpt_json_summary(r->turnaround, &err), &err);
+	rpt_jset_series(root, "network_rtt_ns", r->network_rtt, &err);
+	rpt_jset_series(root, "turnaround_ns", r->turnaround, &err);
 	rpt_json_open(root, r->open, &err);
 	rpt_json_hw(root, r->hw, &err);
 	rpt_jset_str(root, "buckets_layout", layout, &err);

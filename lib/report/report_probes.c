@@ -145,8 +145,7 @@ rpt_text_probes(FILE *out, const struct report_probe *r)
 	fprintf(out,
 		"  Sent = %" PRIu64 ", Received = %" PRIu64 ", Lost = %" PRIu64
 		" (%.2f%%),\n",
-		r->sent, r->received, r->lost,
-		r->sent != 0 ? 100.0 * (double)r->lost / (double)r->sent : 0.0);
+		r->sent, r->received, r->lost, rpt_pct(r->lost, r->sent));
 	fprintf(out,
 		"  Duplicated = %" PRIu64 ", Reordered = %" PRIu64
 		", Timeouts = %" PRIu64 ", Ignored = %" PRIu64

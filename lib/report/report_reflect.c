@@ -46,8 +46,7 @@ text_reflect_workers(FILE *out, const struct report_reflect *r)
 			fprintf(out, " %5s", "-");
 		fprintf(out, " %12" PRIu64 " %12" PRIu64, w->rx, w->answered);
 		if (total != 0)
-			fprintf(out, " %5.1f%%",
-				(double)w->answered * 100.0 / (double)total);
+			fprintf(out, " %5.1f%%", rpt_pct(w->answered, total));
 		else
 			fprintf(out, " %6s", "-");
 		fprintf(out, " %10" PRIu64 " %10" PRIu64, w->ignored,
@@ -135,29 +134,23 @@ json_reflect_workers(const struct report_reflect *r, int *err)
 	for (unsigned i = 0; i < r->n_workers && a != NULL; i++) {
 		const struct report_reflect_worker *w = &r->workers[i];
 		struct json_object *o = json_object_new_object();
-		struct json_object *by = json_object_new_object();
 
 		rpt_jset_int_or_null(o, "lcore", w->lcore, err);
 		rpt_jset_int_or_null(o, "queue", w->queue, err);
 		rpt_jset_u64(o, "rx", w->rx, err);
 		rpt_jset_u64(o, "tx", w->tx, err);
 		rpt_jset_u64(o, "answered", w->answered, err);
-		for (unsigned k = 0;
-		     k < w->n_answered_by && w->answered_by != NULL; k++)
-			if (w->answered_by[k].name != NULL)
-				rpt_jset_u64(by, w->answered_by[k].name,
-					     w->answered_by[k].value, err);
-		rpt_jset(o, "answered_by", by, err);
+		rpt_jset(o, "answered_by",
+			 rpt_json_counters(w->answered_by, w->n_answered_by,
+					   err),
+			 err);
 		rpt_jset_u64(o, "ignored", w->ignored, err);
 		rpt_jset_u64(o, "tx_dropped", w->tx_dropped, err);
 		rpt_jset_u64_or_null(o, "queue_rx_packets", w->have_queue_stats,
 				     w->queue_rx_packets, err);
 		rpt_jset_u64_or_null(o, "queue_rx_errors", w->have_queue_stats,
 				     w->queue_rx_errors, err);
-		if (o == NULL || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			*err = -ENOMEM;
-		}
+		rpt_jadd(a, o, err);
 	}
 	return a;
 }
@@ -165,7 +158,7 @@ json_reflect_workers(const struct report_reflect *r, int *err)
 int
 report_reflect_json(const struct report_reflect *r, FILE *out)
 {
-	struct json_object *root, *counters;
+	struct json_object *root;
 	int err = 0;
 	unsigned i;
 
@@ -183,15 +176,11 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	rpt_jset_str(root, "addr", r->addr, &err);
 	rpt_jset_double(root, "duration_s", r->duration_s, &err);
 	rpt_jset_bool(root, "interrupted", r->interrupted, &err);
-	counters = json_object_new_object();
-	for (i = 0; i < r->n_counters; i++)
-		rpt_jset_u64(counters, r->counters[i].name,
-			     r->counters[i].value, &err);
-	rpt_jset(root, "counters", counters, &err);
+	/* Every name was checked above: none is left out. */
+	rpt_jset(root, "counters",
+		 rpt_json_counters(r->counters, r->n_counters, &err), &err);
 	rpt_jset(root, "workers", json_reflect_workers(r, &err), &err);
-	if (r->turnaround != NULL)
-		rpt_jset(root, "turnaround_ns",
-			 rpt_json_summary(r->turnaround, &err), &err);
+	rpt_jset_series(root, "turnaround_ns", r->turnaround, &err);
 	rpt_json_hw(root, r->hw, &err);
 	return rpt_json_finish(root, &r->tsc, &r->port, err, out);
 }

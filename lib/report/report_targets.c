@@ -64,9 +64,7 @@ rpt_text_targets(FILE *out, const struct report_probe *r)
 			rpt_str_or(t->proto, "?"),
 			t->label != NULL && t->label[0] != '\0' ? t->label
 								: "-",
-			t->sent, t->received,
-			t->sent != 0 ? 100.0 * (double)t->lost / (double)t->sent
-				     : 0.0,
+			t->sent, t->received, rpt_pct(t->lost, t->sent),
 			rpt_fmt_ns_of(s->count, s->pct[0]).s,
 			rpt_fmt_ns_of(s->count, s->pct[2]).s,
 			rpt_fmt_ns_of(s->count, s->max).s);
@@ -85,21 +83,16 @@ rpt_json_sports(struct json_object *root, const struct report_probe *r,
 	rpt_jset_port(root, "source_port", r->n_sports != 0 ? r->sports[0] : 0,
 		      err);
 	for (unsigned i = 0; a != NULL && i < r->n_sports; i++)
-		if (json_object_array_add(
-			    a, json_object_new_uint64(r->sports[i])) != 0)
-			*err = -ENOMEM;
+		rpt_jadd(a, json_object_new_uint64(r->sports[i]), err);
 	rpt_jset(root, "source_ports", a, err);
 }
 
 static struct json_object *
 json_targets(const struct report_probe *r, int *err)
 {
+	/* NULL: the rpt_jadd()s below and the caller's rpt_jset() say so. */
 	struct json_object *a = json_object_new_array();
 
-	if (a == NULL) {
-		*err = -ENOMEM;
-		return NULL;
-	}
 	for (unsigned i = 0; i < r->n_targets; i++) {
 		const struct report_target *t = &r->targets[i];
 		struct json_object *o = json_object_new_object();
@@ -116,13 +109,8 @@ json_targets(const struct report_probe *r, int *err)
 		rpt_jset(o, "probes", p, err);
 		rpt_jset(o, "rtt_ns",
 			 rpt_json_summary(rpt_hist_or_empty(t->rtt), err), err);
-		if (t->network_rtt != NULL)
-			rpt_jset(o, "network_rtt_ns",
-				 rpt_json_summary(t->network_rtt, err), err);
-		if (o == NULL || json_object_array_add(a, o) != 0) {
-			json_object_put(o);
-			*err = -ENOMEM;
-		}
+		rpt_jset_series(o, "network_rtt_ns", t->network_rtt, err);
+		rpt_jadd(a, o, err);
 	}
 	return a;
 }

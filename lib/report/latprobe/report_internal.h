@@ -53,6 +53,8 @@ int rpt_bucket_rows(const struct histogram *h, const struct report_buckets *b,
 /* Cumulative % of the table's total at row upto (0 when empty). */
 double rpt_cum_pct(const struct histogram_row *rows, int n, int upto);
 
+/* part as a % of whole, 0 when whole is 0 (loss, shares). */
+double rpt_pct(uint64_t part, uint64_t whole);
 const char *rpt_str_or(const char *s, const char *dflt);
 /* Not NULL and not empty. */
 bool rpt_set(const char *s);
@@ -75,6 +77,13 @@ void rpt_text_buckets(FILE *out, const struct histogram_row *rows, int n);
  */
 void rpt_jset(struct json_object *o, const char *key, struct json_object *v,
 	      int *err);
+/* A null member. */
+void rpt_jset_null(struct json_object *o, const char *key, int *err);
+/* v appended to the array a (v is put on failure). */
+void rpt_jadd(struct json_object *a, struct json_object *v, int *err);
+/* rpt_json_summary(h) under key, when h is not NULL (else nothing). */
+void rpt_jset_series(struct json_object *o, const char *key,
+		     const struct histogram *h, int *err);
 void rpt_jset_u64(struct json_object *o, const char *key, uint64_t v, int *err);
 void rpt_jset_bool(struct json_object *o, const char *key, bool v, int *err);
 /* NaN and infinities are not JSON: they become null. */
@@ -93,6 +102,9 @@ void rpt_jset_u64_or_null(struct json_object *o, const char *key, bool known,
 			  uint64_t v, int *err);
 /* A series: count, min, mean, ..., percentiles, hdr, sum. */
 struct json_object *rpt_json_summary(const struct histogram *h, int *err);
+/* {name: value} of the counters with a name (c may be NULL). */
+struct json_object *rpt_json_counters(const struct report_counter *c,
+				      unsigned n, int *err);
 /* "buckets": [{upper_ns, count, cum_pct}] */
 struct json_object *rpt_json_buckets(const struct histogram_row *rows, int n,
 				     int *err);
