@@ -5,7 +5,6 @@
  * the bucket rows, and the document's end. Reading is report_json.c.
  */
 #include "latprobe/hdr_codec.h"
-
 #include "latprobe/report_internal.h"
 
 /*
