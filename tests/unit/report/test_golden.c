@@ -21,6 +21,12 @@
  * then review `git diff tests/unit/report/golden/` and commit it with the
  * change. Without LP_GOLDEN_UPDATE a difference fails the case and prints
  * the first differing line.
+ *
+ * Not covered here: how app/ fills struct report_probe/report_reflect from
+ * a run (cmd_probe.c, cmd_reflect.c), what it prints itself (the live and
+ * interval lines go through report_live_line()/report_iv_line(), covered,
+ * but their timing and the stream are app/'s), report_meta_init()'s clock,
+ * host and /proc reads, and the error returns (test_report.c has those).
  */
 #include <errno.h>
 #include <setjmp.h>
