@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --interval-report's intervals (text lines, JSON "intervals") and the
+ * live progress line.
+ */
+#include "latprobe/report_internal.h"
+
+int
+report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
+	       const struct report_iv_row *row)
+{
+	int n = snprintf(buf, cap,
+			 "interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
+			 "  p50 %s p99 %s max %s",
+			 iv->t_s, rpt_str_or(row->target, "?"), row->sent,
+			 row->lost,
+			 rpt_fmt_ns_of(row->rtt.count, row->rtt.p50).s,
+			 rpt_fmt_ns_of(row->rtt.count, row->rtt.p99).s,
+			 rpt_fmt_ns_of(row->rtt.count, row->rtt.max).s);
+
+	if (n < 0 || !row->has_intended)
+		return n;
+	return n +
+	       snprintf(
+		       (size_t)n < cap ? buf + n : NULL,
+		       (size_t)n < cap ? cap - (size_t)n : 0,
+		       "  intended p50 %s p99 %s max %s",
+		       rpt_fmt_ns_of(row->intended.count, row->intended.p50).s,
+		       rpt_fmt_ns_of(row->intended.count, row->intended.p99).s,
+		       rpt_fmt_ns_of(row->intended.count, row->intended.max).s);
+}
+
+/* One series of an interval row: count, p50, p99, max. */
+static struct json_object *
+json_iv_stat(const struct report_iv_stat *st, int *err)
+{
+	struct json_object *o = json_object_new_object();
+
+	rpt_jset_u64(o, "count", st->count, err);
+	rpt_jset_u64(o, "p50", st->p50, err);
+	rpt_jset_u64(o, "p99", st->p99, err);
+	rpt_jset_u64(o, "max", st->max, err);
+	return o;
+}
+
+static struct json_object *
+json_intervals(const struct report_probe *r, int *err)
+{
+	/* NULL: the rpt_jadd()s below and the caller's rpt_jset() say so. */
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < r->n_intervals; i++) {
+		const struct report_interval *iv = &r->intervals[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *rows = json_object_new_array();
+
+		rpt_jset_double(o, "t_s", iv->t_s, err);
+		rpt_jset_double(o, "len_s", iv->len_s, err);
+		for (unsigned k = 0; rows != NULL && k < iv->n_rows; k++) {
+			const struct report_iv_row *w = &iv->rows[k];
+			struct json_object *x = json_object_new_object();
+
+			rpt_jset_str(x, "target", w->target, err);
+			rpt_jset_u64(x, "sent", w->sent, err);
+			rpt_jset_u64(x, "received", w->received, err);
+			rpt_jset_u64(x, "lost", w->lost, err);
+			rpt_jset(x, "rtt_ns", json_iv_stat(&w->rtt, err), err);
+			if (w->has_intended)
+				rpt_jset(x, "intended_latency_ns",
+					 json_iv_stat(&w->intended, err), err);
+			rpt_jadd(rows, x, err);
+		}
+		rpt_jset(o, "targets", rows, err);
+		rpt_jadd(a, o, err);
+	}
+	return a;
+}
+
+int
+report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
+		 uint64_t received, uint64_t lost,
+		 const struct histogram *interval)
+{
+	struct report_summary s;
+	int n;
+
+	if (buf == NULL || cap == 0)
+		return -EINVAL;
+	report_summarise(interval, &s);
+	/* An empty interval: "p50 - p99 - max -". */
+	n = snprintf(buf, cap,
+		     "%6.1fs  sent %" PRIu64 " recv %" PRIu64 " lost %" PRIu64
+		     " p50 %s p99 %s max %s",
+		     t_s, sent, received, lost,
+		     rpt_fmt_ns_of(s.count, s.pct[0]).s,
+		     rpt_fmt_ns_of(s.count, s.pct[2]).s,
+		     rpt_fmt_ns_of(s.count, s.max).s);
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n < cap ? n : (int)(cap - 1);
+}
+
+/* JSON "intervals" and "intervals_dropped", with --interval-report. */
+void
+rpt_json_intervals(struct json_object *root, const struct report_probe *r,
+		   int *err)
+{
+	if (r->n_intervals != 0 || r->intervals_dropped != 0) {
+		rpt_jset(root, "intervals", json_intervals(r, err), err);
+		rpt_jset_u64(root, "intervals_dropped", r->intervals_dropped,
+			     err);
+	}
+}

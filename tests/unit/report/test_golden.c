@@ -1,0 +1,828 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Golden test of lib/report's output: a fixed set of recorded runs (probe
+ * single target, STAMP over IPv4 with network RTT and turnaround; a
+ * multi-target run with intervals; an open-loop run; a --flows run; an
+ * empty run; reflector reports with one and with several workers) rendered
+ * through the public functions (report_probe_text/_json,
+ * report_reflect_text/_json, report_live_line, report_live_path,
+ * report_iv_line, report_fmt_ns, the samples CSV) and compared byte for
+ * byte with the files in tests/unit/report/golden/. Every input is fixed:
+ * histograms filled from a fixed sequence, counters, times, host name and
+ * command set by hand (report_meta_init() is not called: it reads the
+ * clock, the host name and /proc/cpuinfo).
+ *
+ * The files are what the code printed when they were made; a change of the
+ * output on purpose regenerates them:
+ *
+ *   LP_GOLDEN_UPDATE=1 build/tests/unit/report/test_golden \
+ *       tests/unit/report/golden
+ *
+ * then review `git diff tests/unit/report/golden/` and commit it with the
+ * change. Without LP_GOLDEN_UPDATE a difference fails the case and prints
+ * the first differing line.
+ *
+ * Not covered here: how app/ fills struct report_probe/report_reflect from
+ * a run (cmd_probe.c, cmd_reflect.c), what it prints itself (the live and
+ * interval lines go through report_live_line()/report_iv_line(), covered,
+ * but their timing and the stream are app/'s), report_meta_init()'s clock,
+ * host and /proc reads, and the error returns (test_report.c has those).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "latprobe/report.h"
+
+static const char *golden_dir;
+
+/* ------------------------------------------------------------ fixtures */
+
+/* A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants). */
+static uint64_t
+lcg(uint64_t *st)
+{
+	*st = *st * 6364136223846793005ull + 1442695040888963407ull;
+	return *st >> 33;
+}
+
+/* n values base + (0 .. spread) and a tail of every 100th * 10. */
+static struct histogram *
+hist_fill(uint64_t seed, unsigned n, uint64_t base, uint64_t spread)
+{
+	struct histogram *h = histogram_create();
+	uint64_t st = seed;
+
+	assert_non_null(h);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = base + lcg(&st) % (spread + 1);
+
+		if (i % 100 == 99)
+			v *= 10;
+		histogram_record(h, v);
+	}
+	return h;
+}
+
+#define N_HIST 16
+static struct histogram *hists[N_HIST];
+static unsigned n_hists;
+
+static struct histogram *
+H(uint64_t seed, unsigned n, uint64_t base, uint64_t spread)
+{
+	struct histogram *h = hist_fill(seed, n, base, spread);
+
+	assert_true(n_hists < N_HIST);
+	hists[n_hists++] = h;
+	return h;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < n_hists; i++)
+		histogram_destroy(hists[i]);
+	n_hists = 0;
+	return 0;
+}
+
+static struct report_meta
+meta_fixed(void)
+{
+	static char command[] = "latprobe probe --proto stamp -c 10000 -- "
+				"'198.18.0.2:862'";
+	struct report_meta m = {
+		.start_utc = "2026-11-30T15:04:21Z",
+		.host = "golden-host",
+		.command = command,
+		.source = "198.18.0.1",
+		.interface = "net_af_packet0 (net_af_packet)",
+		.cpu_model = "Golden CPU @ 2.00GHz",
+		.kernel = "Linux 6.1.0-golden",
+		.cpus_online = 2,
+		.dpdk_version = "DPDK 22.11.0",
+		.nic_driver = "net_af_packet",
+		.cores_used = 1,
+		.csum_rx = "ipv4,udp",
+		.csum_tx = "",
+	};
+
+	return m;
+}
+
+static const struct report_tsc tsc_fixed = {
+	.hz = 2000000000,
+	.dpdk_hz = 1999999000,
+	.calib_ppm = 0.5,
+	.invariant = true,
+	.read_cost_cycles = 24.5,
+};
+
+static const struct report_counter xstats_delta[] = {
+	{"rx_missed_errors", 3},
+	{"tx_errors", 1},
+};
+
+static const struct report_counter path_driver[] = {
+	{"vf_rx_good_packets", 9990},
+	{"rx_vport_packets", 10},
+};
+
+static const struct report_port_path path_netvsc = {
+	.kind = "netvsc",
+	.vf_driver = "mlx5_pci",
+	.includes = "the VF's hardware queues and the host's vswitch",
+	.split = true,
+	.vf_rx = 9990,
+	.vf_tx = 9995,
+	.synthetic_rx = 10,
+	.synthetic_tx = 5,
+	.vf_share = 0.99925,
+	.driver = path_driver,
+	.n_driver = 2,
+};
+
+static const struct report_counter many_driver[] = {
+	{"rx_vport_unicast_packets", 100},
+	{"tx_vport_unicast_packets", 101},
+	{"rx_vport_bytes", 6400},
+	{"tx_vport_bytes", 6464},
+	{"rx_wqe_err", 1},
+	{"tx_pp_missed", 2},
+};
+
+static const struct report_port_path path_mlx = {
+	.kind = "mlx",
+	.vf_driver = NULL,
+	.includes = NULL,
+	.split = false,
+	.vf_share = -1,
+	.driver = many_driver,
+	.n_driver = 6,
+};
+
+static const struct report_port_path path_none_moved = {
+	.kind = "failsafe",
+	.vf_driver = "net_mana",
+	.split = true,
+	.vf_share = -1,
+};
+
+/* ------------------------------------------------------------- compare */
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long sz;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)sz + 1);
+		if (buf != NULL && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+			free(buf);
+			buf = NULL;
+		} else if (buf != NULL) {
+			buf[sz] = '\0';
+			*len = (size_t)sz;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The first line where got and want differ, for the failure message. */
+static void
+print_first_diff(const char *name, const char *got, const char *want)
+{
+	unsigned line = 1;
+	const char *g = got, *w = want;
+
+	while (*g != '\0' && *g == *w) {
+		if (*g == '\n')
+			line++;
+		g++;
+		w++;
+	}
+	while (g > got && g[-1] != '\n')
+		g--;
+	while (w > want && w[-1] != '\n')
+		w--;
+	print_error("%s differs at line %u\n  got:  %.*s\n  want: %.*s\n", name,
+		    line, (int)strcspn(g, "\n"), g, (int)strcspn(w, "\n"), w);
+}
+
+/* Compare what was written into buf with golden/<name> (or write it). */
+static void
+check_golden(const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	size_t want_len = 0;
+	char *want;
+
+	snprintf(path, sizeof(path), "%s/%s", golden_dir, name);
+	if (getenv("LP_GOLDEN_UPDATE") != NULL) {
+		FILE *f = fopen(path, "wb");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(buf, 1, len, f), len);
+		assert_int_equal(fclose(f), 0);
+		return;
+	}
+	want = slurp(path, &want_len);
+	if (want == NULL)
+		fail_msg("%s: cannot read (LP_GOLDEN_UPDATE=1 makes it)", path);
+	if (want_len != len || memcmp(want, buf, len) != 0) {
+		print_first_diff(name, buf, want);
+		free(want);
+		fail_msg("%s differs from the golden file (%zu vs %zu bytes)",
+			 name, len, want_len);
+	}
+	free(want);
+}
+
+/* A memory stream for one rendering. */
+struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void
+mem_open(struct mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+}
+
+static void
+mem_check(struct mem *m, const char *name)
+{
+	assert_int_equal(fclose(m->f), 0);
+	check_golden(name, m->buf, m->len);
+	free(m->buf);
+}
+
+static void
+golden_probe(const struct report_probe *r, const char *stem)
+{
+	struct mem m;
+	char name[128];
+
+	mem_open(&m);
+	assert_int_equal(report_probe_text(r, m.f), 0);
+	snprintf(name, sizeof(name), "%s.txt", stem);
+	mem_check(&m, name);
+	mem_open(&m);
+	assert_int_equal(report_probe_json(r, m.f), 0);
+	snprintf(name, sizeof(name), "%s.json", stem);
+	mem_check(&m, name);
+}
+
+static void
+golden_reflect(const struct report_reflect *r, const char *stem)
+{
+	struct mem m;
+	char name[128];
+
+	mem_open(&m);
+	assert_int_equal(report_reflect_text(r, m.f), 0);
+	snprintf(name, sizeof(name), "%s.txt", stem);
+	mem_check(&m, name);
+	mem_open(&m);
+	assert_int_equal(report_reflect_json(r, m.f), 0);
+	snprintf(name, sizeof(name), "%s.json", stem);
+	mem_check(&m, name);
+}
+
+/* --------------------------------------------------------------- cases */
+
+/*
+ * One target, STAMP over IPv4: network RTT, turnaround, meta with checksum
+ * offloads, the sections that appear on a DPDK port (xstats, a netvsc
+ * path with synthetic packets), NIC timestamps, linear buckets (-h 10), and
+ * every probe counter line (stretched interval, ignored reasons with the
+ * hint, ICMP unreachable, error estimate, authentication, partial L4
+ * checksums, reassembly, no mbuf, late and RST answers).
+ */
+static void
+test_probe_single(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	static const uint16_t sports[] = {40000};
+	struct report_hw hw = {
+		.stamped = 9990,
+		.unstamped = 2,
+		.outside = 1,
+		.clock_samples = 20,
+		.clock_sample_failures = 1,
+		.nic_hz = 1000000000.0,
+		.pair_gap_ns = 1200,
+	};
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "dpdk",
+		.target = "198.18.0.2:862",
+		.port_driver = "net_af_packet",
+		.sports = sports,
+		.n_sports = 1,
+		.size = 44,
+		.lcores = 1,
+		.duration_s = 10.0,
+		.sent = 10000,
+		.received = 9990,
+		.lost = 10,
+		.duplicated = 2,
+		.reordered = 3,
+		.timeouts = 10,
+		.rx_ignored = 27,
+		.warmup = 100,
+		.late = 4,
+		.resets = 0,
+		.reasm_failed = 1,
+		.interval_ns = 1000000,
+		.timeout_ns = 5000000,
+		.interval_stretched = 1234,
+		.meta = &meta,
+		.authenticated = true,
+		.auth_failed = 2,
+		.l4_partial = 7,
+		.nombuf = 5,
+		.reflector_ee =
+			{
+				.present = true,
+				.raw = 0x8101,
+				.sync = true,
+				.ptp = false,
+				.scale = 1,
+				.multiplier = 1,
+				.seconds = 4.656612873077393e-10,
+				.answers = 9990,
+				.changes = 2,
+			},
+		.buckets = {.n_buckets = 10},
+		.tsc = tsc_fixed,
+		.port =
+			{
+				.present = true,
+				.delta = xstats_delta,
+				.n_delta = 2,
+				.path = &path_netvsc,
+			},
+		.hw = &hw,
+	};
+
+	(void)state;
+	r.ignored[REPORT_IGN_CHECKSUM] = 12;
+	r.ignored[REPORT_IGN_OTHER_FLOW] = 3;
+	r.ignored[REPORT_IGN_LATE] = 4;
+	r.ignored[REPORT_IGN_DUPLICATE] = 2;
+	r.ignored[REPORT_IGN_UNREACHABLE] = 4;
+	r.ignored[REPORT_IGN_AUTH] = 2;
+	r.unreachable[REPORT_UNREACH_PORT] = 3;
+	r.unreachable[REPORT_UNREACH_ADMIN] = 1;
+	r.rtt = H(1, 9990, 20000, 8000);
+	r.network_rtt = H(2, 9990, 15000, 6000);
+	r.turnaround = H(3, 9990, 4000, 1500);
+	hw.rtt = H(4, 9990, 19000, 7000);
+	hw.rx_delay = H(5, 9990, 800, 300);
+	golden_probe(&r, "probe_single");
+}
+
+/*
+ * Several targets (one removed on SIGHUP, one that never answered, labels
+ * and none), --interval-report intervals with some dropped, edge buckets
+ * with the open-ended last row, a port whose path is one path with more
+ * than four driver counters, xstats present with none moved, and
+ * --new-flow-every's first packets.
+ */
+static void
+test_probe_multi(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	static const uint16_t sports[] = {40000, 40001};
+	static const uint64_t edges[] = {10000, 20000, 50000, 100000};
+	struct report_target t[3] = {
+		{
+			.target = "198.18.0.2:862",
+			.proto = "stamp",
+			.label = "rack-a",
+			.sent = 5000,
+			.received = 4990,
+			.lost = 10,
+			.sport = 40000,
+		},
+		{
+			.target = "198.18.0.3:862",
+			.proto = "stamp",
+			.label = "",
+			.sent = 5000,
+			.received = 5000,
+			.lost = 0,
+			.removed = true,
+			.sport = 40001,
+		},
+		{
+			.target = "198.18.0.4:7",
+			.proto = "udp-echo",
+			.label = NULL,
+			.sent = 100,
+			.received = 0,
+			.lost = 100,
+		},
+	};
+	struct report_iv_row iv0[2] = {
+		{.target = "198.18.0.2:862",
+		 .sent = 500,
+		 .received = 499,
+		 .lost = 1,
+		 .rtt = {499, 21000, 30000, 250000}},
+		{.target = "198.18.0.3:862",
+		 .sent = 500,
+		 .received = 500,
+		 .rtt = {500, 31000, 45000, 61000}},
+	};
+	struct report_iv_row iv1[1] = {
+		{.target = "198.18.0.4:7", .sent = 10, .lost = 10},
+	};
+	struct report_interval ivs[2] = {
+		{.t_s = 9.0, .len_s = 1.0, .rows = iv0, .n_rows = 2},
+		{.t_s = 10.0, .len_s = 1.0, .rows = iv1, .n_rows = 1},
+	};
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "dpdk",
+		.target = "3 targets",
+		.port_driver = "net_memif",
+		.sports = sports,
+		.n_sports = 2,
+		.size = 44,
+		.lcores = 2,
+		.duration_s = 10.25,
+		.interrupted = true,
+		.sent = 10100,
+		.received = 9990,
+		.lost = 110,
+		.timeouts = 110,
+		.interval_ns = 1000000,
+		.timeout_ns = 500000,
+		.meta = &meta,
+		.buckets = {.edges_ns = edges, .n_edges = 4},
+		.tsc = tsc_fixed,
+		.port = {.present = true, .path = &path_mlx},
+		.targets = t,
+		.n_targets = 3,
+		.intervals = ivs,
+		.n_intervals = 2,
+		.intervals_dropped = 8,
+		.new_flow_every = 100,
+		.new_flows = 99,
+		.fresh_ports = 64,
+		.fresh_reused = 35,
+		.first_lost = 1,
+	};
+
+	(void)state;
+	meta.cores_used = 2;
+	meta.csum_rx = NULL;
+	meta.csum_tx = NULL;
+	t[0].rtt = H(10, 4990, 20000, 10000);
+	t[0].network_rtt = H(11, 4990, 15000, 9000);
+	t[1].rtt = H(12, 5000, 30000, 15000);
+	r.rtt = H(13, 9990, 20000, 25000);
+	r.network_rtt = H(14, 9990, 15000, 20000);
+	r.first_packet = H(15, 98, 60000, 20000);
+	golden_probe(&r, "probe_multi");
+}
+
+/* Open loop (--rate, poisson): the intended latency, the sender's lag
+ * (more than 1 % late: the warning line), intervals with the intended
+ * series, the kernel backend (no port), the default (auto) buckets. */
+static void
+test_probe_open(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	struct report_open o = {
+		.rate_pps = 50000,
+		.spacing = "poisson",
+		.seed = 42,
+		.window_slots = 4096,
+		.late_sends = 300,
+		.behind_max_ns = 120000,
+		.bound_ns = 20000,
+	};
+	struct report_iv_row row = {
+		.target = "198.18.0.2:7",
+		.sent = 50000,
+		.received = 50000,
+		.rtt = {50000, 12000, 19000, 80000},
+		.has_intended = true,
+		.intended = {50000, 14000, 40000, 190000},
+	};
+	struct report_interval iv = {
+		.t_s = 1.0, .len_s = 1.0, .rows = &row, .n_rows = 1};
+	struct report_probe r = {
+		.proto = "udp-echo",
+		.backend = "kernel",
+		.target = "198.18.0.2:7",
+		.size = 64,
+		.lcores = 1,
+		.duration_s = 1.0,
+		.sent = 10000,
+		.received = 10000,
+		.meta = &meta,
+		.tsc = {.hz = 2500000000, .invariant = false},
+		.intervals = &iv,
+		.n_intervals = 1,
+		.open = &o,
+	};
+
+	(void)state;
+	meta.interface = NULL;
+	meta.dpdk_version = NULL;
+	meta.nic_driver = NULL;
+	meta.csum_rx = NULL;
+	meta.csum_tx = NULL;
+	r.rtt = H(20, 10000, 10000, 9000);
+	o.intended = H(21, 10000, 11000, 30000);
+	o.behind = H(22, 10000, 100, 25000);
+	golden_probe(&r, "probe_open");
+}
+
+/* --flows 6 on two lcores: 12 flows, more than the table's top ten, one
+ * without answers, a slow flow (the spread line says they differ). */
+static void
+test_probe_flows(void **state)
+{
+	struct report_flow f[12];
+	static const uint16_t sports[] = {50000, 50006};
+	struct report_probe r = {
+		.proto = "sockperf",
+		.backend = "dpdk",
+		.target = "198.18.0.2:11111",
+		.port_driver = "net_af_xdp",
+		.sports = sports,
+		.n_sports = 2,
+		.size = 64,
+		.lcores = 2,
+		.duration_s = 5.0,
+		.sent = 12000,
+		.received = 11000,
+		.lost = 1000,
+		.timeouts = 1000,
+		.tsc = tsc_fixed,
+		.port = {.present = true},
+		.flows = f,
+		.n_flows = 12,
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < 12; i++) {
+		f[i] = (struct report_flow){
+			.flow = i,
+			.lcore = i / 6,
+			.sport = (uint16_t)(50000 + i),
+			.count = 1000,
+			.lost = 0,
+			.p50 = 10000 + 37 * i,
+			.p99 = 14000 + 101 * i,
+			.max = 30000 + 1000 * i,
+		};
+	}
+	f[4].p50 = 25000;
+	f[4].p99 = 32000;
+	f[7] = (struct report_flow){
+		.flow = 7, .lcore = 1, .sport = 50007, .lost = 1000};
+	r.rtt = H(30, 11000, 10000, 4000);
+	golden_probe(&r, "probe_flows");
+}
+
+/* Nothing came back usable: no rtt histogram, too-short answers (the
+ * "not usable" line), no meta, no port; a proto without T2/T3. */
+static void
+test_probe_empty(void **state)
+{
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "kernel",
+		.target = "198.18.0.2:862",
+		.size = 44,
+		.lcores = 1,
+		.duration_s = 1.5,
+		.sent = 10,
+		.lost = 10,
+		.timeouts = 10,
+		.rx_ignored = 10,
+		.resets = 1,
+		.tsc = {.hz = 3000000000, .invariant = true},
+	};
+
+	(void)state;
+	r.ignored[REPORT_IGN_TOO_SHORT] = 10;
+	golden_probe(&r, "probe_empty");
+}
+
+static const struct report_counter refl_counters[] = {
+	{"rx.frames", 20010},	  {"answered.stamp", 20000},
+	{"answered.sockperf", 0}, {"dropped.checksum", 7},
+	{"dropped.other", 3},	  {"rx.l4_partial", 11},
+};
+
+/* A reflector with three workers (one answered nothing), a queue without
+ * per-queue stats, turnaround, NIC timestamps, a failsafe path with no
+ * driver counter moved. */
+static void
+test_reflect_workers(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	static const struct report_counter by0[] = {{"stamp", 12000},
+						    {"sockperf", 0}};
+	static const struct report_counter by1[] = {{"stamp", 8000}};
+	struct report_reflect_worker w[3] = {
+		{.lcore = 1,
+		 .queue = 0,
+		 .rx = 12005,
+		 .tx = 12000,
+		 .answered = 12000,
+		 .answered_by = by0,
+		 .n_answered_by = 2,
+		 .ignored = 5,
+		 .have_queue_stats = true,
+		 .queue_rx_packets = 12005,
+		 .queue_rx_errors = 0},
+		{.lcore = 2,
+		 .queue = 1,
+		 .rx = 8005,
+		 .tx = 7999,
+		 .answered = 8000,
+		 .answered_by = by1,
+		 .n_answered_by = 1,
+		 .ignored = 5,
+		 .tx_dropped = 1,
+		 .have_queue_stats = false},
+		{.lcore = 3,
+		 .queue = 2,
+		 .have_queue_stats = true,
+		 .queue_rx_packets = 0,
+		 .queue_rx_errors = 2},
+	};
+	struct report_hw hw = {
+		.stamped = 20000,
+		.clock_samples = 0,
+		.nic_hz = 0,
+		.pair_gap_ns = 0,
+	};
+	struct report_reflect r = {
+		.backend = "dpdk",
+		.addr = "198.18.0.2",
+		.duration_s = 12.5,
+		.counters = refl_counters,
+		.n_counters = 6,
+		.tsc = tsc_fixed,
+		.meta = &meta,
+		.port =
+			{
+				.present = true,
+				.delta = xstats_delta,
+				.n_delta = 1,
+				.path = &path_none_moved,
+			},
+		.hw = &hw,
+		.workers = w,
+		.n_workers = 3,
+	};
+
+	(void)state;
+	meta.command = NULL;
+	r.turnaround = H(40, 20000, 3000, 2000);
+	hw.rx_delay = H(41, 20000, 700, 200);
+	golden_reflect(&r, "reflect_workers");
+}
+
+/* A kernel reflector, one worker without lcore or queue, every counter
+ * zero, interrupted, no turnaround. */
+static void
+test_reflect_idle(void **state)
+{
+	static const struct report_counter zero[] = {{"rx.frames", 0},
+						     {"answered.stamp", 0}};
+	struct report_reflect_worker w = {.lcore = -1, .queue = -1};
+	struct report_reflect r = {
+		.backend = "kernel",
+		.addr = "[2001:2::2]:862",
+		.duration_s = 0.25,
+		.interrupted = true,
+		.counters = zero,
+		.n_counters = 2,
+		.tsc = {.hz = 2000000000, .invariant = true},
+		.workers = &w,
+		.n_workers = 1,
+	};
+
+	(void)state;
+	golden_reflect(&r, "reflect_idle");
+}
+
+/* The one-line writers: live progress, live path, interval lines, the
+ * ns formatter at its unit edges, the samples CSV. */
+static void
+test_lines(void **state)
+{
+	static const uint64_t ns[] = {0,
+				      999,
+				      1000,
+				      999994,
+				      999995,
+				      999999499,
+				      999999500,
+				      1234567890,
+				      999999499999ull,
+				      999999500000ull,
+				      UINT64_MAX};
+	struct report_iv_row rows[2] = {
+		{.target = "198.18.0.2:862",
+		 .sent = 100,
+		 .received = 99,
+		 .lost = 1,
+		 .rtt = {99, 20000, 31000, 900000}},
+		{.target = NULL,
+		 .sent = 5,
+		 .lost = 5,
+		 .has_intended = true,
+		 .intended = {0, 0, 0, 0}},
+	};
+	struct report_interval iv = {
+		.t_s = 3.5, .len_s = 0.5, .rows = rows, .n_rows = 2};
+	static const struct report_sample samples[] = {
+		{1, 0, 1000, 21000, 16000},
+		{2, 1, 2000, 22000, -1},
+	};
+	char line[512], small[24];
+	struct mem m;
+
+	(void)state;
+	mem_open(&m);
+	for (unsigned i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		fprintf(m.f, "fmt_ns %s\n", report_fmt_ns(ns[i], line, 32));
+	assert_true(report_live_line(line, sizeof(line), 12.0, 1000, 999, 1,
+				     H(50, 999, 3000, 1000)) > 0);
+	fprintf(m.f, "%s\n", line);
+	assert_true(report_live_line(line, sizeof(line), 13.0, 0, 0, 0, NULL) >
+		    0);
+	fprintf(m.f, "%s\n", line);
+	assert_true(report_live_line(small, sizeof(small), 14.0, 1000, 999, 1,
+				     hists[n_hists - 1]) > 0);
+	fprintf(m.f, "%s\n", small);
+	assert_true(report_live_path(line, sizeof(line), &path_netvsc) > 0);
+	fprintf(m.f, "%s\n", line);
+	assert_true(report_live_path(line, sizeof(line), &path_mlx) > 0);
+	fprintf(m.f, "%s\n", line);
+	assert_true(report_live_path(line, sizeof(line), &path_none_moved) > 0);
+	fprintf(m.f, "%s\n", line);
+	assert_true(report_live_path(small, sizeof(small), &path_mlx) > 0);
+	fprintf(m.f, "%s\n", small);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_true(report_iv_line(line, sizeof(line), &iv, &rows[i]) >
+			    0);
+		fprintf(m.f, "%s\n", line);
+	}
+	assert_int_equal(report_samples_header(m.f), 0);
+	assert_int_equal(report_samples_write(m.f, samples, 2), 0);
+	mem_check(&m, "lines.txt");
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_probe_single, teardown),
+		cmocka_unit_test_teardown(test_probe_multi, teardown),
+		cmocka_unit_test_teardown(test_probe_open, teardown),
+		cmocka_unit_test_teardown(test_probe_flows, teardown),
+		cmocka_unit_test_teardown(test_probe_empty, teardown),
+		cmocka_unit_test_teardown(test_reflect_workers, teardown),
+		cmocka_unit_test_teardown(test_reflect_idle, teardown),
+		cmocka_unit_test_teardown(test_lines, teardown),
+	};
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s GOLDEN_DIR\n", argv[0]);
+		return 2;
+	}
+	golden_dir = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
