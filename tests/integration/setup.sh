@@ -107,13 +107,13 @@ expect 0 "nothing to undo" "$LATPROBE" setup --root "$H" --undo
 # SSH session's, every NIC busy.
 expect 4 "refused: eth0 carries the default route" "$LATPROBE" setup --root "$H" --dry-run --iface eth0
 expect 4 "refused: eth0 carries the default route" "$LATPROBE" setup --root "$H" --dry-run --iface enP1s1
-expect 4 "refused: eth1 carries this SSH session \(SSH_CONNECTION from 10.0.1.9\)" \
-	env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" "$LATPROBE" setup --root "$H" --dry-run --iface eth1
+expect 4 "refused: eth1 carries this SSH session \(SSH_CONNECTION from 198.19.1.9\)" \
+	env SSH_CONNECTION="198.19.1.9 50022 198.19.1.4 22" "$LATPROBE" setup --root "$H" --dry-run --iface eth1
 expect 4 "refused: eth1 carries this SSH session \(SSH_CONNECTION from 2001:2::9\)" \
 	env SSH_CONNECTION="2001:2::9 50022 2001:2::4 22" "$LATPROBE" setup --root "$H" --dry-run --iface eth1
 expect 4 "no NIC free for DPDK .*interfaces: eth0 \(vmbus\), eth1 \(vmbus\)" \
-	env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" "$LATPROBE" setup --root "$H" --dry-run
-expect 0 "netvsc\+mlx" env SSH_CONNECTION="10.0.1.9 50022 10.0.1.4 22" \
+	env SSH_CONNECTION="198.19.1.9 50022 198.19.1.4 22" "$LATPROBE" setup --root "$H" --dry-run
+expect 0 "netvsc\+mlx" env SSH_CONNECTION="198.19.1.9 50022 198.19.1.4 22" \
 	"$LATPROBE" setup --root "$H" --dry-run --iface eth1 --force
 expect 4 "no interface 'eth9'" "$LATPROBE" setup --root "$H" --dry-run --iface eth9
 # A kernel without VMBus driver_override: uio_hv_generic's new_id, unbind,

@@ -773,10 +773,10 @@ test_routes(void **state)
 	char ifn[32];
 
 	(void)state;
-	assert_int_equal(host_route_iface(MANA, 0x0a000109u, ifn, sizeof(ifn)),
+	assert_int_equal(host_route_iface(MANA, 0xc6130109u, ifn, sizeof(ifn)),
 			 0);
-	assert_string_equal(ifn, "eth1"); /* 10.0.1.9: 10.0.1.0/24 */
-	assert_int_equal(host_route_iface(MANA, 0x0a000009u, ifn, sizeof(ifn)),
+	assert_string_equal(ifn, "eth1"); /* 198.19.1.9: 198.19.1.0/24 */
+	assert_int_equal(host_route_iface(MANA, 0xc6130009u, ifn, sizeof(ifn)),
 			 0);
 	assert_string_equal(ifn, "eth0");
 	assert_int_equal(host_route_iface(MANA, 0xc6120001u, ifn, sizeof(ifn)),
@@ -854,10 +854,10 @@ test_setup_plan(void **state)
 	/* The SSH client's route decides which NIC carries the session. */
 	o.force = false;
 	o.iface = "eth1";
-	o.ssh_connection = "10.0.1.9 50022 10.0.1.4 22";
+	o.ssh_connection = "198.19.1.9 50022 198.19.1.4 22";
 	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), -EPERM);
 	has(err, "eth1 carries this SSH session");
-	o.ssh_connection = "198.18.0.9 50022 10.0.0.4 22"; /* via eth0 */
+	o.ssh_connection = "198.18.0.9 50022 198.19.0.4 22"; /* via eth0 */
 	assert_int_equal(host_setup_plan(&o, &p, err, sizeof(err)), 0);
 	/* MANA: the MANA PMD on the PCI device, mac= eth1's. */
 	o.root = MANA;
