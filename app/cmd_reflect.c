@@ -29,7 +29,7 @@
 struct reflect_opts {
 	struct app_common_opts co;
 	uint16_t stamp_port, sockperf_port, echo_port;
-	bool stateful, verify_l4;
+	bool stateful;
 	bool allow_low_sport;
 	struct reflector_prefix allow[REFLECTOR_MAX_ALLOW];
 	unsigned n_allow;
@@ -209,7 +209,8 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->stateful = true;
 			break;
 		case 'V':
-			o->verify_l4 = true;
+			/* Accepted as before; a request's L4 checksum is now
+			 * always verified when the NIC did not. */
 			break;
 		case 'A': {
 			uint32_t a, mask;
@@ -391,7 +392,6 @@ conf_common(struct app_run *r)
 	c->sockperf_port = o->sockperf_port;
 	c->echo_port = o->echo_port;
 	c->stateful = o->stateful;
-	c->verify_l4_csum = o->verify_l4;
 	c->clock = r->clk.clock;
 	c->anchor = r->clk.anchor;
 	c->allow_low_sport = o->allow_low_sport;

@@ -106,10 +106,6 @@ struct reflector_conf {
 	uint16_t sockperf_port; /* 0 = off */
 	uint16_t echo_port;	/* 0 = off */
 	bool stateful;
-	/* Unused: a request's L4 checksum is always verified in software
-	 * when the NIC did not (--verify-l4-csum is accepted and does
-	 * nothing more). */
-	bool verify_l4_csum;
 	struct tsc_clock clock;
 	struct tsc_anchor anchor; /* TSC -> wall clock for STAMP timestamps */
 	uint16_t error_estimate;  /* ours, in STAMP answers */

@@ -591,7 +591,6 @@ refl_start(bool stateful)
 	t->conf.sockperf_port = ports[1];
 	t->conf.echo_port = ports[2];
 	t->conf.stateful = stateful;
-	t->conf.verify_l4_csum = true;
 	t->conf.clock = test_clock;
 	t->conf.anchor = test_anchor;
 	t->conf.error_estimate = (uint16_t)(12u << 8 | 1u);
@@ -1067,7 +1066,6 @@ test_engines_ipv6(void **state)
 	t->conf.stamp_port = ports[0];
 	t->conf.sockperf_port = ports[1];
 	t->conf.echo_port = ports[2];
-	t->conf.verify_l4_csum = true;
 	t->conf.n_reasm = 0;
 	t->conf.clock = test_clock;
 	t->conf.anchor = test_anchor;
