@@ -1430,27 +1430,26 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			a = handle_ipv4(w, buf, &f, io_rx_ip_csum(m),
 					io_rx_l4_csum(m), t2, t2_wire);
 		}
+		if (a == ANSWER_NONE) {
+			io_free(q, m);
+			continue;
+		}
 		/* An answer made in place is as long as its request, which
 		 * may have come unpadded (a kernel over a veth sends runts),
 		 * or shorter (ARP): padded to the Ethernet minimum. */
-		if (a != ANSWER_NONE)
-			io_mbuf_pad(m);
-		if (a != ANSWER_NONE && w->tx_l4_offload) {
+		io_mbuf_pad(m);
+		if (w->tx_l4_offload)
 			tx_l4_offload_set(m, &f, w->tx_l4_pseudo);
-			if (a == ANSWER_STAMP) {
-				stamp_add(&o, m, &f);
+		if (a == ANSWER_STAMP) {
+			stamp_add(&o, m, &f);
+			if (w->tx_l4_offload) {
 				o.stamps[o.n_stamp - 1].tx_l4 = true;
 				o.stamps[o.n_stamp - 1].tx_pseudo =
 					w->tx_l4_pseudo;
-				continue;
 			}
-		}
-		if (a == ANSWER_NONE)
-			io_free(q, m);
-		else if (a == ANSWER_STAMP)
-			stamp_add(&o, m, &f);
-		else
+		} else {
 			ready_add(w, &o, m);
+		}
 	}
 	/* T3 after all other work on the answers, just before they leave. */
 	if (o.n_stamp > 0 && w->auth != NULL) {
