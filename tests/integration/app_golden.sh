@@ -18,7 +18,7 @@ kport=$((20000 + $$ % 20000))
 SUBST=(--subst "$WORK=work" --subst "$kport=kport" --subst "$((kport + 1))=kport1"
 	--subst "$((kport + 2))=kport2" --subst "$((kport + 3))=sport"
 	--subst "$(uname -n)=hostname")
-cd "$WORK"
+cd "$WORK" || exit 1
 bad=0
 
 # record NAME: normalise $WORK/NAME.{rc,out,err,json,csv,...} into NAME.out
