@@ -92,6 +92,7 @@ enum {
 	APP_OPT_BACKEND = 'B',
 	APP_OPT_BUSY_POLL = 'Y',
 	APP_OPT_AUTH_KEY = 'K',
+	APP_OPT_HELP = 'H', /* --help: each command's table has its row */
 	APP_OPT_PROMISC = 0x100,
 	APP_OPT_HLOG = 0x200,
 	APP_OPT_HLOG_INTERVAL,
@@ -134,6 +135,18 @@ void app_common_opts_init(struct app_common_opts *co);
 int app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		   const char *cmd, const char *argv_opt);
 
+/*
+ * The default branch of probe's and reflect's getopt_long loops: --help
+ * (usage on stdout, exit 0), else app_common_opt().
+ */
+int app_common_opt_or_help(int c, const char *arg, struct app_common_opts *co,
+			   const char *cmd, const char *argv_opt,
+			   void (*usage)(FILE *f));
+
+/* What the shared options cannot be, checked once they are all parsed: 0 or
+ * -1 (printed). */
+int app_common_opts_check(const struct app_common_opts *co);
+
 /* "<opt> wants <what>, not '<arg>'"; returns -1. */
 int app_opt_bad(const char *opt, const char *want, const char *arg);
 
@@ -162,6 +175,15 @@ void app_clock_report(const struct app_clock *c, struct report_tsc *t);
 void app_hw_add(struct report_hw *hw, const struct nic_ts_stats *st,
 		const struct nic_clock *nic, const struct tsc_clock *clk);
 void app_hw_check(const struct report_hw *hw);
+
+/* The EAL arguments of info and doctor when none are given: no device, no
+ * hugepages, no shared config (APP_EAL_NODEV_ARGC of them). */
+#define APP_EAL_NODEV_ARGV                                                     \
+	{                                                                      \
+		"latprobe", "--no-pci", "--no-huge", "-m", "64",               \
+			"--no-shconf", "--log-level=lib.eal:error", NULL       \
+	}
+#define APP_EAL_NODEV_ARGC 7
 
 /* EAL init with our argv; EXIT_OK or EXIT_SETUP (message printed). */
 int app_eal_init(int argc, char **argv);

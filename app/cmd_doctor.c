@@ -323,14 +323,7 @@ cmd_doctor(int argc, char **argv)
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
-	char *def_eal[] = {"latprobe",
-			   "--no-pci",
-			   "--no-huge",
-			   "-m",
-			   "64",
-			   "--no-shconf",
-			   "--log-level=lib.eal:error",
-			   NULL};
+	char *def_eal[] = APP_EAL_NODEV_ARGV;
 	struct app_args a;
 	struct app_out json = {0};
 	struct host_input *in = NULL;
@@ -414,7 +407,7 @@ cmd_doctor(int argc, char **argv)
 	if (json.f == stdout)
 		txt = stderr;
 	ret = a.eal_argc > 1 ? app_eal_init(a.eal_argc, a.eal_argv)
-			     : app_eal_init(7, def_eal);
+			     : app_eal_init(APP_EAL_NODEV_ARGC, def_eal);
 	if (ret != EXIT_OK)
 		goto out;
 	eal = true;

@@ -121,14 +121,7 @@ cmd_info(int argc, char **argv)
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
-	char *def_eal[] = {"latprobe",
-			   "--no-pci",
-			   "--no-huge",
-			   "-m",
-			   "64",
-			   "--no-shconf",
-			   "--log-level=lib.eal:error",
-			   NULL};
+	char *def_eal[] = APP_EAL_NODEV_ARGV;
 	char **eal_argv, **app_argv, err[512] = "";
 	int eal_argc, app_argc, ret, c;
 	bool sep, eal = false;
@@ -182,7 +175,7 @@ cmd_info(int argc, char **argv)
 		n_vdevs += strcmp(eal_argv[i], "--vdev") == 0 ||
 			   strncmp(eal_argv[i], "--vdev=", 7) == 0;
 	ret = eal_argc > 1 ? app_eal_init(eal_argc, eal_argv)
-			   : app_eal_init(7, def_eal);
+			   : app_eal_init(APP_EAL_NODEV_ARGC, def_eal);
 	if (ret != EXIT_OK)
 		goto out;
 	eal = true;

@@ -174,7 +174,7 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 		{"rate-limit", required_argument, NULL, 'R'},
 		{"allow-low-sport", no_argument, NULL, 'W'},
 		{"session-timeout", required_argument, NULL, 'T'},
-		{"help", no_argument, NULL, 'H'},
+		{"help", no_argument, NULL, APP_OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
@@ -256,12 +256,10 @@ reflect_parse(int argc, char **argv, struct reflect_opts *o)
 			o->session_idle_s =
 				(uint32_t)((v + 999999999ull) / 1000000000ull);
 			break;
-		case 'H':
-			reflect_usage(stdout);
-			exit(EXIT_OK);
 		default:
-			if (app_common_opt(c, optarg, &o->co, "reflect",
-					   argv[optind - 1]) != 0)
+			if (app_common_opt_or_help(c, optarg, &o->co, "reflect",
+						   argv[optind - 1],
+						   reflect_usage) != 0)
 				return -1;
 			break;
 		}
@@ -425,28 +423,10 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 
 	if (reflect_parse(argc, argv, &x->o) != 0)
 		return -1;
-	r->opt.kernel = x->o.co.kernel;
-	r->opt.quiet = x->o.co.quiet;
-	r->opt.promisc = x->o.co.promisc;
-	r->opt.no_doctor = x->o.co.no_doctor;
-	r->opt.hw_timestamps = x->o.co.hw_timestamps;
-	r->opt.live_path = x->o.co.live_path;
+	app_run_opts_common(&r->opt, &x->o.co);
 	r->opt.link_required = false; /* a reflector waits for its peers */
-	r->opt.port_id = x->o.co.port_id;
-	r->opt.calib_ns = x->o.co.calib_ns;
 	r->opt.deadline_ns = x->o.co.duration_ns;
-	r->opt.have_metrics = x->o.co.have_metrics;
-	r->opt.metrics_addr = x->o.co.metrics_addr;
-	r->opt.metrics_port = x->o.co.metrics_port;
-	if (x->o.co.have_hlog_interval && x->o.co.hlog == NULL) {
-		app_err("--hlog-interval needs --hlog FILE");
-		return -1;
-	}
-	r->opt.hlog_interval_ns = x->o.co.hlog == NULL ? 0
-				  : x->o.co.have_hlog_interval
-					  ? x->o.co.hlog_interval_ns
-					  : APP_HLOG_DEFAULT_INTERVAL_NS;
-	return 0;
+	return app_common_opts_check(&x->o.co);
 }
 
 static int

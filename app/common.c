@@ -704,6 +704,27 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		return -1;
 	}
 }
+int
+app_common_opt_or_help(int c, const char *arg, struct app_common_opts *co,
+		       const char *cmd, const char *argv_opt,
+		       void (*usage)(FILE *f))
+{
+	if (c == APP_OPT_HELP) {
+		usage(stdout);
+		exit(EXIT_OK);
+	}
+	return app_common_opt(c, arg, co, cmd, argv_opt);
+}
+
+int
+app_common_opts_check(const struct app_common_opts *co)
+{
+	if (co->have_hlog_interval && co->hlog == NULL) {
+		app_err("--hlog-interval needs --hlog FILE");
+		return -1;
+	}
+	return 0;
+}
 
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
 static uint32_t

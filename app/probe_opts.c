@@ -316,7 +316,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"spacing", required_argument, NULL, PROBE_OPT_SPACING},
 		{"seed", required_argument, NULL, PROBE_OPT_SEED},
 		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
-		{"help", no_argument, NULL, 'H'},
+		{"help", no_argument, NULL, APP_OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
 	bool have_n = false, have_l = false, have_i = false;
@@ -494,12 +494,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 						   optarg);
 			have_open_opt = true;
 			break;
-		case 'H':
-			probe_usage(stdout);
-			exit(EXIT_OK);
 		default:
-			if (app_common_opt(c, optarg, &o->co, "probe",
-					   argv[optind - 1]) != 0)
+			if (app_common_opt_or_help(c, optarg, &o->co, "probe",
+						   argv[optind - 1],
+						   probe_usage) != 0)
 				return -1;
 			break;
 		}
@@ -619,10 +617,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 			"port)");
 		return -1;
 	}
-	if (o->co.have_hlog_interval && o->co.hlog == NULL) {
-		app_err("--hlog-interval needs --hlog FILE");
+	if (app_common_opts_check(&o->co) != 0)
 		return -1;
-	}
 	return probe_flows_check(o);
 }
 
@@ -634,20 +630,8 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	x->pcap_fd = -1;
 	if (probe_parse(argc, argv, &x->o) != 0)
 		return -1;
-	r->opt.kernel = x->o.co.kernel;
-	r->opt.quiet = x->o.co.quiet;
-	r->opt.promisc = x->o.co.promisc;
-	r->opt.no_doctor = x->o.co.no_doctor;
-	r->opt.hw_timestamps = x->o.co.hw_timestamps;
-	r->opt.live_path = x->o.co.live_path;
+	app_run_opts_common(&r->opt, &x->o.co);
 	r->opt.link_required = true;
-	r->opt.port_id = x->o.co.port_id;
-	r->opt.calib_ns = x->o.co.calib_ns;
-	r->opt.hlog_interval_ns =
-		x->o.co.hlog != NULL ? x->o.co.hlog_interval_ns : 0;
-	r->opt.have_metrics = x->o.co.have_metrics;
-	r->opt.metrics_addr = x->o.co.metrics_addr;
-	r->opt.metrics_port = x->o.co.metrics_port;
 	r->opt.report_interval_ns = x->o.iv_report_ns;
 	/* SIGHUP re-reads the pinglist; its lcores then wait for targets
 	 * until the run ends, which the side thread's deadline does. */

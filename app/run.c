@@ -499,6 +499,24 @@ seconds_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+void
+app_run_opts_common(struct app_run_opts *ro, const struct app_common_opts *co)
+{
+	ro->kernel = co->kernel;
+	ro->quiet = co->quiet;
+	ro->promisc = co->promisc;
+	ro->no_doctor = co->no_doctor;
+	ro->hw_timestamps = co->hw_timestamps;
+	ro->live_path = co->live_path;
+	ro->port_id = co->port_id;
+	ro->calib_ns = co->calib_ns;
+	/* --hlog-interval's value, or its default (app_common_opts_init()). */
+	ro->hlog_interval_ns = co->hlog != NULL ? co->hlog_interval_ns : 0;
+	ro->have_metrics = co->have_metrics;
+	ro->metrics_addr = co->metrics_addr;
+	ro->metrics_port = co->metrics_port;
+}
+
 int
 app_run(const struct app_cmd *cmd, int argc, char **argv)
 {

@@ -109,6 +109,11 @@ struct app_run {
 	struct app_metrics_srv metrics; /* --metrics */
 };
 
+/* The shared options (probe and reflect alike) into the skeleton's; the
+ * command sets the rest (link_required, deadline_ns, ...). */
+void app_run_opts_common(struct app_run_opts *ro,
+			 const struct app_common_opts *co);
+
 /* Runs a subcommand from its argv (after the subcommand's name). */
 int app_run(const struct app_cmd *cmd, int argc, char **argv);
 
