@@ -51,61 +51,6 @@ prober_sched_gap(struct prober_sched *s)
 	return (uint64_t)llround(-log(u) * s->mean_gap);
 }
 
-int
-prober_open_window_size(uint64_t rate_pps, uint64_t timeout_ns, size_t *slots)
-{
-	uint64_t inflight, n = 64;
-
-	if (rate_pps == 0)
-		return -EINVAL;
-	/* rate <= 1e9 and timeout <= 60 s (the CLI's limits) keep this in
-	 * 64 bits; anything beyond is refused by the cap anyway. */
-	if (timeout_ns != 0 && rate_pps > UINT64_MAX / timeout_ns)
-		return -E2BIG;
-	inflight = (rate_pps * timeout_ns + 999999999ull) / 1000000000ull + 1;
-	if (inflight > PROBER_OPEN_MAX_INFLIGHT)
-		return -E2BIG;
-	while (n < 2 * inflight)
-		n <<= 1;
-	*slots = n;
-	return 0;
-}
-
-int
-prober_open_init(struct prober_worker *w)
-{
-	const struct prober_conf *c = w->conf;
-	struct prober_open *o;
-	size_t n;
-	int ret;
-
-	ret = prober_open_window_size(
-		c->rate_pps, tsc_to_ns(&c->clock, c->timeout_cycles), &n);
-	if (ret != 0)
-		return ret;
-	o = calloc(1, sizeof(*o));
-	if (o == NULL)
-		return -ENOMEM;
-	o->slot = calloc(n, sizeof(*o->slot));
-	if (o->slot == NULL) {
-		free(o);
-		return -ENOMEM;
-	}
-	o->mask = n - 1;
-	w->open = o;
-	return 0;
-}
-
-void
-prober_open_fini(struct prober_worker *w)
-{
-	if (w->open == NULL)
-		return;
-	free(w->open->slot);
-	free(w->open);
-	w->open = NULL;
-}
-
 /* The fate of probe seq is known: count it where it belongs. */
 static void
 settle(struct prober_worker *w, uint64_t seq, bool answered)
@@ -123,9 +68,8 @@ settle(struct prober_worker *w, uint64_t seq, bool answered)
 	}
 }
 
-bool
-prober_open_take(struct prober_worker *w, const struct probe_reply *r,
-		 uint64_t t4)
+static bool
+open_take(struct prober_worker *w, const struct probe_reply *r, uint64_t t4)
 {
 	struct prober_open *o = w->open;
 	struct prober_slot *s;
@@ -164,8 +108,8 @@ prober_open_take(struct prober_worker *w, const struct probe_reply *r,
 	return true;
 }
 
-bool
-prober_open_unreachable(struct prober_worker *w, uint64_t low, unsigned bits)
+static bool
+open_unreachable(struct prober_worker *w, uint64_t low, unsigned bits)
 {
 	struct prober_open *o = w->open;
 	uint64_t span = 1ull << bits, seq;
@@ -265,6 +209,8 @@ prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
 		ret = -EINVAL;
 		goto out;
 	}
+	o->take = open_take;
+	o->unreachable = open_unreachable;
 	ret = prober_worker_begin(w);
 	if (ret != 0)
 		goto out;

@@ -474,7 +474,7 @@ take_reply(struct prober_worker *w, const struct probe_reply *r, uint64_t seq,
 		return false;
 	}
 	if (!lean && w->open != NULL)
-		return prober_open_take(w, r, t4);
+		return w->open->take(w, r, t4);
 	switch (seen_test_and_set(w, r->seq)) {
 	case SEEN_NEW:
 		break;
@@ -589,9 +589,9 @@ take_unreachable(struct prober_worker *w, const uint8_t *buf,
 		/* Open loop: the ID's sequence bits name a probe in flight
 		 * (IPv4, or IPv6 fragments); else it times out. */
 		if (qt.ip_version == 4)
-			prober_open_unreachable(w, qt.ip_id & 0x3ff, 10);
+			w->open->unreachable(w, qt.ip_id & 0x3ff, 10);
 		else if (w->fragmented)
-			prober_open_unreachable(w, qt.frag_id & 0xffffff, 24);
+			w->open->unreachable(w, qt.frag_id & 0xffffff, 24);
 		return RX_NONE;
 	}
 	if (seq == UINT64_MAX)

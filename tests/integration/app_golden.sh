@@ -132,8 +132,10 @@ reflect -- --addr 198.18.0.2/24 --vlan 4095
 EOT
 record usage
 
-# 2. Probe on ring loopback (one process: every count exact).
-ring=(--profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback --no-doctor -q)
+# 2. Probe on ring loopback (one process: every count exact). --timeout 5s
+# here and below: on a loaded machine (other tests, 2 vCPUs) an answer can
+# take longer than the default 200 ms, and a count would differ.
+ring=(--profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback --no-doctor -q --timeout 5s)
 run ring_stamp "$LATPROBE" probe "${ring[@]}" -n 500 --json ring_stamp.json \
 	--samples ring_stamp.csv 198.18.0.2
 run ring_sockperf "$LATPROBE" probe "${ring[@]}" --proto sockperf -n 400 -h 5 -l 200 \
@@ -158,7 +160,7 @@ done
 kpid=$!
 lp_cleanup_push "kill -KILL $kpid 2>/dev/null || true"
 lp_wait_for kernel_refl.err '^latprobe reflect: ' 20 || { cat kernel_refl.err >&2; fail "kernel reflector did not start"; }
-kprobe=(probe --backend kernel -q --no-doctor --sport "$((kport + 3))")
+kprobe=(probe --backend kernel -q --no-doctor --timeout 5s --sport "$((kport + 3))")
 run kernel_one "$LATPROBE" "${kprobe[@]}" -n 300 --json kernel_one.json "127.0.0.1:$kport"
 cat >kernel.pl <<EOT
 # three protocols, one reflector
@@ -167,7 +169,7 @@ cat >kernel.pl <<EOT
 127.0.0.1:$((kport + 2)) proto=udp-echo
 not an address
 EOT
-run kernel_multi "$LATPROBE" probe --backend kernel -q --no-doctor -n 200 --targets kernel.pl \
+run kernel_multi "$LATPROBE" probe --backend kernel -q --no-doctor --timeout 5s -n 200 --targets kernel.pl \
 	--json kernel_multi.json
 kill -INT "$kpid"
 rc=0
@@ -192,7 +194,7 @@ cat >memif.pl <<EOT
 198.18.0.2 proto=icmp
 EOT
 run memif_multi "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" --vdev "$(memif client)" -- \
-	--addr 198.18.0.1/24 --no-doctor -q -n 300 --targets memif.pl --json memif_multi.json
+	--addr 198.18.0.1/24 --no-doctor -q --timeout 5s -n 300 --targets memif.pl --json memif_multi.json
 kill -INT "$mpid"
 rc=0
 wait "$mpid" || rc=$?

@@ -217,7 +217,20 @@ struct prober_slot {
 	uint32_t state; /* enum prober_slot_state */
 };
 
+struct prober_worker;
+struct probe_reply;
+
 struct prober_open {
+	/* openloop.c's handling of an answer (seq below next) and of an ICMP
+	 * error quoting the low `bits` bits (low) of a probe's sequence
+	 * number (the newest probe in flight that matches ends as lost,
+	 * lost_unreachable; true when one did). prober_worker_run_open() sets
+	 * them before its loop; prober.c's rx path calls them, so that it
+	 * names nothing of openloop.c. */
+	bool (*take)(struct prober_worker *w, const struct probe_reply *r,
+		     uint64_t t4);
+	bool (*unreachable)(struct prober_worker *w, uint64_t low,
+			    unsigned bits);
 	struct prober_slot *slot;
 	uint64_t mask;
 	uint64_t head, next; /* oldest probe kept; next to send */
@@ -480,14 +493,7 @@ int prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 		      uint64_t *t1);
 void prober_poll_open(struct prober_worker *w, uint64_t next);
 int prober_nombuf(struct prober_worker *w, uint64_t seq, uint64_t now);
-/* openloop.c: an answer (seq below next) of an open-loop worker. */
-bool prober_open_take(struct prober_worker *w, const struct probe_reply *r,
-		      uint64_t t4);
-/* openloop.c: an ICMP error quoting the low `bits` bits (low) of a probe's
- * sequence number (its IP ID): the newest probe in flight that matches
- * ends as lost (lost_unreachable). True when one did. */
-bool prober_open_unreachable(struct prober_worker *w, uint64_t low,
-			     unsigned bits);
+/* openwin.c: the open-loop window of w (rate_pps), with the worker. */
 int prober_open_init(struct prober_worker *w);
 void prober_open_fini(struct prober_worker *w);
 
