@@ -16,6 +16,7 @@
 #endif
 
 #include "exit.h"
+#include "msg.h"
 #include "latprobe/codec.h"
 #include "latprobe/nic_clock.h"
 #include "latprobe/report.h"
@@ -49,10 +50,6 @@ void app_signals_install(void);
  * process as by default. */
 void app_hup_install(void);
 bool app_hup_take(void);
-
-/* "latprobe: <msg>" on stderr. */
-void app_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void app_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The options probe and reflect share: same names, same meaning. */
 struct app_common_opts {
@@ -122,6 +119,9 @@ enum {
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \
 	}
+
+/* --hlog-interval when not given (app/hlog_out.c writes the log). */
+#define APP_HLOG_DEFAULT_INTERVAL_NS 1000000000ull
 
 /* Defaults of the shared options. */
 void app_common_opts_init(struct app_common_opts *co);

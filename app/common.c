@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,6 @@
 #include "app.h"
 #include "cli.h"
 #include "eal_devs.h"
-#include "hlog_out.h"
 #include "log.h"
 #include "latprobe/port.h"
 #include "preflight.h"
@@ -121,34 +119,6 @@ app_signals_install(void)
 	/* EAL init calls this again: keep a SIGHUP handler we installed. */
 	if (atomic_load_explicit(&hup_wanted, memory_order_relaxed))
 		app_hup_install();
-}
-
-static void
-app_vmsg(const char *kind, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "latprobe: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void
-app_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	app_vmsg("error", fmt, ap);
-	va_end(ap);
-}
-
-void
-app_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	app_vmsg("warning", fmt, ap);
-	va_end(ap);
 }
 
 /* The calibration window, run on a thread of its own (app_dpdk_open). */

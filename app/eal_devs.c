@@ -18,10 +18,11 @@
 #include <rte_pci.h>
 #include <rte_version.h>
 
-#include "app.h"
 #include "eal_devs.h"
 #include "eal_diag.h"
+#include "exit.h"
 #include "log.h"
+#include "msg.h"
 
 /* The device name of an EAL device argument (up to its first comma, without
  * a bus: prefix), a PCI address in its full form (0000:01:00.0); *is_pci

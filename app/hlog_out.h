@@ -15,8 +15,8 @@
 #include "app.h"
 #include "latprobe/histogram.h"
 
-#define APP_HLOG_MAX_SERIES	     4
-#define APP_HLOG_DEFAULT_INTERVAL_NS 1000000000ull
+#define APP_HLOG_MAX_SERIES 4
+/* APP_HLOG_DEFAULT_INTERVAL_NS: app.h (the shared options' default). */
 
 /* The live histogram of series s of worker w. */
 typedef const struct histogram *(*app_hlog_get_fn)(void *ctx, unsigned s,

@@ -16,7 +16,8 @@
 
 #include <bpf/libbpf.h>
 
-#include "app.h"
+#include "exit.h"
+#include "msg.h"
 #include "cli.h"
 #include "preflight.h"
 
