@@ -1,4 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ethernet/VLAN/ARP/IPv4/IPv6/UDP/ICMP/TCP: checksums, the one parser
+ * (codec_parse_frame and its helpers), the builders (UDP, ICMP echo, TCP,
+ * ARP, ICMP errors, VLAN insertion), turning a request into its answer in
+ * place (codec_turn_around) and MAC text.
+ *
+ * Over 1,000 lines with a reason: parser, builders and turn-around share
+ * the static helpers of this file (the unaligned loads and stores ld16,
+ * ld32, st16 at the top, pseudo_sum, put_eth, check_fit), which the
+ * compiler inlines into both engines' per-packet path only within one
+ * translation unit (no LTO in this build);
+ * the protocols above IP have their own files (stamp.c, stamp_auth.c,
+ * sockperf.c, frag.c, nd.c).
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>

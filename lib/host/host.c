@@ -4,6 +4,14 @@
  * in->root and fills one struct host_result. A file that is absent is a
  * fact (no cpufreq driver, no cpuidle states) and is reported as such; a
  * file that is present but cannot be parsed is a warn saying which file.
+ *
+ * Over 1,000 lines with a reason: it is one table of similar checks (TSC,
+ * clocksource, TSC rate, cpufreq, isolation, SMT, IRQs, C-states, THP,
+ * hugepages, NUMA, steal, runnable tasks, host_check_all) sharing the
+ * static root-relative readers at its top (path_of, read_at, read_line_at,
+ * read_cpus_at, cpus_str); each check is short and self-contained, so a
+ * reader looks for a check by its name here; the parsers of /proc text are
+ * in parse.c (fuzzed), the NIC checks in nic.c, latprobe setup in setup.c.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The prober's engine: worker init/fini, ARP and neighbour answers, the rx
+ * path (take_burst -> take_rx -> take_frame/take_fast -> take_reply ->
+ * record_answer: classify a frame, match it to its probe, record its
+ * latencies), the tx path (templates, build_probe, send_probe) and the
+ * closed loop (prober_worker_begin/_step/_run, run_lean).
+ *
+ * Over 1,000 lines on purpose: the rx and tx helpers are PROBER_INLINE
+ * (always_inline) and static, so that the per-frame chain compiles into one
+ * loop per entry point with no call between classification, matching and
+ * recording; split over translation units they would be calls (no LTO in
+ * this build), on the path whose cost is the floor the tool measures. What
+ * is not on that path already lives beside it: flows.c, multi.c,
+ * openloop.c/openwin.c, nd.c, proto_udp.c, proto_tcp.c, prober_hwts.c.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

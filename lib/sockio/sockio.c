@@ -1,4 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The kernel backend as an io table: UDP sockets (IPv4 and IPv6, one per
+ * flow or port) behind the same rx_burst/tx_burst/clock ops the DPDK
+ * backend has. rx: recvmmsg with cmsgs (TTL/hop limit, TOS/traffic class,
+ * packet info; ICMP errors from the error queue) turned into synthetic
+ * Ethernet/IP/UDP frames, so the engines parse one format; tx: the frame's
+ * payload sent on its socket; then socket set-up (busy poll,
+ * SO_PREFER_BUSY_POLL) and the open/close of a prober's or a reflector's
+ * sockets.
+ *
+ * Over 1,000 lines on purpose: the ops table's rx and tx and their static
+ * helpers (sockio_of, read_cmsgs, synth_frame, send_frame) are one
+ * translation unit so that they inline into the burst functions the
+ * engines call through io_rx/io_tx; set-up shares the private struct
+ * sockio and struct sockio_sock, which no header shows.
+ */
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
