@@ -34,22 +34,26 @@ APP_FLOORS = {
     # the run skeleton of probe and reflect, and doctor's brief it prints
     'run': 2, 'doctor': 2,
     # the commands and main()
-    'probe': 3, 'cmd_reflect': 3, 'cmd_info': 3, 'cmd_plot': 3,
+    'probe': 3, 'reflect': 3, 'cmd_info': 3, 'cmd_plot': 3,
     'cmd_compare': 3, 'cmd_setup': 3, 'main': 3,
 }
 APP_COMMANDS = 3
 APP_GROUPS = {
     'app.h': 'common', 'version.h.in': 'version', 'cmd_doctor.c': 'doctor',
-    'probe.h': 'probe', 'cmd_probe.c': 'probe',
+    'cmd_probe.c': 'probe', 'cmd_reflect.c': 'reflect',
 }
+# A command split by concern: <cmd>.h and <cmd>_*.c are one module.
+APP_SPLIT = ('probe', 'reflect')
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def app_module(name):
     if name in APP_GROUPS:
         return APP_GROUPS[name]
-    if name.startswith('probe_') and name.endswith('.c'):
-        return 'probe'
+    for cmd in APP_SPLIT:
+        if name == cmd + '.h' or (name.startswith(cmd + '_') and
+                                  name.endswith('.c')):
+            return cmd
     return re.sub(r'\.(c|h)$', '', name)
 
 
