@@ -39,6 +39,14 @@ uint16_t stamp_ee_encode(const struct stamp_error_estimate *ee);
 void stamp_ee_decode(uint16_t v, struct stamp_error_estimate *ee);
 /* The estimate in ns: multiplier * 2^(scale - 32) s. */
 double stamp_ee_to_ns(const struct stamp_error_estimate *ee);
+/*
+ * The estimate for an error of ns nanoseconds: the smallest scale whose
+ * multiplier (rounded up, 1 to 255) holds it, so stamp_ee_to_ns() of the
+ * result is never below ns and less than 1 % above it (from 2^-32 s on:
+ * smaller errors give multiplier 1, scale 0). sync and ptp are copied.
+ */
+void stamp_ee_from_ns(double ns, bool sync, bool ptp,
+		      struct stamp_error_estimate *ee);
 
 /*
  * 64-bit timestamps as they go on the wire (host-order integers here,
