@@ -261,7 +261,7 @@ probe_usage(FILE *f)
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
-	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n",
+	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns,forward_ns,reverse_ns\n",
 	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
@@ -1533,6 +1533,10 @@ write_samples(const void *arg, FILE *f)
 					.rtt_ns = w->samples[k].rtt_ns,
 					.network_rtt_ns =
 						w->samples[k].network_rtt_ns,
+					.has_one_way =
+						w->samples[k].has_one_way,
+					.forward_ns = w->samples[k].forward_ns,
+					.reverse_ns = w->samples[k].reverse_ns,
 				};
 			ret = report_samples_write(f, chunk, n);
 		}
