@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "hlog_out.h"
+#include "oneway.h"
 #include "latprobe/loopback.h"
 #include "latprobe/port.h"
 #include "latprobe/prober.h"
@@ -63,6 +64,11 @@ enum {
 	PROBE_OPT_MAX_BEHIND, /* 0x603 */
 };
 
+/* One-way delays (h28's range: 0x628-0x62f). */
+enum {
+	PROBE_OPT_SAME_CLOCK = 0x628,
+};
+
 /* --max-behind when not given: a send later than this is a late send. */
 #define PROBE_MAX_BEHIND_NS 10000ull
 
@@ -85,6 +91,7 @@ struct probe_target {
 
 struct probe_opts {
 	struct app_common_opts co;
+	bool same_clock; /* --same-clock: the reflector reads our clock */
 	/* Several targets (--targets, or more than one TARGET): each its own
 	 * worker, round robin per lcore. Else tg[0] is the target below. */
 	bool multi;
@@ -587,6 +594,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"spacing", required_argument, NULL, PROBE_OPT_SPACING},
 		{"seed", required_argument, NULL, PROBE_OPT_SEED},
 		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
+		{"same-clock", no_argument, NULL, PROBE_OPT_SAME_CLOCK},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -764,6 +772,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 						   "a duration 0..1s (10us)",
 						   optarg);
 			have_open_opt = true;
+			break;
+		case PROBE_OPT_SAME_CLOCK:
+			o->same_clock = true;
 			break;
 		case 'H':
 			probe_usage(stdout);
@@ -968,6 +979,10 @@ struct probe_ctx {
 	struct live live;
 	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
 	struct ivrep *ivr;		    /* --interval-report */
+	/* STAMP one-way delays: our clock thread, the report's part. */
+	struct app_oneway ow;
+	struct report_one_way ow_rep;
+	struct histogram *ow_fwd, *ow_rev;
 };
 
 static int
@@ -2046,6 +2061,7 @@ probe_init_workers_multi(struct app_run *r)
 	histogram_init(&run->gone.behind);
 	histogram_init(&run->gone.hw_rtt);
 	histogram_init(&run->gone.hw_rx_delay);
+	app_oneway_gone_init(&run->gone);
 	run->n_lanes = r->n_workers;
 	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
 	 * lcores wait for new ones until the run ends. */
@@ -2126,6 +2142,7 @@ probe_fold(struct probe_ctx *x, unsigned k)
 	histogram_merge(&g->behind, &w->behind);
 	histogram_merge(&g->hw_rtt, &w->hw_rtt);
 	histogram_merge(&g->hw_rx_delay, &w->hw_rx_delay);
+	app_oneway_fold(g, w);
 	run->gone_rows++;
 	if (x->live.prev != NULL)
 		histogram_init(&x->live.prev[k]);
@@ -2262,6 +2279,7 @@ probe_hup(struct app_run *r)
 				histogram_init(&w->rtt);
 				histogram_init(&w->network_rtt);
 				histogram_init(&w->turnaround);
+				app_oneway_gone_init(w);
 			}
 			pthread_mutex_unlock(&probe_mx_lock);
 			if (ret != EXIT_OK)
@@ -2353,6 +2371,13 @@ probe_init_workers(struct app_run *r)
 	struct probe_run *run;
 	unsigned nw = r->n_workers;
 
+	/* STAMP: T1/T4 onto a re-sampled UTC mapping (app/oneway.c). */
+	if (o->proto->has_remote_ts &&
+	    app_oneway_start(&x->ow, &r->clk, r->dpdk_ready) == 0)
+		x->conf.utc_feed = &x->ow.feed;
+	else if (o->proto->has_remote_ts)
+		app_warn("cannot start the clock thread: one-way delays use "
+			 "the start's clock mapping");
 	if (o->multi)
 		return probe_init_workers_multi(r);
 	run = x->run = calloc(1, sizeof(*x->run));
@@ -2526,6 +2551,13 @@ probe_start_line(struct app_run *r)
 		x->o.co.kernel ? "backend" : "port",
 		x->o.co.kernel ? "kernel" : r->port.name,
 		x->o.co.kernel ? "UDP socket" : r->port.driver, sports);
+	if (x->conf.utc_feed != NULL) {
+		char clk[256];
+
+		app_oneway_describe(&x->ow, clk, sizeof(clk));
+		fprintf(stderr, "latprobe probe: one-way: %s%s\n", clk,
+			x->o.same_clock ? "; --same-clock" : "");
+	}
 }
 
 /*
@@ -2792,6 +2824,14 @@ probe_report(struct app_run *r, double duration_s,
 		rep.interval_stretched += run->w[i].st.interval_stretched;
 	rep.interval_stretched += run->gone.st.interval_stretched;
 	reflector_ee(run, &rep.reflector_ee);
+	if (remote_ts && (x->ow_fwd = histogram_create()) != NULL &&
+	    (x->ow_rev = histogram_create()) != NULL) {
+		app_oneway_probe_report(&x->ow, run->w, run->n_workers,
+					run->gone_rows != 0 ? &run->gone : NULL,
+					o->same_clock, x->ow_fwd, x->ow_rev,
+					&x->ow_rep);
+		rep.one_way = &x->ow_rep;
+	}
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;
@@ -2863,6 +2903,10 @@ probe_teardown(struct app_run *r)
 {
 	struct probe_ctx *x = r->ctx;
 
+	app_oneway_stop(&x->ow);
+	histogram_destroy(x->ow_fwd);
+	histogram_destroy(x->ow_rev);
+	x->ow_fwd = x->ow_rev = NULL;
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++) {
 			prober_worker_fini(&x->run->w[i]);

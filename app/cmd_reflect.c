@@ -17,6 +17,7 @@
 #include "app.h"
 #include "cli.h"
 #include "hlog_out.h"
+#include "oneway.h"
 #include "latprobe/port.h"
 #include "preflight.h"
 #include "latprobe/reflector.h"
@@ -310,6 +311,7 @@ struct reflect_ctx {
 	struct histogram *mx_snap, *mx_sum;   /* the metrics thread's */
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 	uint64_t last_wrx[RTE_MAX_LCORE];     /* live line, per worker */
+	struct app_oneway ow; /* STAMP: our clock, in T2/T3 and the EE */
 };
 
 static int
@@ -664,6 +666,15 @@ reflect_init_workers(struct app_run *r)
 		app_err("out of memory");
 		return EXIT_RUNTIME;
 	}
+	/* One-way delays: T2/T3 on a re-sampled UTC mapping, our measured
+	 * error in the Error Estimate (app/oneway.c). */
+	if (x->o.stamp_port != 0 &&
+	    app_oneway_start(&x->ow, &r->clk, r->dpdk_ready) == 0)
+		x->conf.utc_feed = &x->ow.feed;
+	else if (x->o.stamp_port != 0)
+		app_warn("cannot start the clock thread: STAMP answers carry "
+			 "the start's clock mapping and a constant Error "
+			 "Estimate");
 	for (unsigned i = 0; i < r->n_workers; i++) {
 		struct io_queue *q =
 			x->sock ? sockio_queue(x->sock) : &r->port.q[i];
@@ -701,6 +712,12 @@ reflect_start_line(struct app_run *r)
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
 		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
+	if (x->conf.utc_feed != NULL) {
+		char clk[256];
+
+		app_oneway_describe(&x->ow, clk, sizeof(clk));
+		fprintf(stderr, "latprobe reflect: STAMP %s\n", clk);
+	}
 	/* DPDK 22.11 memif: a server queue beyond the client's ring count
 	 * is left without a ring of its own (seen here with a one-queue
 	 * client: queue 1 answered frames the client sent on its only ring,
@@ -870,6 +887,7 @@ reflect_teardown(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
 
+	app_oneway_stop(&x->ow);
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++)
 			reflector_worker_fini(&x->run->w[i]);
