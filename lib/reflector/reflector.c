@@ -1012,11 +1012,8 @@ handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 static inline uint64_t
 wire_ts(const struct reflector_worker *w, uint64_t tsc)
 {
-	const struct reflector_conf *c = w->conf;
-
 	if (likely(w->ntp_direct))
 		return stamp_ntp_from_tsc(&w->ntp, tsc);
-	(void)c;
 	return stamp_ts_from_ns(clock_map_utc(&w->map, tsc), w->ee);
 }
 
