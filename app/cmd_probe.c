@@ -1028,6 +1028,10 @@ probe_hlog_get(void *ctx, unsigned s, unsigned w)
 	const struct probe_ctx *x = ctx;
 	const struct prober_worker *pw = &x->run->w[w];
 
+	/* STAMP: forward and reverse come last (after intended). */
+	if (x->o.proto->has_remote_ts && s >= 3 + (x->o.rate_pps != 0))
+		return s == 3 + (x->o.rate_pps != 0) ? &pw->forward
+						     : &pw->reverse;
 	if (s != 0 && !x->o.proto->has_remote_ts)
 		s += 2;
 	return s == 0	? &pw->rtt
@@ -1036,21 +1040,27 @@ probe_hlog_get(void *ctx, unsigned s, unsigned w)
 			: &pw->intended;
 }
 
-/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them;
- * intended with --rate). */
+/* --hlog: Tag=rtt (and network_rtt, turnaround, forward, reverse when the
+ * proto has them; intended with --rate). */
 static void
 probe_interval(struct app_run *r, double el, bool final)
 {
 	static const char *const tags[] = {"rtt", "network_rtt", "turnaround",
-					   "intended"};
+					   "forward", "reverse"};
+	static const char *const tags_ro[] = {"rtt",	    "network_rtt",
+					      "turnaround", "intended",
+					      "forward",    "reverse"};
 	static const char *const tags_open[] = {"rtt", "intended"};
 	struct probe_ctx *x = r->ctx;
 	bool remote = x->o.proto->has_remote_ts, open = x->o.rate_pps != 0;
 
 	(void) final;
+	/* STAMP: one-way forward and reverse too (issue 28). */
 	if (x->hlog.n_workers == 0)
-		app_hlog_series(&x->hlog, (remote ? 3u : 1u) + (open ? 1u : 0u),
-				remote || !open ? tags : tags_open,
+		app_hlog_series(&x->hlog, (remote ? 5u : 1u) + (open ? 1u : 0u),
+				remote && open ? tags_ro
+				: remote       ? tags
+					       : tags_open,
 				x->run->n_workers);
 	app_hlog_tick(&x->hlog, el, probe_hlog_get, x);
 }
@@ -1523,6 +1533,30 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 		mx_merge(x, s, offsetof(struct prober_worker, network_rtt));
 		metrics_histogram(b, "latprobe_network_rtt_seconds", l, 3,
 				  x->mx_sum);
+	}
+	/* One-way (issue 28): only the positive ones, as in the report;
+	 * whether they mean anything is the report's one_way.valid. */
+	for (unsigned k = 0; k < 2; k++) {
+		const char *name = k == 0 ? "latprobe_forward_seconds"
+					  : "latprobe_reverse_seconds";
+
+		metrics_family(b, name, "histogram",
+			       k == 0 ? "One-way forward delay T2 - T1 (the "
+					"two clocks' bound applies)"
+				      : "One-way reverse delay T4 - T3 (the "
+					"two clocks' bound applies)");
+		for (unsigned s = 0; s < mx_n_series(x); s++) {
+			if (!mx_target(x, s)->proto->has_remote_ts ||
+			    mx_retired(x, s))
+				continue;
+			mx_labels(x, s, l);
+			mx_merge(
+				x, s,
+				k == 0 ? offsetof(struct prober_worker, forward)
+				       : offsetof(struct prober_worker,
+						  reverse));
+			metrics_histogram(b, name, l, 3, x->mx_sum);
+		}
 	}
 	return b->err;
 }
