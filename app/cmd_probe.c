@@ -2494,6 +2494,7 @@ probe_init_workers(struct app_run *r)
 				rc.echo_port = o->dport;
 			rc.clock = r->clk.clock;
 			rc.anchor = r->clk.anchor;
+			rc.utc_feed = x->conf.utc_feed; /* one-way: one clock */
 			rc.auth_key = o->co.auth_key;
 			rc.auth_key_len = o->co.auth_key_len;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
