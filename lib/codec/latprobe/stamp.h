@@ -42,8 +42,9 @@ double stamp_ee_to_ns(const struct stamp_error_estimate *ee);
 /*
  * The estimate for an error of ns nanoseconds: the smallest scale whose
  * multiplier (rounded up, 1 to 255) holds it, so stamp_ee_to_ns() of the
- * result is never below ns and less than 1 % above it (from 2^-32 s on:
- * smaller errors give multiplier 1, scale 0). sync and ptp are copied.
+ * result is never below ns, and above it by less than one 2^-32 s step
+ * (0.23 ns) up to 59 ns, by at most 1/128 beyond (multiplier >= 128);
+ * 0, negative or NaN give multiplier 1, scale 0. sync and ptp are copied.
  */
 void stamp_ee_from_ns(double ns, bool sync, bool ptp,
 		      struct stamp_error_estimate *ee);
