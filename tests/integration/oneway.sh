@@ -36,14 +36,13 @@ run() {
 	REFL_PID=$LP_LAST_PID
 	lp_wait_for "$WORK/refl-$name.log" '^latprobe reflect: ' 20 ||
 		{ cat "$WORK/refl-$name.log" >&2; fail "reflector did not start"; }
+	local rc=0
 	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
 		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -n "$N" -w 50 -i 1ms -q \
 		--json "$WORK/$name.json" --samples "$WORK/$name.csv" "$@" "$refl_ip" \
-		>"$WORK/$name.txt" 2>"$WORK/$name.err" || {
-		cat "$WORK/$name.err" >&2
-		fail "$name: probe exited $?"
-	}
+		>"$WORK/$name.txt" 2>"$WORK/$name.err" || rc=$?
 	stop_reflector
+	[ "$rc" -eq 0 ] || { cat "$WORK/$name.err" >&2; fail "$name: probe exited $rc"; }
 	grep -q 'STAMP clock' "$WORK/refl-$name.log" || { cat "$WORK/refl-$name.log" >&2; fail "$name: reflector did not say its clock"; }
 }
 
