@@ -27,6 +27,8 @@
 #include "app.h"
 #include "cli.h"
 #include "doctor.h"
+#include "oneway.h"
+#include "latprobe/host_clock.h"
 
 #define DOCTOR_OPT_LCORES    0x441
 #define DOCTOR_OPT_JSON	     0x442
@@ -351,7 +353,8 @@ cmd_doctor(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : ret;
 	in = calloc(1, sizeof(*in));
 	s = calloc(1, sizeof(*s));
-	r = calloc(HOST_N_CHECKS, sizeof(*r));
+	/* The host's checks, then the clock's (app/oneway.c). */
+	r = calloc(HOST_N_CHECKS + HOST_N_CLOCK_CHECKS, sizeof(*r));
 	if (in == NULL || s == NULL || r == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
@@ -449,6 +452,7 @@ cmd_doctor(int argc, char **argv)
 	}
 	sample(&in->lcores, s);
 	n = host_check_all(in, s, r);
+	n += app_oneway_doctor(r + n);
 	for (unsigned i = 0; i < n; i++)
 		count[r[i].verdict]++;
 	{

@@ -11,6 +11,7 @@
 
 #include "oneway.h"
 #include "latprobe/histogram.h"
+#include "latprobe/host_clock.h"
 #include "latprobe/prober.h"
 #include "latprobe/stamp.h"
 
@@ -326,4 +327,31 @@ app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 		ow->map_err_max_ns = sum.own_err_max_ns;
 	}
 	report_one_way_judge(ow);
+}
+
+unsigned
+app_oneway_doctor(struct host_result *r)
+{
+	struct host_clock_input in;
+	struct clock_kernel k;
+	struct clock_chrony c;
+
+	memset(&in, 0, sizeof(in));
+	if (clock_kernel_read(&k) == 0) {
+		in.kernel_read = true;
+		in.kernel_synced = k.synced;
+		in.kernel_status = k.status;
+		in.kernel_esterror_ns = k.esterror_ns;
+		in.kernel_maxerror_ns = k.maxerror_ns;
+	}
+	if (read_chrony(&c)) {
+		in.chrony = true;
+		in.chrony_synced = c.synced;
+		in.chrony_phc = c.phc;
+		in.chrony_stratum = c.stratum;
+		in.chrony_bound_ns = c.bound_ns;
+		snprintf(in.chrony_ref, sizeof(in.chrony_ref), "%s",
+			 c.ref_name[0] != '\0' ? c.ref_name : c.ref_id);
+	}
+	return host_clock_checks("/", &in, r);
 }
