@@ -39,7 +39,7 @@ run() {
 	local rc=0
 	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
 		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -n "$N" -w 50 -i 1ms -q \
-		--json "$WORK/$name.json" --samples "$WORK/$name.csv" "$@" "$refl_ip" \
+		--json "$WORK/$name.json" --samples "$WORK/$name.csv" --pcap "$WORK/$name.pcapng" "$@" "$refl_ip" \
 		>"$WORK/$name.txt" 2>"$WORK/$name.err" || rc=$?
 	stop_reflector
 	[ "$rc" -eq 0 ] || { cat "$WORK/$name.err" >&2; fail "$name: probe exited $rc"; }
@@ -50,14 +50,28 @@ run same -- --same-clock
 sed -n '/^Network RTT/,/^TSC/p' "$WORK/same.txt"
 $PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/same.json" \
 	--samples "$WORK/same.csv" --sent "$N" --same-clock || fail "same-clock checks"
+# The reflector's Error Estimate on the wire, read by tshark and scapy:
+# S as this host's clock is (clear where adjtimex says STA_UNSYNC), its
+# measured mapping error (under 100 us here), what the prober read.
+host_synced=1
+$PY -c 'import ctypes,sys
+class T(ctypes.Structure): _fields_=[("modes",ctypes.c_uint),("pad",ctypes.c_long*40)]
+t=T(); r=ctypes.CDLL(None).adjtimex(ctypes.byref(t)); sys.exit(0 if r==5 else 1)' && host_synced=0
+if lp_have tshark && /usr/bin/python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
+	/usr/bin/python3 "$LP_TOP/tests/integration/check_ee.py" --pcap "$WORK/same.pcapng" \
+		--json "$WORK/same.json" --s "$host_synced" --min-ns 1 --max-ns 100000 ||
+		fail "Error Estimate on the wire"
+	HAVE_EE_DECODERS=1
+else
+	echo "$LP_PROG: no tshark or scapy: the wire's Error Estimate not checked"
+	HAVE_EE_DECODERS=0
+fi
 
 # 2. Not --same-clock: this host's clock as it is. Where it is not
 # synchronised (adjtimex STA_UNSYNC), both sides say so and are refused.
 run plain --
 sed -n '/^One-way/,/Fix:/p' "$WORK/plain.txt"
-if $PY -c 'import ctypes,sys
-class T(ctypes.Structure): _fields_=[("modes",ctypes.c_uint),("pad",ctypes.c_long*40)]
-t=T(); r=ctypes.CDLL(None).adjtimex(ctypes.byref(t)); sys.exit(0 if r==5 else 1)'; then
+if [ "$host_synced" -eq 0 ]; then
 	$PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/plain.json" \
 		--samples "$WORK/plain.csv" --sent "$N" --expect invalid \
 		--reason local_unsynchronised --reason reflector_unsynchronised || fail "unsynchronised checks"
@@ -87,5 +101,12 @@ sed -n '/^Forward/,/Fix:/p' "$WORK/covered.txt"
 $PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/covered.json" \
 	--samples "$WORK/covered.csv" --sent "$N" --offset-ns 40000 --covered \
 	--expect invalid --true-json "$WORK/same.json" || fail "covered offset checks"
+# Its Error Estimate now says S (synchronised, by the hook) and holds the
+# 50 us sync error: measured, not a constant.
+if [ "$HAVE_EE_DECODERS" -eq 1 ]; then
+	/usr/bin/python3 "$LP_TOP/tests/integration/check_ee.py" --pcap "$WORK/covered.pcapng" \
+		--json "$WORK/covered.json" --s 1 --min-ns 50000 --max-ns 60000 ||
+		fail "Error Estimate on the wire (synchronised)"
+fi
 
 echo "$LP_PROG: ok"
