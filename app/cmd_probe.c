@@ -268,7 +268,15 @@ probe_usage(FILE *f)
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
-	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns,forward_ns,reverse_ns\n",
+	      "seq,lcore,t1_ns,rtt_ns,\n"
+	      "                       network_rtt_ns,forward_ns,reverse_ns "
+	      "(signed one-way)\n"
+	      "  --same-clock         STAMP one-way delays: the reflector "
+	      "reads this host's\n"
+	      "                       clock (namespaces, processes of one "
+	      "host): sync errors\n"
+	      "                       cancel, the bound is both mappings' "
+	      "errors\n",
 	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
@@ -329,6 +337,9 @@ probe_usage(FILE *f)
 	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
 	      "\\\n"
 	      "          --rate 20000 -t 2 --json out.json 198.18.0.2\n"
+	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
+	      "\\\n"
+	      "          --same-clock -n 2000 198.18.0.2\n"
 	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
 	      "10000 198.18.0.2\n"
 	      "\n"
