@@ -312,6 +312,7 @@ struct reflect_ctx {
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 	uint64_t last_wrx[RTE_MAX_LCORE];     /* live line, per worker */
 	struct app_oneway ow; /* STAMP: our clock, in T2/T3 and the EE */
+	struct report_clock clk_rep;
 };
 
 static int
@@ -831,6 +832,10 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
+	if (x->conf.utc_feed != NULL) {
+		app_oneway_clock(&x->ow, &x->clk_rep);
+		rep.clock = &x->clk_rep;
+	}
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;

@@ -355,3 +355,25 @@ app_oneway_doctor(struct host_result *r)
 	}
 	return host_clock_checks("/", &in, r);
 }
+
+void
+app_oneway_clock(struct app_oneway *o, struct report_clock *c)
+{
+	struct stamp_error_estimate e;
+
+	memset(c, 0, sizeof(*c));
+	pthread_mutex_lock(&o->mu);
+	c->mapping_error_max_ns = o->sync.err_max_ns;
+	c->residual_max_ns = o->sync.residual_max_ns;
+	c->resamples = o->sync.updates;
+	c->steps = o->sync.steps;
+	c->step_max_ns = o->sync.step_max_ns;
+	c->slew_max_ppm = o->sync.slew_max_ppm;
+	c->synchronised = o->verdict.synced;
+	c->source = o->test_sync ? "test" : clock_src_name(o->verdict.src);
+	c->sync_error_ns = o->verdict.sync_err_ns;
+	c->error_estimate = o->ee;
+	stamp_ee_decode(o->ee, &e);
+	c->error_estimate_ns = stamp_ee_to_ns(&e);
+	pthread_mutex_unlock(&o->mu);
+}

@@ -82,6 +82,9 @@ void app_oneway_probe_report(struct app_oneway *o,
 			     struct histogram *fwd, struct histogram *rev,
 			     struct report_one_way *ow);
 
+/* The reflector's report of its clock. */
+void app_oneway_clock(struct app_oneway *o, struct report_clock *c);
+
 /* latprobe doctor's clock checks (lib/host/clock.c) with this host's
  * adjtimex and chronyc answers, into r[HOST_N_CLOCK_CHECKS]; their count. */
 struct host_result;

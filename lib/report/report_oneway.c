@@ -251,3 +251,43 @@ rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 	rpt_jset(o, "local", loc, err);
 	rpt_jset(root, "one_way", o, err);
 }
+
+void
+rpt_text_clock(FILE *out, const struct report_clock *c)
+{
+	if (c == NULL)
+		return;
+	fprintf(out,
+		"Clock (STAMP T2/T3): %s (%s, sync error %s); TSC -> UTC "
+		"mapping error up to %s over %" PRIu64 " re-samples, %" PRIu64
+		" step(s), slew up to %.2f ppm; "
+		"Error Estimate %s%s\n",
+		c->synchronised ? "synchronised" : "not synchronised",
+		rpt_str_or(c->source, "none"), rpt_fmt_ns(c->sync_error_ns).s,
+		rpt_fmt_ns(c->mapping_error_max_ns).s, c->resamples, c->steps,
+		c->slew_max_ppm,
+		rpt_fmt_ns(rpt_round_ns(c->error_estimate_ns)).s,
+		c->error_estimate & 0x8000 ? " (S set)" : " (S clear)");
+}
+
+void
+rpt_json_clock(struct json_object *root, const struct report_clock *c, int *err)
+{
+	struct json_object *o;
+
+	if (c == NULL)
+		return;
+	o = json_object_new_object();
+	rpt_jset_u64(o, "mapping_error_max_ns", c->mapping_error_max_ns, err);
+	rpt_jset_u64(o, "residual_max_ns", c->residual_max_ns, err);
+	rpt_jset_u64(o, "resamples", c->resamples, err);
+	rpt_jset_u64(o, "steps", c->steps, err);
+	rpt_jset(o, "step_max_ns", json_object_new_int64(c->step_max_ns), err);
+	rpt_jset_double(o, "slew_max_ppm", c->slew_max_ppm, err);
+	rpt_jset_bool(o, "synchronised", c->synchronised, err);
+	rpt_jset_str(o, "source", rpt_str_or(c->source, "none"), err);
+	rpt_jset_u64(o, "sync_error_ns", c->sync_error_ns, err);
+	rpt_jset_u64(o, "error_estimate", c->error_estimate, err);
+	rpt_jset_double(o, "error_estimate_ns", c->error_estimate_ns, err);
+	rpt_jset(root, "clock", o, err);
+}

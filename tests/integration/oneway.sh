@@ -32,7 +32,8 @@ run() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	LP_BG_LOG=$WORK/refl-$name.log lp_bg_ns "$LP_NS_REFL" env "${envs[@]}" "$LATPROBE" reflect -l 0 \
-		"${EAL_COMMON[@]}" --vdev "$(vdev "$LP_IF_REFL")" -- --addr "$LP_ADDR_REFL" -q
+		"${EAL_COMMON[@]}" --vdev "$(vdev "$LP_IF_REFL")" -- --addr "$LP_ADDR_REFL" -q \
+		--json "$WORK/refl-$name.json"
 	REFL_PID=$LP_LAST_PID
 	lp_wait_for "$WORK/refl-$name.log" '^latprobe reflect: ' 20 ||
 		{ cat "$WORK/refl-$name.log" >&2; fail "reflector did not start"; }
@@ -101,6 +102,14 @@ sed -n '/^Forward/,/Fix:/p' "$WORK/covered.txt"
 $PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/covered.json" \
 	--samples "$WORK/covered.csv" --sent "$N" --offset-ns 40000 --covered \
 	--expect invalid --true-json "$WORK/same.json" || fail "covered offset checks"
+# The reflector's own report says where its T2/T3 came from.
+[ "$(json_get "$WORK/refl-covered.json" clock/synchronised)" = True ] &&
+	[ "$(json_get "$WORK/refl-covered.json" clock/source)" = test ] &&
+	[ "$(json_get "$WORK/refl-covered.json" clock/sync_error_ns)" = 50000 ] &&
+	[ "$(json_get "$WORK/refl-covered.json" clock/resamples)" -gt 0 ] ||
+	fail "the reflector's JSON clock does not say the hook's synchronisation"
+[ "$(json_get "$WORK/refl-same.json" clock/synchronised)" = "$([ "$host_synced" -eq 1 ] && echo True || echo False)" ] ||
+	fail "the reflector's JSON clock: synchronised is not this host's"
 # Its Error Estimate now says S (synchronised, by the hook) and holds the
 # 50 us sync error: measured, not a constant.
 if [ "$HAVE_EE_DECODERS" -eq 1 ]; then

@@ -497,6 +497,23 @@ struct report_reflect_worker {
 	uint64_t queue_rx_packets, queue_rx_errors;
 };
 
+/*
+ * The reflector's clock for STAMP one-way delays (issue 28): its TSC -> UTC
+ * mapping over the run and its synchronisation, as the prober's
+ * one_way.local has them, and the Error Estimate its answers carried last.
+ * JSON "clock", one text line.
+ */
+struct report_clock {
+	uint64_t mapping_error_max_ns, residual_max_ns, resamples, steps;
+	int64_t step_max_ns;
+	double slew_max_ppm;
+	bool synchronised;
+	const char *source; /* "chrony", "kernel", "test", "none" */
+	uint64_t sync_error_ns;
+	uint16_t error_estimate; /* raw, as on the wire */
+	double error_estimate_ns;
+};
+
 struct report_reflect {
 	const char *backend;
 	const char *addr;
@@ -512,6 +529,7 @@ struct report_reflect {
 	const struct report_hw *hw;
 	const struct report_reflect_worker *workers; /* may be NULL */
 	unsigned n_workers;
+	const struct report_clock *clock; /* STAMP's clock; NULL: none */
 };
 
 /*

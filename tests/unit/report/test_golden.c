@@ -844,6 +844,40 @@ test_probe_one_way(void **state)
 	golden_probe(&r, "probe_oneway_refused");
 }
 
+/* The reflector's report with its STAMP clock (issue 28). */
+static void
+test_reflect_clock(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	struct report_clock clk = {
+		.mapping_error_max_ns = 43,
+		.residual_max_ns = 21,
+		.resamples = 120,
+		.steps = 1,
+		.step_max_ns = -250000,
+		.slew_max_ppm = 0.75,
+		.synchronised = true,
+		.source = "chrony",
+		.sync_error_ns = 2121,
+		.error_estimate = 0x8000 | 5 << 8 | 139,
+		.error_estimate_ns = 1035.6,
+	};
+	struct report_reflect r = {
+		.backend = "dpdk",
+		.addr = "198.18.0.2/24",
+		.duration_s = 12.0,
+		.counters = refl_counters,
+		.n_counters = 6,
+		.tsc = tsc_fixed,
+		.meta = &meta,
+		.clock = &clk,
+	};
+
+	(void)state;
+	r.turnaround = H(60, 1000, 3000, 1000);
+	golden_reflect(&r, "reflect_clock");
+}
+
 /* A kernel reflector, one worker without lcore or queue, every counter
  * zero, interrupted, no turnaround. */
 static void
@@ -948,6 +982,7 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_probe_empty, teardown),
 		cmocka_unit_test_teardown(test_probe_one_way, teardown),
 		cmocka_unit_test_teardown(test_reflect_workers, teardown),
+		cmocka_unit_test_teardown(test_reflect_clock, teardown),
 		cmocka_unit_test_teardown(test_reflect_idle, teardown),
 		cmocka_unit_test_teardown(test_lines, teardown),
 	};
