@@ -205,6 +205,7 @@ reflector_worker_init(struct reflector_worker *w,
 	w->map.clock = conf->clock;
 	w->feed_gen = 0;
 	clock_take(w, conf->error_estimate);
+	clock_refresh(w); /* the feed's mapping from the first answer on */
 
 	return 0;
 }
