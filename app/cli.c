@@ -589,6 +589,7 @@ static const struct {
 			       "spacing",
 			       "seed",
 			       "max-behind",
+			       "same-clock", /* one-way delays */
 			       NULL},
 	 "ntlwihq"},
 	{"reflect",
@@ -625,7 +626,7 @@ static const struct {
 	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
 	{"plot",
 	 (const char *const[]){"output", "label", "samples", "hlog", "title",
-			       NULL},
+			       "series", NULL},
 	 "o"},
 };
 

@@ -27,6 +27,8 @@
 #include "app.h"
 #include "cli.h"
 #include "doctor.h"
+#include "oneway.h"
+#include "latprobe/host_clock.h"
 
 #define DOCTOR_OPT_LCORES    0x441
 #define DOCTOR_OPT_JSON	     0x442
@@ -62,7 +64,12 @@ doctor_usage(FILE *f)
 	      "ib_uverbs modules,\n"
 	      "rdma-core's libmana, the NIC's kernel interfaces down, and "
 	      "a DPDK with\n"
-	      "the MANA PMD.\n"
+	      "the MANA PMD. Last, the clock (for STAMP one-way delays): "
+	      "synchronised or\n"
+	      "not and by what (chronyd, ntpd, systemd-timesyncd, ptp4l), "
+	      "its error\n"
+	      "(chrony's bound, adjtimex), and the Hyper-V PTP clock "
+	      "/dev/ptp_hyperv.\n"
 	      "\n"
 	      "  --lcores LIST        the CPUs to check (default: the EAL's "
 	      "lcores,\n"
@@ -344,7 +351,8 @@ cmd_doctor(int argc, char **argv)
 		return ret < 0 ? EXIT_OK : ret;
 	in = calloc(1, sizeof(*in));
 	s = calloc(1, sizeof(*s));
-	r = calloc(HOST_N_CHECKS, sizeof(*r));
+	/* The host's checks, then the clock's (app/oneway.c). */
+	r = calloc(HOST_N_CHECKS + HOST_N_CLOCK_CHECKS, sizeof(*r));
 	if (in == NULL || s == NULL || r == NULL) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
@@ -442,6 +450,7 @@ cmd_doctor(int argc, char **argv)
 	}
 	sample(&in->lcores, s);
 	n = host_check_all(in, s, r);
+	n += app_oneway_doctor(r + n);
 	for (unsigned i = 0; i < n; i++)
 		count[r[i].verdict]++;
 	{

@@ -52,6 +52,13 @@ usage(FILE *f)
 	      "--hlog, not both\n"
 	      "  --title T            the page's title (default: latprobe "
 	      "plot)\n"
+	      "  --series S           draw that series of each report: rtt "
+	      "(default),\n"
+	      "                       network_rtt, turnaround, forward or "
+	      "reverse (the\n"
+	      "                       one-way delays; --hlog then reads that "
+	      "Tag; --samples\n"
+	      "                       draws rtt_ns only)\n"
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "examples:\n"
@@ -59,6 +66,7 @@ usage(FILE *f)
 	      "'without PPG' \\\n"
 	      "          -o ppg.html\n"
 	      "  latprobe plot run.json --samples run.csv -o run.html\n"
+	      "  latprobe plot run.json --series forward -o forward.html\n"
 	      "\n"
 	      "exit codes: 0 ok, 1 writing the page failed, 2 usage or an "
 	      "input that is not\n"
@@ -139,6 +147,21 @@ base_name(const char *path)
 enum plot_in { IN_REPORT, IN_SAMPLES, IN_HLOG };
 
 /*
+ * --series: which of a report's series is drawn (its JSON key) and the
+ * --hlog tag that goes with it. rtt unless told.
+ */
+static const struct {
+	const char *name, *key, *tag;
+} plot_series_tab[] = {
+	{"rtt", "rtt_ns", "rtt"},
+	{"network_rtt", "network_rtt_ns", "network_rtt"},
+	{"turnaround", "turnaround_ns", "turnaround"},
+	{"forward", "forward_ns", "forward"},
+	{"reverse", "reverse_ns", "reverse"},
+};
+static unsigned plot_series;
+
+/*
  * Read one input file: a report into in, or the latency over time of a
  * --samples CSV or an --hlog into *tp. 0, or the exit status after one line
  * on stderr.
@@ -163,13 +186,15 @@ read_input(enum plot_in kind, const char *file, struct plot_input *in,
 		return EXIT_USAGE;
 	}
 	if (kind == IN_REPORT)
-		r = plot_json_read(txt, len, in, err, sizeof(err));
+		r = plot_json_read_series(txt, len,
+					  plot_series_tab[plot_series].key, in,
+					  err, sizeof(err));
 	else if (kind == IN_SAMPLES)
 		r = plot_samples_read(txt, len, PLOT_TIME_POINTS, tp, n_time,
 				      err, sizeof(err));
 	else
-		r = plot_hlog_read(txt, len, "rtt", tp, n_time, err,
-				   sizeof(err));
+		r = plot_hlog_read(txt, len, plot_series_tab[plot_series].tag,
+				   tp, n_time, err, sizeof(err));
 	free(txt);
 	if (r == 0)
 		return 0;
@@ -190,6 +215,7 @@ cmd_plot(int argc, char **argv)
 		{"samples", required_argument, NULL, 'S'},
 		{"hlog", required_argument, NULL, 'H'},
 		{"title", required_argument, NULL, 'T'},
+		{"series", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -251,6 +277,26 @@ cmd_plot(int argc, char **argv)
 		case 'T':
 			title = optarg;
 			break;
+		case 'R': {
+			unsigned k;
+
+			for (k = 0;
+			     k < (unsigned)(sizeof(plot_series_tab) /
+					    sizeof(plot_series_tab[0])) &&
+			     strcmp(optarg, plot_series_tab[k].name) != 0;
+			     k++)
+				;
+			if (k == (unsigned)(sizeof(plot_series_tab) /
+					    sizeof(plot_series_tab[0]))) {
+				app_err("plot: --series: rtt, network_rtt, "
+					"turnaround, forward or reverse, not "
+					"'%s'",
+					optarg);
+				return EXIT_USAGE;
+			}
+			plot_series = k;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -260,6 +306,12 @@ cmd_plot(int argc, char **argv)
 				argv[optind - 1]);
 			return EXIT_USAGE;
 		}
+	}
+	if (plot_series != 0 && n_samples != 0) {
+		app_err("plot: --samples draws rtt_ns only; with --series %s "
+			"give --hlog",
+			plot_series_tab[plot_series].name);
+		return EXIT_USAGE;
 	}
 	/* After a "--" everything is a file name. */
 	for (; optind < argc; optind++) {

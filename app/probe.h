@@ -23,6 +23,7 @@
 #include "latprobe/prober.h"
 #include "latprobe/sockio.h"
 #include "metrics_srv.h"
+#include "oneway.h"
 #include "pinglist.h"
 #include "run.h"
 
@@ -48,6 +49,7 @@ struct probe_target {
 
 struct probe_opts {
 	struct app_common_opts co;
+	bool same_clock; /* --same-clock: the reflector reads our clock */
 	/* Several targets (--targets, or more than one TARGET): each its own
 	 * worker, round robin per lcore. Else tg[0] is the target below. */
 	bool multi;
@@ -153,6 +155,10 @@ struct probe_ctx {
 	struct live live;
 	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
 	struct ivrep *ivr;		    /* --interval-report */
+	/* STAMP one-way delays: our clock thread, the report's part. */
+	struct app_oneway ow;
+	struct report_one_way ow_rep;
+	struct histogram *ow_fwd, *ow_rev;
 };
 
 /* The metrics thread and SIGHUP's reload (probe_live.c). */

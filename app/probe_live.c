@@ -39,6 +39,10 @@ probe_hlog_get(void *ctx, unsigned s, unsigned w)
 	const struct probe_ctx *x = ctx;
 	const struct prober_worker *pw = &x->run->w[w];
 
+	/* STAMP: forward and reverse come last (after intended). */
+	if (x->o.proto->has_remote_ts && s >= 3 + (x->o.rate_pps != 0))
+		return s == 3 + (x->o.rate_pps != 0) ? &pw->forward
+						     : &pw->reverse;
 	if (s != 0 && !x->o.proto->has_remote_ts)
 		s += 2;
 	return s == 0	? &pw->rtt
@@ -47,21 +51,27 @@ probe_hlog_get(void *ctx, unsigned s, unsigned w)
 			: &pw->intended;
 }
 
-/* --hlog: Tag=rtt (and network_rtt, turnaround when the proto has them;
- * intended with --rate). */
+/* --hlog: Tag=rtt (and network_rtt, turnaround, forward, reverse when the
+ * proto has them; intended with --rate). */
 void
 probe_interval(struct app_run *r, double el, bool final)
 {
 	static const char *const tags[] = {"rtt", "network_rtt", "turnaround",
-					   "intended"};
+					   "forward", "reverse"};
+	static const char *const tags_ro[] = {"rtt",	    "network_rtt",
+					      "turnaround", "intended",
+					      "forward",    "reverse"};
 	static const char *const tags_open[] = {"rtt", "intended"};
 	struct probe_ctx *x = r->ctx;
 	bool remote = x->o.proto->has_remote_ts, open = x->o.rate_pps != 0;
 
 	(void) final;
+	/* STAMP: one-way forward and reverse too (issue 28). */
 	if (x->hlog.n_workers == 0)
-		app_hlog_series(&x->hlog, (remote ? 3u : 1u) + (open ? 1u : 0u),
-				remote || !open ? tags : tags_open,
+		app_hlog_series(&x->hlog, (remote ? 5u : 1u) + (open ? 1u : 0u),
+				remote && open ? tags_ro
+				: remote       ? tags
+					       : tags_open,
 				x->run->n_workers);
 	app_hlog_tick(&x->hlog, el, probe_hlog_get, x);
 }

@@ -41,6 +41,11 @@ enum {
 	PROBE_OPT_MAX_BEHIND, /* 0x603 */
 };
 
+/* One-way delays (h28's range: 0x628-0x62f). */
+enum {
+	PROBE_OPT_SAME_CLOCK = 0x628,
+};
+
 /* --max-behind when not given: a send later than this is a late send. */
 #define PROBE_MAX_BEHIND_NS 10000ull
 
@@ -181,7 +186,15 @@ probe_usage(FILE *f)
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
-	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n",
+	      "seq,lcore,t1_ns,rtt_ns,\n"
+	      "                       network_rtt_ns,forward_ns,reverse_ns "
+	      "(signed one-way)\n"
+	      "  --same-clock         STAMP one-way delays: the reflector "
+	      "reads this host's\n"
+	      "                       clock (namespaces, processes of one "
+	      "host): sync errors\n"
+	      "                       cancel, the bound is both mappings' "
+	      "errors\n",
 	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
@@ -242,6 +255,9 @@ probe_usage(FILE *f)
 	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
 	      "\\\n"
 	      "          --rate 20000 -t 2 --json out.json 198.18.0.2\n"
+	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
+	      "\\\n"
+	      "          --same-clock -n 2000 198.18.0.2\n"
 	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
 	      "10000 198.18.0.2\n"
 	      "\n"
@@ -316,6 +332,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"spacing", required_argument, NULL, PROBE_OPT_SPACING},
 		{"seed", required_argument, NULL, PROBE_OPT_SEED},
 		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
+		{"same-clock", no_argument, NULL, PROBE_OPT_SAME_CLOCK},
 		{"help", no_argument, NULL, APP_OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -493,6 +510,9 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 						   "a duration 0..1s (10us)",
 						   optarg);
 			have_open_opt = true;
+			break;
+		case PROBE_OPT_SAME_CLOCK:
+			o->same_clock = true;
 			break;
 		default:
 			if (app_common_opt_or_help(c, optarg, &o->co, "probe",

@@ -97,6 +97,10 @@ write_samples(const void *arg, FILE *f)
 					.rtt_ns = w->samples[k].rtt_ns,
 					.network_rtt_ns =
 						w->samples[k].network_rtt_ns,
+					.has_one_way =
+						w->samples[k].has_one_way,
+					.forward_ns = w->samples[k].forward_ns,
+					.reverse_ns = w->samples[k].reverse_ns,
 				};
 			ret = report_samples_write(f, chunk, n);
 		}
@@ -176,6 +180,13 @@ probe_start_line(struct app_run *r)
 		x->o.co.kernel ? "backend" : "port",
 		x->o.co.kernel ? "kernel" : r->port.name,
 		x->o.co.kernel ? "UDP socket" : r->port.driver, sports);
+	if (x->conf.utc_feed != NULL) {
+		char clk[256];
+
+		app_oneway_describe(&x->ow, clk, sizeof(clk));
+		fprintf(stderr, "latprobe probe: one-way: %s%s\n", clk,
+			x->o.same_clock ? "; --same-clock" : "");
+	}
 }
 
 /*
@@ -442,6 +453,14 @@ probe_report(struct app_run *r, double duration_s,
 		rep.interval_stretched += run->w[i].st.interval_stretched;
 	rep.interval_stretched += run->gone.st.interval_stretched;
 	probe_reflector_ee(run, &rep.reflector_ee);
+	if (remote_ts && (x->ow_fwd = histogram_create()) != NULL &&
+	    (x->ow_rev = histogram_create()) != NULL) {
+		app_oneway_probe_report(&x->ow, run->w, run->n_workers,
+					run->gone_rows != 0 ? &run->gone : NULL,
+					o->same_clock, x->ow_fwd, x->ow_rev,
+					&x->ow_rep);
+		rep.one_way = &x->ow_rep;
+	}
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;

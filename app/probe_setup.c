@@ -476,6 +476,7 @@ probe_init_workers_multi(struct app_run *r)
 	histogram_init(&run->gone.behind);
 	histogram_init(&run->gone.hw_rtt);
 	histogram_init(&run->gone.hw_rx_delay);
+	app_oneway_gone_init(&run->gone);
 	run->n_lanes = r->n_workers;
 	/* With a pinglist and no -n, targets may come and go (SIGHUP): the
 	 * lcores wait for new ones until the run ends. */
@@ -567,6 +568,13 @@ probe_init_workers(struct app_run *r)
 	struct probe_run *run;
 	unsigned nw = r->n_workers;
 
+	/* STAMP: T1/T4 onto a re-sampled UTC mapping (app/oneway.c). */
+	if (o->proto->has_remote_ts &&
+	    app_oneway_start(&x->ow, &r->clk, r->dpdk_ready) == 0)
+		x->conf.utc_feed = &x->ow.feed;
+	else if (o->proto->has_remote_ts)
+		app_warn("cannot start the clock thread: one-way delays use "
+			 "the start's clock mapping");
 	if (o->multi)
 		return probe_init_workers_multi(r);
 	run = x->run = calloc(1, sizeof(*x->run));
@@ -649,6 +657,7 @@ probe_init_workers(struct app_run *r)
 				rc.echo_port = o->dport;
 			rc.clock = r->clk.clock;
 			rc.anchor = r->clk.anchor;
+			rc.utc_feed = x->conf.utc_feed; /* one-way: one clock */
 			rc.auth_key = o->co.auth_key;
 			rc.auth_key_len = o->co.auth_key_len;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
@@ -673,6 +682,10 @@ probe_teardown(struct app_run *r)
 {
 	struct probe_ctx *x = r->ctx;
 
+	app_oneway_stop(&x->ow);
+	histogram_destroy(x->ow_fwd);
+	histogram_destroy(x->ow_rev);
+	x->ow_fwd = x->ow_rev = NULL;
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++) {
 			prober_worker_fini(&x->run->w[i]);

@@ -260,6 +260,7 @@ probe_fold(struct probe_ctx *x, unsigned k)
 	histogram_merge(&g->behind, &w->behind);
 	histogram_merge(&g->hw_rtt, &w->hw_rtt);
 	histogram_merge(&g->hw_rx_delay, &w->hw_rx_delay);
+	app_oneway_fold(g, w);
 	run->gone_rows++;
 	if (x->live.prev != NULL)
 		histogram_init(&x->live.prev[k]);
@@ -396,6 +397,7 @@ probe_hup(struct app_run *r)
 				histogram_init(&w->rtt);
 				histogram_init(&w->network_rtt);
 				histogram_init(&w->turnaround);
+				app_oneway_gone_init(w);
 			}
 			pthread_mutex_unlock(&probe_mx_lock);
 			if (ret != EXIT_OK)

@@ -19,6 +19,7 @@
 #include "latprobe/reflector.h"
 #include "latprobe/sockio.h"
 #include "metrics_srv.h"
+#include "oneway.h"
 #include "run.h"
 
 struct reflect_opts {
@@ -51,6 +52,8 @@ struct reflect_ctx {
 	struct histogram *mx_snap, *mx_sum;   /* the metrics thread's */
 	uint64_t last_rx, last_tx, last_drop; /* live line */
 	uint64_t last_wrx[RTE_MAX_LCORE];     /* live line, per worker */
+	struct app_oneway ow; /* STAMP: our clock, in T2/T3 and the EE */
+	struct report_clock clk_rep;
 };
 
 /* reflect_opts.c */

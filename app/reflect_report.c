@@ -38,6 +38,12 @@ reflect_start_line(struct app_run *r)
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,
 		x->o.echo_port, x->o.stateful ? " (stateful)" : "",
 		x->o.co.auth_key_len != 0 ? " (authenticated)" : "");
+	if (x->conf.utc_feed != NULL) {
+		char clk[256];
+
+		app_oneway_describe(&x->ow, clk, sizeof(clk));
+		fprintf(stderr, "latprobe reflect: STAMP %s\n", clk);
+	}
 	/* DPDK 22.11 memif: a server queue beyond the client's ring count
 	 * is left without a ring of its own (seen here with a one-queue
 	 * client: queue 1 answered frames the client sent on its only ring,
@@ -151,6 +157,10 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
+	if (x->conf.utc_feed != NULL) {
+		app_oneway_clock(&x->ow, &x->clk_rep);
+		rep.clock = &x->clk_rep;
+	}
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;

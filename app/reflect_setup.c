@@ -138,6 +138,15 @@ reflect_init_workers(struct app_run *r)
 		app_err("out of memory");
 		return EXIT_RUNTIME;
 	}
+	/* One-way delays: T2/T3 on a re-sampled UTC mapping, our measured
+	 * error in the Error Estimate (app/oneway.c). */
+	if (x->o.stamp_port != 0 &&
+	    app_oneway_start(&x->ow, &r->clk, r->dpdk_ready) == 0)
+		x->conf.utc_feed = &x->ow.feed;
+	else if (x->o.stamp_port != 0)
+		app_warn("cannot start the clock thread: STAMP answers carry "
+			 "the start's clock mapping and a constant Error "
+			 "Estimate");
 	for (unsigned i = 0; i < r->n_workers; i++) {
 		struct io_queue *q =
 			x->sock ? sockio_queue(x->sock) : &r->port.q[i];
@@ -160,6 +169,7 @@ reflect_teardown(struct app_run *r)
 {
 	struct reflect_ctx *x = r->ctx;
 
+	app_oneway_stop(&x->ow);
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++)
 			reflector_worker_fini(&x->run->w[i]);

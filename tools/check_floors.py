@@ -31,6 +31,8 @@ APP_FLOORS = {
     'pinglist': 0, 'capture': 0, 'preflight': 0, 'version': 0,
     # what the commands share: app.h (common.c), outputs, EAL devices
     'common': 1, 'hlog_out': 1, 'metrics_srv': 1, 'eal_devs': 1,
+    # the clock thread of one-way delays (probe, reflect, doctor)
+    'oneway': 1,
     # the run skeleton of probe and reflect, and doctor's brief it prints
     'run': 2, 'doctor': 2,
     # the commands and main()

@@ -65,6 +65,30 @@ stamp_ee_to_ns(const struct stamp_error_estimate *ee)
 	return ldexp((double)ee->multiplier, (int)ee->scale - 32) * 1e9;
 }
 
+void
+stamp_ee_from_ns(double ns, bool sync, bool ptp,
+		 struct stamp_error_estimate *ee)
+{
+	ee->sync = sync;
+	ee->ptp = ptp;
+	ee->scale = 0;
+	ee->multiplier = 1;
+	if (!(ns > 0)) /* also NaN */
+		return;
+	for (unsigned scale = 0; scale < 64; scale++) {
+		/* ns in units of 2^(scale - 32) s, rounded up */
+		double m = ceil(ldexp(ns / 1e9, 32 - (int)scale));
+
+		if (m <= 255) {
+			ee->scale = (uint8_t)scale;
+			ee->multiplier = (uint8_t)(m < 1 ? 1 : m);
+			return;
+		}
+	}
+	ee->scale = 63; /* beyond 255 x 2^31 s: the largest there is */
+	ee->multiplier = 255;
+}
+
 int
 stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
 		     uint64_t unix_ns0, uint64_t hz)

@@ -128,6 +128,7 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->turnaround);
 	histogram_init(&w->intended);
 	histogram_init(&w->behind);
+	prober_oneway_init(w);
 	prober_hw_init(w);
 	ret = prober_flows_init(w);
 	if (ret != 0) {
@@ -375,7 +376,7 @@ prober_ignore(struct prober_worker *w, enum prober_ignored why)
 
 static void
 keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
-	    int64_t net)
+	    int64_t net, bool ow, int64_t fwd, int64_t rev)
 {
 	const struct prober_conf *c = w->conf;
 	struct prober_sample *s;
@@ -404,6 +405,9 @@ keep_sample(struct prober_worker *w, uint64_t seq, uint64_t t1, uint64_t rtt,
 	s->t1_ns = tsc_to_ns(&c->clock, t1 - w->t_start);
 	s->rtt_ns = rtt;
 	s->network_rtt_ns = net;
+	s->has_one_way = ow;
+	s->forward_ns = fwd;
+	s->reverse_ns = rev;
 }
 
 /* Answers that come back in a lower sequence number than one seen before
@@ -440,7 +444,8 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 {
 	const struct prober_conf *c = w->conf;
 	uint64_t rtt, turn, net;
-	int64_t net_sample = -1;
+	int64_t net_sample = -1, fwd = 0, rev = 0;
+	bool ow = false;
 
 	rtt = tsc_to_ns(&c->clock, t4 - t1);
 	/* The first packet of a tuple is its own series, nothing else. */
@@ -456,13 +461,15 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 		histogram_record(&w->turnaround, turn);
 		histogram_record(&w->network_rtt, net);
 		net_sample = (int64_t)net;
+		prober_oneway_record(w, r, t1, t4, &fwd, &rev);
+		ow = true;
 	}
 	if (r->is_reset)
 		STAT_ADD(w, resets, 1);
 	if (lean)
 		return;
 	if (c->keep_samples)
-		keep_sample(w, seq, t1, rtt, net_sample);
+		keep_sample(w, seq, t1, rtt, net_sample, ow, fwd, rev);
 	if (c->hw_ts)
 		prober_hw_record(w, t1, t4);
 }

@@ -120,6 +120,33 @@ hash_seed(const void *salt)
 	       (uint64_t)(uintptr_t)salt;
 }
 
+/* Our timestamps' mapping and Error Estimate from w->map and ee. */
+static void
+clock_take(struct reflector_worker *w, uint16_t ee)
+{
+	w->ee = ee;
+	w->fast_ee_be = rte_cpu_to_be_16(ee);
+	w->ntp_direct = (ee & STAMP_EE_Z) == 0 &&
+			stamp_ntp_clock_init(&w->ntp, w->map.anchor.tsc,
+					     w->map.anchor.realtime_ns,
+					     w->map.clock.hz) == 0;
+	w->fast_one = w->fast_ok && w->ntp_direct;
+}
+
+/* After a burst: the feed's new mapping, if it has one. */
+static inline void
+clock_refresh(struct reflector_worker *w)
+{
+	const struct clock_feed *f = w->conf->utc_feed;
+	uint64_t err;
+	uint16_t ee;
+
+	if (f == NULL || clock_feed_gen(f) == w->feed_gen)
+		return;
+	if (clock_feed_read(f, &w->feed_gen, &w->map, &err, &ee))
+		clock_take(w, ee);
+}
+
 int
 reflector_worker_init(struct reflector_worker *w,
 		      const struct reflector_conf *conf, struct io_queue *q)
@@ -188,12 +215,11 @@ reflector_worker_init(struct reflector_worker *w,
 	w->fast_port_be = rte_cpu_to_be_16(conf->stamp_port);
 	w->fast_udp = (uint64_t)RTE_BE16(FAST_UDP_LEN) << 32 |
 		      (uint64_t)w->fast_port_be << 16;
-	w->fast_ee_be = rte_cpu_to_be_16(conf->error_estimate);
-	w->ntp_direct = (conf->error_estimate & STAMP_EE_Z) == 0 &&
-			stamp_ntp_clock_init(&w->ntp, conf->anchor.tsc,
-					     conf->anchor.realtime_ns,
-					     conf->clock.hz) == 0;
-	w->fast_one = w->fast_ok && w->ntp_direct;
+	w->map.anchor = conf->anchor;
+	w->map.clock = conf->clock;
+	w->feed_gen = 0;
+	clock_take(w, conf->error_estimate);
+	clock_refresh(w); /* the feed's mapping from the first answer on */
 
 	return 0;
 }
@@ -756,7 +782,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 						       s.stamp ? s.ssid : 0, t2)
 				    : s.seq;
 		o.rx_timestamp = t2_wire;
-		o.error_estimate = c->error_estimate;
+		o.error_estimate = w->ee;
 		o.sender_ttl = f->ttl;
 		o.rx_tos = f->tos;
 		old_sum = stamp_mod_sum(w, pl, f->payload_len);
@@ -1001,13 +1027,9 @@ handle_ipv6_l4(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 static inline uint64_t
 wire_ts(const struct reflector_worker *w, uint64_t tsc)
 {
-	const struct reflector_conf *c = w->conf;
-
 	if (likely(w->ntp_direct))
 		return stamp_ntp_from_tsc(&w->ntp, tsc);
-	return stamp_ts_from_ns(
-		tsc_anchor_to_realtime_ns(&c->anchor, &c->clock, tsc),
-		c->error_estimate);
+	return stamp_ts_from_ns(clock_map_utc(&w->map, tsc), w->ee);
 }
 
 /* reflector_poll() with frames in w->rx, or with --hw-timestamps. */
@@ -1026,9 +1048,11 @@ poll_rest(struct reflector_worker *w, uint16_t n)
 	if (w->conf->hw_ts) {
 		reflector_handle(w, w->rx, n, reflector_hw_t2(w, w->rx, n, t2));
 		reflector_hw_after(w);
+		clock_refresh(w);
 		return n;
 	}
 	reflector_handle(w, w->rx, n, t2);
+	clock_refresh(w);
 	return n;
 }
 

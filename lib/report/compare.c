@@ -16,6 +16,8 @@ const char *const compare_series_key[CMP__SERIES] = {
 	[CMP_RTT] = "rtt_ns",
 	[CMP_NETWORK_RTT] = "network_rtt_ns",
 	[CMP_TURNAROUND] = "turnaround_ns",
+	[CMP_FORWARD] = "forward_ns",
+	[CMP_REVERSE] = "reverse_ns",
 };
 
 const char *const compare_stat_name[CMP__STATS] = {

@@ -104,9 +104,37 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 	return 0;
 }
 
+/*
+ * Another series than rtt_ns (plot --series): its full histogram, nothing
+ * approximated (reports with forward_ns and the like all carry hdr).
+ */
+static int
+read_series(struct json_object *root, const char *key, struct plot_input *in,
+	    char *err, size_t cap)
+{
+	struct json_object *o, *x;
+	uint64_t v;
+	int ret;
+
+	if (!json_object_object_get_ex(root, key, &o) ||
+	    !json_object_is_type(o, json_type_object))
+		return report_why(err, cap, "no %s series in this report", key);
+	if (!json_object_object_get_ex(o, "hdr", &x) ||
+	    !json_object_is_type(x, json_type_string))
+		return report_why(err, cap, "%s has no histogram (hdr)", key);
+	ret = report_json_hdr(o, key, &in->h, err, cap);
+	if (ret != 0)
+		return ret;
+	if (report_json_u64(o, "underflow", &v))
+		in->h.underflow = v;
+	if (report_json_u64(o, "overflow", &v))
+		in->h.overflow = v;
+	return 0;
+}
+
 static int
 read_root(struct json_object *root, struct plot_input *in, char *err,
-	  size_t cap)
+	  size_t cap, const char *key)
 {
 	struct json_object *rtt, *probes, *x;
 	uint64_t v;
@@ -136,6 +164,8 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 	    report_json_u64(probes, "received", &in->received) &&
 	    report_json_u64(probes, "lost", &in->lost))
 		in->has_probes = in->lost <= in->sent;
+	if (key != NULL && strcmp(key, "rtt_ns") != 0)
+		return read_series(root, key, in, err, cap);
 	if (json_object_object_get_ex(rtt, "hdr", &x) && x != NULL) {
 		if (!json_object_is_type(x, json_type_string))
 			return report_why(err, cap,
@@ -158,6 +188,13 @@ int
 plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	       size_t err_cap)
 {
+	return plot_json_read_series(text, len, "rtt_ns", in, err, err_cap);
+}
+
+int
+plot_json_read_series(const char *text, size_t len, const char *key,
+		      struct plot_input *in, char *err, size_t err_cap)
+{
 	struct json_object *root;
 	int ret;
 
@@ -176,7 +213,7 @@ plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	ret = report_json_parse(text, len, &root, err, err_cap);
 	if (ret != 0)
 		return ret;
-	ret = read_root(root, in, err, err_cap);
+	ret = read_root(root, in, err, err_cap, key);
 	json_object_put(root);
 	if (ret != 0)
 		histogram_init(&in->h);

@@ -104,6 +104,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 				  r->network_rtt);
 	if (r->turnaround != NULL)
 		rpt_text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
+	rpt_text_one_way(out, r->one_way);
 	rpt_text_open(out, r->open);
 	rpt_text_hw(out, r->hw, "T4");
 	rpt_text_first_packet(out, r, &s);
@@ -156,6 +157,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	rpt_jset(root, "rtt_ns", rpt_json_summary(rtt, &err), &err);
 	rpt_jset_series(root, "network_rtt_ns", r->network_rtt, &err);
 	rpt_jset_series(root, "turnaround_ns", r->turnaround, &err);
+	rpt_json_one_way(root, r->one_way, &err);
 	rpt_json_open(root, r->open, &err);
 	rpt_json_hw(root, r->hw, &err);
 	rpt_jset_str(root, "buckets_layout", layout, &err);

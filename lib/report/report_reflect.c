@@ -118,6 +118,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	if (r->turnaround != NULL)
 		rpt_text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	text_reflect_workers(out, r);
+	rpt_text_clock(out, r->clock);
 	rpt_text_hw(out, r->hw, "T2");
 	rpt_text_xstats(out, &r->port);
 	rpt_text_path(out, r->port.path);
@@ -181,6 +182,7 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 		 rpt_json_counters(r->counters, r->n_counters, &err), &err);
 	rpt_jset(root, "workers", json_reflect_workers(r, &err), &err);
 	rpt_jset_series(root, "turnaround_ns", r->turnaround, &err);
+	rpt_json_clock(root, r->clock, &err);
 	rpt_json_hw(root, r->hw, &err);
 	return rpt_json_finish(root, &r->tsc, &r->port, err, out);
 }

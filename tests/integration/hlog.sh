@@ -105,6 +105,8 @@ PYEOF
 check_tag "$WORK/run.hlog" "$WORK/run.json" rtt rtt_ns 5
 check_tag "$WORK/run.hlog" "$WORK/run.json" network_rtt network_rtt_ns 5
 check_tag "$WORK/run.hlog" "$WORK/run.json" turnaround turnaround_ns 5
+check_tag "$WORK/run.hlog" "$WORK/run.json" forward forward_ns 5
+check_tag "$WORK/run.hlog" "$WORK/run.json" reverse reverse_ns 5
 head -5 "$WORK/run.hlog" | grep -q '^#\[BaseTime: ' || fail "no BaseTime line"
 
 # 3. SIGINT: the last partial interval is written, the log is complete.

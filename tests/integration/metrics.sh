@@ -69,6 +69,11 @@ for h in ('latprobe_rtt_seconds', 'latprobe_network_rtt_seconds'):
     assert len(les) == 20 and les[0][0] == 1e-06 and les[-2][0] == 1.0, les
     assert all(a[1] <= b[1] for a, b in zip(les, les[1:])), les
     assert 0 < v[h + '_sum' + lab] < count, h
+# One-way (issue 28): the positive ones only, so at most every answer.
+for h in ('latprobe_forward_seconds', 'latprobe_reverse_seconds'):
+    l = lab[:-1]
+    count = v[h + '_count' + lab]
+    assert 0 < count <= recv and count == v[h + '_bucket' + l + ',le="+Inf"}'], (h, count, recv)
 assert v['latprobe_tsc_hertz'] > 1e8
 assert any(k.startswith('latprobe_build_info{') and 'backend="kernel"' in k
            and 'command="probe"' in k for k in v)

@@ -40,6 +40,7 @@ for o in $("$LATPROBE" plot --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+' | gre
 	--help) args=(--help) ;;
 	--output) args=(--output "$WORK/opt.html") ;;
 	--samples | --hlog) args=("$o" '' -o "$WORK/opt.html") ;;
+	--series) args=(--series rtt -o "$WORK/opt.html") ;;
 	*) args=("$o" value -o "$WORK/opt.html") ;;
 	esac
 	expect 0 "" "$LATPROBE" plot "$SEED" "${args[@]}"
@@ -108,6 +109,22 @@ for row, path in zip(rows, sys.argv[2:]):
         assert abs(got - r[key]) <= 0.005 * r[key] + 0.5, (key, cell, r[key])
 assert len(rows) == len(sys.argv) - 2, rows
 EOF
+	# --series forward: the one-way forward delays of the same runs (issue
+	# 28), the table's count that of forward_ns; --samples refused with it.
+	expect 0 "" "$LATPROBE" plot "${runs[@]}" --series forward -o "$WORK/fwd.html"
+	$PY - "$WORK/fwd.html" "${runs[@]}" <<'EOF' || fail "the forward page's table does not match forward_ns"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+rows = re.findall(r"<tr><td><span[^>]*></span>[^<]*</td>(.*?)</tr>", page)
+for row, path in zip(rows, sys.argv[2:]):
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    f = json.load(open(path))["forward_ns"]
+    assert int(cells[0]) == f["count"] > 0, (cells[0], f["count"])
+assert len(rows) == len(sys.argv) - 2, rows
+EOF
+	expect 2 "--samples draws rtt_ns only" "$LATPROBE" plot "${runs[0]}" --series forward \
+		--samples "$WORK/run-44.csv" -o "$WORK/x.html"
+	expect 2 "--series: rtt, network_rtt" "$LATPROBE" plot "${runs[0]}" --series sideways -o "$WORK/x.html"
 fi
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)

@@ -39,6 +39,15 @@ uint16_t stamp_ee_encode(const struct stamp_error_estimate *ee);
 void stamp_ee_decode(uint16_t v, struct stamp_error_estimate *ee);
 /* The estimate in ns: multiplier * 2^(scale - 32) s. */
 double stamp_ee_to_ns(const struct stamp_error_estimate *ee);
+/*
+ * The estimate for an error of ns nanoseconds: the smallest scale whose
+ * multiplier (rounded up, 1 to 255) holds it, so stamp_ee_to_ns() of the
+ * result is never below ns, and above it by less than one 2^-32 s step
+ * (0.23 ns) up to 59 ns, by at most 1/128 beyond (multiplier >= 128);
+ * 0, negative or NaN give multiplier 1, scale 0. sync and ptp are copied.
+ */
+void stamp_ee_from_ns(double ns, bool sync, bool ptp,
+		      struct stamp_error_estimate *ee);
 
 /*
  * 64-bit timestamps as they go on the wire (host-order integers here,

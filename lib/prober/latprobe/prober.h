@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latprobe/clock_sync.h"
 #include "latprobe/codec.h"
 #include "latprobe/frag.h"
 #include "latprobe/histogram.h"
@@ -78,6 +79,11 @@ struct prober_sample {
 	uint64_t t1_ns; /* since the run's start */
 	uint64_t rtt_ns;
 	int64_t network_rtt_ns; /* -1 when the proto has none */
+	/* One-way (STAMP): T2 - T1 and T4 - T3 on the UTC scale, signed
+	 * (a negative one is the clocks' disagreement); has_one_way false
+	 * when the answer had no usable T2/T3. */
+	bool has_one_way;
+	int64_t forward_ns, reverse_ns;
 };
 
 /* What an answer told us. */
@@ -297,6 +303,10 @@ struct prober_conf {
 	enum prober_spacing spacing;
 	uint64_t seed;
 	uint64_t behind_bound_cycles;
+	/* One-way delays: T1 and T4 go onto the UTC scale through this feed's
+	 * latest mapping (app/ re-samples it during the run); NULL: through
+	 * anchor and clock above (the start's mapping, never re-sampled). */
+	const struct clock_feed *utc_feed;
 };
 
 /*
@@ -325,6 +335,23 @@ void prober_flow_hist_record(struct prober_flow *f, uint64_t v);
 /* Percentile p (0 < p <= 100) of f with histogram_percentile()'s rank
  * rule; 0 when empty. */
 uint64_t prober_flow_percentile(const struct prober_flow *f, double p);
+
+/*
+ * One-way delays of STAMP answers (issue 28): forward = T2 - T1, reverse =
+ * T4 - T3, T1 and T4 mapped onto UTC by our side, T2 and T3 the
+ * reflector's. A value <= 0 goes into no histogram: it is counted, and the
+ * most negative kept, as evidence that the clocks disagree by at least
+ * that much. Single writer (the worker), read after the run or relaxed.
+ */
+struct prober_oneway {
+	uint64_t answers;		 /* measured answers with T2 <= T3 */
+	uint64_t fwd_nonpos, rev_nonpos; /* T2 <= T1, T4 <= T3 */
+	int64_t fwd_min_ns, rev_min_ns;	 /* the smallest of each, signed */
+	uint64_t ee_s_clear; /* answers whose Error Estimate had S clear */
+	uint64_t ee_none;    /* answers without one (multiplier 0) */
+	uint64_t ee_max_ns;  /* the largest Error Estimate, ns, rounded up */
+	uint64_t own_err_max_ns; /* our mapping's error at an answer, max */
+};
 
 /* --hw-timestamps counters (single writer: the worker). */
 /* Counters: single writer (the worker), read relaxed by the reporter. */
@@ -440,6 +467,16 @@ struct prober_worker {
 	/* prober_worker_run()'s lean loop: the answer's mbuf, kept to carry
 	 * the next probe (NULL: none; freed when the run ends). */
 	struct rte_mbuf *spare;
+	/* One-way delays (struct prober_oneway): the histograms of the
+	 * positive ones, the counters, and the mapping in use (a copy of
+	 * conf->utc_feed's, generation ow_gen) with its error. */
+	struct histogram forward, reverse;
+	struct prober_oneway ow;
+	struct clock_map ow_map;
+	uint64_t ow_err_ns;
+	uint32_t ow_gen;
+	uint16_t ow_last_ee; /* the last Error Estimate decoded, and its ns */
+	uint64_t ow_last_ee_ns;
 };
 
 /* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
@@ -496,6 +533,13 @@ int prober_nombuf(struct prober_worker *w, uint64_t seq, uint64_t now);
 /* openwin.c: the open-loop window of w (rate_pps), with the worker. */
 int prober_open_init(struct prober_worker *w);
 void prober_open_fini(struct prober_worker *w);
+
+/* oneway.c: set up the worker's one-way state (from prober_worker_init());
+ * record an answer with T2/T3 (forward and reverse out, signed ns). */
+void prober_oneway_init(struct prober_worker *w);
+void prober_oneway_record(struct prober_worker *w, const struct probe_reply *r,
+			  uint64_t t1, uint64_t t4, int64_t *fwd_out,
+			  int64_t *rev_out);
 
 /* prober_hwts.c: the --hw-timestamps hooks of the worker. */
 void prober_hw_init(struct prober_worker *w);

@@ -19,6 +19,7 @@
 #include "latprobe/io.h"
 #include "latprobe/nic_clock.h"
 #include "latprobe/stamp.h"
+#include "latprobe/clock_sync.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -109,6 +110,11 @@ struct reflector_conf {
 	struct tsc_clock clock;
 	struct tsc_anchor anchor; /* TSC -> wall clock for STAMP timestamps */
 	uint16_t error_estimate;  /* ours, in STAMP answers */
+	/* When set, the TSC -> UTC mapping and Error Estimate of our STAMP
+	 * timestamps are taken from this feed whenever it changes (looked at
+	 * after each burst; app/ re-samples it): anchor, clock and
+	 * error_estimate above are the start's. */
+	const struct clock_feed *utc_feed;
 	unsigned
 		n_reasm; /* datagrams reassembled at once; 0 = drop fragments */
 	uint64_t
@@ -206,6 +212,11 @@ struct reflector_worker {
 	bool tx_l4_offload;
 	uint16_t tx_l4_pseudo;
 	struct stamp_ntp_clock ntp;
+	/* The mapping and Error Estimate in use (conf's, then utc_feed's
+	 * generation feed_gen). */
+	struct clock_map map;
+	uint16_t ee;
+	uint32_t feed_gen;
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */

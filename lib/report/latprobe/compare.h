@@ -18,9 +18,17 @@
 
 #include "latprobe/histogram.h"
 
-enum compare_series { CMP_RTT, CMP_NETWORK_RTT, CMP_TURNAROUND, CMP__SERIES };
+enum compare_series {
+	CMP_RTT,
+	CMP_NETWORK_RTT,
+	CMP_TURNAROUND,
+	CMP_FORWARD, /* one-way (issue 28) */
+	CMP_REVERSE,
+	CMP__SERIES
+};
 
-/* JSON keys of the series: "rtt_ns", "network_rtt_ns", "turnaround_ns". */
+/* JSON keys of the series: "rtt_ns", "network_rtt_ns", "turnaround_ns",
+ * "forward_ns", "reverse_ns". */
 extern const char *const compare_series_key[CMP__SERIES];
 
 /* One saved report, as compare needs it. */

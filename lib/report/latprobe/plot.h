@@ -74,6 +74,10 @@ struct plot_input {
  */
 int plot_json_read(const char *text, size_t len, struct plot_input *in,
 		   char *err, size_t err_cap);
+/* The same for the series under key ("rtt_ns", "forward_ns", ...): any
+ * other than rtt_ns must carry its full histogram (hdr). */
+int plot_json_read_series(const char *text, size_t len, const char *key,
+			  struct plot_input *in, char *err, size_t err_cap);
 
 /*
  * Latency over time from a --samples CSV (header

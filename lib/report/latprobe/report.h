@@ -222,6 +222,66 @@ struct report_error_estimate {
 			       before */
 };
 
+/*
+ * One-way delays of STAMP answers (issue 28; report_oneway.c): forward =
+ * T2 - T1 and reverse = T4 - T3 (JSON forward_ns, reverse_ns: rtt_ns's
+ * keys, positive values only) and JSON one_way: whether they mean
+ * anything, why not, and the bound. The bound is the sum of both sides':
+ * the reflector's largest Error Estimate plus our mapping's largest error
+ * plus our clock's sync error (not with same_clock: both sides read one
+ * system clock, so the sync errors cancel). Not valid (reasons) when no
+ * answer had T2/T3, the reflector said S clear or sent no estimate, our
+ * clock is not synchronised (both ignored with same_clock), a one-way
+ * delay was <= 0 (the clocks disagree by at least its size), or the bound
+ * is not below the median of either direction.
+ */
+enum report_ow_reason {
+	REPORT_OW_NO_ANSWERS,
+	REPORT_OW_REFLECTOR_UNSYNC,
+	REPORT_OW_NO_ESTIMATE,
+	REPORT_OW_LOCAL_UNSYNC,
+	REPORT_OW_NEGATIVE,
+	REPORT_OW_BOUND,
+	REPORT_OW__COUNT
+};
+
+struct report_one_way {
+	const struct histogram *forward, *reverse;
+	uint64_t answers, fwd_nonpos, rev_nonpos;
+	int64_t fwd_min_ns, rev_min_ns; /* signed, of every answer */
+	bool same_clock;		/* --same-clock */
+	/* The reflector's, from its answers' Error Estimates. */
+	uint64_t refl_ee_max_ns, refl_s_clear, refl_no_ee;
+	/* Ours: the TSC -> UTC mapping over the run. */
+	uint64_t map_err_max_ns; /* at the answers, max */
+	uint64_t map_resamples, map_steps;
+	int64_t map_step_max_ns;
+	uint64_t map_residual_max_ns;
+	double map_slew_max_ppm;
+	/* Ours: the clock's synchronisation. */
+	bool local_synced;
+	const char *local_source; /* "chrony", "kernel", "none" */
+	uint64_t local_sync_err_ns;
+	bool kernel_read, kernel_synced;
+	unsigned kernel_status; /* adjtimex STA_* bits */
+	uint64_t kernel_esterror_ns, kernel_maxerror_ns;
+	bool chrony; /* chronyc answered: the fields below */
+	const char *chrony_ref;
+	unsigned chrony_stratum;
+	bool chrony_synced, chrony_phc;
+	double chrony_offset_s, chrony_root_delay_s, chrony_root_dispersion_s;
+	uint64_t chrony_bound_ns;
+	/* report_one_way_judge() fills these. */
+	uint64_t bound_ns;
+	bool valid;
+	unsigned reasons;     /* 1 << enum report_ow_reason */
+	uint64_t disagree_ns; /* with REPORT_OW_NEGATIVE: at least this */
+};
+
+void report_one_way_judge(struct report_one_way *ow);
+/* JSON one_way.reasons[] names ("reflector_unsynchronised", ...). */
+const char *report_ow_reason_key(enum report_ow_reason r);
+
 /* One target of a run with several (--targets, or several TARGETs). */
 struct report_target {
 	const char *target; /* "198.18.0.2:862" */
@@ -384,6 +444,8 @@ struct report_probe {
 	const struct histogram *first_packet;
 	uint64_t new_flows, fresh_ports, fresh_reused, first_lost;
 	const struct report_open *open; /* NULL: closed loop */
+	/* STAMP one-way delays (judged); NULL: not shown */
+	const struct report_one_way *one_way;
 };
 
 /*
@@ -435,6 +497,23 @@ struct report_reflect_worker {
 	uint64_t queue_rx_packets, queue_rx_errors;
 };
 
+/*
+ * The reflector's clock for STAMP one-way delays (issue 28): its TSC -> UTC
+ * mapping over the run and its synchronisation, as the prober's
+ * one_way.local has them, and the Error Estimate its answers carried last.
+ * JSON "clock", one text line.
+ */
+struct report_clock {
+	uint64_t mapping_error_max_ns, residual_max_ns, resamples, steps;
+	int64_t step_max_ns;
+	double slew_max_ppm;
+	bool synchronised;
+	const char *source; /* "chrony", "kernel", "test", "none" */
+	uint64_t sync_error_ns;
+	uint16_t error_estimate; /* raw, as on the wire */
+	double error_estimate_ns;
+};
+
 struct report_reflect {
 	const char *backend;
 	const char *addr;
@@ -450,6 +529,7 @@ struct report_reflect {
 	const struct report_hw *hw;
 	const struct report_reflect_worker *workers; /* may be NULL */
 	unsigned n_workers;
+	const struct report_clock *clock; /* STAMP's clock; NULL: none */
 };
 
 /*
@@ -493,8 +573,10 @@ int report_live_path(char *buf, size_t cap, const struct report_port_path *p);
 const char *report_fmt_ns(uint64_t ns, char *buf, size_t cap);
 
 /*
- * --samples CSV: header "seq,lcore,t1_ns,rtt_ns,network_rtt_ns", one row per
- * sample; a negative network_rtt_ns is written as an empty field (NA).
+ * --samples CSV: header "seq,lcore,t1_ns,rtt_ns,network_rtt_ns,forward_ns,
+ * reverse_ns", one row per sample; a negative network_rtt_ns is written as
+ * an empty field (NA), and so are forward/reverse without one-way figures
+ * (they are signed: a negative one is the clocks' disagreement).
  * 0, -EINVAL or -EIO.
  */
 struct report_sample {
@@ -503,6 +585,10 @@ struct report_sample {
 	uint64_t t1_ns; /* since the run's start */
 	uint64_t rtt_ns;
 	int64_t network_rtt_ns; /* -1 when the proto has none (CSV: empty) */
+	/* One-way (STAMP): T2 - T1 and T4 - T3, signed; has_one_way false:
+	 * empty fields. */
+	bool has_one_way;
+	int64_t forward_ns, reverse_ns;
 };
 
 int report_samples_header(FILE *out);

@@ -162,6 +162,13 @@ void rpt_json_open(struct json_object *root, const struct report_open *o,
 		   int *err);
 
 /* report_intervals.c: --interval-report (text: report_iv_line()). */
+/* report_oneway.c (also the reflector's clock) */
+void rpt_text_clock(FILE *out, const struct report_clock *c);
+void rpt_json_clock(struct json_object *root, const struct report_clock *c,
+		    int *err);
+void rpt_text_one_way(FILE *out, const struct report_one_way *ow);
+void rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
+		      int *err);
 void rpt_json_intervals(struct json_object *root, const struct report_probe *r,
 			int *err);
 

@@ -90,6 +90,53 @@ build_sender(uint8_t *p, size_t cap, uint16_t ee, bool tlvs, size_t len)
 	return stamp_sender_build(p, cap, &o);
 }
 
+/*
+ * An error in ns to an Error Estimate (issue 28): never below the error,
+ * less than 1 % above it from 2^-32 s * 100 on, the smallest scale that
+ * holds it, S and Z as asked; 0, NaN and negative give the smallest.
+ */
+static void
+test_ee_from_ns(void **state)
+{
+	static const double ns[] = {1,	 37,  100,  1000,    2121,
+				    5e4, 1e6, 16e9, 86400e9, 1e18};
+	struct stamp_error_estimate e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		double got;
+
+		stamp_ee_from_ns(ns[i], true, false, &e);
+		got = stamp_ee_to_ns(&e);
+		assert_true(e.sync);
+		assert_false(e.ptp);
+		assert_true(e.multiplier >= 1);
+		if (got < ns[i])
+			fail_msg("%g ns encoded as %g ns", ns[i], got);
+		/* A multiplier of 128 or more (else the scale below would
+		 * hold it): at most 1/128 over, above 2^-32 s x 128. */
+		if (ns[i] >= 100 && got > ns[i] * (1 + 1.0 / 128))
+			fail_msg("%g ns encoded as %g ns (too coarse)", ns[i],
+				 got);
+		if (e.scale > 0)
+			assert_true(e.multiplier > 127);
+	}
+	/* 37 ns: 2^-32 s = 0.2328 ns, 159 of them (scale 0). */
+	stamp_ee_from_ns(37, false, true, &e);
+	assert_int_equal(e.scale, 0);
+	assert_int_equal(e.multiplier, 159);
+	assert_int_equal(stamp_ee_encode(&e), STAMP_EE_Z | 159);
+	stamp_ee_from_ns(0, false, false, &e);
+	assert_int_equal(stamp_ee_encode(&e), 1);
+	stamp_ee_from_ns(-5, false, false, &e);
+	assert_int_equal(stamp_ee_encode(&e), 1);
+	stamp_ee_from_ns(__builtin_nan(""), true, false, &e);
+	assert_int_equal(stamp_ee_encode(&e), STAMP_EE_S | 1);
+	/* Beyond what the field holds: the largest. */
+	stamp_ee_from_ns(1e30, false, false, &e);
+	assert_int_equal(stamp_ee_encode(&e), 0x3fff);
+}
+
 static void
 test_ee(void **state)
 {
@@ -839,6 +886,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ee),
+		cmocka_unit_test(test_ee_from_ns),
 		cmocka_unit_test(test_ntp_known),
 		cmocka_unit_test(test_ntp_from_tsc),
 		cmocka_unit_test(test_ptp_known),

@@ -1383,6 +1383,76 @@ test_vlan_kept(void **state)
 /* Item: one set of defaults
  * ------------------------------------------------------ */
 
+/*
+ * Issue 28: a reflector with a clock feed stamps T2/T3 through the feed's
+ * mapping and sends its Error Estimate, from the first answer on; a new
+ * mapping published while it runs is taken after the burst in hand, on
+ * the fast path (one frame) and the generic one (two) alike.
+ */
+static void
+stamp_ts_of(struct fx *x, uint16_t *ee, uint64_t *t2)
+{
+	uint8_t buf[256];
+	size_t len = tw_take_one(x->f, 0, buf, sizeof(buf));
+	struct stamp_reflector s;
+	struct codec_frame f;
+
+	assert_int_equal(codec_parse_frame(buf, len, &f), 0);
+	assert_int_equal(
+		stamp_reflector_parse(buf + f.payload_off, f.payload_len, &s),
+		0);
+	*ee = s.error_estimate;
+	*t2 = stamp_ts_to_ns(s.rx_timestamp, s.error_estimate);
+}
+
+static void
+test_utc_feed(void **state)
+{
+	struct fx *x = *state;
+	struct codec_flow fl = flow(TW_PROBER_IP, 40000, STAMP_PORT);
+	struct clock_feed feed;
+	struct clock_map m = {0};
+	uint8_t frame[256];
+	size_t len = build_stamp(frame, sizeof(frame), &fl, 1, 0);
+	uint64_t t2;
+	uint16_t ee;
+
+	memset(&feed, 0, sizeof(feed));
+	m.anchor = x->rc.anchor;
+	m.anchor.realtime_ns += 5000000000ull; /* the feed's clock: +5 s */
+	assert_int_equal(tsc_clock_init(&m.clock, TW_TSC_HZ), 0);
+	clock_feed_publish(&feed, &m, 40, 0x8000 | 1 << 8 | 86);
+	x->rc.utc_feed = &feed;
+	refl_restart(x);
+	tw_inject(x->f, 1, frame, len);
+	assert_int_equal(reflector_poll(&x->rw), 1);
+	stamp_ts_of(x, &ee, &t2);
+	assert_int_equal(ee, 0x8000 | 1 << 8 | 86);
+	assert_true(t2 >= TW_ANCHOR_NS + 5000000000ull &&
+		    t2 < TW_ANCHOR_NS + 6000000000ull);
+	/* Published now: this burst still has the old one, the next the
+	 * new (+10 s, S clear). */
+	m.anchor.realtime_ns += 5000000000ull;
+	clock_feed_publish(&feed, &m, 900, 4 << 8 | 240);
+	tw_inject(x->f, 1, frame, len);
+	assert_int_equal(reflector_poll(&x->rw), 1);
+	stamp_ts_of(x, &ee, &t2);
+	assert_int_equal(ee, 0x8000 | 1 << 8 | 86);
+	for (unsigned n = 1; n <= 2; n++) {
+		for (unsigned k = 0; k < n; k++)
+			tw_inject(x->f, 1, frame, len);
+		assert_int_equal(reflector_poll(&x->rw), n);
+		for (unsigned k = 0; k < n; k++) {
+			stamp_ts_of(x, &ee, &t2);
+			assert_int_equal(ee, 4 << 8 | 240);
+			assert_true(t2 >= TW_ANCHOR_NS + 10000000000ull &&
+				    t2 < TW_ANCHOR_NS + 11000000000ull);
+		}
+	}
+	assert_int_equal(tw_drain(x->f, 0), 0);
+	x->rc.utc_feed = NULL;
+}
+
 static void
 test_conf_default(void **state)
 {
@@ -1557,6 +1627,7 @@ main(void)
 		T(test_session_ages_out),
 		T(test_vlan_kept),
 		T(test_loopback_io),
+		T(test_utc_feed),
 		cmocka_unit_test(test_lru),
 		cmocka_unit_test(test_conf_default),
 		cmocka_unit_test(test_counters_documented),

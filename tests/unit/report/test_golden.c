@@ -745,6 +745,139 @@ test_reflect_workers(void **state)
 	golden_reflect(&r, "reflect_workers");
 }
 
+/*
+ * STAMP one-way delays (issue 28): a valid run (both clocks synchronised,
+ * chrony here, the bound well below both medians, forward clearly the
+ * slower), and a refused one (S clear, this host unsynchronised, reverse
+ * delays below zero, the bound above the figures).
+ */
+static struct report_probe
+oneway_probe(struct report_meta *meta)
+{
+	static const uint16_t sports[] = {40000};
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "dpdk",
+		.target = "198.18.0.2:862",
+		.port_driver = "net_af_xdp",
+		.sports = sports,
+		.n_sports = 1,
+		.size = 44,
+		.lcores = 1,
+		.duration_s = 5.0,
+		.sent = 5000,
+		.received = 5000,
+		.warmup = 10,
+		.timeout_ns = 1000000000,
+		.meta = meta,
+		.tsc = tsc_fixed,
+	};
+
+	return r;
+}
+
+static void
+test_probe_one_way(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	struct report_probe r = oneway_probe(&meta);
+	struct report_one_way ow = {
+		.answers = 5000,
+		.fwd_min_ns = 2100000,
+		.rev_min_ns = 4100,
+		.refl_ee_max_ns = 1200,
+		.map_err_max_ns = 310,
+		.map_resamples = 50,
+		.map_residual_max_ns = 240,
+		.map_slew_max_ppm = 3.25,
+		.local_synced = true,
+		.local_source = "chrony",
+		.local_sync_err_ns = 2121,
+		.kernel_read = true,
+		.kernel_synced = true,
+		.kernel_status = 0x2001,
+		.kernel_esterror_ns = 1000,
+		.kernel_maxerror_ns = 1500000,
+		.chrony = true,
+		.chrony_ref = "PHC0",
+		.chrony_stratum = 1,
+		.chrony_synced = true,
+		.chrony_phc = true,
+		.chrony_offset_s = -1.2e-7,
+		.chrony_root_delay_s = 1e-9,
+		.chrony_root_dispersion_s = 2e-6,
+		.chrony_bound_ns = 2121,
+	};
+
+	(void)state;
+	r.rtt = H(50, 5000, 2110000, 3000);
+	r.network_rtt = H(51, 5000, 2106000, 3000);
+	r.turnaround = H(52, 5000, 3000, 1000);
+	ow.forward = H(53, 5000, 2100000, 2000);
+	ow.reverse = H(54, 5000, 4100, 2000);
+	report_one_way_judge(&ow);
+	assert_true(ow.valid);
+	assert_int_equal(ow.bound_ns, 1200 + 310 + 2121);
+	r.one_way = &ow;
+	golden_probe(&r, "probe_oneway");
+
+	/* Refused: S clear, STA_UNSYNC, no chrony, reverse down to -12 us. */
+	ow.refl_s_clear = 5000;
+	ow.local_synced = false;
+	ow.local_source = "none";
+	ow.local_sync_err_ns = 0;
+	ow.kernel_synced = false;
+	ow.kernel_status = 0x40;
+	ow.kernel_esterror_ns = 16000000000ull;
+	ow.kernel_maxerror_ns = 16000000000ull;
+	ow.chrony = false;
+	ow.rev_nonpos = 1234;
+	ow.rev_min_ns = -12000;
+	ow.refl_ee_max_ns = 16000000;
+	report_one_way_judge(&ow);
+	assert_false(ow.valid);
+	assert_int_equal(ow.disagree_ns, 12000);
+	assert_int_equal(ow.reasons, 1u << REPORT_OW_REFLECTOR_UNSYNC |
+					     1u << REPORT_OW_LOCAL_UNSYNC |
+					     1u << REPORT_OW_NEGATIVE |
+					     1u << REPORT_OW_BOUND);
+	golden_probe(&r, "probe_oneway_refused");
+}
+
+/* The reflector's report with its STAMP clock (issue 28). */
+static void
+test_reflect_clock(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	struct report_clock clk = {
+		.mapping_error_max_ns = 43,
+		.residual_max_ns = 21,
+		.resamples = 120,
+		.steps = 1,
+		.step_max_ns = -250000,
+		.slew_max_ppm = 0.75,
+		.synchronised = true,
+		.source = "chrony",
+		.sync_error_ns = 2121,
+		.error_estimate = 0x8000 | 5 << 8 | 139,
+		.error_estimate_ns = 1035.6,
+	};
+	struct report_reflect r = {
+		.backend = "dpdk",
+		.addr = "198.18.0.2/24",
+		.duration_s = 12.0,
+		.counters = refl_counters,
+		.n_counters = 6,
+		.tsc = tsc_fixed,
+		.meta = &meta,
+		.clock = &clk,
+	};
+
+	(void)state;
+	r.turnaround = H(60, 1000, 3000, 1000);
+	golden_reflect(&r, "reflect_clock");
+}
+
 /* A kernel reflector, one worker without lcore or queue, every counter
  * zero, interrupted, no turnaround. */
 static void
@@ -800,8 +933,9 @@ test_lines(void **state)
 	struct report_interval iv = {
 		.t_s = 3.5, .len_s = 0.5, .rows = rows, .n_rows = 2};
 	static const struct report_sample samples[] = {
-		{1, 0, 1000, 21000, 16000},
-		{2, 1, 2000, 22000, -1},
+		{1, 0, 1000, 21000, 16000, true, 9000, 7000},
+		{2, 1, 2000, 22000, -1, false, 0, 0},
+		{3, 0, 3000, 23000, 18000, true, -2500, 20500},
 	};
 	char line[512], small[24];
 	struct mem m;
@@ -833,7 +967,7 @@ test_lines(void **state)
 		fprintf(m.f, "%s\n", line);
 	}
 	assert_int_equal(report_samples_header(m.f), 0);
-	assert_int_equal(report_samples_write(m.f, samples, 2), 0);
+	assert_int_equal(report_samples_write(m.f, samples, 3), 0);
 	mem_check(&m, "lines.txt");
 }
 
@@ -846,7 +980,9 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_probe_open, teardown),
 		cmocka_unit_test_teardown(test_probe_flows, teardown),
 		cmocka_unit_test_teardown(test_probe_empty, teardown),
+		cmocka_unit_test_teardown(test_probe_one_way, teardown),
 		cmocka_unit_test_teardown(test_reflect_workers, teardown),
+		cmocka_unit_test_teardown(test_reflect_clock, teardown),
 		cmocka_unit_test_teardown(test_reflect_idle, teardown),
 		cmocka_unit_test_teardown(test_lines, teardown),
 	};

@@ -1567,20 +1567,26 @@ test_samples_csv(void **state)
 		 .lcore = UINT32_MAX,
 		 .t1_ns = 1,
 		 .rtt_ns = 9999999999ull,
-		 .network_rtt_ns = 0},
+		 .network_rtt_ns = 0,
+		 .has_one_way = true,
+		 .forward_ns = INT64_MIN,
+		 .reverse_ns = INT64_MAX},
 	};
 	char *text = NULL;
 
 	(void)state;
 	CAPTURE(report_samples_header(m_), text);
-	assert_string_equal(text, "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n");
+	assert_string_equal(text,
+			    "seq,lcore,t1_ns,rtt_ns,network_rtt_ns,forward_ns,"
+			    "reverse_ns\n");
 	free(text);
 
 	CAPTURE(report_samples_write(m_, s, 3), text);
-	assert_string_equal(text, "0,1,0,3210,2900\n"
-				  "1,1,1000000,4100,\n"
+	assert_string_equal(text, "0,1,0,3210,2900,,\n"
+				  "1,1,1000000,4100,,,\n"
 				  "18446744073709551615,4294967295,1,"
-				  "9999999999,0\n");
+				  "9999999999,0,-9223372036854775808,"
+				  "9223372036854775807\n");
 	free(text);
 
 	CAPTURE(report_samples_write(m_, NULL, 0), text);
