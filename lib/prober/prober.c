@@ -113,6 +113,11 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->turnaround);
 	histogram_init(&w->intended);
 	histogram_init(&w->behind);
+	histogram_init(&w->rtt_unaffected);
+	histogram_init(&w->rtt_host_prober);
+	histogram_init(&w->rtt_host_reflector);
+	histogram_init(&w->rtt_host_both);
+	stall_init(&w->stall, &c->clock, c->stall_threshold_ns);
 	prober_hw_init(w);
 	ret = prober_flows_init(w);
 	if (ret != 0) {
@@ -409,9 +414,47 @@ prober_note_order(struct prober_worker *w, uint64_t seq)
 	note_order(w, seq);
 }
 
+/* --stall-tlv: what the answer's stall TLV said (out of line: only with
+ * the option). */
+static __attribute__((noinline)) void
+note_peer_stall(struct prober_worker *w, const struct probe_reply *r)
+{
+	if (r->has_peer_stall < 0) {
+		STAT_ADD(w, peer_stall_unknown, 1);
+		return;
+	}
+	STAT_ADD(w, peer_stall_answers, 1);
+	__atomic_store_n(&w->st.peer_stall_count, r->peer_stall.stall_count,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&w->st.peer_stall_total_us,
+			 r->peer_stall.stall_total_us, __ATOMIC_RELAXED);
+}
+
 /* Inlined where `lean` is a constant: a lean caller (prober_worker_run()
  * with every hook off, see lean_ok()) compiles the hooks' tests away. */
 #define PROBER_INLINE static inline __attribute__((always_inline))
+
+/*
+ * Issue 29: which host the probe's round trip (T1..T4, rtt ns) may have
+ * waited for. A stall of this worker that ended after T1 started before
+ * the T4 just read (stall_since()); the reflector's side is its stall TLV.
+ */
+PROBER_INLINE void
+attribute(struct prober_worker *w, const struct probe_reply *r, uint64_t t1,
+	  uint64_t rtt)
+{
+	bool hp = stall_since(&w->stall, t1);
+	bool hr = r->has_peer_stall > 0 && r->peer_stall.flags != 0;
+
+	if (__builtin_expect(!hp && !hr, 1))
+		histogram_record(&w->rtt_unaffected, rtt);
+	else if (!hr)
+		histogram_record(&w->rtt_host_prober, rtt);
+	else if (!hp)
+		histogram_record(&w->rtt_host_reflector, rtt);
+	else
+		histogram_record(&w->rtt_host_both, rtt);
+}
 
 /*
  * THE record of an answered, measured probe: every series it feeds. sched
@@ -432,6 +475,7 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 	if (!lean && prober_flow_take(w, seq, rtt))
 		return;
 	histogram_record(&w->rtt, rtt);
+	attribute(w, r, t1, rtt);
 	if (!lean && w->open != NULL)
 		histogram_record(&w->intended,
 				 tsc_to_ns(&c->clock, t4 - sched));
@@ -444,6 +488,8 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 	}
 	if (r->is_reset)
 		STAT_ADD(w, resets, 1);
+	if (r->has_peer_stall != 0)
+		note_peer_stall(w, r);
 	if (lean)
 		return;
 	if (c->keep_samples)
@@ -1028,6 +1074,7 @@ take_burst(struct prober_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	/* T4 right after the burst that brought the answer. */
 	uint64_t t4 = io_clock_end(w->q);
 
+	stall_tick(&w->stall, t4);
 	return take_burst_impl(w, pkts, n, t4, seq, next, t1, measured, false);
 }
 
@@ -1039,8 +1086,11 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	struct rte_mbuf *pkts[PROBER_BURST];
 	uint16_t n = io_rx(w->q, pkts, PROBER_BURST);
 
-	if (n == 0)
+	if (n == 0) {
+		if (stall_on(&w->stall))
+			stall_tick(&w->stall, io_clock(w->q));
 		return RX_NONE;
+	}
 	return take_burst(w, pkts, n, seq, next, t1, measured);
 }
 
@@ -1520,6 +1570,7 @@ prober_worker_begin(struct prober_worker *w)
 	w->nombuf_since = 0;
 	w->step_next_send = 0;
 	w->step_deadline = 0;
+	stall_rebase(&w->stall, w->t_start);
 	/* -t bounds the whole run, warm-up included. */
 	if (c->duration_cycles != 0)
 		w->step_deadline = w->t_run + c->duration_cycles;
@@ -1535,7 +1586,8 @@ prober_worker_begin(struct prober_worker *w)
 #define PROBER_POLL_CHECK 16
 
 PROBER_INLINE int
-step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
+step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
+	  bool watch)
 {
 	const struct prober_conf *c = w->conf;
 	struct io_queue *q = w->q;
@@ -1580,6 +1632,8 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
+	/* A stall that ends at T1 came before the probe left: not its. */
+	stall_tick(&w->stall, t1);
 	for (unsigned polls = 1;; polls++) {
 		struct rte_mbuf *pkts[PROBER_BURST];
 		uint16_t n = io_rx(q, pkts, PROBER_BURST);
@@ -1587,13 +1641,16 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 		if (n != 0) {
 			enum rx_outcome o;
 
-			if (lean)
+			if (lean) {
 				/* T4 right after the burst that brought the
 				 * answer. */
-				o = take_burst_impl(w, pkts, n, io_clock_end(q),
-						    seq, seq + 1, t1, measured,
+				uint64_t t4 = io_clock_end(q);
+
+				stall_tick(&w->stall, t4);
+				o = take_burst_impl(w, pkts, n, t4, seq,
+						    seq + 1, t1, measured,
 						    true);
-			else
+			} else
 				o = take_burst(w, pkts, n, seq, seq + 1, t1,
 					       measured);
 			if (o == RX_ANSWERED) {
@@ -1604,8 +1661,14 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 				unreachable = true;
 				break; /* nobody will answer it: lost */
 			}
-		} else if (polls % PROBER_POLL_CHECK != 0) {
-			continue;
+		} else {
+			/* The one clock read of an empty poll when stalls
+			 * are watched (issue 29; watch is a constant in the
+			 * lean loop). */
+			if (watch)
+				stall_tick(&w->stall, io_clock(q));
+			if (polls % PROBER_POLL_CHECK != 0)
+				continue;
 		}
 		now = io_clock(q);
 		if (now - t1 > c->timeout_cycles)
@@ -1643,7 +1706,7 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 int
 prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 {
-	return step_impl(w, stop, false);
+	return step_impl(w, stop, false, stall_on(&w->stall));
 }
 
 /*
@@ -1666,8 +1729,12 @@ run_lean(struct prober_worker *w, const atomic_bool *stop)
 {
 	int ret;
 
-	while ((ret = step_impl(w, stop, true)) > 0)
-		;
+	if (stall_on(&w->stall))
+		while ((ret = step_impl(w, stop, true, true)) > 0)
+			;
+	else
+		while ((ret = step_impl(w, stop, true, false)) > 0)
+			;
 	if (w->spare != NULL) {
 		io_free(w->q, w->spare);
 		w->spare = NULL;

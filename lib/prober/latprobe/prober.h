@@ -20,6 +20,8 @@
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
 #include "latprobe/nic_clock.h"
+#include "latprobe/stall.h"
+#include "latprobe/stamp.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -88,6 +90,11 @@ struct probe_reply {
 	bool is_reset;	       /* tcp-syn: the port answered RST */
 	bool has_ee;	       /* STAMP: error_estimate is the answer's */
 	uint16_t error_estimate;
+	/* --stall-tlv: the answer's STAMP_TLV_LP_STALLS (issue 29): 1 filled
+	 * in by the reflector (peer_stall), -1 flagged U or M (a reflector
+	 * that does not know it), 0 none. */
+	int8_t has_peer_stall;
+	struct stamp_lp_stalls peer_stall;
 };
 
 struct probe_proto {
@@ -284,6 +291,12 @@ struct prober_conf {
 	enum prober_spacing spacing;
 	uint64_t seed;
 	uint64_t behind_bound_cycles;
+	/* Issue 29: a gap of the poll loop above stall_threshold_ns is a
+	 * stall of this worker (stall.h; 0 = not watched); stall_tlv: STAMP
+	 * probes carry STAMP_TLV_LP_STALLS for a latprobe reflector to fill
+	 * in (never sent unless asked: --stall-tlv). */
+	uint64_t stall_threshold_ns;
+	bool stall_tlv;
 };
 
 /*
@@ -366,6 +379,13 @@ struct prober_stats {
 	 * behind their schedule, and the most any send was behind (ns). */
 	uint64_t late_sends;
 	uint64_t behind_max_ns;
+	/* --stall-tlv: answers whose stall TLV the reflector filled in, those
+	 * it flagged U/M (it does not know it), and the reflector's stall
+	 * count and total (us) in the latest filled one. */
+	uint64_t peer_stall_answers;
+	uint64_t peer_stall_unknown;
+	uint64_t peer_stall_count;
+	uint64_t peer_stall_total_us;
 };
 
 struct prober_worker {
@@ -427,6 +447,16 @@ struct prober_worker {
 	/* prober_worker_run()'s lean loop: the answer's mbuf, kept to carry
 	 * the next probe (NULL: none; freed when the run ends). */
 	struct rte_mbuf *spare;
+	/*
+	 * Issue 29: the stalls of this worker's poll loop, and the measured
+	 * answers by what they overlapped (host-affected): rtt = the sum of
+	 * these four, probe for probe. host_prober: the probe's T1..T4
+	 * overlapped a stall of this worker; host_reflector: the reflector
+	 * said so in the stall TLV; host_both: both.
+	 */
+	struct stall_det stall;
+	struct histogram rtt_unaffected, rtt_host_prober, rtt_host_reflector,
+		rtt_host_both;
 };
 
 /* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
