@@ -1641,6 +1641,8 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 void
 reflector_run(struct reflector_worker *w, const atomic_bool *stop)
 {
+	/* The first gap runs from here, not from the clock's zero. */
+	stall_rebase(&w->stall, io_clock(w->q));
 	while (!atomic_load_explicit(stop, memory_order_relaxed))
 		reflector_poll(w);
 }
