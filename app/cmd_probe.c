@@ -263,6 +263,17 @@ probe_usage(FILE *f)
 	      "  --samples FILE       every probe as CSV: "
 	      "seq,lcore,t1_ns,rtt_ns,network_rtt_ns\n",
 	      f);
+	fputs("  --stall-threshold T  a gap of a worker's poll loop above T "
+	      "is a stall\n"
+	      "                       (default 5us, 0 = off): counted, and "
+	      "the probes it\n"
+	      "                       overlapped host-affected (JSON stalls, "
+	      "rtt_ns_unaffected)\n"
+	      "  --stall-tlv          STAMP: ask a latprobe reflector for its "
+	      "stalls (a TLV\n"
+	      "                       of RFC 8972's experimental range; -l "
+	      "64 or more)\n",
+	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
 	      "                       turnaround, intended with --rate; ns) "
@@ -587,6 +598,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"spacing", required_argument, NULL, PROBE_OPT_SPACING},
 		{"seed", required_argument, NULL, PROBE_OPT_SEED},
 		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
+		{"stall-tlv", no_argument, NULL, APP_OPT_STALL_TLV},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -818,6 +830,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	if (!have_l)
 		o->size = o->co.auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
 						  : o->proto->min_size;
+	if (app_stalls_probe_check(&o->co, o->proto, &have_l, &o->size) != 0)
+		return -1;
 	if (o->co.auth_key_len != 0 && o->size < STAMP_AUTH_BASE_LEN) {
 		app_err("-l %llu is too small for authenticated STAMP (at "
 			"least %u bytes)",
@@ -1496,6 +1510,9 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 		metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
 		any_net = any_net || mx_target(x, s)->proto->has_remote_ts;
 	}
+	app_stalls_metrics_probe(
+		b, x->run->w,
+		__atomic_load_n(&x->run->n_workers, __ATOMIC_ACQUIRE));
 	if (!any_net)
 		return b->err;
 	metrics_family(b, "latprobe_network_rtt_seconds", "histogram",
@@ -1585,6 +1602,8 @@ conf_common(struct app_run *r)
 	c->spacing = o->spacing;
 	c->seed = o->seed;
 	c->behind_bound_cycles = tsc_from_ns(&r->clk.clock, o->max_behind_ns);
+	c->stall_threshold_ns = o->co.stall_threshold_ns;
+	c->stall_tlv = o->co.stall_tlv;
 	cli_format_ip(&o->target, x->ip);
 }
 
@@ -2628,6 +2647,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_interval *ivs = NULL;
 	struct report_flow *flows = NULL;
 	struct histogram *first = NULL;
+	struct app_probe_stalls stalls = {0};
 	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
 	char csum_rx[32], csum_tx[32];
 	bool remote_ts = o->proto->has_remote_ts;
@@ -2788,6 +2808,12 @@ probe_report(struct app_run *r, double duration_s,
 		rep.interval_stretched += run->w[i].st.interval_stretched;
 	rep.interval_stretched += run->gone.st.interval_stretched;
 	reflector_ee(run, &rep.reflector_ee);
+	if (app_stalls_probe_report(r, run->w, run->n_workers, &o->co, &stalls,
+				    &rep.stalls) != 0) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;
@@ -2839,6 +2865,7 @@ probe_report(struct app_run *r, double duration_s,
 	if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 		ret = EXIT_ALL_LOST;
 out:
+	app_stalls_probe_fini(&stalls);
 	free(tgs);
 	free(ivs);
 	free(flows);

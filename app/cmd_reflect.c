@@ -96,6 +96,12 @@ reflect_usage(FILE *f)
 	      "that second\n"
 	      "                        (VF vs synthetic packets, or the "
 	      "driver's counters)\n"
+	      "  --stall-threshold T   a gap of a worker's poll loop above T "
+	      "is a stall\n"
+	      "                        (default 5us, 0 = off): counted (JSON "
+	      "stalls); a\n"
+	      "                        prober's --stall-tlv learns which "
+	      "answers one delayed\n"
 	      "  --json FILE           write the counters as JSON at exit ('-' "
 	      "= stdout)\n"
 	      "  --hlog FILE           HdrHistogram interval log of the "
@@ -405,6 +411,7 @@ conf_common(struct app_run *r)
 	c->hw_ts = o->co.hw_timestamps;
 	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
 	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
+	c->stall_threshold_ns = o->co.stall_threshold_ns;
 	cli_format_ipv4(o->co.addr, abuf);
 	cli_format_ip(&o->co.addr6, a6);
 	if (!o->co.have_addr)
@@ -564,6 +571,7 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 		if (ret != 0)
 			return ret;
 	}
+	app_stalls_metrics_reflect(b, run->w, run->n_workers);
 	histogram_init(x->mx_sum);
 	for (unsigned i = 0; i < run->n_workers; i++) {
 		histogram_snapshot(&run->w[i].turnaround, x->mx_snap);
@@ -781,6 +789,7 @@ reflect_report(struct app_run *r, double duration_s,
 	struct report_counter *by =
 		calloc((size_t)(run->n_workers + 1) * RC__COUNT, sizeof(*by));
 	struct report_reflect rep;
+	struct report_reflect_stalls stalls;
 	struct report_meta meta;
 	char iface[160], csum_rx[32], csum_tx[32];
 	int ret = EXIT_OK;
@@ -821,6 +830,8 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
 	rep.workers = workers;
 	rep.n_workers = run->n_workers;
+	app_stalls_reflect_report(r, run->w, run->n_workers, &o->co, &stalls,
+				  &rep.stalls);
 	if (rep.hw != NULL)
 		app_hw_check(&hw);
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,

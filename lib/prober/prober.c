@@ -428,6 +428,9 @@ note_peer_stall(struct prober_worker *w, const struct probe_reply *r)
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&w->st.peer_stall_total_us,
 			 r->peer_stall.stall_total_us, __ATOMIC_RELAXED);
+	if (r->peer_stall.stall_ns > w->st.peer_stall_longest_ns)
+		__atomic_store_n(&w->st.peer_stall_longest_ns,
+				 r->peer_stall.stall_ns, __ATOMIC_RELAXED);
 }
 
 /* Inlined where `lean` is a constant: a lean caller (prober_worker_run()

@@ -128,7 +128,9 @@ stamp_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
 	o.ssid = c->ssid;
 	o.len = c->size;
 	/* No TLV in authenticated mode (its layout has none). */
-	o.tlv_lp_stalls = c->stall_tlv && c->auth == NULL;
+	o.tlv_lp_stalls = c->stall_tlv && c->auth == NULL &&
+			  c->size >= STAMP_BASE_LEN + STAMP_TLV_HDR_LEN +
+					     STAMP_TLV_LP_STALLS_LEN;
 	if (c->auth != NULL)
 		return stamp_auth_sender_build(c->auth, p, cap, &o);
 	return stamp_sender_build(p, cap, &o);

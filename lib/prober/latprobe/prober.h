@@ -386,6 +386,7 @@ struct prober_stats {
 	uint64_t peer_stall_unknown;
 	uint64_t peer_stall_count;
 	uint64_t peer_stall_total_us;
+	uint64_t peer_stall_longest_ns; /* of those that delayed an answer */
 };
 
 struct prober_worker {
