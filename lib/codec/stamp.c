@@ -366,7 +366,7 @@ reflect_tlvs(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 				return;
 			}
 			v[0] = o->stall_flags;
-			v[1] = 0;
+			v[1] = STAMP_LP_STALLS_FILLED;
 			v[2] = 0;
 			v[3] = 0;
 			util_put_be32(v + 4, o->stall_ns);
@@ -437,7 +437,8 @@ stamp_lp_stalls_find(const uint8_t *p, size_t len, struct stamp_lp_stalls *out)
 		if (t.type != STAMP_TLV_LP_STALLS)
 			continue;
 		if ((t.flags & (STAMP_TLV_U | STAMP_TLV_M)) != 0 ||
-		    t.length != STAMP_TLV_LP_STALLS_LEN)
+		    t.length != STAMP_TLV_LP_STALLS_LEN ||
+		    t.value[1] != STAMP_LP_STALLS_FILLED)
 			return -ENOTSUP;
 		out->flags = t.value[0];
 		out->stall_ns = util_get_be32(t.value + 4);

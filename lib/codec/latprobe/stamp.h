@@ -152,7 +152,10 @@ stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
  *   0     flags: STAMP_STALL_BEFORE_T2 (a stall of the reflector's worker
  *         ended at this request's T2: it may have waited in the rx ring),
  *         STAMP_STALL_IN_TURNAROUND (a stall between T2 and T3)
- *   1-3   zero
+ *   1     STAMP_LP_STALLS_FILLED: a latprobe reflector filled it in (the
+ *         sender sends 0; a reflector that echoes unknown TLVs as they
+ *         came, without the U flag, leaves 0 there)
+ *   2-3   zero
  *   4-7   the longest of those stalls, ns (saturates at 2^32 - 1)
  *   8-11  the reflector worker's stalls so far (wraps)
  *   12-15 their total, us (wraps)
@@ -161,6 +164,7 @@ stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
 #define STAMP_TLV_LP_STALLS_LEN	       16
 #define STAMP_STALL_BEFORE_T2	       0x80
 #define STAMP_STALL_IN_TURNAROUND      0x40
+#define STAMP_LP_STALLS_FILLED	       1
 /* Timestamp Information TLV code points (RFC 8972 §4.3, IANA). */
 #define STAMP_SYNC_NTP		       1
 #define STAMP_SYNC_PTP		       2
@@ -299,9 +303,10 @@ struct stamp_lp_stalls {
 
 /*
  * The first STAMP_TLV_LP_STALLS TLV of a Session-Reflector packet p (len
- * bytes; TLVs from STAMP_BASE_LEN): 1 and *out when a reflector filled it
- * in, 0 when there is none, -ENOTSUP when the reflector flagged it U or M
- * (it does not know it), -EINVAL when the TLVs before it are malformed.
+ * bytes; TLVs from STAMP_BASE_LEN): 1 and *out when a latprobe reflector
+ * filled it in, 0 when there is none, -ENOTSUP when the reflector flagged
+ * it U or M or echoed it unfilled (it does not know it), -EINVAL when the
+ * TLVs before it are malformed.
  */
 int stamp_lp_stalls_find(const uint8_t *p, size_t len,
 			 struct stamp_lp_stalls *out);

@@ -276,6 +276,10 @@ test_reflector_tlv_unknown(void **state)
 	assert_int_equal(stamp_reflect(p, sizeof(p), &ro), 64);
 	assert_int_equal(p[44], STAMP_TLV_U);
 	assert_int_equal(stamp_lp_stalls_find(p, sizeof(p), &ls), -ENOTSUP);
+	/* One that echoes it as it came (no U flag: scapy's layers): still
+	 * not filled in. */
+	assert_int_equal(stamp_sender_build(p, sizeof(p), &o), 64);
+	assert_int_equal(stamp_lp_stalls_find(p, sizeof(p), &ls), -ENOTSUP);
 	/* And a latprobe reflector fills it in. */
 	assert_int_equal(stamp_sender_build(p, sizeof(p), &o), 64);
 	ro.lp_stalls = true;
@@ -285,6 +289,7 @@ test_reflector_tlv_unknown(void **state)
 	ro.stall_total_us = 999;
 	assert_int_equal(stamp_reflect(p, sizeof(p), &ro), 64);
 	assert_int_equal(p[44], 0);
+	assert_int_equal(p[49], STAMP_LP_STALLS_FILLED);
 	assert_int_equal(stamp_lp_stalls_find(p, sizeof(p), &ls), 1);
 	assert_int_equal(ls.flags, STAMP_STALL_BEFORE_T2);
 	assert_int_equal(ls.stall_ns, 123456);
