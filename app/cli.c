@@ -628,7 +628,7 @@ static const struct {
 	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
 	{"plot",
 	 (const char *const[]){"output", "label", "samples", "hlog", "title",
-			       NULL},
+			       "unaffected", NULL},
 	 "o"},
 };
 

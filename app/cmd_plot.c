@@ -52,6 +52,10 @@ usage(FILE *f)
 	      "--hlog, not both\n"
 	      "  --title T            the page's title (default: latprobe "
 	      "plot)\n"
+	      "  --unaffected         draw rtt_ns_unaffected: the round trips "
+	      "without the\n"
+	      "                       probes that overlapped a stall of "
+	      "either host\n"
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "examples:\n"
@@ -143,6 +147,10 @@ enum plot_in { IN_REPORT, IN_SAMPLES, IN_HLOG };
  * --samples CSV or an --hlog into *tp. 0, or the exit status after one line
  * on stderr.
  */
+/* The series drawn from each report: --unaffected (issue 29) takes the
+ * round trips without host-affected probes. */
+static const char *plot_series = "rtt_ns";
+
 static int
 read_input(enum plot_in kind, const char *file, struct plot_input *in,
 	   struct plot_tpoint **tp, size_t *n_time)
@@ -163,7 +171,8 @@ read_input(enum plot_in kind, const char *file, struct plot_input *in,
 		return EXIT_USAGE;
 	}
 	if (kind == IN_REPORT)
-		r = plot_json_read(txt, len, in, err, sizeof(err));
+		r = plot_json_read_series(txt, len, plot_series, in, err,
+					  sizeof(err));
 	else if (kind == IN_SAMPLES)
 		r = plot_samples_read(txt, len, PLOT_TIME_POINTS, tp, n_time,
 				      err, sizeof(err));
@@ -190,6 +199,7 @@ cmd_plot(int argc, char **argv)
 		{"samples", required_argument, NULL, 'S'},
 		{"hlog", required_argument, NULL, 'H'},
 		{"title", required_argument, NULL, 'T'},
+		{"unaffected", no_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -250,6 +260,9 @@ cmd_plot(int argc, char **argv)
 		}
 		case 'T':
 			title = optarg;
+			break;
+		case 'U':
+			plot_series = "rtt_ns_unaffected";
 			break;
 		case 'h':
 			usage(stdout);

@@ -16,6 +16,7 @@ const char *const compare_series_key[CMP__SERIES] = {
 	[CMP_RTT] = "rtt_ns",
 	[CMP_NETWORK_RTT] = "network_rtt_ns",
 	[CMP_TURNAROUND] = "turnaround_ns",
+	[CMP_RTT_UNAFFECTED] = "rtt_ns_unaffected",
 };
 
 const char *const compare_stat_name[CMP__STATS] = {

@@ -105,8 +105,8 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 }
 
 static int
-read_root(struct json_object *root, struct plot_input *in, char *err,
-	  size_t cap)
+read_root(struct json_object *root, const char *key, struct plot_input *in,
+	  char *err, size_t cap)
 {
 	struct json_object *rtt, *probes, *x;
 	uint64_t v;
@@ -115,7 +115,15 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 	if (!json_object_is_type(root, json_type_object))
 		return report_why(err, cap,
 				  "not a latprobe report (no JSON object)");
-	if (!json_object_object_get_ex(root, "rtt_ns", &rtt) ||
+	if (strcmp(key, "rtt_ns") != 0 &&
+	    json_object_object_get_ex(root, "rtt_ns", &x) &&
+	    (!json_object_object_get_ex(root, key, &rtt) ||
+	     !json_object_is_type(rtt, json_type_object)))
+		return report_why(err, cap,
+				  "no %s in this report (issue 29's series "
+				  "need --stall-threshold on)",
+				  key);
+	if (!json_object_object_get_ex(root, key, &rtt) ||
 	    !json_object_is_type(rtt, json_type_object)) {
 		if (json_object_object_get_ex(root, "counters", &x))
 			return report_why(
@@ -140,7 +148,7 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 		if (!json_object_is_type(x, json_type_string))
 			return report_why(err, cap,
 					  "rtt_ns.hdr is not a string");
-		ret = report_json_hdr(rtt, "rtt_ns", &in->h, err, cap);
+		ret = report_json_hdr(rtt, key, &in->h, err, cap);
 		if (ret != 0 || histogram_count(&in->h) == 0)
 			return ret;
 		if (report_json_u64(rtt, "underflow", &v))
@@ -149,6 +157,8 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 			in->h.overflow = v;
 		return 0;
 	}
+	if (strcmp(key, "rtt_ns") != 0)
+		return report_why(err, cap, "%s.hdr is missing", key);
 	/* Reports written before the histogram was in them. */
 	in->approximate = true;
 	return hist_from_buckets(root, rtt, &in->h, err, cap);
@@ -157,6 +167,13 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 int
 plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	       size_t err_cap)
+{
+	return plot_json_read_series(text, len, "rtt_ns", in, err, err_cap);
+}
+
+int
+plot_json_read_series(const char *text, size_t len, const char *key,
+		      struct plot_input *in, char *err, size_t err_cap)
 {
 	struct json_object *root;
 	int ret;
@@ -176,7 +193,7 @@ plot_json_read(const char *text, size_t len, struct plot_input *in, char *err,
 	ret = report_json_parse(text, len, &root, err, err_cap);
 	if (ret != 0)
 		return ret;
-	ret = read_root(root, in, err, err_cap);
+	ret = read_root(root, key, in, err, err_cap);
 	json_object_put(root);
 	if (ret != 0)
 		histogram_init(&in->h);

@@ -112,6 +112,33 @@ stop_reflector
 tail -1 "$WORK/hogr.log"
 check hogr reflector "$WORK/refl.json"
 
+# 2b. What latprobe's reflector writes into the TLV, read by scapy's
+# reflector layer: a request with the TLV sent from a plain UDP socket.
+start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" -q
+if /usr/bin/python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
+	ip netns exec "$LP_NS_PROBE" /usr/bin/python3 - "$R" <<'EOF' || fail "the reflector's stall TLV, read by scapy"
+import socket, struct, sys
+from scapy.layers.inet import UDP
+from scapy.contrib.stamp import STAMPSessionReflectorTestUnauthenticated as Rf
+req = struct.pack('!IQHH', 7, 0, 1, 1) + bytes(28) + bytes([0, 242, 0, 16]) + bytes(16)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.bind(('0.0.0.0', 40123))
+s.sendto(req, (sys.argv[1], 862))
+ans = s.recv(2048)
+assert len(ans) == len(req), f'{len(ans)}-byte answer'
+p = Rf(ans, _parent=UDP(len=8 + len(ans)))
+t = p.tlv_objects[0]
+v = bytes(t.value)
+assert (int(t.flags), t.type, t.len) == (0, 242, 16), (t.flags, t.type, t.len)
+assert v[1] == 1 and v[2:4] == bytes(2), v.hex()
+print(f'  reflector TLV (scapy): flags {v[0]:#04x} filled {v[1]} longest '
+      f'{int.from_bytes(v[4:8], "big")} ns, count '
+      f'{int.from_bytes(v[8:12], "big")}, total {int.from_bytes(v[12:16], "big")} us')
+EOF
+fi
+stop_reflector
+
 # 3. A stock STAMP peer: no TLV unless asked; asked, scapy reads ours.
 PEER=(/usr/bin/python3 "$LP_TOP/tests/integration/stamp_peer.py")
 if /usr/bin/python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
@@ -133,6 +160,7 @@ if /usr/bin/python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
 			fail "stock peer ($ask): the reflector's stalls claimed known"
 		/usr/bin/python3 - $ask $req <<'EOF' || fail "stock peer ($ask): TLV bytes"
 import sys
+from scapy.layers.inet import UDP
 from scapy.contrib.stamp import STAMPSessionSenderTestUnauthenticated as S
 ask, n, hexs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 b = bytes.fromhex(hexs)
@@ -141,11 +169,12 @@ if ask == 'no':
     print('  stock peer: 44-byte requests, no TLV')
     sys.exit(0)
 assert n == 64, f'{n}-byte request with --stall-tlv'
-p = S(b)
+# (scapy 2.5 sizes the TLV list from the UDP header above it)
+p = S(b, _parent=UDP(len=8 + len(b)))
 tlvs = p.tlv_objects
 assert tlvs, 'scapy sees no TLV: ' + p.show(dump=True)
 t = tlvs[0]
-f = {k: t.getfieldval(k) for k in ('flags', 'type', 'len')}
+f = {'flags': int(t.flags), 'type': t.type, 'len': t.len}
 assert f == {'flags': 0, 'type': 242, 'len': 16}, f'scapy read {f}'
 v = bytes(t.value)
 assert v == bytes(16), f'value not zero in the request: {v.hex()}'

@@ -74,6 +74,11 @@ struct plot_input {
  */
 int plot_json_read(const char *text, size_t len, struct plot_input *in,
 		   char *err, size_t err_cap);
+/* The same with the series of JSON key key ("rtt_ns", or
+ * "rtt_ns_unaffected": the round trips without host-affected probes, issue
+ * 29; its hdr is required). */
+int plot_json_read_series(const char *text, size_t len, const char *key,
+			  struct plot_input *in, char *err, size_t err_cap);
 
 /*
  * Latency over time from a --samples CSV (header
