@@ -174,7 +174,7 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 	*out = NULL;
 	if (co->stall_threshold_ns == 0)
 		return 0;
-	ps->h = malloc(4 * sizeof(*ps->h));
+	ps->h = malloc(5 * sizeof(*ps->h)); /* and one scratch */
 	if (ps->h == NULL)
 		return -ENOMEM;
 	for (unsigned k = 0; k < 4; k++)
@@ -183,7 +183,9 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 	s->prober.known = true;
 	s->tlv = co->stall_tlv;
 	for (unsigned i = 0; i < n; i++) {
-		histogram_merge(&ps->h[0], &w[i].rtt_unaffected);
+		if (prober_rtt_unaffected(&w[i], &ps->h[4]) != 0)
+			return -EINVAL; /* cannot be: each is rtt's subset */
+		histogram_merge(&ps->h[0], &ps->h[4]);
 		histogram_merge(&ps->h[1], &w[i].rtt_host_prober);
 		histogram_merge(&ps->h[2], &w[i].rtt_host_reflector);
 		histogram_merge(&ps->h[3], &w[i].rtt_host_both);
@@ -195,8 +197,7 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 		s->reflector.count += w[i].st.peer_stall_count;
 		s->reflector.total_ns += w[i].st.peer_stall_total_us * 1000;
 		if (w[i].st.peer_stall_longest_ns > s->reflector.longest_ns)
-			s->reflector.longest_ns =
-				w[i].st.peer_stall_longest_ns;
+			s->reflector.longest_ns = w[i].st.peer_stall_longest_ns;
 	}
 	s->reflector.known = s->tlv && s->tlv_answers != 0;
 	side_host(r, &s->prober);

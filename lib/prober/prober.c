@@ -113,7 +113,6 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->turnaround);
 	histogram_init(&w->intended);
 	histogram_init(&w->behind);
-	histogram_init(&w->rtt_unaffected);
 	histogram_init(&w->rtt_host_prober);
 	histogram_init(&w->rtt_host_reflector);
 	histogram_init(&w->rtt_host_both);
@@ -450,8 +449,8 @@ attribute(struct prober_worker *w, const struct probe_reply *r, uint64_t t1,
 	bool hr = r->has_peer_stall > 0 && r->peer_stall.flags != 0;
 
 	if (__builtin_expect(!hp && !hr, 1))
-		histogram_record(&w->rtt_unaffected, rtt);
-	else if (!hr)
+		return; /* unaffected: rtt less the others */
+	if (!hr)
 		histogram_record(&w->rtt_host_prober, rtt);
 	else if (!hp)
 		histogram_record(&w->rtt_host_reflector, rtt);
@@ -499,6 +498,21 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 		keep_sample(w, seq, t1, rtt, net_sample);
 	if (c->hw_ts)
 		prober_hw_record(w, t1, t4);
+}
+
+int
+prober_rtt_unaffected(const struct prober_worker *w, struct histogram *out)
+{
+	int ret;
+
+	histogram_init(out);
+	histogram_merge(out, &w->rtt);
+	ret = histogram_subtract(out, &w->rtt_host_prober);
+	if (ret == 0)
+		ret = histogram_subtract(out, &w->rtt_host_reflector);
+	if (ret == 0)
+		ret = histogram_subtract(out, &w->rtt_host_both);
+	return ret;
 }
 
 void

@@ -450,15 +450,21 @@ struct prober_worker {
 	struct rte_mbuf *spare;
 	/*
 	 * Issue 29: the stalls of this worker's poll loop, and the measured
-	 * answers by what they overlapped (host-affected): rtt = the sum of
-	 * these four, probe for probe. host_prober: the probe's T1..T4
-	 * overlapped a stall of this worker; host_reflector: the reflector
-	 * said so in the stall TLV; host_both: both.
+	 * answers that overlapped one (host-affected), by side: host_prober,
+	 * the probe's T1..T4 overlapped a stall of this worker;
+	 * host_reflector, the reflector said so in the stall TLV; host_both,
+	 * both. Each is a subset of rtt (recorded after it); the unaffected
+	 * round trips are rtt without them (prober_rtt_unaffected()), so a
+	 * probe that overlapped nothing costs no second record.
 	 */
 	struct stall_det stall;
-	struct histogram rtt_unaffected, rtt_host_prober, rtt_host_reflector,
-		rtt_host_both;
+	struct histogram rtt_host_prober, rtt_host_reflector, rtt_host_both;
 };
+
+/* out = w's rtt without its host-affected round trips (after the run, or
+ * from snapshots; see histogram_subtract() for min and max). 0 or
+ * -EINVAL. */
+int prober_rtt_unaffected(const struct prober_worker *w, struct histogram *out);
 
 /* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
  * makes no sense, -ENOMEM). */

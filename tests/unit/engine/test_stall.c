@@ -97,6 +97,16 @@ count_above(const struct histogram *h, uint64_t ns)
 	return n + h->overflow;
 }
 
+/* w's unaffected round trips (rtt less the host-affected ones). */
+static const struct histogram *
+unaffected(const struct wire *w)
+{
+	static struct histogram u;
+
+	assert_int_equal(prober_rtt_unaffected(&w->pw, &u), 0);
+	return &u;
+}
+
 static void
 run_prober(struct wire *w)
 {
@@ -146,7 +156,8 @@ prober_stalls(void **state, bool generic)
 	assert_true(w->pw.stall.st.longest_ns <= len_ns + 1000);
 	assert_true(w->pw.stall.st.total_ns >= taken * len_ns);
 	assert_true(w->pw.stall.st.total_ns <= taken * (len_ns + 1000));
-	assert_int_equal(w->pw.stall.st.hist[stall_bucket(len_ns + 500)], taken);
+	assert_int_equal(w->pw.stall.st.hist[stall_bucket(len_ns + 500)],
+			 taken);
 	/* Exactly the probes a stall lengthened: the round trip of any other
 	 * is a few microseconds. */
 	marked = histogram_count(&w->pw.rtt_host_prober);
@@ -154,10 +165,9 @@ prober_stalls(void **state, bool generic)
 	assert_int_equal(marked, slow);
 	assert_true(marked > 0);     /* some overlapped a probe ... */
 	assert_true(marked < taken); /* ... and some came between probes */
-	assert_true(histogram_max(&w->pw.rtt_unaffected) < len_ns / 2);
+	assert_true(histogram_max(unaffected(w)) < len_ns / 2);
 	assert_true(histogram_min(&w->pw.rtt_host_prober) >= len_ns);
-	assert_int_equal(histogram_count(&w->pw.rtt_unaffected) + marked,
-			 N_PROBES);
+	assert_int_equal(histogram_count(unaffected(w)) + marked, N_PROBES);
 	assert_int_equal(histogram_count(&w->pw.rtt_host_reflector), 0);
 	assert_int_equal(histogram_count(&w->pw.rtt_host_both), 0);
 }
@@ -187,7 +197,7 @@ test_prober_off(void **state)
 	run_prober(w);
 	assert_int_equal(io_fake_stalls_taken(w->f, 0), 1);
 	assert_int_equal(w->pw.stall.st.count, 0);
-	assert_int_equal(histogram_count(&w->pw.rtt_unaffected), N_PROBES);
+	assert_int_equal(histogram_count(unaffected(w)), N_PROBES);
 }
 
 /*
@@ -235,7 +245,7 @@ test_reflector_stalls_told(void **state)
 	assert_int_equal(histogram_count(&w->pw.rtt_host_reflector), 4);
 	assert_int_equal(histogram_count(&w->pw.rtt_host_prober), 0);
 	assert_int_equal(histogram_count(&w->pw.rtt_host_both), 0);
-	assert_int_equal(histogram_count(&w->pw.rtt_unaffected), N_PROBES - 4);
+	assert_int_equal(histogram_count(unaffected(w)), N_PROBES - 4);
 	assert_int_equal(w->pw.stall.st.count, 0);
 }
 
@@ -254,7 +264,7 @@ test_reflector_stalls_not_asked(void **state)
 	run_prober(w);
 	assert_int_equal(w->rw.stall.st.count, 1);
 	assert_int_equal(w->pw.st.peer_stall_answers, 0);
-	assert_int_equal(histogram_count(&w->pw.rtt_unaffected), N_PROBES);
+	assert_int_equal(histogram_count(unaffected(w)), N_PROBES);
 }
 
 /* A reflector that does not know the TLV (U flag, RFC 8972 §4.2): the
