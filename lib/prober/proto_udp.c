@@ -65,7 +65,11 @@ peer_stall(const uint8_t *p, size_t len, struct probe_reply *r)
 {
 	int rc = stamp_lp_stalls_find(p, len, &r->peer_stall);
 
-	r->has_peer_stall = rc == 1 ? 1 : rc == -ENOTSUP ? -1 : 0;
+	r->has_peer_stall = 0;
+	if (rc == 1)
+		r->has_peer_stall = 1;
+	else if (rc == -ENOTSUP)
+		r->has_peer_stall = -1;
 }
 
 static int
