@@ -437,6 +437,28 @@ note_peer_stall(struct prober_worker *w, const struct probe_reply *r)
 #define PROBER_INLINE static inline __attribute__((always_inline))
 
 /*
+ * Both sides stalled during this probe: which one held it (out of line,
+ * rare). This side's stall time is what its stalls added up to since T1
+ * (closed loop) or its latest stall (open loop: many probes in flight);
+ * the reflector's the TLV's longest stall, or its turnaround when the
+ * stall was inside T2..T3 (the TLV is written before T3).
+ */
+static __attribute__((noinline)) unsigned
+both_sides(const struct prober_worker *w, const struct probe_reply *r)
+{
+	uint64_t p_ns = w->open == NULL
+				? w->stall.st.total_ns - w->stall_t1_total
+				: tsc_to_ns(&w->conf->clock, w->stall.last_len);
+	uint64_t r_ns = r->peer_stall.stall_ns;
+
+	if ((r->peer_stall.flags & STAMP_STALL_IN_TURNAROUND) != 0 &&
+	    r->has_remote_ts && r->t3_ns >= r->t2_ns &&
+	    r->t3_ns - r->t2_ns > r_ns)
+		r_ns = r->t3_ns - r->t2_ns;
+	return prober_stall_side(p_ns, r_ns);
+}
+
+/*
  * Issue 29: which host the probe's round trip (T1..T4, rtt ns) may have
  * waited for. A stall of this worker that ended after T1 started before
  * the T4 just read (stall_since()); the reflector's side is its stall TLV.
@@ -450,6 +472,12 @@ attribute(struct prober_worker *w, const struct probe_reply *r, uint64_t t1,
 
 	if (__builtin_expect(!hp && !hr, 1))
 		return; /* unaffected: rtt less the others */
+	if (hp && hr) {
+		unsigned side = both_sides(w, r);
+
+		hp = (side & 1) != 0;
+		hr = (side & 2) != 0;
+	}
 	if (!hr)
 		histogram_record(&w->rtt_host_prober, rtt);
 	else if (!hp)
@@ -1651,6 +1679,7 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 	w->step_next_send = t1 + c->interval_cycles;
 	/* A stall that ends at T1 came before the probe left: not its. */
 	stall_tick(&w->stall, t1);
+	w->stall_t1_total = w->stall.st.total_ns;
 	for (unsigned polls = 1;; polls++) {
 		struct rte_mbuf *pkts[PROBER_BURST];
 		uint16_t n = io_rx(q, pkts, PROBER_BURST);

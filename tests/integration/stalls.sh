@@ -78,12 +78,18 @@ assert u['count'] + ha['probes'] == rtt['count'], 'probes lost in the split'
 # The hog made a tail, and every probe of it is host-affected.
 assert rtt['max'] > half, 'the hog left no tail'
 assert u['max'] < half, 'an unaffected probe is as slow as the hog'
+t = st['tail']['p99_9']
+print(f"  p99.9 tail: {t['above']} probes: this host {t['prober']}, the "
+      f"reflector's {t['reflector']}, both {t['both']}")
 if side == 'prober':
     within(st['prober'], 'prober')
     assert ha['prober'] + ha['both'] > 0
+    # The hog's probes are charged to this side, not the reflector's.
+    assert t['prober'] > t['reflector'], 'the tail charged to the reflector'
 else:
     rr = json.load(open(refl_json))
     within(rr['stalls']['reflector'], 'reflector')
+    assert t['reflector'] > t['prober'], 'the tail charged to the prober'
     assert st['reflector']['known'], 'the stall TLV told nothing'
     assert ha['reflector'] + ha['both'] > 0
 EOF

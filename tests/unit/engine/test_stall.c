@@ -307,6 +307,22 @@ test_reflector_tlv_unknown(void **state)
 	assert_int_equal(ls.stall_total_us, 999);
 }
 
+/* Both sides stalled during a probe: the one with more than twice the
+ * other's stall time is charged, else both. */
+static void
+test_stall_side(void **state)
+{
+	(void)state;
+	assert_int_equal(prober_stall_side(150000000, 8000), 1);
+	assert_int_equal(prober_stall_side(8000, 150000000), 2);
+	assert_int_equal(prober_stall_side(100000, 60000), 3);
+	assert_int_equal(prober_stall_side(60000, 100000), 3);
+	assert_int_equal(prober_stall_side(200002, 100000), 1);
+	assert_int_equal(prober_stall_side(200000, 100000),
+			 3); /* twice: both */
+	assert_int_equal(prober_stall_side(0, 0), 3);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -319,6 +335,7 @@ main(void)
 		T(test_reflector_stalls_told),
 		T(test_reflector_stalls_not_asked),
 		cmocka_unit_test(test_reflector_tlv_unknown),
+		cmocka_unit_test(test_stall_side),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
