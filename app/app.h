@@ -76,6 +76,10 @@ struct app_common_opts {
 	uint32_t metrics_addr; /* --metrics ADDR:PORT, host order */
 	uint16_t metrics_port;
 	bool have_metrics;
+	/* Issue 29 (app/stalls.c): --stall-threshold (0 = off) and, probe
+	 * only, --stall-tlv. */
+	uint64_t stall_threshold_ns;
+	bool stall_tlv;
 };
 
 /* getopt_long codes of the shared options (long-only ones above 0xff). */
@@ -96,7 +100,9 @@ enum {
 	APP_OPT_NO_DOCTOR = 0x440,
 	APP_OPT_HW_TIMESTAMPS = 0x480, /* h3's range: 0x480-0x4bf */
 	APP_OPT_LIVE_PATH = 0x481,
-	APP_OPT_METRICS = 0x580, /* h6's range: 0x580-0x5bf */
+	APP_OPT_METRICS = 0x580,	 /* h6's range: 0x580-0x5bf */
+	APP_OPT_STALL_THRESHOLD = 0x740, /* h29's range: 0x740-0x77f */
+	APP_OPT_STALL_TLV = 0x741,	 /* probe only */
 };
 
 /* Their struct option rows (the reflector adds --duration for -t). */
@@ -115,6 +121,8 @@ enum {
 		{"hw-timestamps", no_argument, NULL, APP_OPT_HW_TIMESTAMPS},   \
 		{"live-path", no_argument, NULL, APP_OPT_LIVE_PATH},           \
 		{"metrics", required_argument, NULL, APP_OPT_METRICS},         \
+		{"stall-threshold", required_argument, NULL,                   \
+		 APP_OPT_STALL_THRESHOLD},                                     \
 	{                                                                      \
 		"hlog-interval", required_argument, NULL,                      \
 			APP_OPT_HLOG_INTERVAL                                  \

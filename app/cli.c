@@ -590,6 +590,8 @@ static const struct {
 			       "seed",
 			       "max-behind",
 			       "same-clock", /* one-way delays */
+			       "stall-threshold",
+			       "stall-tlv",
 			       NULL},
 	 "ntlwihq"},
 	{"reflect",
@@ -618,6 +620,7 @@ static const struct {
 			       "hw-timestamps",
 			       "live-path",
 			       "metrics",
+			       "stall-threshold",
 			       NULL},
 	 "tq"},
 	{"info", (const char *const[]){"calibrate", NULL}, ""},
@@ -626,7 +629,7 @@ static const struct {
 	/* No EAL: its part before a "--" is empty (app/cmd_plot.c). */
 	{"plot",
 	 (const char *const[]){"output", "label", "samples", "hlog", "title",
-			       "series", NULL},
+			       "series", "unaffected", NULL},
 	 "o"},
 };
 

@@ -58,7 +58,12 @@ usage(FILE *f)
 	      "reverse (the\n"
 	      "                       one-way delays; --hlog then reads that "
 	      "Tag; --samples\n"
-	      "                       draws rtt_ns only)\n"
+	      "                       draws rtt_ns only), or unaffected "
+	      "(rtt_ns_unaffected:\n"
+	      "                       the round trips without the probes that "
+	      "overlapped a\n"
+	      "                       stall of either host; reports only)\n"
+	      "  --unaffected         the same as --series unaffected\n"
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "examples:\n"
@@ -158,6 +163,9 @@ static const struct {
 	{"turnaround", "turnaround_ns", "turnaround"},
 	{"forward", "forward_ns", "forward"},
 	{"reverse", "reverse_ns", "reverse"},
+	/* issue 29: the round trips without host-affected probes (reports
+	 * made with stall detection on; no --hlog Tag) */
+	{"unaffected", "rtt_ns_unaffected", NULL},
 };
 static unsigned plot_series;
 
@@ -216,6 +224,7 @@ cmd_plot(int argc, char **argv)
 		{"hlog", required_argument, NULL, 'H'},
 		{"title", required_argument, NULL, 'T'},
 		{"series", required_argument, NULL, 'R'},
+		{"unaffected", no_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -277,20 +286,22 @@ cmd_plot(int argc, char **argv)
 		case 'T':
 			title = optarg;
 			break;
-		case 'R': {
+		case 'R':
+		case 'U': {
+			const char *name = c == 'U' ? "unaffected" : optarg;
 			unsigned k;
 
 			for (k = 0;
 			     k < (unsigned)(sizeof(plot_series_tab) /
 					    sizeof(plot_series_tab[0])) &&
-			     strcmp(optarg, plot_series_tab[k].name) != 0;
+			     strcmp(name, plot_series_tab[k].name) != 0;
 			     k++)
 				;
 			if (k == (unsigned)(sizeof(plot_series_tab) /
 					    sizeof(plot_series_tab[0]))) {
 				app_err("plot: --series: rtt, network_rtt, "
-					"turnaround, forward or reverse, not "
-					"'%s'",
+					"turnaround, forward, reverse or "
+					"unaffected, not '%s'",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -310,6 +321,11 @@ cmd_plot(int argc, char **argv)
 	if (plot_series != 0 && n_samples != 0) {
 		app_err("plot: --samples draws rtt_ns only; with --series %s "
 			"give --hlog",
+			plot_series_tab[plot_series].name);
+		return EXIT_USAGE;
+	}
+	if (plot_series_tab[plot_series].tag == NULL && n_hlogs != 0) {
+		app_err("plot: --hlog has no %s series; draw it from reports",
 			plot_series_tab[plot_series].name);
 		return EXIT_USAGE;
 	}

@@ -20,6 +20,7 @@
 #include "latprobe/port.h"
 #include "preflight.h"
 #include "sigrule.h"
+#include "latprobe/stall.h"
 #include "latprobe/stamp_auth.h"
 
 atomic_bool force_quit;
@@ -537,6 +538,7 @@ app_common_opts_init(struct app_common_opts *co)
 	memset(co, 0, sizeof(*co));
 	co->calib_ns = 250000000ull;
 	co->hlog_interval_ns = APP_HLOG_DEFAULT_INTERVAL_NS;
+	co->stall_threshold_ns = STALL_DEFAULT_THRESHOLD_NS;
 }
 
 int
@@ -652,6 +654,21 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		return 0;
 	case APP_OPT_HW_TIMESTAMPS:
 		co->hw_timestamps = true;
+		return 0;
+	case APP_OPT_STALL_THRESHOLD:
+		/* 0 turns it off; below 1 us every poll of a kernel socket
+		 * would be one. */
+		if (cli_parse_duration_ns(arg, &co->stall_threshold_ns) != 0 ||
+		    (co->stall_threshold_ns != 0 &&
+		     (co->stall_threshold_ns < 1000 ||
+		      co->stall_threshold_ns > 1000000000ull)))
+			return app_opt_bad("--stall-threshold",
+					   "a duration from 1us to 1s, or 0 "
+					   "(off)",
+					   arg);
+		return 0;
+	case APP_OPT_STALL_TLV:
+		co->stall_tlv = true;
 		return 0;
 	case APP_OPT_AUTH_KEY:
 		r = stamp_auth_key_load(arg, co->auth_key, &co->auth_key_len,

@@ -469,6 +469,9 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 		metrics_histogram(b, "latprobe_rtt_seconds", l, 3, x->mx_sum);
 		any_net = any_net || mx_target(x, s)->proto->has_remote_ts;
 	}
+	app_stalls_metrics_probe(
+		b, x->run->w,
+		__atomic_load_n(&x->run->n_workers, __ATOMIC_ACQUIRE));
 	if (!any_net)
 		return b->err;
 	metrics_family(b, "latprobe_network_rtt_seconds", "histogram",

@@ -196,6 +196,17 @@ probe_usage(FILE *f)
 	      "                       cancel, the bound is both mappings' "
 	      "errors\n",
 	      f);
+	fputs("  --stall-threshold T  a gap of a worker's poll loop above T "
+	      "is a stall\n"
+	      "                       (default 5us, 0 = off): counted, and "
+	      "the probes it\n"
+	      "                       overlapped host-affected (JSON stalls, "
+	      "rtt_ns_unaffected)\n"
+	      "  --stall-tlv          STAMP: ask a latprobe reflector for its "
+	      "stalls (a TLV\n"
+	      "                       of RFC 8972's experimental range; -l "
+	      "64 or more)\n",
+	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
 	      "                       turnaround, intended with --rate; ns) "
@@ -258,6 +269,10 @@ probe_usage(FILE *f)
 	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
 	      "\\\n"
 	      "          --same-clock -n 2000 198.18.0.2\n"
+	      "  latprobe probe --profile memif-client -- --addr 198.18.0.1/24 "
+	      "\\\n"
+	      "          --stall-tlv -t 2 --json out.json 198.18.0.2   (which "
+	      "outliers were stalls)\n"
 	      "  latprobe probe --backend kernel --proto sockperf -l 64 -n "
 	      "10000 198.18.0.2\n"
 	      "\n"
@@ -333,6 +348,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"seed", required_argument, NULL, PROBE_OPT_SEED},
 		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
 		{"same-clock", no_argument, NULL, PROBE_OPT_SAME_CLOCK},
+		{"stall-tlv", no_argument, NULL, APP_OPT_STALL_TLV},
 		{"help", no_argument, NULL, APP_OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -565,6 +581,8 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	if (!have_l)
 		o->size = o->co.auth_key_len != 0 ? STAMP_AUTH_BASE_LEN
 						  : o->proto->min_size;
+	if (app_stalls_probe_check(&o->co, o->proto, &have_l, &o->size) != 0)
+		return -1;
 	if (o->co.auth_key_len != 0 && o->size < STAMP_AUTH_BASE_LEN) {
 		app_err("-l %llu is too small for authenticated STAMP (at "
 			"least %u bytes)",

@@ -293,6 +293,7 @@ probe_report(struct app_run *r, double duration_s,
 	struct report_interval *ivs = NULL;
 	struct report_flow *flows = NULL;
 	struct histogram *first = NULL;
+	struct app_probe_stalls stalls = {0};
 	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
 	char csum_rx[32], csum_tx[32];
 	bool remote_ts = o->proto->has_remote_ts;
@@ -461,6 +462,12 @@ probe_report(struct app_run *r, double duration_s,
 					&x->ow_rep);
 		rep.one_way = &x->ow_rep;
 	}
+	if (app_stalls_probe_report(r, run->w, run->n_workers, &o->co, &stalls,
+				    &rep.stalls) != 0) {
+		app_err("out of memory");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	if (report_meta_init(&meta, r->start, "latprobe probe", r->argc,
 			     r->argv) == 0)
 		rep.meta = &meta;
@@ -512,6 +519,7 @@ probe_report(struct app_run *r, double duration_s,
 	if (ret == EXIT_OK && rep.sent > 0 && rep.received == 0)
 		ret = EXIT_ALL_LOST;
 out:
+	app_stalls_probe_fini(&stalls);
 	free(tgs);
 	free(ivs);
 	free(flows);

@@ -163,6 +163,7 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 		if (ret != 0)
 			return ret;
 	}
+	app_stalls_metrics_reflect(b, run->w, run->n_workers);
 	histogram_init(x->mx_sum);
 	for (unsigned i = 0; i < run->n_workers; i++) {
 		histogram_snapshot(&run->w[i].turnaround, x->mx_snap);

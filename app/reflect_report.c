@@ -124,6 +124,7 @@ reflect_report(struct app_run *r, double duration_s,
 	struct report_counter *by =
 		calloc((size_t)(run->n_workers + 1) * RC__COUNT, sizeof(*by));
 	struct report_reflect rep;
+	struct report_reflect_stalls stalls;
 	struct report_meta meta;
 	char iface[160], csum_rx[32], csum_tx[32];
 	int ret = EXIT_OK;
@@ -168,6 +169,8 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
 	rep.workers = workers;
 	rep.n_workers = run->n_workers;
+	app_stalls_reflect_report(r, run->w, run->n_workers, &o->co, &stalls,
+				  &rep.stalls);
 	if (rep.hw != NULL)
 		app_hw_check(&hw);
 	if (report_meta_init(&meta, r->start, "latprobe reflect", r->argc,

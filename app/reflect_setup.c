@@ -44,6 +44,7 @@ conf_common(struct app_run *r)
 	c->hw_ts = o->co.hw_timestamps;
 	c->hw_calib_cycles = tsc_from_ns(&r->clk.clock, 10000000ull);
 	c->hw_resample_cycles = tsc_from_ns(&r->clk.clock, 1000000000ull);
+	c->stall_threshold_ns = o->co.stall_threshold_ns;
 	cli_format_ipv4(o->co.addr, abuf);
 	cli_format_ip(&o->co.addr6, a6);
 	if (!o->co.have_addr)

@@ -100,6 +100,7 @@ side_loop(struct side *s)
 				next_hup += hup_step;
 		}
 		if (ticking && el >= next_tick) {
+			app_stalls_host_scan(r);
 			cmd->tick(r, next_tick);
 			if (r->opt.live_path && r->dpdk_ready)
 				live_path(s);
@@ -602,6 +603,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	}
 	if (!r->opt.no_doctor)
 		start_doctor(r);
+	app_stalls_host_begin(r);
 	xs_start(r, &xs);
 	ret = app_metrics_start(&r->metrics, r->dpdk_ready, run_metrics, r);
 	if (ret != 0) {
@@ -632,6 +634,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->interrupted = app_quit();
 	app_quit_set(); /* the side thread's deadline is moot now */
 	side_stop(&side);
+	app_stalls_host_end(r);
 	app_metrics_stop(&r->metrics);
 	/* The workers are done: the last partial interval, complete. */
 	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
@@ -655,6 +658,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		ret = EXIT_RUNTIME;
 out:
 	app_metrics_stop(&r->metrics);
+	app_stalls_host_free(r);
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);

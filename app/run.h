@@ -19,6 +19,7 @@
 
 #include "app.h"
 #include "metrics_srv.h"
+#include "stalls.h"
 #include "latprobe/port.h"
 
 struct app_run;
@@ -106,7 +107,8 @@ struct app_run {
 	int argc;
 	char **argv;
 	time_t start;
-	struct app_metrics_srv metrics; /* --metrics */
+	struct app_metrics_srv metrics;	    /* --metrics */
+	struct app_stalls_host stalls_host; /* issue 29 (stalls.c) */
 };
 
 /* The shared options (probe and reflect alike) into the skeleton's; the

@@ -33,6 +33,8 @@ APP_FLOORS = {
     'common': 1, 'hlog_out': 1, 'metrics_srv': 1, 'eal_devs': 1,
     # the clock thread of one-way delays (probe, reflect, doctor)
     'oneway': 1,
+    # stall detection's options, host view and reports (issue 29)
+    'stalls': 1,
     # the run skeleton of probe and reflect, and doctor's brief it prints
     'run': 2, 'doctor': 2,
     # the commands and main()

@@ -216,6 +216,8 @@ stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o)
 		need += STAMP_TLV_HDR_LEN + STAMP_TLV_TIMESTAMP_INFO_LEN;
 	if (o->tlv_class_of_service)
 		need += STAMP_TLV_HDR_LEN + STAMP_TLV_CLASS_OF_SERVICE_LEN;
+	if (o->tlv_lp_stalls)
+		need += STAMP_TLV_HDR_LEN + STAMP_TLV_LP_STALLS_LEN;
 	/* The int return value caps the length; UDP caps it lower anyway. */
 	if (o->len < need || o->len > 65535)
 		return -EINVAL;
@@ -240,6 +242,12 @@ stamp_sender_build(uint8_t *p, size_t cap, const struct stamp_sender_opts *o)
 		/* RFC 8972 §4.4: DSCP1 in the 6 high bits, the rest zero */
 		p[off] = (uint8_t)(o->cos_dscp << 2);
 		off += STAMP_TLV_CLASS_OF_SERVICE_LEN;
+	}
+	if (o->tlv_lp_stalls) {
+		/* Value zero: the reflector fills it in. */
+		off += put_tlv_hdr(p + off, STAMP_TLV_LP_STALLS,
+				   STAMP_TLV_LP_STALLS_LEN);
+		off += STAMP_TLV_LP_STALLS_LEN;
 	}
 	rest = o->len - off;
 	/* RFC 8972 §4.1: Extra Padding makes up the symmetric size; 1-3 bytes
@@ -372,6 +380,23 @@ reflect_tlvs(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 			v[2] = 0;
 			v[3] = 0;
 			break;
+		case STAMP_TLV_LP_STALLS:
+			if (!o->lp_stalls) {
+				p[at] |= STAMP_TLV_U;
+				continue;
+			}
+			if (t.length != STAMP_TLV_LP_STALLS_LEN) {
+				p[at] |= STAMP_TLV_M;
+				return;
+			}
+			v[0] = o->stall_flags;
+			v[1] = STAMP_LP_STALLS_FILLED;
+			v[2] = 0;
+			v[3] = 0;
+			util_put_be32(v + 4, o->stall_ns);
+			util_put_be32(v + 8, o->stall_count);
+			util_put_be32(v + 12, o->stall_total_us);
+			break;
 		default:
 			/* Location needs the IP/UDP headers: not answered. */
 			p[at] |= STAMP_TLV_U;
@@ -423,4 +448,27 @@ stamp_reflector_stamp(uint8_t *p, size_t len, uint64_t tx_timestamp)
 {
 	if (len >= R_TS + 8)
 		util_put_be64(p + R_TS, tx_timestamp);
+}
+
+int
+stamp_lp_stalls_find(const uint8_t *p, size_t len, struct stamp_lp_stalls *out)
+{
+	size_t off = STAMP_BASE_LEN;
+	struct stamp_tlv t;
+	int r;
+
+	while ((r = stamp_tlv_next(p, len, &off, &t)) == 1) {
+		if (t.type != STAMP_TLV_LP_STALLS)
+			continue;
+		if ((t.flags & (STAMP_TLV_U | STAMP_TLV_M)) != 0 ||
+		    t.length != STAMP_TLV_LP_STALLS_LEN ||
+		    t.value[1] != STAMP_LP_STALLS_FILLED)
+			return -ENOTSUP;
+		out->flags = t.value[0];
+		out->stall_ns = util_get_be32(t.value + 4);
+		out->stall_count = util_get_be32(t.value + 8);
+		out->stall_total_us = util_get_be32(t.value + 12);
+		return 1;
+	}
+	return r;
 }

@@ -186,6 +186,43 @@ histogram_merge(struct histogram *dst, const struct histogram *src)
 		dst->max = v;
 }
 
+int
+histogram_subtract(struct histogram *dst, const struct histogram *part)
+{
+	unsigned i, lo = HISTOGRAM_COUNTERS, hi = 0;
+
+	if (part->total > dst->total || part->underflow > dst->underflow ||
+	    part->overflow > dst->overflow || part->sum > dst->sum)
+		return -EINVAL;
+	for (i = 0; i < HISTOGRAM_COUNTERS; i++)
+		if (part->counts[i] > dst->counts[i])
+			return -EINVAL;
+	for (i = 0; i < HISTOGRAM_COUNTERS; i++) {
+		dst->counts[i] -= part->counts[i];
+		if (dst->counts[i] != 0) {
+			if (lo == HISTOGRAM_COUNTERS)
+				lo = i;
+			hi = i;
+		}
+	}
+	dst->total -= part->total;
+	dst->underflow -= part->underflow;
+	dst->overflow -= part->overflow;
+	dst->sum -= part->sum;
+	dst->sum_sq =
+		dst->sum_sq > part->sum_sq ? dst->sum_sq - part->sum_sq : 0.0;
+	if (dst->total == 0) {
+		dst->min = UINT64_MAX;
+		dst->max = 0;
+		return 0;
+	}
+	if (histogram_index(dst->min) != lo)
+		dst->min = histogram_index_lowest(lo);
+	if (histogram_index(dst->max) != hi)
+		dst->max = histogram_index_highest(hi);
+	return 0;
+}
+
 uint64_t
 histogram_count(const struct histogram *h)
 {

@@ -184,6 +184,8 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 		next = k + 1;
 		t[k].rest_until = 0;
 		t[k].answered = prober_stat_read(&w->st.answered);
+		/* Its loop did not run while the others had their turns. */
+		stall_rebase(&w->stall, io_clock(w->q));
 		ret = prober_worker_step(w, stop);
 		if (ret <= 0) {
 			if (ret < 0 && err == 0)

@@ -129,6 +129,10 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->intended);
 	histogram_init(&w->behind);
 	prober_oneway_init(w);
+	histogram_init(&w->rtt_host_prober);
+	histogram_init(&w->rtt_host_reflector);
+	histogram_init(&w->rtt_host_both);
+	stall_init(&w->stall, &c->clock, c->stall_threshold_ns);
 	prober_hw_init(w);
 	ret = prober_flows_init(w);
 	if (ret != 0) {
@@ -428,9 +432,78 @@ prober_note_order(struct prober_worker *w, uint64_t seq)
 	note_order(w, seq);
 }
 
+/* --stall-tlv: what the answer's stall TLV said (out of line: only with
+ * the option). */
+static __attribute__((noinline)) void
+note_peer_stall(struct prober_worker *w, const struct probe_reply *r)
+{
+	if (r->has_peer_stall < 0) {
+		STAT_ADD(w, peer_stall_unknown, 1);
+		return;
+	}
+	STAT_ADD(w, peer_stall_answers, 1);
+	__atomic_store_n(&w->st.peer_stall_count, r->peer_stall.stall_count,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&w->st.peer_stall_total_us,
+			 r->peer_stall.stall_total_us, __ATOMIC_RELAXED);
+	if (r->peer_stall.stall_ns > w->st.peer_stall_longest_ns)
+		__atomic_store_n(&w->st.peer_stall_longest_ns,
+				 r->peer_stall.stall_ns, __ATOMIC_RELAXED);
+}
+
 /* Inlined where `lean` is a constant: a lean caller (prober_worker_run()
  * with every hook off, see lean_ok()) compiles the hooks' tests away. */
 #define PROBER_INLINE static inline __attribute__((always_inline))
+
+/*
+ * Both sides stalled during this probe: which one held it (out of line,
+ * rare). This side's stall time is what its stalls added up to since T1
+ * (closed loop) or its latest stall (open loop: many probes in flight);
+ * the reflector's the TLV's longest stall, or its turnaround when the
+ * stall was inside T2..T3 (the TLV is written before T3).
+ */
+static __attribute__((noinline)) unsigned
+both_sides(const struct prober_worker *w, const struct probe_reply *r)
+{
+	uint64_t p_ns = w->open == NULL
+				? w->stall.st.total_ns - w->stall_t1_total
+				: tsc_to_ns(&w->conf->clock, w->stall.last_len);
+	uint64_t r_ns = r->peer_stall.stall_ns;
+
+	if ((r->peer_stall.flags & STAMP_STALL_IN_TURNAROUND) != 0 &&
+	    r->has_remote_ts && r->t3_ns >= r->t2_ns &&
+	    r->t3_ns - r->t2_ns > r_ns)
+		r_ns = r->t3_ns - r->t2_ns;
+	return prober_stall_side(p_ns, r_ns);
+}
+
+/*
+ * Issue 29: which host the probe's round trip (T1..T4, rtt ns) may have
+ * waited for. A stall of this worker that ended after T1 started before
+ * the T4 just read (stall_since()); the reflector's side is its stall TLV.
+ */
+PROBER_INLINE void
+attribute(struct prober_worker *w, const struct probe_reply *r, uint64_t t1,
+	  uint64_t rtt)
+{
+	bool hp = stall_since(&w->stall, t1);
+	bool hr = r->has_peer_stall > 0 && r->peer_stall.flags != 0;
+
+	if (__builtin_expect(!hp && !hr, 1))
+		return; /* unaffected: rtt less the others */
+	if (hp && hr) {
+		unsigned side = both_sides(w, r);
+
+		hp = (side & 1) != 0;
+		hr = (side & 2) != 0;
+	}
+	if (!hr)
+		histogram_record(&w->rtt_host_prober, rtt);
+	else if (!hp)
+		histogram_record(&w->rtt_host_reflector, rtt);
+	else
+		histogram_record(&w->rtt_host_both, rtt);
+}
 
 /*
  * THE record of an answered, measured probe: every series it feeds. sched
@@ -452,6 +525,7 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 	if (!lean && prober_flow_take(w, seq, rtt))
 		return;
 	histogram_record(&w->rtt, rtt);
+	attribute(w, r, t1, rtt);
 	if (!lean && w->open != NULL)
 		histogram_record(&w->intended,
 				 tsc_to_ns(&c->clock, t4 - sched));
@@ -466,12 +540,29 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 	}
 	if (r->is_reset)
 		STAT_ADD(w, resets, 1);
+	if (r->has_peer_stall != 0)
+		note_peer_stall(w, r);
 	if (lean)
 		return;
 	if (c->keep_samples)
 		keep_sample(w, seq, t1, rtt, net_sample, ow, fwd, rev);
 	if (c->hw_ts)
 		prober_hw_record(w, t1, t4);
+}
+
+int
+prober_rtt_unaffected(const struct prober_worker *w, struct histogram *out)
+{
+	int ret;
+
+	histogram_init(out);
+	histogram_merge(out, &w->rtt);
+	ret = histogram_subtract(out, &w->rtt_host_prober);
+	if (ret == 0)
+		ret = histogram_subtract(out, &w->rtt_host_reflector);
+	if (ret == 0)
+		ret = histogram_subtract(out, &w->rtt_host_both);
+	return ret;
 }
 
 void
@@ -1050,6 +1141,7 @@ take_burst(struct prober_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	/* T4 right after the burst that brought the answer. */
 	uint64_t t4 = io_clock_end(w->q);
 
+	stall_tick(&w->stall, t4);
 	return take_burst_impl(w, pkts, n, t4, seq, next, t1, measured, false);
 }
 
@@ -1061,8 +1153,11 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	struct rte_mbuf *pkts[PROBER_BURST];
 	uint16_t n = io_rx(w->q, pkts, PROBER_BURST);
 
-	if (n == 0)
+	if (n == 0) {
+		if (stall_on(&w->stall))
+			stall_tick(&w->stall, io_clock(w->q));
 		return RX_NONE;
+	}
 	return take_burst(w, pkts, n, seq, next, t1, measured);
 }
 
@@ -1542,6 +1637,7 @@ prober_worker_begin(struct prober_worker *w)
 	w->nombuf_since = 0;
 	w->step_next_send = 0;
 	w->step_deadline = 0;
+	stall_rebase(&w->stall, w->t_start);
 	/* -t bounds the whole run, warm-up included. */
 	if (c->duration_cycles != 0)
 		w->step_deadline = w->t_run + c->duration_cycles;
@@ -1557,7 +1653,8 @@ prober_worker_begin(struct prober_worker *w)
 #define PROBER_POLL_CHECK 16
 
 PROBER_INLINE int
-step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
+step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
+	  bool watch)
 {
 	const struct prober_conf *c = w->conf;
 	struct io_queue *q = w->q;
@@ -1602,6 +1699,9 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
+	/* A stall that ends at T1 came before the probe left: not its. */
+	stall_tick(&w->stall, t1);
+	w->stall_t1_total = w->stall.st.total_ns;
 	for (unsigned polls = 1;; polls++) {
 		struct rte_mbuf *pkts[PROBER_BURST];
 		uint16_t n = io_rx(q, pkts, PROBER_BURST);
@@ -1609,13 +1709,16 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 		if (n != 0) {
 			enum rx_outcome o;
 
-			if (lean)
+			if (lean) {
 				/* T4 right after the burst that brought the
 				 * answer. */
-				o = take_burst_impl(w, pkts, n, io_clock_end(q),
-						    seq, seq + 1, t1, measured,
+				uint64_t t4 = io_clock_end(q);
+
+				stall_tick(&w->stall, t4);
+				o = take_burst_impl(w, pkts, n, t4, seq,
+						    seq + 1, t1, measured,
 						    true);
-			else
+			} else
 				o = take_burst(w, pkts, n, seq, seq + 1, t1,
 					       measured);
 			if (o == RX_ANSWERED) {
@@ -1626,8 +1729,14 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 				unreachable = true;
 				break; /* nobody will answer it: lost */
 			}
-		} else if (polls % PROBER_POLL_CHECK != 0) {
-			continue;
+		} else {
+			/* The one clock read of an empty poll when stalls
+			 * are watched (issue 29; watch is a constant in the
+			 * lean loop). */
+			if (watch)
+				stall_tick(&w->stall, io_clock(q));
+			if (polls % PROBER_POLL_CHECK != 0)
+				continue;
 		}
 		now = io_clock(q);
 		if (now - t1 > c->timeout_cycles)
@@ -1665,7 +1774,7 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 int
 prober_worker_step(struct prober_worker *w, const atomic_bool *stop)
 {
-	return step_impl(w, stop, false);
+	return step_impl(w, stop, false, stall_on(&w->stall));
 }
 
 /*
@@ -1688,8 +1797,12 @@ run_lean(struct prober_worker *w, const atomic_bool *stop)
 {
 	int ret;
 
-	while ((ret = step_impl(w, stop, true)) > 0)
-		;
+	if (stall_on(&w->stall))
+		while ((ret = step_impl(w, stop, true, true)) > 0)
+			;
+	else
+		while ((ret = step_impl(w, stop, true, false)) > 0)
+			;
 	if (w->spare != NULL) {
 		io_free(w->q, w->spare);
 		w->spare = NULL;

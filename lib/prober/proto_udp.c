@@ -21,6 +21,7 @@ struct probe_payload_ctx {
 	uint16_t ssid;		 /* STAMP Session-Sender Identifier */
 	uint64_t near_seq;	 /* for widening 32-bit wire sequence numbers */
 	struct stamp_auth *auth; /* STAMP authenticated mode, else NULL */
+	bool stall_tlv;		 /* --stall-tlv */
 };
 
 /*
@@ -55,6 +56,20 @@ payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 	 * probes every answer would widen against a stale number. */
 	c->near_seq = w->step_seq;
 	c->auth = w->auth;
+	c->stall_tlv = w->conf->stall_tlv;
+}
+
+/* --stall-tlv: the answer's stall TLV into r (issue 29). */
+static void
+peer_stall(const uint8_t *p, size_t len, struct probe_reply *r)
+{
+	int rc = stamp_lp_stalls_find(p, len, &r->peer_stall);
+
+	r->has_peer_stall = 0;
+	if (rc == 1)
+		r->has_peer_stall = 1;
+	else if (rc == -ENOTSUP)
+		r->has_peer_stall = -1;
 }
 
 static int
@@ -116,6 +131,10 @@ stamp_payload_build(const struct probe_payload_ctx *c, uint8_t *p, size_t cap,
 	o.timestamp = stamp_ts_from_ns(t1_unix_ns, o.error_estimate);
 	o.ssid = c->ssid;
 	o.len = c->size;
+	/* No TLV in authenticated mode (its layout has none). */
+	o.tlv_lp_stalls = c->stall_tlv && c->auth == NULL &&
+			  c->size >= STAMP_BASE_LEN + STAMP_TLV_HDR_LEN +
+					     STAMP_TLV_LP_STALLS_LEN;
 	if (c->auth != NULL)
 		return stamp_auth_sender_build(c->auth, p, cap, &o);
 	return stamp_sender_build(p, cap, &o);
@@ -152,6 +171,8 @@ stamp_payload_match(const struct probe_payload_ctx *c, const uint8_t *p,
 	r->t3_ns = a.t3_ns;
 	r->has_ee = true;
 	r->error_estimate = a.error_estimate;
+	if (c->stall_tlv)
+		peer_stall(p, len, r);
 	return 1;
 }
 
@@ -222,6 +243,8 @@ stamp_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
 	r->t2_ns = stamp_ts_to_ns(__builtin_bswap64(t2), ee);
 	r->has_ee = true;
 	r->error_estimate = ee;
+	if (w->conf->stall_tlv)
+		peer_stall(p, len, r);
 	return 1;
 }
 

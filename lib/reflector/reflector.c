@@ -102,6 +102,7 @@ reflector_conf_default(struct reflector_conf *c)
 	c->n_reasm = 4;
 	c->reasm_timeout_ns = 1000000000ull;
 	c->session_idle_s = 300;
+	c->stall_threshold_ns = STALL_DEFAULT_THRESHOLD_NS;
 }
 
 /* The tables' hash seed: unpredictable to a peer, so it cannot aim at one
@@ -155,6 +156,8 @@ reflector_worker_init(struct reflector_worker *w,
 	w->conf = conf;
 	w->q = q;
 	histogram_init(&w->turnaround);
+	stall_init(&w->stall, &conf->clock, conf->stall_threshold_ns);
+	w->stall_watch = stall_on(&w->stall);
 	reflector_hw_init(w);
 	codec_ipv6_link_local(&conf->mac, w->ll6);
 	if (conf->n_reasm > REFLECTOR_MAX_REASM ||
@@ -343,6 +346,10 @@ struct pending_stamp {
 	 * field gets tx_pseudo after T3 (stamp_t3()). */
 	bool tx_l4;
 	uint16_t tx_pseudo;
+	/* Generic path: offset of the STAMP_TLV_LP_STALLS value in the
+	 * payload (0: none), whose flags get STAMP_STALL_IN_TURNAROUND at T3
+	 * when a stall came between T2 and T3. */
+	uint16_t lp_off;
 };
 
 /* Answers of one burst; a fragmented answer can outgrow a burst. */
@@ -398,6 +405,7 @@ stamp_add(struct burst_out *o, struct rte_mbuf *m, const struct codec_frame *f)
 	p->payload_off = f->payload_off;
 	p->ts = NULL;
 	p->tx_l4 = false;
+	p->lp_off = 0;
 }
 
 /* What handle_ipv4() made of a frame. */
@@ -619,6 +627,9 @@ stamp_mod_sum(const struct reflector_worker *w, const uint8_t *p, size_t len)
 		     t.type == STAMP_TLV_CLASS_OF_SERVICE) &&
 		    t.length == 4)
 			ext += 4;
+		if (r == 1 && t.type == STAMP_TLV_LP_STALLS &&
+		    t.length == STAMP_TLV_LP_STALLS_LEN)
+			ext += STAMP_TLV_LP_STALLS_LEN;
 		s = at & ~(size_t)1;
 		if (s < done)
 			s = done;
@@ -734,6 +745,63 @@ tx_l4_offload_set(struct rte_mbuf *m, const struct codec_frame *f,
  * verified (l4_csum_take()), the answer's is updated for what changes
  * (RFC 1624), not recomputed.
  */
+/*
+ * The stall TLV (issue 29) of an answer to a request with T2 t2: what
+ * the worker's stall detector knows (a stall that ended at T2 held the
+ * burst in the rx ring, or the poll that took it).
+ */
+static void
+lp_stalls_opts(const struct reflector_worker *w, struct stamp_reflect_opts *o,
+	       uint64_t t2)
+{
+	const struct stall_det *d = &w->stall;
+	uint64_t ns = 0;
+
+	o->lp_stalls = true;
+	if (d->last_end == t2 && t2 != 0) {
+		o->stall_flags = STAMP_STALL_BEFORE_T2;
+		ns = tsc_to_ns(&w->conf->clock, d->last_len);
+	}
+	o->stall_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	o->stall_count = (uint32_t)d->st.count;
+	o->stall_total_us = (uint32_t)(d->st.total_ns / 1000);
+}
+
+/* Offset of the STAMP_TLV_LP_STALLS value in a reflected payload, 0 when
+ * it has none (or one flagged U or M). */
+static uint16_t
+lp_stalls_off(const uint8_t *pl, size_t len)
+{
+	size_t off = STAMP_BASE_LEN;
+	struct stamp_tlv t;
+
+	while (stamp_tlv_next(pl, len, &off, &t) == 1)
+		if (t.type == STAMP_TLV_LP_STALLS &&
+		    t.length == STAMP_TLV_LP_STALLS_LEN &&
+		    (t.flags & (STAMP_TLV_U | STAMP_TLV_M)) == 0 &&
+		    off <= UINT16_MAX)
+			return (uint16_t)(t.value - pl);
+	return 0;
+}
+
+/* STAMP_STALL_IN_TURNAROUND into an answer's stall TLV, its UDP sum
+ * updated (RFC 1624). */
+static void
+lp_stalls_mark(struct rte_mbuf *m, const struct pending_stamp *p)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *pl = buf + p->payload_off;
+	uint8_t *cs = buf + p->l4_off + 6;
+	size_t at = p->lp_off & ~(size_t)1; /* payload at an even offset */
+	uint32_t old_sum = codec_csum_partial(pl + at, 2, 0);
+	uint16_t hc = ld16(cs);
+
+	pl[p->lp_off] |= STAMP_STALL_IN_TURNAROUND;
+	if (hc != 0)
+		st16(cs, codec_csum_adjust(hc, old_sum,
+					   codec_csum_partial(pl + at, 2, 0)));
+}
+
 static enum answer
 handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	   enum io_csum l4, uint64_t t2, uint64_t t2_wire)
@@ -785,6 +853,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		o.error_estimate = w->ee;
 		o.sender_ttl = f->ttl;
 		o.rx_tos = f->tos;
+		lp_stalls_opts(w, &o, t2);
 		old_sum = stamp_mod_sum(w, pl, f->payload_len);
 		rc = w->auth != NULL
 			     ? stamp_auth_reflect(pl, f->payload_len, &o)
@@ -796,6 +865,8 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		codec_turn_around(buf, f, &c->mac, 255);
 		csum_update(buf, f, old_sum,
 			    stamp_mod_sum(w, pl, f->payload_len));
+		if (f->payload_len > STAMP_BASE_LEN && w->auth == NULL)
+			w->lp_off = lp_stalls_off(pl, f->payload_len);
 		count(w, RC_STAMP, 1);
 		return ANSWER_STAMP;
 	}
@@ -1040,11 +1111,14 @@ poll_rest(struct reflector_worker *w, uint16_t n)
 	uint64_t t2;
 
 	if (n == 0) {
+		if (w->stall_watch)
+			stall_tick(&w->stall, io_clock(q));
 		reflector_hw_after(w);
 		return 0;
 	}
 	/* T2 as early as possible after the frames left the rx ring. */
 	t2 = io_clock_end(q);
+	stall_tick(&w->stall, t2);
 	if (w->conf->hw_ts) {
 		reflector_handle(w, w->rx, n, reflector_hw_t2(w, w->rx, n, t2));
 		reflector_hw_after(w);
@@ -1065,8 +1139,11 @@ reflector_poll(struct reflector_worker *w)
 {
 	uint16_t n = io_rx(w->q, w->rx, REFLECTOR_BURST);
 
-	if (n == 0 && !w->conf->hw_ts)
+	if (n == 0 && !w->conf->hw_ts) {
+		if (w->stall_watch)
+			stall_tick(&w->stall, io_clock(w->q));
 		return 0;
+	}
 	return poll_rest(w, n);
 }
 
@@ -1433,6 +1510,7 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			continue;
 		}
 		w->tx_l4_offload = false;
+		w->lp_off = 0;
 		if (m->nb_segs != 1 ||
 		    codec_parse_frame(buf, m->data_len, &f) != 0) {
 			count(w, RC_DROP_MALFORMED, 1);
@@ -1480,6 +1558,7 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			tx_l4_offload_set(m, &f, w->tx_l4_pseudo);
 		if (a == ANSWER_STAMP) {
 			stamp_add(&o, m, &f);
+			o.stamps[o.n_stamp - 1].lp_off = w->lp_off;
 			if (w->tx_l4_offload) {
 				o.stamps[o.n_stamp - 1].tx_l4 = true;
 				o.stamps[o.n_stamp - 1].tx_pseudo =
@@ -1501,6 +1580,7 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		 */
 		for (unsigned i = 0; i < ns; i++) {
 			t3s[i] = io_clock_start(q);
+			stall_tick(&w->stall, t3s[i]);
 			stamp_t3(w, &o.stamps[i], o.stamped[i],
 				 wire_ts(w, t3s[i]));
 		}
@@ -1514,8 +1594,13 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	if (o.n_stamp > 0) {
 		unsigned ns = o.n_stamp;
 		uint64_t t3_be, t3_sum, turnaround;
+		bool in_turn;
 
 		t3 = io_clock_start(q);
+		/* T2..T3 is one gap of the poll loop: a stall in it is the
+		 * answers' (STAMP_STALL_IN_TURNAROUND). */
+		stall_tick(&w->stall, t3);
+		in_turn = w->stall.last_end == t3;
 		t3_wire = wire_ts(w, t3);
 		t3_be = rte_cpu_to_be_64(t3_wire);
 		t3_sum = sum64(t3_be);
@@ -1525,6 +1610,8 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 			if (p->ts != NULL) {
 				stamp_fast_t3(p, t3_be, t3_sum);
 			} else {
+				if (in_turn && p->lp_off != 0)
+					lp_stalls_mark(o.stamped[i], p);
 				stamp_t3(w, p, o.stamped[i], t3_wire);
 				if (p->tx_l4)
 					st16(rte_pktmbuf_mtod(o.stamped[i],
@@ -1565,6 +1652,7 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	count(w, RC_RX, 1);
 	/* T3 after all other work on the answer, just before it leaves. */
 	t3 = io_clock_start(w->q);
+	stall_tick(&w->stall, t3);
 	t3_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t3));
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
 	tx_all(w, rx, 1);
@@ -1591,6 +1679,8 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 void
 reflector_run(struct reflector_worker *w, const atomic_bool *stop)
 {
+	/* The first gap runs from here, not from the clock's zero. */
+	stall_rebase(&w->stall, io_clock(w->q));
 	while (!atomic_load_explicit(stop, memory_order_relaxed))
 		reflector_poll(w);
 }

@@ -18,6 +18,7 @@ const char *const compare_series_key[CMP__SERIES] = {
 	[CMP_TURNAROUND] = "turnaround_ns",
 	[CMP_FORWARD] = "forward_ns",
 	[CMP_REVERSE] = "reverse_ns",
+	[CMP_RTT_UNAFFECTED] = "rtt_ns_unaffected",
 };
 
 const char *const compare_stat_name[CMP__STATS] = {

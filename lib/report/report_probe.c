@@ -87,9 +87,12 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			rtt->underflow, rtt->overflow);
 
 	fprintf(out, "\nPercentiles:\n");
-	for (i = 0; i < REPORT_N_PCTS; i++)
-		fprintf(out, "  %-8s %s\n", rpt_pct_label[i],
-			rpt_fmt_ns_of(s.count, s.pct[i]).s);
+	if (r->stalls != NULL)
+		rpt_text_stalls_pcts(out, r, &s);
+	else
+		for (i = 0; i < REPORT_N_PCTS; i++)
+			fprintf(out, "  %-8s %s\n", rpt_pct_label[i],
+				rpt_fmt_ns_of(s.count, s.pct[i]).s);
 
 	/* Without a sample the rows would all be "0ns 0". */
 	if (n > 0 && s.count != 0) {
@@ -106,6 +109,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 		rpt_text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
 	rpt_text_one_way(out, r->one_way);
 	rpt_text_open(out, r->open);
+	rpt_text_stalls(out, r);
 	rpt_text_hw(out, r->hw, "T4");
 	rpt_text_first_packet(out, r, &s);
 	if (rpt_text_targets(out, r) != 0 || rpt_text_flows(out, r) != 0)
@@ -159,6 +163,7 @@ report_probe_json(const struct report_probe *r, FILE *out)
 	rpt_jset_series(root, "turnaround_ns", r->turnaround, &err);
 	rpt_json_one_way(root, r->one_way, &err);
 	rpt_json_open(root, r->open, &err);
+	rpt_json_stalls(root, r, &err);
 	rpt_json_hw(root, r->hw, &err);
 	rpt_jset_str(root, "buckets_layout", layout, &err);
 	rpt_jset(root, "buckets", rpt_json_buckets(rows, n, &err), &err);

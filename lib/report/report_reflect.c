@@ -120,6 +120,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	text_reflect_workers(out, r);
 	rpt_text_clock(out, r->clock);
 	rpt_text_hw(out, r->hw, "T2");
+	rpt_text_reflect_stalls(out, r);
 	rpt_text_xstats(out, &r->port);
 	rpt_text_path(out, r->port.path);
 	rpt_text_tsc(out, &r->tsc);
@@ -184,5 +185,6 @@ report_reflect_json(const struct report_reflect *r, FILE *out)
 	rpt_jset_series(root, "turnaround_ns", r->turnaround, &err);
 	rpt_json_clock(root, r->clock, &err);
 	rpt_json_hw(root, r->hw, &err);
+	rpt_json_reflect_stalls(root, r, &err);
 	return rpt_json_finish(root, &r->tsc, &r->port, err, out);
 }

@@ -41,10 +41,18 @@ for o in $("$LATPROBE" plot --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+' | gre
 	--output) args=(--output "$WORK/opt.html") ;;
 	--samples | --hlog) args=("$o" '' -o "$WORK/opt.html") ;;
 	--series) args=(--series rtt -o "$WORK/opt.html") ;;
+	--unaffected) continue ;; # below: it needs a report with the series
 	*) args=("$o" value -o "$WORK/opt.html") ;;
 	esac
 	expect 0 "" "$LATPROBE" plot "$SEED" "${args[@]}"
 done
+# --unaffected (issue 29) draws rtt_ns_unaffected: a report with stall
+# detection on has it, one without is refused.
+STALLS=$LP_TOP/tests/unit/report/golden/probe_stalls.json
+expect 0 "" "$LATPROBE" plot "$STALLS" --unaffected -o "$WORK/unaff.html"
+grep -q 'class="series"' "$WORK/unaff.html" || fail "--unaffected: no series drawn"
+expect 2 "no rtt_ns_unaffected series in this report" "$LATPROBE" plot "$SEED" --unaffected \
+	-o "$WORK/x.html"
 # The usual "latprobe SUB [EAL] -- [options]" with an empty EAL part.
 expect 0 "" "$LATPROBE" plot -- "$SEED" -o "$WORK/dash.html"
 expect 2 "latprobe plot's --label goes after '--'" "$LATPROBE" plot --label x -- "$SEED" -o "$WORK/x.html"

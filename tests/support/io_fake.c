@@ -40,6 +40,9 @@ struct fake_side {
 	void *watch_arg;
 	unsigned in_hook;
 	unsigned alloc_fails; /* io_fake_fail_alloc: allocs left to fail */
+	/* io_fake_stall: [stall_next, n_stalls) still to come */
+	uint64_t stall_at[IO_FAKE_MAX_STALLS], stall_len[IO_FAKE_MAX_STALLS];
+	unsigned n_stalls, stall_next;
 	struct io_fake *f;
 };
 
@@ -244,13 +247,35 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 static uint64_t
 fake_clock(struct io_queue *q)
 {
-	const struct fake_side *s = side_of(q);
+	struct fake_side *s = side_of(q);
 	struct io_fake *f = s->f;
 
 	if (s->pinned)
 		return s->pin_rx;
 	f->now += f->tick;
+	if (s->stall_next < s->n_stalls && f->now >= s->stall_at[s->stall_next])
+		f->now += s->stall_len[s->stall_next++];
 	return f->now;
+}
+
+int
+io_fake_stall(struct io_fake *f, unsigned side, uint64_t at, uint64_t len)
+{
+	struct fake_side *s = &f->side[side];
+
+	if (s->n_stalls == IO_FAKE_MAX_STALLS)
+		return -ENOSPC;
+	if (s->n_stalls > 0 && at < s->stall_at[s->n_stalls - 1])
+		return -EINVAL;
+	s->stall_at[s->n_stalls] = at;
+	s->stall_len[s->n_stalls++] = len;
+	return 0;
+}
+
+unsigned
+io_fake_stalls_taken(const struct io_fake *f, unsigned side)
+{
+	return f->side[side].stall_next;
 }
 
 static uint64_t

@@ -41,6 +41,18 @@ void io_fake_set_tick(struct io_fake *f, uint64_t cycles);
 void io_fake_advance(struct io_fake *f, uint64_t cycles);
 uint64_t io_fake_now(const struct io_fake *f);
 
+/*
+ * A stall of side's worker (issue 29): the first read of side's clock at
+ * or after `at` (the shared clock) moves the clock on by len cycles before
+ * it returns, as if the worker had lost its CPU for that long right before
+ * that read. Up to IO_FAKE_MAX_STALLS per side, given in order of at.
+ * -ENOSPC when full, -EINVAL when not in order.
+ */
+#define IO_FAKE_MAX_STALLS 64
+int io_fake_stall(struct io_fake *f, unsigned side, uint64_t at, uint64_t len);
+/* Stalls of side injected so far (taken by a clock read). */
+unsigned io_fake_stalls_taken(const struct io_fake *f, unsigned side);
+
 /* Drop every nth frame sent by side (0 = none); duplicate likewise. */
 void io_fake_set_drop_every(struct io_fake *f, unsigned side, unsigned n);
 void io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n);

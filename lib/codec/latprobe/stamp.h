@@ -152,6 +152,28 @@ stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
 /* Value lengths fixed by RFC 8972 §4.3 and §4.4. */
 #define STAMP_TLV_TIMESTAMP_INFO_LEN   4
 #define STAMP_TLV_CLASS_OF_SERVICE_LEN 4
+/*
+ * latprobe's stall TLV (issue 29), a type from the Experimental Use range
+ * of IANA's STAMP TLV Types registry (RFC 8972 §5.1: 240-251). The sender
+ * puts it in a request with its value zero; a latprobe reflector fills
+ * it in, any other reflector answers it with the U flag (RFC 8972 §4).
+ * Value (16 bytes, big-endian):
+ *   0     flags: STAMP_STALL_BEFORE_T2 (a stall of the reflector's worker
+ *         ended at this request's T2: it may have waited in the rx ring),
+ *         STAMP_STALL_IN_TURNAROUND (a stall between T2 and T3)
+ *   1     STAMP_LP_STALLS_FILLED: a latprobe reflector filled it in (the
+ *         sender sends 0; a reflector that echoes unknown TLVs as they
+ *         came, without the U flag, leaves 0 there)
+ *   2-3   zero
+ *   4-7   the longest of those stalls, ns (saturates at 2^32 - 1)
+ *   8-11  the reflector worker's stalls so far (wraps)
+ *   12-15 their total, us (wraps)
+ */
+#define STAMP_TLV_LP_STALLS	       242
+#define STAMP_TLV_LP_STALLS_LEN	       16
+#define STAMP_STALL_BEFORE_T2	       0x80
+#define STAMP_STALL_IN_TURNAROUND      0x40
+#define STAMP_LP_STALLS_FILLED	       1
 /* Timestamp Information TLV code points (RFC 8972 §4.3, IANA). */
 #define STAMP_SYNC_NTP		       1
 #define STAMP_SYNC_PTP		       2
@@ -200,7 +222,8 @@ struct stamp_sender_opts {
 	/* RFC 8972 TLVs to append after the base packet (0 = none) */
 	bool tlv_timestamp_info;
 	bool tlv_class_of_service;
-	uint8_t cos_dscp; /* DSCP1 asked for the reflected packet */
+	uint8_t cos_dscp;   /* DSCP1 asked for the reflected packet */
+	bool tlv_lp_stalls; /* STAMP_TLV_LP_STALLS, value zero */
 	/* Total payload length; >= 44. Extra bytes beyond the base + TLVs
 	 * are carried in an Extra Padding TLV when it fits (>= 4 bytes),
 	 * else as zero bytes. */
@@ -274,7 +297,28 @@ struct stamp_reflect_opts {
 	uint8_t ts_method;	 /* Timestamp Information TLV: method */
 	uint8_t cos_rp;		 /* Class of Service TLV RP: 0 = DSCP1 used,
 				  * 1 = not used (local policy) */
+	/* STAMP_TLV_LP_STALLS filled in (a latprobe reflector); false: it
+	 * is answered with U, as by a reflector that does not know it. */
+	bool lp_stalls;
+	uint8_t stall_flags; /* STAMP_STALL_* */
+	uint32_t stall_ns, stall_count, stall_total_us;
 };
+
+/* A STAMP_TLV_LP_STALLS value, read from an answer. */
+struct stamp_lp_stalls {
+	uint8_t flags; /* STAMP_STALL_* */
+	uint32_t stall_ns, stall_count, stall_total_us;
+};
+
+/*
+ * The first STAMP_TLV_LP_STALLS TLV of a Session-Reflector packet p (len
+ * bytes; TLVs from STAMP_BASE_LEN): 1 and *out when a latprobe reflector
+ * filled it in, 0 when there is none, -ENOTSUP when the reflector flagged
+ * it U or M or echoed it unfilled (it does not know it), -EINVAL when the
+ * TLVs before it are malformed.
+ */
+int stamp_lp_stalls_find(const uint8_t *p, size_t len,
+			 struct stamp_lp_stalls *out);
 
 /*
  * Turn a Session-Sender packet into a Session-Reflector packet in place,

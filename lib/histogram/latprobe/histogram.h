@@ -136,6 +136,15 @@ void histogram_interval(struct histogram *out, const struct histogram *now,
 
 /* dst += src (element-wise; min/max combined). src may be live. */
 void histogram_merge(struct histogram *dst, const struct histogram *src);
+/*
+ * dst -= part, where part holds a subset of what dst holds (recorded by the
+ * same writer, after dst: every counter of part at most dst's). min and max
+ * stay when their counters are still non-empty, else become the edges of
+ * the new extreme counters (so they are within one counter of the exact
+ * ones, and always inside the extreme counters). 0, or -EINVAL (nothing
+ * changed) when part is not a subset.
+ */
+int histogram_subtract(struct histogram *dst, const struct histogram *part);
 
 /*
  * One lcore's share of a periodic report: the interval of the live

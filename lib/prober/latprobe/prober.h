@@ -21,6 +21,8 @@
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
 #include "latprobe/nic_clock.h"
+#include "latprobe/stall.h"
+#include "latprobe/stamp.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
 
@@ -94,6 +96,11 @@ struct probe_reply {
 	bool is_reset;	       /* tcp-syn: the port answered RST */
 	bool has_ee;	       /* STAMP: error_estimate is the answer's */
 	uint16_t error_estimate;
+	/* --stall-tlv: the answer's STAMP_TLV_LP_STALLS (issue 29): 1 filled
+	 * in by the reflector (peer_stall), -1 flagged U or M (a reflector
+	 * that does not know it), 0 none. */
+	int8_t has_peer_stall;
+	struct stamp_lp_stalls peer_stall;
 };
 
 struct probe_proto {
@@ -307,6 +314,12 @@ struct prober_conf {
 	 * latest mapping (app/ re-samples it during the run); NULL: through
 	 * anchor and clock above (the start's mapping, never re-sampled). */
 	const struct clock_feed *utc_feed;
+	/* Issue 29: a gap of the poll loop above stall_threshold_ns is a
+	 * stall of this worker (stall.h; 0 = not watched); stall_tlv: STAMP
+	 * probes carry STAMP_TLV_LP_STALLS for a latprobe reflector to fill
+	 * in (never sent unless asked: --stall-tlv). */
+	uint64_t stall_threshold_ns;
+	bool stall_tlv;
 };
 
 /*
@@ -406,6 +419,14 @@ struct prober_stats {
 	 * behind their schedule, and the most any send was behind (ns). */
 	uint64_t late_sends;
 	uint64_t behind_max_ns;
+	/* --stall-tlv: answers whose stall TLV the reflector filled in, those
+	 * it flagged U/M (it does not know it), and the reflector's stall
+	 * count and total (us) in the latest filled one. */
+	uint64_t peer_stall_answers;
+	uint64_t peer_stall_unknown;
+	uint64_t peer_stall_count;
+	uint64_t peer_stall_total_us;
+	uint64_t peer_stall_longest_ns; /* of those that delayed an answer */
 };
 
 struct prober_worker {
@@ -477,7 +498,44 @@ struct prober_worker {
 	uint32_t ow_gen;
 	uint16_t ow_last_ee; /* the last Error Estimate decoded, and its ns */
 	uint64_t ow_last_ee_ns;
+	/*
+	 * Issue 29: the stalls of this worker's poll loop, and the measured
+	 * answers that overlapped one (host-affected), by side: host_prober,
+	 * the probe's T1..T4 overlapped a stall of this worker;
+	 * host_reflector, the reflector said so in the stall TLV; host_both,
+	 * both. Each is a subset of rtt (recorded after it); the unaffected
+	 * round trips are rtt without them (prober_rtt_unaffected()), so a
+	 * probe that overlapped nothing costs no second record.
+	 */
+	struct stall_det stall;
+	struct histogram rtt_host_prober, rtt_host_reflector, rtt_host_both;
+	/* stall.st.total_ns at the T1 of the probe in flight (closed loop):
+	 * what this side stalled during the probe is the growth since. */
+	uint64_t stall_t1_total;
 };
+
+/*
+ * Issue 29: a probe that overlapped stalls on both sides, p_ns of this
+ * worker's and r_ns of the reflector's: the side whose stall time is more
+ * than twice the other's is the one it is charged to (1 this side, 2 the
+ * reflector's), else both (3). On a loaded machine the side without the
+ * hog stalls for microseconds during any long wait; this keeps the side
+ * that held the probe for milliseconds apart.
+ */
+static inline unsigned
+prober_stall_side(uint64_t p_ns, uint64_t r_ns)
+{
+	if (p_ns / 2 > r_ns)
+		return 1;
+	if (r_ns / 2 > p_ns)
+		return 2;
+	return 3;
+}
+
+/* out = w's rtt without its host-affected round trips (after the run, or
+ * from snapshots; see histogram_subtract() for min and max). 0 or
+ * -EINVAL. */
+int prober_rtt_unaffected(const struct prober_worker *w, struct histogram *out);
 
 /* flows.c: set up and free the worker's flows (0, -EINVAL for a conf that
  * makes no sense, -ENOMEM). */

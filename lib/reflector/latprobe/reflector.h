@@ -18,6 +18,7 @@
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
 #include "latprobe/nic_clock.h"
+#include "latprobe/stall.h"
 #include "latprobe/stamp.h"
 #include "latprobe/clock_sync.h"
 #include "latprobe/timing.h"
@@ -139,6 +140,9 @@ struct reflector_conf {
 	/* Tests: every frame takes the generic path (no STAMP fast path), so
 	 * the two can be compared. */
 	bool no_fast_path;
+	/* --stall-threshold (issue 29): a gap of the poll loop above it is
+	 * a stall (stall.h); 0 = not watched. */
+	uint64_t stall_threshold_ns;
 };
 
 /* --hw-timestamps counters (single writer: the worker). */
@@ -217,6 +221,12 @@ struct reflector_worker {
 	struct clock_map map;
 	uint16_t ee;
 	uint32_t feed_gen;
+	/* Issue 29: the poll loop's stalls (stall.h; threshold
+	 * conf->stall_threshold_ns), and per frame the offset of the stall
+	 * TLV's value in the STAMP answer being made (0: none). */
+	struct stall_det stall;
+	bool stall_watch; /* stall_on(): empty polls read the clock */
+	uint16_t lp_off;
 };
 
 /* reflector_hwts.c: the --hw-timestamps hooks of the worker. */

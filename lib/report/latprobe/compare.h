@@ -18,17 +18,20 @@
 
 #include "latprobe/histogram.h"
 
+/* CMP_RTT_UNAFFECTED: the round trips without host-affected probes
+ * (issue 29), in reports made with stall detection on. */
 enum compare_series {
 	CMP_RTT,
 	CMP_NETWORK_RTT,
 	CMP_TURNAROUND,
 	CMP_FORWARD, /* one-way (issue 28) */
 	CMP_REVERSE,
+	CMP_RTT_UNAFFECTED,
 	CMP__SERIES
 };
 
 /* JSON keys of the series: "rtt_ns", "network_rtt_ns", "turnaround_ns",
- * "forward_ns", "reverse_ns". */
+ * "forward_ns", "reverse_ns", "rtt_ns_unaffected". */
 extern const char *const compare_series_key[CMP__SERIES];
 
 /* One saved report, as compare needs it. */

@@ -379,6 +379,66 @@ struct report_open {
 	const struct histogram *behind; /* per measured send, ns */
 };
 
+/*
+ * Issue 29, report_stalls.c: one side's stalls (gaps of a worker's poll
+ * loop above the threshold), summed over its workers, and what the host
+ * said over the same run (steal time and other runnable tasks on the
+ * workers' CPUs, as latprobe doctor reads them). JSON stalls.prober /
+ * stalls.reflector.
+ */
+#define REPORT_STALL_BUCKETS 19
+struct report_stall_side {
+	bool known; /* false: nothing is known of this side */
+	uint64_t count, total_ns, longest_ns;
+	bool have_hist;
+	uint64_t hist[REPORT_STALL_BUCKETS];
+	const uint64_t *hist_upper_ns; /* REPORT_STALL_BUCKETS, last = max */
+	bool have_host;		       /* steal and runnable sampled */
+	uint64_t steal_ns;	       /* over the workers' CPUs */
+	uint64_t other_runnable;       /* tasks of other processes seen
+					  runnable on those CPUs */
+	unsigned host_scans;
+};
+
+/*
+ * The probe report's stall section: both sides, the split of the measured
+ * round trips (rtt = unaffected + host_prober + host_reflector +
+ * host_both, counter for counter), the tail's attribution above p99 and
+ * p99.9 and the verdict line. JSON "stalls" and the series
+ * "rtt_ns_unaffected" (rtt_ns's keys).
+ */
+struct report_stalls {
+	uint64_t threshold_ns;
+	struct report_stall_side prober, reflector;
+	/* The reflector's side came in the stall TLV (--stall-tlv): answers
+	 * that carried it filled in, and those the reflector flagged U/M. */
+	bool tlv;
+	uint64_t tlv_answers, tlv_unknown;
+	const struct histogram *unaffected, *host_prober, *host_reflector,
+		*host_both;
+};
+
+/* The tail above percentile p (99, 99.9) of rtt, split by side. */
+struct report_stall_tail {
+	double p;
+	uint64_t value_ns; /* the percentile */
+	uint64_t above;	   /* probes above it */
+	uint64_t prober, reflector, both;
+};
+void report_stalls_tail(const struct report_stalls *s,
+			const struct histogram *rtt, double p,
+			struct report_stall_tail *out);
+/* The verdict line (no newline) for p99.9 of rtt; its length as
+ * snprintf's. */
+int report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
+			  const struct histogram *rtt);
+
+/* The reflector report's: its own side. */
+struct report_reflect_stalls {
+	uint64_t threshold_ns;
+	struct report_stall_side reflector;
+};
+
 struct report_probe {
 	const char *proto;	 /* "stamp", "sockperf", ... */
 	const char *backend;	 /* "dpdk" or "kernel" */
@@ -446,6 +506,7 @@ struct report_probe {
 	const struct report_open *open; /* NULL: closed loop */
 	/* STAMP one-way delays (judged); NULL: not shown */
 	const struct report_one_way *one_way;
+	const struct report_stalls *stalls; /* NULL: not watched (issue 29) */
 };
 
 /*
@@ -530,6 +591,8 @@ struct report_reflect {
 	const struct report_reflect_worker *workers; /* may be NULL */
 	unsigned n_workers;
 	const struct report_clock *clock; /* STAMP's clock; NULL: none */
+	/* NULL: not watched (issue 29) */
+	const struct report_reflect_stalls *stalls;
 };
 
 /*

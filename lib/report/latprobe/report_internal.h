@@ -172,4 +172,14 @@ void rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 void rpt_json_intervals(struct json_object *root, const struct report_probe *r,
 			int *err);
 
+/* report_stalls.c (issue 29) */
+void rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
+			  const struct report_summary *all);
+void rpt_text_stalls(FILE *out, const struct report_probe *r);
+void rpt_json_stalls(struct json_object *root, const struct report_probe *r,
+		     int *err);
+void rpt_text_reflect_stalls(FILE *out, const struct report_reflect *r);
+void rpt_json_reflect_stalls(struct json_object *root,
+			     const struct report_reflect *r, int *err);
+
 #endif /* LATPROBE_REPORT_INTERNAL_H */

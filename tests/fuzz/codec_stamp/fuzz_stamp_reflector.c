@@ -30,6 +30,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0)
 		(void)stamp_ts_to_ns(r.timestamp, r.error_estimate);
 
+	/* The stall TLV (issue 29), as a --stall-tlv prober reads it: found
+	 * only in a well-formed TLV of its type, length and fill mark. */
+	{
+		struct stamp_lp_stalls ls;
+
+		rc = stamp_lp_stalls_find(data, size, &ls);
+		assert(rc == 1 || rc == 0 || rc == -ENOTSUP || rc == -EINVAL);
+		assert(rc != 1 || size >= STAMP_BASE_LEN + STAMP_TLV_HDR_LEN +
+						  STAMP_TLV_LP_STALLS_LEN);
+	}
+
 	/* Any reflector's answer, as the unkeyed prober reads it. */
 	{
 		struct stamp_answer an;

@@ -813,6 +813,57 @@ test_counter_add(void **state)
 	histogram_destroy(h);
 }
 
+/*
+ * histogram_subtract() (issue 29: the unaffected round trips are rtt less
+ * the host-affected ones): the rest's counters, count, sum exactly; min and
+ * max exact while their counters keep values, else that counter's edge;
+ * a part that is no subset changes nothing.
+ */
+static void
+test_subtract(void **state)
+{
+	struct histogram *all = histogram_create(), *part = histogram_create();
+	struct histogram *rest = histogram_create();
+	uint64_t sum = 0;
+
+	(void)state;
+	assert_non_null(all);
+	assert_non_null(part);
+	assert_non_null(rest);
+	for (uint64_t v = 1000; v < 200000; v += 37) {
+		histogram_record(all, v);
+		/* The smallest and the largest few go to part. */
+		if (v < 1100 || v > 199000 || v % 5 == 0) {
+			histogram_record(part, v);
+		} else {
+			histogram_record(rest, v);
+			sum += v;
+		}
+	}
+	histogram_record(all, 0); /* underflow, kept */
+	assert_int_equal(histogram_subtract(all, part), 0);
+	assert_int_equal(histogram_count(all), histogram_count(rest));
+	assert_int_equal(all->sum, sum);
+	assert_int_equal(all->underflow, 1);
+	assert_memory_equal(all->counts, rest->counts, sizeof(all->counts));
+	assert_true(all->min <= rest->min);
+	assert_int_equal(histogram_index(all->min), histogram_index(rest->min));
+	assert_true(all->max >= rest->max);
+	assert_int_equal(histogram_index(all->max), histogram_index(rest->max));
+	assert_true(fabs(histogram_mean(all) - histogram_mean(rest)) < 1e-6);
+	/* Not a subset: refused, nothing changed. */
+	histogram_record(part, 5);
+	assert_int_equal(histogram_subtract(all, part), -EINVAL);
+	assert_int_equal(histogram_count(all), histogram_count(rest));
+	/* All of it: empty. */
+	assert_int_equal(histogram_subtract(rest, rest), 0);
+	assert_int_equal(histogram_count(rest), 0);
+	assert_int_equal(histogram_min(rest), 0);
+	histogram_destroy(all);
+	histogram_destroy(part);
+	histogram_destroy(rest);
+}
+
 int
 main(void)
 {
@@ -834,6 +885,7 @@ main(void)
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_counter_add),
+		cmocka_unit_test(test_subtract),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

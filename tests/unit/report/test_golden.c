@@ -3,14 +3,14 @@
  * Golden test of lib/report's output: a fixed set of recorded runs (probe
  * single target, STAMP over IPv4 with network RTT and turnaround; a
  * multi-target run with intervals; an open-loop run; a --flows run; an
- * empty run; reflector reports with one and with several workers) rendered
- * through the public functions (report_probe_text/_json,
- * report_reflect_text/_json, report_live_line, report_live_path,
- * report_iv_line, report_fmt_ns, the samples CSV) and compared byte for
- * byte with the files in tests/unit/report/golden/. Every input is fixed:
- * histograms filled from a fixed sequence, counters, times, host name and
- * command set by hand (report_meta_init() is not called: it reads the
- * clock, the host name and /proc/cpuinfo).
+ * empty run; stall attribution (issue 29); reflector reports with one and with
+ * several workers) rendered through the public functions
+ * (report_probe_text/_json, report_reflect_text/_json, report_live_line,
+ * report_live_path, report_iv_line, report_fmt_ns, the samples CSV) and
+ * compared byte for byte with the files in tests/unit/report/golden/. Every
+ * input is fixed: histograms filled from a fixed sequence, counters, times,
+ * host name and command set by hand (report_meta_init() is not called: it reads
+ * the clock, the host name and /proc/cpuinfo).
  *
  * The files are what the code printed when they were made; a change of the
  * output on purpose regenerates them:
@@ -902,6 +902,120 @@ test_reflect_idle(void **state)
 	golden_reflect(&r, "reflect_idle");
 }
 
+/* Issue 29's upper edges of a stall's length, as lib/timing's. */
+static const uint64_t stall_upper[REPORT_STALL_BUCKETS] = {
+	2000,	   5000,      10000,	  20000,      50000,
+	100000,	   200000,    500000,	  1000000,    2000000,
+	5000000,   10000000,  20000000,	  50000000,   100000000,
+	200000000, 500000000, 1000000000, UINT64_MAX,
+};
+
+/*
+ * Stalls (issue 29): both sides known (the stall TLV), host-affected
+ * probes on either side and both, the tail above p99/p99.9, the verdict,
+ * the percentiles without them; rtt is the four series merged, as app/
+ * makes it.
+ */
+static void
+test_probe_stalls(void **state)
+{
+	struct report_meta meta = meta_fixed();
+	struct histogram *rtt = histogram_create();
+	struct report_stalls st = {
+		.threshold_ns = 5000,
+		.prober = {.known = true,
+			   .count = 1398,
+			   .total_ns = 5331000000ull,
+			   .longest_ns = 201013000,
+			   .have_hist = true,
+			   .hist = {0, 0, 698, 330, 121, 14, 7, 7, 4, 8, 21, 35,
+				    65, 74, 4, 9, 1, 0, 0},
+			   .hist_upper_ns = stall_upper,
+			   .have_host = true,
+			   .steal_ns = 10000000,
+			   .other_runnable = 14,
+			   .host_scans = 4},
+		.reflector = {.known = true,
+			      .count = 2363,
+			      .total_ns = 5702000000ull,
+			      .longest_ns = 152066000},
+		.tlv = true,
+		.tlv_answers = 10045,
+		.tlv_unknown = 0,
+	};
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "kernel",
+		.target = "198.18.0.2:862",
+		.size = 64,
+		.lcores = 1,
+		.duration_s = 6.0,
+		.sent = 10045,
+		.received = 10045,
+		.meta = &meta,
+		.tsc = {.hz = 2100000000, .invariant = true},
+		.stalls = &st,
+	};
+
+	(void)state;
+	meta.interface = NULL;
+	meta.dpdk_version = NULL;
+	meta.nic_driver = NULL;
+	meta.csum_rx = NULL;
+	meta.csum_tx = NULL;
+	assert_non_null(rtt);
+	hists[n_hists++] = rtt;
+	st.unaffected = H(40, 10000, 5000, 3000);
+	st.host_prober = H(41, 30, 100000, 900000);
+	st.host_reflector = H(42, 10, 50000, 200000);
+	st.host_both = H(43, 5, 20000000, 100000000);
+	histogram_merge(rtt, st.unaffected);
+	histogram_merge(rtt, st.host_prober);
+	histogram_merge(rtt, st.host_reflector);
+	histogram_merge(rtt, st.host_both);
+	r.rtt = rtt;
+	golden_probe(&r, "probe_stalls");
+	/* Against a peer that is not latprobe: only this host's side. */
+	st.reflector = (struct report_stall_side){.known = false};
+	st.tlv_answers = 0;
+	st.tlv_unknown = 10045;
+	golden_probe(&r, "probe_stalls_peer");
+}
+
+static void
+test_reflect_stalls(void **state)
+{
+	static const struct report_counter c[] = {{"rx.frames", 10045},
+						  {"answered.stamp", 10045}};
+	struct report_reflect_stalls st = {
+		.threshold_ns = 5000,
+		.reflector = {.known = true,
+			      .count = 3446,
+			      .total_ns = 4272000000ull,
+			      .longest_ns = 167152000,
+			      .have_hist = true,
+			      .hist = {0, 0, 1189, 1034, 252, 50, 7, 14, 11, 35,
+				       149, 128, 82, 12, 0, 8, 0, 0, 0},
+			      .hist_upper_ns = stall_upper,
+			      .have_host = true,
+			      .steal_ns = 160000000,
+			      .other_runnable = 9,
+			      .host_scans = 4},
+	};
+	struct report_reflect r = {
+		.backend = "kernel",
+		.addr = "198.18.0.2:862",
+		.duration_s = 6.0,
+		.counters = c,
+		.n_counters = 2,
+		.tsc = {.hz = 2100000000, .invariant = true},
+		.stalls = &st,
+	};
+
+	(void)state;
+	golden_reflect(&r, "reflect_stalls");
+}
+
 /* The one-line writers: live progress, live path, interval lines, the
  * ns formatter at its unit edges, the samples CSV. */
 static void
@@ -984,6 +1098,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_reflect_workers, teardown),
 		cmocka_unit_test_teardown(test_reflect_clock, teardown),
 		cmocka_unit_test_teardown(test_reflect_idle, teardown),
+		cmocka_unit_test_teardown(test_probe_stalls, teardown),
+		cmocka_unit_test_teardown(test_reflect_stalls, teardown),
 		cmocka_unit_test_teardown(test_lines, teardown),
 	};
 

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stall detection's app side (issue 29): options, the host's view of the
+ * workers' CPUs over the run, the reports' stall sections, --metrics.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+
+#include "app.h"
+#include "run.h"
+#include "stalls.h"
+#include "latprobe/metrics.h"
+#include "latprobe/stall.h"
+#include "latprobe/stamp.h"
+
+/* The STAMP payload that holds the base packet and the stall TLV. */
+#define STALL_TLV_MIN_SIZE                                                     \
+	(STAMP_BASE_LEN + STAMP_TLV_HDR_LEN + STAMP_TLV_LP_STALLS_LEN)
+
+int
+app_stalls_probe_check(struct app_common_opts *co,
+		       const struct probe_proto *proto, bool *have_l,
+		       uint64_t *size)
+{
+	if (!co->stall_tlv)
+		return 0;
+	if (proto != &probe_proto_stamp) {
+		app_err("--stall-tlv applies to --proto stamp only");
+		return -1;
+	}
+	if (co->auth_key_len != 0) {
+		app_err("--stall-tlv: authenticated STAMP carries no TLVs");
+		return -1;
+	}
+	if (co->stall_threshold_ns == 0) {
+		app_err("--stall-tlv with --stall-threshold 0: nothing to "
+			"attribute");
+		return -1;
+	}
+	if (!*have_l) {
+		/* As if given: every target takes it. */
+		*size = STALL_TLV_MIN_SIZE;
+		*have_l = true;
+	} else if (*size < STALL_TLV_MIN_SIZE) {
+		app_err("--stall-tlv: -l %llu is too small for the stall TLV "
+			"(at least %u bytes)",
+			(unsigned long long)*size, STALL_TLV_MIN_SIZE);
+		return -1;
+	}
+	return 0;
+}
+
+/* The CPUs the workers run on: the lcores' (DPDK), else our affinity. */
+static void
+worker_cpus(struct app_run *r, struct host_cpus *cpus)
+{
+	cpu_set_t set;
+
+	host_cpus_zero(cpus);
+	CPU_ZERO(&set);
+	if (r->dpdk_ready) {
+		for (unsigned i = 0; i < r->n_workers; i++) {
+			rte_cpuset_t c = rte_lcore_cpuset(r->worker_lcore[i]);
+
+			CPU_OR(&set, &set, &c);
+		}
+	} else if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		return;
+	}
+	for (unsigned c = 0; c < HOST_MAX_CPUS && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			host_cpus_set(cpus, c);
+}
+
+void
+app_stalls_host_begin(struct app_run *r)
+{
+	struct app_stalls_host *h = &r->stalls_host;
+
+	memset(h, 0, sizeof(*h));
+	h->s = calloc(1, sizeof(*h->s));
+	if (h->s == NULL)
+		return;
+	worker_cpus(r, &h->cpus);
+	h->s->self_pid = (int)getpid();
+	h->s->err_before = host_stat_read("/", &h->s->before);
+	if (host_tasks_scan("/", &h->cpus, h->s) == 0)
+		h->s->n_scans++;
+	h->on = true;
+}
+
+void
+app_stalls_host_scan(struct app_run *r)
+{
+	struct app_stalls_host *h = &r->stalls_host;
+
+	if (h->on && host_tasks_scan("/", &h->cpus, h->s) == 0)
+		h->s->n_scans++;
+}
+
+void
+app_stalls_host_end(struct app_run *r)
+{
+	struct app_stalls_host *h = &r->stalls_host;
+
+	if (!h->on)
+		return;
+	app_stalls_host_scan(r);
+	h->s->err_after = host_stat_read("/", &h->s->after);
+}
+
+void
+app_stalls_host_free(struct app_run *r)
+{
+	free(r->stalls_host.s);
+	r->stalls_host.s = NULL;
+	r->stalls_host.on = false;
+}
+
+/* Steal time and other runnable tasks on the workers' CPUs into d. */
+static void
+side_host(const struct app_run *r, struct report_stall_side *d)
+{
+	const struct app_stalls_host *h = &r->stalls_host;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t ticks = 0;
+
+	if (!h->on || h->s->err_before != 0 || h->s->err_after != 0 || hz <= 0)
+		return;
+	for (unsigned c = 0; c < HOST_MAX_CPUS; c++)
+		if (host_cpus_isset(&h->cpus, c) &&
+		    host_cpus_isset(&h->s->before.present, c) &&
+		    h->s->after.steal[c] >= h->s->before.steal[c])
+			ticks += h->s->after.steal[c] - h->s->before.steal[c];
+	d->have_host = true;
+	d->steal_ns = ticks * (1000000000ull / (uint64_t)hz);
+	d->other_runnable = h->s->n_tasks + h->s->more_tasks;
+	d->host_scans = h->s->n_scans;
+}
+
+static void
+side_add(struct report_stall_side *d, const struct stall_stats *src)
+{
+	struct stall_stats s;
+
+	stall_stats_read(src, &s);
+	d->count += s.count;
+	d->total_ns += s.total_ns;
+	if (s.longest_ns > d->longest_ns)
+		d->longest_ns = s.longest_ns;
+	for (unsigned i = 0; i < REPORT_STALL_BUCKETS && i < STALL_BUCKETS; i++)
+		d->hist[i] += s.hist[i];
+	d->have_hist = true;
+	d->hist_upper_ns = stall_bucket_upper_ns;
+}
+
+_Static_assert(REPORT_STALL_BUCKETS == STALL_BUCKETS,
+	       "the report's stall histogram is the detector's");
+
+int
+app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
+			unsigned n, const struct app_common_opts *co,
+			struct app_probe_stalls *ps,
+			const struct report_stalls **out)
+{
+	struct report_stalls *s = &ps->rep;
+
+	memset(ps, 0, sizeof(*ps));
+	*out = NULL;
+	if (co->stall_threshold_ns == 0)
+		return 0;
+	ps->h = malloc(5 * sizeof(*ps->h)); /* and one scratch */
+	if (ps->h == NULL)
+		return -ENOMEM;
+	for (unsigned k = 0; k < 4; k++)
+		histogram_init(&ps->h[k]);
+	s->threshold_ns = co->stall_threshold_ns;
+	s->prober.known = true;
+	s->tlv = co->stall_tlv;
+	for (unsigned i = 0; i < n; i++) {
+		if (prober_rtt_unaffected(&w[i], &ps->h[4]) != 0)
+			return -EINVAL; /* cannot be: each is rtt's subset */
+		histogram_merge(&ps->h[0], &ps->h[4]);
+		histogram_merge(&ps->h[1], &w[i].rtt_host_prober);
+		histogram_merge(&ps->h[2], &w[i].rtt_host_reflector);
+		histogram_merge(&ps->h[3], &w[i].rtt_host_both);
+		side_add(&s->prober, &w[i].stall.st);
+		s->tlv_answers += w[i].st.peer_stall_answers;
+		s->tlv_unknown += w[i].st.peer_stall_unknown;
+		/* The reflector's counters as its latest answer said (one
+		 * reflector worker per prober worker's flow). */
+		s->reflector.count += w[i].st.peer_stall_count;
+		s->reflector.total_ns += w[i].st.peer_stall_total_us * 1000;
+		if (w[i].st.peer_stall_longest_ns > s->reflector.longest_ns)
+			s->reflector.longest_ns = w[i].st.peer_stall_longest_ns;
+	}
+	s->reflector.known = s->tlv && s->tlv_answers != 0;
+	side_host(r, &s->prober);
+	s->unaffected = &ps->h[0];
+	s->host_prober = &ps->h[1];
+	s->host_reflector = &ps->h[2];
+	s->host_both = &ps->h[3];
+	*out = s;
+	return 0;
+}
+
+void
+app_stalls_probe_fini(struct app_probe_stalls *ps)
+{
+	free(ps->h);
+	ps->h = NULL;
+}
+
+void
+app_stalls_reflect_report(struct app_run *r, const struct reflector_worker *w,
+			  unsigned n, const struct app_common_opts *co,
+			  struct report_reflect_stalls *rep,
+			  const struct report_reflect_stalls **out)
+{
+	memset(rep, 0, sizeof(*rep));
+	*out = NULL;
+	if (co->stall_threshold_ns == 0)
+		return;
+	rep->threshold_ns = co->stall_threshold_ns;
+	rep->reflector.known = true;
+	for (unsigned i = 0; i < n; i++)
+		side_add(&rep->reflector, &w[i].stall.st);
+	side_host(r, &rep->reflector);
+	*out = rep;
+}
+
+static void
+metrics_side(struct metrics_buf *b, const char *side,
+	     const struct report_stall_side *s)
+{
+	struct metrics_label l = {.name = "side", .value = side};
+	const struct report_stall_side sum = *s;
+
+	metrics_family(b, "latprobe_stalls_total", "counter",
+		       "Gaps of a worker's poll loop above --stall-threshold");
+	metrics_counter(b, "latprobe_stalls_total", &l, 1, sum.count);
+	metrics_family(b, "latprobe_stall_seconds_total", "counter",
+		       "Time the workers' poll loops lost in stalls");
+	metrics_gauge(b, "latprobe_stall_seconds_total", &l, 1,
+		      (double)sum.total_ns / 1e9);
+	metrics_family(b, "latprobe_stall_longest_seconds", "gauge",
+		       "The longest stall of the run so far");
+	metrics_gauge(b, "latprobe_stall_longest_seconds", &l, 1,
+		      (double)sum.longest_ns / 1e9);
+}
+
+void
+app_stalls_metrics_probe(struct metrics_buf *b, const struct prober_worker *w,
+			 unsigned n)
+{
+	static const char *const side[] = {"prober", "reflector", "both"};
+	struct report_stall_side sum;
+	uint64_t aff[3] = {0, 0, 0};
+
+	if (n == 0 || !stall_on(&w[0].stall))
+		return;
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned i = 0; i < n; i++) {
+		side_add(&sum, &w[i].stall.st);
+		aff[0] += util_relaxed_read(&w[i].rtt_host_prober.total);
+		aff[1] += util_relaxed_read(&w[i].rtt_host_reflector.total);
+		aff[2] += util_relaxed_read(&w[i].rtt_host_both.total);
+	}
+	metrics_side(b, "prober", &sum);
+	metrics_family(b, "latprobe_host_affected_probes_total", "counter",
+		       "Measured probes whose round trip overlapped a stall "
+		       "(side: of this host, the reflector's, both)");
+	for (unsigned k = 0; k < 3; k++) {
+		struct metrics_label l = {.name = "side", .value = side[k]};
+
+		metrics_counter(b, "latprobe_host_affected_probes_total", &l, 1,
+				aff[k]);
+	}
+}
+
+void
+app_stalls_metrics_reflect(struct metrics_buf *b,
+			   const struct reflector_worker *w, unsigned n)
+{
+	struct report_stall_side sum;
+
+	if (n == 0 || !w[0].stall_watch)
+		return;
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned i = 0; i < n; i++)
+		side_add(&sum, &w[i].stall.st);
+	metrics_side(b, "reflector", &sum);
+}

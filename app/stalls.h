@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_APP_STALLS_H
+#define LATPROBE_APP_STALLS_H
+
+/*
+ * Issue 29, the app's side of stall detection: --stall-threshold and
+ * --stall-tlv checked, the host's steal time and other runnable tasks on
+ * the workers' CPUs over the run (what latprobe doctor reads, lib/host),
+ * and the workers' stalls and attribution into the reports.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latprobe/host.h"
+#include "latprobe/prober.h"
+#include "latprobe/reflector.h"
+#include "latprobe/report.h"
+
+struct app_run;
+struct app_common_opts;
+struct metrics_buf;
+
+/* /proc/stat at the start and the end, runnable tasks scanned meanwhile. */
+struct app_stalls_host {
+	bool on;
+	struct host_cpus cpus;
+	struct host_sample *s; /* malloc'd (large) */
+};
+
+/* After the start line: the workers' CPUs, /proc/stat, a first scan. */
+void app_stalls_host_begin(struct app_run *r);
+/* The side thread, once a second: one more scan of the tasks. */
+void app_stalls_host_scan(struct app_run *r);
+/* After the workers stopped: /proc/stat again, a last scan. */
+void app_stalls_host_end(struct app_run *r);
+void app_stalls_host_free(struct app_run *r);
+
+/*
+ * probe: --stall-tlv wants --proto stamp, no --auth-key and -l >= 64 (the
+ * base packet and the TLV); without -l the size becomes 64 (*have_l then
+ * true). 0 or -1 (printed).
+ */
+int app_stalls_probe_check(struct app_common_opts *co,
+			   const struct probe_proto *proto, bool *have_l,
+			   uint64_t *size);
+
+/* The probe report's stalls: merged over the workers (owned here). */
+struct app_probe_stalls {
+	struct report_stalls rep;
+	struct histogram *h; /* 4: unaffected, host_prober, _reflector, _both */
+};
+
+/* 0 (rep filled: *out non-NULL), or -ENOMEM; *out NULL when the threshold
+ * is 0 (not watched). */
+int app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
+			    unsigned n, const struct app_common_opts *co,
+			    struct app_probe_stalls *ps,
+			    const struct report_stalls **out);
+void app_stalls_probe_fini(struct app_probe_stalls *ps);
+
+/* The reflector report's (rep filled; *out NULL when not watched). */
+void app_stalls_reflect_report(struct app_run *r,
+			       const struct reflector_worker *w, unsigned n,
+			       const struct app_common_opts *co,
+			       struct report_reflect_stalls *rep,
+			       const struct report_reflect_stalls **out);
+
+/* --metrics: the stall counters of the workers (relaxed reads), and the
+ * prober's host-affected probes; nothing when stalls are not watched. */
+void app_stalls_metrics_probe(struct metrics_buf *b,
+			      const struct prober_worker *w, unsigned n);
+void app_stalls_metrics_reflect(struct metrics_buf *b,
+				const struct reflector_worker *w, unsigned n);
+
+#endif /* LATPROBE_APP_STALLS_H */

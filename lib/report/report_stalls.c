@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Stalls (issue 29): each side's stalls, the round trips without the
+ * host-affected probes next to the percentiles, the tail's attribution
+ * and the verdict line; JSON "stalls" and "rtt_ns_unaffected".
+ */
+#include "latprobe/report_internal.h"
+
+/* Counts of h in the counters above the one that holds v, overflow too. */
+static uint64_t
+above(const struct histogram *h, uint64_t v)
+{
+	uint64_t n = 0;
+
+	if (h == NULL)
+		return 0;
+	for (unsigned i = histogram_index(v) + 1; i < HISTOGRAM_COUNTERS; i++)
+		n += h->counts[i];
+	return n + h->overflow;
+}
+
+void
+report_stalls_tail(const struct report_stalls *s, const struct histogram *rtt,
+		   double p, struct report_stall_tail *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->p = p;
+	if (rtt == NULL || histogram_count(rtt) == 0)
+		return;
+	out->value_ns = histogram_percentile(rtt, p);
+	out->above = above(rtt, out->value_ns);
+	out->prober = above(s->host_prober, out->value_ns);
+	out->reflector = above(s->host_reflector, out->value_ns);
+	out->both = above(s->host_both, out->value_ns);
+}
+
+static uint64_t
+n_of(const struct histogram *h)
+{
+	return h == NULL ? 0 : histogram_count(h) + h->overflow;
+}
+
+int
+report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
+		      const struct histogram *rtt)
+{
+	struct report_stall_tail t;
+	double ps, rs;
+	int n;
+
+	report_stalls_tail(s, rtt, 99.9, &t);
+	if (t.above == 0)
+		return snprintf(buf, cap,
+				"p99.9 %s: no probe above it (too few probes "
+				"for a tail)",
+				rpt_fmt_ns_of(n_of(rtt), t.value_ns).s);
+	ps = rpt_pct(t.prober + t.both, t.above);
+	rs = rpt_pct(t.reflector + t.both, t.above);
+	n = snprintf(buf, cap, "p99.9 %s: ", rpt_fmt_ns(t.value_ns).s);
+	if (n < 0 || (size_t)n >= cap)
+		return n;
+	if (ps > 0 && rs > 0)
+		n += snprintf(buf + n, cap - (size_t)n,
+			      "%.0f %% of the probes above it overlapped a "
+			      "stall of this host, %.0f %% one of the "
+			      "reflector's",
+			      ps, rs);
+	else if (ps > 0)
+		n += snprintf(buf + n, cap - (size_t)n,
+			      "%.0f %% of the probes above it overlapped a "
+			      "stall of this host",
+			      ps);
+	else if (rs > 0)
+		n += snprintf(buf + n, cap - (size_t)n,
+			      "%.0f %% of the probes above it overlapped a "
+			      "stall of the reflector's host",
+			      rs);
+	else
+		n += snprintf(buf + n, cap - (size_t)n,
+			      "none of the probes above it overlapped a stall "
+			      "of %s",
+			      s->reflector.known ? "either host" : "this host");
+	if (n < 0 || (size_t)n >= cap)
+		return n;
+	n += snprintf(buf + n, cap - (size_t)n, "; without them p99.9 is %s",
+		      rpt_fmt_ns_of(n_of(s->unaffected),
+				    s->unaffected == NULL
+					    ? 0
+					    : histogram_percentile(
+						      s->unaffected, 99.9))
+			      .s);
+	if (n < 0 || (size_t)n >= cap)
+		return n;
+	if (!s->reflector.known)
+		n += snprintf(buf + n, cap - (size_t)n,
+			      " (the reflector's stalls are not known)");
+	return n;
+}
+
+void
+rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
+		     const struct report_summary *all)
+{
+	const struct report_stalls *st = r->stalls;
+	const struct histogram *u = rpt_hist_or_empty(st->unaffected);
+	struct report_summary s;
+
+	report_summarise(u, &s);
+	fprintf(out, "  %-8s %10s  %s\n", "", "all", "without host-affected");
+	for (unsigned i = 0; i < REPORT_N_PCTS; i++)
+		fprintf(out, "  %-8s %10s  %s\n", rpt_pct_label[i],
+			rpt_fmt_ns_of(all->count, all->pct[i]).s,
+			rpt_fmt_ns_of(s.count, s.pct[i]).s);
+}
+
+static void
+text_side(FILE *out, const char *name, const struct report_stall_side *d)
+{
+	fprintf(out, "  %-9s %" PRIu64 " stall%s, total %s, longest %s", name,
+		d->count, d->count == 1 ? "" : "s", rpt_fmt_ns(d->total_ns).s,
+		rpt_fmt_ns_of(d->count, d->longest_ns).s);
+	if (d->have_host)
+		fprintf(out,
+			"; steal %s, other runnable tasks seen %" PRIu64
+			" (%u scans)",
+			rpt_fmt_ns(d->steal_ns).s, d->other_runnable,
+			d->host_scans);
+	fputc('\n', out);
+	if (d->have_hist && d->count != 0 && d->hist_upper_ns != NULL) {
+		fprintf(out, "  %-9s", "");
+		for (unsigned i = 0; i < REPORT_STALL_BUCKETS; i++) {
+			if (d->hist[i] == 0)
+				continue;
+			if (d->hist_upper_ns[i] == UINT64_MAX)
+				fprintf(out, " >%s: %" PRIu64,
+					rpt_fmt_ns(d->hist_upper_ns[i - 1]).s,
+					d->hist[i]);
+			else
+				fprintf(out, " <=%s: %" PRIu64,
+					rpt_fmt_ns(d->hist_upper_ns[i]).s,
+					d->hist[i]);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void
+text_tail(FILE *out, const struct report_stalls *s, const char *label,
+	  const struct report_stall_tail *t)
+{
+	fprintf(out,
+		"  above %s (%s): %" PRIu64 " probes, %.1f %% host-affected "
+		"(this host %.1f %%, the reflector's %.1f %%, both %.1f %%)\n",
+		label, rpt_fmt_ns(t->value_ns).s, t->above,
+		rpt_pct(t->prober + t->reflector + t->both, t->above),
+		rpt_pct(t->prober, t->above), rpt_pct(t->reflector, t->above),
+		rpt_pct(t->both, t->above));
+	(void)s;
+}
+
+void
+rpt_text_stalls(FILE *out, const struct report_probe *r)
+{
+	const struct report_stalls *s = r->stalls;
+	struct report_stall_tail t99, t999;
+	uint64_t hp, hr, hb;
+	char verdict[512];
+
+	if (s == NULL)
+		return;
+	hp = n_of(s->host_prober);
+	hr = n_of(s->host_reflector);
+	hb = n_of(s->host_both);
+	fprintf(out, "Stalls (gaps of a worker's poll loop above %s):\n",
+		rpt_fmt_ns(s->threshold_ns).s);
+	text_side(out, "prober", &s->prober);
+	if (s->reflector.known) {
+		text_side(out, "reflector", &s->reflector);
+		fprintf(out,
+			"  %-9s (told in the stall TLV by %" PRIu64
+			" answers)\n",
+			"", s->tlv_answers);
+	} else {
+		fprintf(out, "  reflector not known: %s\n",
+			s->tlv ? "the reflector did not fill in the stall TLV "
+				 "(not latprobe): only this host's side is "
+				 "known"
+			       : "only this host's side is known (--stall-tlv "
+				 "asks a latprobe reflector)");
+	}
+	fprintf(out,
+		"  host-affected: %" PRIu64 " of %" PRIu64
+		" probes (this host %" PRIu64 ", the reflector's %" PRIu64
+		", both %" PRIu64
+		"); still in the round trips above, left out of the figures "
+		"without them\n",
+		hp + hr + hb, n_of(r->rtt), hp, hr, hb);
+	report_stalls_tail(s, r->rtt, 99.0, &t99);
+	report_stalls_tail(s, r->rtt, 99.9, &t999);
+	text_tail(out, s, "p99", &t99);
+	text_tail(out, s, "p99.9", &t999);
+	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt);
+	fprintf(out, "verdict: %s\n\n", verdict);
+}
+
+static struct json_object *
+json_side(const struct report_stall_side *d, bool with_known, int *err)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (with_known)
+		rpt_jset_bool(o, "known", d->known, err);
+	if (with_known && !d->known)
+		return o;
+	rpt_jset_u64(o, "count", d->count, err);
+	rpt_jset_u64(o, "total_ns", d->total_ns, err);
+	rpt_jset_u64(o, "longest_ns", d->longest_ns, err);
+	if (d->have_hist && d->hist_upper_ns != NULL) {
+		struct json_object *a = json_object_new_array();
+
+		for (unsigned i = 0; i < REPORT_STALL_BUCKETS; i++) {
+			struct json_object *b;
+
+			if (d->hist[i] == 0)
+				continue;
+			b = json_object_new_object();
+			if (d->hist_upper_ns[i] == UINT64_MAX)
+				rpt_jset_null(b, "upper_ns", err);
+			else
+				rpt_jset_u64(b, "upper_ns", d->hist_upper_ns[i],
+					     err);
+			rpt_jset_u64(b, "count", d->hist[i], err);
+			rpt_jadd(a, b, err);
+		}
+		rpt_jset(o, "histogram", a, err);
+	}
+	rpt_jset_u64_or_null(o, "steal_ns", d->have_host, d->steal_ns, err);
+	rpt_jset_u64_or_null(o, "other_runnable", d->have_host,
+			     d->other_runnable, err);
+	return o;
+}
+
+static struct json_object *
+json_tail(const struct report_stall_tail *t, int *err)
+{
+	struct json_object *o = json_object_new_object();
+
+	rpt_jset_u64(o, "value_ns", t->value_ns, err);
+	rpt_jset_u64(o, "above", t->above, err);
+	rpt_jset_u64(o, "host_affected", t->prober + t->reflector + t->both,
+		     err);
+	rpt_jset_u64(o, "prober", t->prober, err);
+	rpt_jset_u64(o, "reflector", t->reflector, err);
+	rpt_jset_u64(o, "both", t->both, err);
+	return o;
+}
+
+void
+rpt_json_stalls(struct json_object *root, const struct report_probe *r,
+		int *err)
+{
+	const struct report_stalls *s = r->stalls;
+	struct report_stall_tail t;
+	struct json_object *o, *h, *tails;
+	char verdict[512];
+
+	if (s == NULL)
+		return;
+	o = json_object_new_object();
+	rpt_jset_u64(o, "threshold_ns", s->threshold_ns, err);
+	rpt_jset(o, "prober", json_side(&s->prober, false, err), err);
+	h = json_side(&s->reflector, true, err);
+	rpt_jset_bool(h, "tlv_asked", s->tlv, err);
+	rpt_jset_u64(h, "tlv_answers", s->tlv_answers, err);
+	rpt_jset_u64(h, "tlv_unknown", s->tlv_unknown, err);
+	rpt_jset(o, "reflector", h, err);
+	h = json_object_new_object();
+	rpt_jset_u64(h, "prober", n_of(s->host_prober), err);
+	rpt_jset_u64(h, "reflector", n_of(s->host_reflector), err);
+	rpt_jset_u64(h, "both", n_of(s->host_both), err);
+	rpt_jset_u64(h, "probes",
+		     n_of(s->host_prober) + n_of(s->host_reflector) +
+			     n_of(s->host_both),
+		     err);
+	rpt_jset(o, "host_affected", h, err);
+	tails = json_object_new_object();
+	report_stalls_tail(s, r->rtt, 99.0, &t);
+	rpt_jset(tails, "p99", json_tail(&t, err), err);
+	report_stalls_tail(s, r->rtt, 99.9, &t);
+	rpt_jset(tails, "p99_9", json_tail(&t, err), err);
+	rpt_jset(o, "tail", tails, err);
+	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt);
+	rpt_jset_str(o, "verdict", verdict, err);
+	rpt_jset(root, "stalls", o, err);
+	rpt_jset(root, "rtt_ns_unaffected",
+		 rpt_json_summary(rpt_hist_or_empty(s->unaffected), err), err);
+}
+
+void
+rpt_text_reflect_stalls(FILE *out, const struct report_reflect *r)
+{
+	if (r->stalls == NULL)
+		return;
+	fprintf(out, "Stalls (gaps of a worker's poll loop above %s):\n",
+		rpt_fmt_ns(r->stalls->threshold_ns).s);
+	text_side(out, "reflector", &r->stalls->reflector);
+}
+
+void
+rpt_json_reflect_stalls(struct json_object *root,
+			const struct report_reflect *r, int *err)
+{
+	struct json_object *o;
+
+	if (r->stalls == NULL)
+		return;
+	o = json_object_new_object();
+	rpt_jset_u64(o, "threshold_ns", r->stalls->threshold_ns, err);
+	rpt_jset(o, "reflector", json_side(&r->stalls->reflector, false, err),
+		 err);
+	rpt_jset(root, "stalls", o, err);
+}
