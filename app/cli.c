@@ -544,6 +544,13 @@ static const struct {
 /* EAL short options; those followed by ':' take a value. */
 static const char eal_short[] = "a:b:c:d:hl:m:n:r:s:S:v";
 
+/* The options probe and reflect both take (APP_COMMON_LONGOPTS, app.h). */
+#define CLI_SHARED_OPTS                                                        \
+	"addr", "port-id", "json", "calibrate", "quiet", "backend",            \
+		"busy-poll-us", "promisc", "auth-key", "hlog",                 \
+		"hlog-interval", "no-doctor", "hw-timestamps", "live-path",    \
+		"metrics", "stall-threshold"
+
 /*
  * Each subcommand's own options that EAL does not have (the long ones,
  * then the short letters), for saying where a misplaced one belongs.
@@ -555,30 +562,16 @@ static const struct {
 	const char *shorts;
 } sub_opts[] = {
 	{"probe",
-	 (const char *const[]){"addr",
+	 (const char *const[]){CLI_SHARED_OPTS,
 			       "proto",
 			       "timeout",
 			       "peer-mac",
 			       "arp-timeout",
 			       "sport",
-			       "port-id",
-			       "json",
 			       "samples",
 			       "pcap",
-			       "calibrate",
-			       "backend",
-			       "busy-poll-us",
-			       "quiet",
 			       "loopback",
 			       "vlan",
-			       "promisc",
-			       "auth-key",
-			       "hlog",
-			       "hlog-interval",
-			       "no-doctor",
-			       "hw-timestamps",
-			       "live-path",
-			       "metrics",
 			       "targets",
 			       "forever",
 			       "interval-report",
@@ -590,38 +583,14 @@ static const struct {
 			       "seed",
 			       "max-behind",
 			       "same-clock", /* one-way delays */
-			       "stall-threshold",
 			       "stall-tlv",
 			       NULL},
 	 "ntlwihq"},
 	{"reflect",
-	 (const char *const[]){"addr",
-			       "udp-port",
-			       "sockperf-port",
-			       "echo-port",
-			       "stateful",
-			       "verify-l4-csum",
-			       "duration",
-			       "port-id",
-			       "json",
-			       "calibrate",
-			       "quiet",
-			       "backend",
-			       "busy-poll-us",
-			       "allow",
-			       "rate-limit",
-			       "allow-low-sport",
-			       "session-timeout",
-			       "promisc",
-			       "auth-key",
-			       "hlog",
-			       "hlog-interval",
-			       "no-doctor",
-			       "hw-timestamps",
-			       "live-path",
-			       "metrics",
-			       "stall-threshold",
-			       NULL},
+	 (const char *const[]){CLI_SHARED_OPTS, "udp-port", "sockperf-port",
+			       "echo-port", "stateful", "verify-l4-csum",
+			       "duration", "allow", "rate-limit",
+			       "allow-low-sport", "session-timeout", NULL},
 	 "tq"},
 	{"info", (const char *const[]){"calibrate", NULL}, ""},
 	{"doctor", (const char *const[]){"lcores", "json", "calibrate", NULL},

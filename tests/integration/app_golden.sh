@@ -16,8 +16,7 @@ GOLD=$LP_TOP/tests/integration/app_golden
 NORM=("$PY" "$LP_TOP/tests/integration/app_golden_norm.py")
 kport=$((20000 + $$ % 20000))
 SUBST=(--subst "$WORK=work" --subst "$kport=kport" --subst "$((kport + 1))=kport1"
-	--subst "$((kport + 2))=kport2" --subst "$((kport + 3))=sport"
-	--subst "$(uname -n)=hostname")
+	--subst "$((kport + 2))=kport2" --subst "$((kport + 3))=sport")
 cd "$WORK" || exit 1
 bad=0
 

@@ -24,8 +24,9 @@ nothing, -n is exact, warm-up is fixed). So:
   objects in EXACT_UNDER (the counters), other numbers
   become '#'; strings are masked as text; consecutive array elements that
   became identical are folded into one; the hdr strings become '<hdr>'.
-- SUBST (host name, work directory, ports chosen at run time) are replaced
-  by a name before anything else.
+- SUBST (the work directory, ports chosen at run time) are replaced by a
+  name before anything else, where they stand whole (not inside a longer
+  number); the host name of the "Measured ... on HOST," line is <hostname>.
 
 usage: app_golden_norm.py [--subst VALUE=NAME]... KIND FILE
   KIND: text | json | raw (raw: only SUBST)
@@ -65,19 +66,22 @@ TARGET_ROW = re.compile(r"^\s+\[?[0-9a-f:.]+\]?(?::\S+)?\s")
 # Lines a report prints or not after a measured value (open loop: more than
 # 1 % of the sends late, which a loaded CPU decides).
 VARIES = re.compile(r"^\s*the sender did not keep the rate ")
+MEASURED_ON = re.compile(r"^(Measured <utc> on )[^,]*,")
 UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
 KEEP_LINE = re.compile(r"^\s*(Sent|Duplicated) = |^ +[a-z_]+(\.[a-z_]+)* +\d+$")
 subst = []
 
 
 def do_subst(s):
+    # Whole values only: a port number inside a measured one stays.
     for value, name in subst:
-        s = s.replace(value, name)
+        s = re.sub(r"(?<![\d\w])%s(?![\d])" % re.escape(value), name, s)
     return s
 
 
 def mask_text(s):
     s = UTC.sub("<utc>", s)
+    s = MEASURED_ON.sub(r"\1<hostname>,", s)
     s = MAC.sub("<mac>", s)
     s = NUM.sub(lambda m: m.group(0) if m.group(0).count(".") == 3 else "#", s)
     return DUR.sub("#t", s)
