@@ -485,5 +485,29 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 		metrics_histogram(b, "latprobe_network_rtt_seconds", l, 3,
 				  x->mx_sum);
 	}
+	/* One-way (issue 28): only the positive ones, as in the report;
+	 * whether they mean anything is the report's one_way.valid. */
+	for (unsigned k = 0; k < 2; k++) {
+		const char *name = k == 0 ? "latprobe_forward_seconds"
+					  : "latprobe_reverse_seconds";
+
+		metrics_family(b, name, "histogram",
+			       k == 0 ? "One-way forward delay T2 - T1 (the "
+					"two clocks' bound applies)"
+				      : "One-way reverse delay T4 - T3 (the "
+					"two clocks' bound applies)");
+		for (unsigned s = 0; s < mx_n_series(x); s++) {
+			if (!mx_target(x, s)->proto->has_remote_ts ||
+			    mx_retired(x, s))
+				continue;
+			mx_labels(x, s, l);
+			mx_merge(
+				x, s,
+				k == 0 ? offsetof(struct prober_worker, forward)
+				       : offsetof(struct prober_worker,
+						  reverse));
+			metrics_histogram(b, name, l, 3, x->mx_sum);
+		}
+	}
 	return b->err;
 }
