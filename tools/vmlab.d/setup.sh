@@ -30,7 +30,7 @@ vmcase_setup() {
 	# Isolation, and the clock source and THP doctor wants (else it
 	# warns of hpet and of THP "always").
 	cmdline_extra="isolcpus=1 nohz_full=1 rcu_nocbs=1 irqaffinity=0 clocksource=tsc tsc=reliable transparent_hugepage=madvise"
-	ok_msg="latprobe setup bound and restored the igb, its profile answered 200/200; doctor: isolation and irq_affinity ok, irq_affinity warns with an IRQ on the lcore"
+	ok_msg="latprobe setup bound and restored the igb, its profile answered 200/200; doctor: all ok but tsc_invariant (TCG), irq_affinity warns with an IRQ on the lcore"
 }
 
 setup_guest() {
