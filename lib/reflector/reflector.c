@@ -66,6 +66,8 @@ static const char *const counter_names[RC__COUNT] = {
 	[RC_DROP_UDP6_ZERO_CSUM] = "dropped.udp6_zero_checksum",
 	[RC_DROP_IPV6_EXT] = "dropped.ipv6_ext_header",
 	[RC_RX_L4_PARTIAL] = "rx.l4_partial",
+	[RC_RX_L4_CSUM_NIC] = "rx.l4_csum_nic",
+	[RC_RX_L4_CSUM_SW] = "rx.l4_csum_software",
 };
 
 const char *
@@ -694,8 +696,13 @@ l4_csum_take(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 							: ICMP_CSUM_OFF);
 	uint16_t complete;
 
-	if (l4 == IO_CSUM_GOOD)
+	if (l4 == IO_CSUM_GOOD) {
+		/* (A UDP datagram over IPv4 without a sum has nothing to
+		 * verify, as in stamp_fast().) */
+		if (f->ip_proto != CODEC_IPPROTO_UDP || ld16(cs) != 0)
+			count(w, RC_RX_L4_CSUM_NIC, 1);
 		return true;
+	}
 	if (l4 == IO_CSUM_NONE) {
 		/* RFC 768: no checksum is answered without one. */
 		if (f->ip_proto == CODEC_IPPROTO_UDP && ld16(cs) == 0)
@@ -712,6 +719,10 @@ l4_csum_take(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 	if (l4 != IO_CSUM_BAD) {
 		switch (codec_l4_csum_check(buf, f, &complete)) {
 		case CODEC_L4_CSUM_OK:
+			/* A UDP datagram over IPv4 without a sum: nothing
+			 * was verified. */
+			if (f->ip_proto != CODEC_IPPROTO_UDP || ld16(cs) != 0)
+				count(w, RC_RX_L4_CSUM_SW, 1);
 			return true;
 		case CODEC_L4_CSUM_PARTIAL:
 			count(w, RC_RX_L4_PARTIAL, 1);
@@ -1427,6 +1438,11 @@ stamp_fast(struct reflector_worker *w, struct pending_stamp *p,
 	 * T3, later). ~HC + m' (RFC 1624 eqn. 3, m = 0). */
 	memcpy(&w32, pl, sizeof(w32));
 	p->sum = (uint64_t)(uint16_t)~hc + fb->sum + w32 + ld16(pl + 40);
+	/* How its L4 checksum was taken, as l4_csum_take() counts it. */
+	if (hc != 0)
+		count(w,
+		      l4 == IO_CSUM_GOOD ? RC_RX_L4_CSUM_NIC : RC_RX_L4_CSUM_SW,
+		      1);
 	count(w, RC_STAMP, 1);
 	w->fast_answers++;
 	return true;

@@ -77,6 +77,13 @@ enum reflector_counter {
 			     pseudo-header sum a sender's tx offload leaves,
 			     or the NIC's RX_L4_CKSUM_NONE): answered with a
 			     complete one */
+
+	/* Requests whose L4 checksum the NIC verified (RX_L4_CKSUM_GOOD):
+	 * not checked again here. */
+	RC_RX_L4_CSUM_NIC,
+	/* Requests whose L4 checksum was verified here (no verdict from the
+	 * NIC, UNKNOWN). */
+	RC_RX_L4_CSUM_SW,
 	RC__COUNT
 };
 
