@@ -32,6 +32,7 @@
 #include "latprobe/stamp.h"
 #include "latprobe/stamp_auth.h"
 #include "metrics_srv.h"
+#include "link_events.h"
 #include "pinglist.h"
 
 /* How long a target that stopped answering rests between tries. */
@@ -1111,6 +1112,7 @@ probe_tick(struct app_run *r, double el)
 		snprintf(line + len, sizeof(line) - len, "  intended p99 %s",
 			 p99);
 	}
+	app_link_live_mark(line + strlen(line), sizeof(line) - strlen(line));
 	fprintf(stderr, "%s\n", line);
 	lv->sent = sent;
 	lv->recv = recv;
@@ -1437,6 +1439,7 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		.rows = rows,
 		.n_rows = ns,
 	};
+	app_link_interval(slot, v->last_el, el);
 	v->n++;
 	v->last_el = el;
 	for (unsigned s = 0; s < ns; s++) {
@@ -1585,6 +1588,7 @@ conf_common(struct app_run *r)
 	c->spacing = o->spacing;
 	c->seed = o->seed;
 	c->behind_bound_cycles = tsc_from_ns(&r->clk.clock, o->max_behind_ns);
+	c->link = app_link_io(); /* issue 27: NULL on the kernel backend */
 	cli_format_ip(&o->target, x->ip);
 }
 
@@ -2664,6 +2668,7 @@ probe_report(struct app_run *r, double duration_s,
 		rep.duplicated += w->st.duplicated;
 		rep.reordered += w->st.reordered;
 		rep.timeouts += w->st.lost - w->st.lost_unreachable;
+		rep.lost_link_down += w->st.lost_link_down;
 		for (unsigned k = 0; k < PROBER_IGN__COUNT; k++)
 			rep.ignored[ignored_to_report[k]] += w->st.ignored[k];
 		for (unsigned k = 0; k < PROBER_UNREACH__COUNT; k++)
@@ -2778,6 +2783,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
 	rep.port.path = r->path;
+	rep.port.events = app_link_report(duration_s);
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
 	if (rep.hw != NULL)
 		app_hw_check(&hw);

@@ -17,6 +17,7 @@
 #include "app.h"
 #include "cli.h"
 #include "metrics_srv.h"
+#include "link_events.h"
 
 /* How soon a stop is seen. */
 #define STOP_POLL_MS   200
@@ -354,7 +355,9 @@ app_metrics_preamble(struct metrics_buf *b, const char *command, bool dpdk,
 	metrics_gauge(b, "latprobe_build_info", l, 4, 1);
 	metrics_family(b, "latprobe_tsc_hertz", "gauge",
 		       "TSC rate latprobe measured and converts cycles with");
-	return metrics_gauge(b, "latprobe_tsc_hertz", NULL, 0, (double)tsc_hz);
+	metrics_gauge(b, "latprobe_tsc_hertz", NULL, 0, (double)tsc_hz);
+	app_link_metrics(b); /* issue 27: link state, port events */
+	return b->err;
 }
 
 void

@@ -1576,7 +1576,11 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 		return 1;
 	}
 	if (n_tx == 0) {
+		/* Refused (a port whose link is down refuses them all, memif
+		 * does): the next try waits for -i too, rather than spinning
+		 * through sequence numbers. */
 		w->step_seq = seq + 1;
+		w->step_next_send = now + c->interval_cycles;
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
@@ -1628,6 +1632,8 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean)
 			STAT_ADD(w, lost, 1);
 			if (!lean)
 				prober_flow_lost(w, seq);
+			if (io_link_lost(c->link, t1))
+				STAT_ADD(w, lost_link_down, 1);
 		}
 		/* The timeout ran past the next probe's start. */
 		if (!got && !unreachable && c->interval_cycles != 0 &&

@@ -19,6 +19,7 @@
 #include "latprobe/frag.h"
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
+#include "latprobe/io_link.h"
 #include "latprobe/nic_clock.h"
 #include "latprobe/timing.h"
 #include "latprobe/util.h"
@@ -284,6 +285,9 @@ struct prober_conf {
 	enum prober_spacing spacing;
 	uint64_t seed;
 	uint64_t behind_bound_cycles;
+	/* The port's link state (issue 27): a probe lost while the link was
+	 * down is also counted in lost_link_down. NULL: not known. */
+	const struct io_link *link;
 };
 
 /*
@@ -332,6 +336,9 @@ struct prober_stats {
 	uint64_t unreachable[PROBER_UNREACH__COUNT];
 	uint64_t lost_unreachable; /* lost probes an ICMP error ended (not
 				      timed out) */
+	/* Lost probes whose flight saw the link down (conf->link): part of
+	 * lost, not the path's loss. */
+	uint64_t lost_link_down;
 	/* Probes answered, warm-up included: 0 after warmup + sent probes
 	 * means the peer never answered at all. */
 	uint64_t answered;
