@@ -161,11 +161,15 @@ app_link_poll(struct app_run *r)
 		if (port_events_note(&a->log, PORT_EV_LINK_UP, ns, speed) != 0)
 			return;
 		io_link_set_up(&a->io, tsc);
+		char sp[32] = "speed unknown";
+
+		if (speed != 0)
+			snprintf(sp, sizeof(sp), "%" PRIu32 " Mb/s", speed);
 		fprintf(stderr,
-			"latprobe %s: port %u (%s): link up at %.3f s "
-			"(%" PRIu32 " Mb/s) after %.3f s down\n",
-			a->cmd, a->port_id, a->port_name, (double)ns / 1e9,
-			speed, ns > since ? (double)(ns - since) / 1e9 : 0.0);
+			"latprobe %s: port %u (%s): link up at %.3f s (%s) "
+			"after %.3f s down\n",
+			a->cmd, a->port_id, a->port_name, (double)ns / 1e9, sp,
+			ns > since ? (double)(ns - since) / 1e9 : 0.0);
 	} else {
 		uint64_t ns = ns_since_start(tsc);
 
