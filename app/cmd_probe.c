@@ -979,6 +979,8 @@ probe_worker(struct app_run *r, unsigned idx)
 
 	if (!x->o.multi) {
 		run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+		if (r->resumed) /* the device came back (link_events.c) */
+			return prober_worker_resume(&run->w[idx], &force_quit);
 		if (x->o.rate_pps != 0)
 			return prober_worker_run_open(&run->w[idx],
 						      &force_quit);
@@ -1600,6 +1602,9 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	x->pcap_fd = -1;
 	if (probe_parse(argc, argv, &x->o) != 0)
 		return -1;
+	/* Issue 27: closed loop, one target: the workers can resume. */
+	r->opt.reattach = x->o.co.forever && !x->o.multi &&
+			  x->o.rate_pps == 0 && !x->o.co.hw_timestamps;
 	r->opt.kernel = x->o.co.kernel;
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;

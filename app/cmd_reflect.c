@@ -426,6 +426,8 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 
 	if (reflect_parse(argc, argv, &x->o) != 0)
 		return -1;
+	/* Issue 27: a service (no -t) waits for a removed device. */
+	r->opt.reattach = x->o.co.duration_ns == 0;
 	r->opt.kernel = x->o.co.kernel;
 	r->opt.quiet = x->o.co.quiet;
 	r->opt.promisc = x->o.co.promisc;

@@ -6,6 +6,7 @@
  * atomics and on_event() below.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,8 +14,12 @@
 
 #include "link_events.h"
 #include "run.h"
+#include "latprobe/port.h"
 
 struct app_link {
+	/* The log's writers, the side thread and (re-attach) the main
+	 * thread, one at a time. */
+	pthread_mutex_t mu;
 	bool on;
 	bool attached; /* port_events' callbacks registered */
 	struct port_events ev;
@@ -34,7 +39,7 @@ struct app_link {
 	struct report_port_events rep;
 };
 
-static struct app_link app_link;
+static struct app_link app_link = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t
 ns_since_start(uint64_t tsc)
@@ -65,7 +70,7 @@ app_link_start(struct app_run *r)
 	uint32_t speed = 0;
 	int ret;
 
-	memset(a, 0, sizeof(*a));
+	memset((char *)a + sizeof(a->mu), 0, sizeof(*a) - sizeof(a->mu));
 	if (!r->dpdk_ready)
 		return;
 	a->clk = &r->clk.clock;
@@ -125,8 +130,18 @@ app_link_down(void)
 	return app_link.on && app_link.log.down;
 }
 
+static void link_poll(struct app_run *r);
+
 void
 app_link_poll(struct app_run *r)
+{
+	pthread_mutex_lock(&app_link.mu);
+	link_poll(r);
+	pthread_mutex_unlock(&app_link.mu);
+}
+
+static void
+link_poll(struct app_run *r)
 {
 	struct app_link *a = &app_link;
 	bool up;
@@ -255,8 +270,12 @@ app_link_report(double duration_s)
 	e->down_s = (double)port_events_down_ns(&a->log, end) / 1e9;
 	e->link_up_at_end = !a->log.down;
 	e->detection = a->ev.lsc ? "interrupt" : "polled";
-	e->removed = a->log.removed;
+	e->removed = a->log.count[PORT_EV_REMOVED] != 0;
 	e->removed_at_s = (double)a->log.removed_at_ns / 1e9;
+	e->attached = e->removed && !a->log.removed;
+	for (unsigned i = 0; e->attached && i < a->log.n; i++)
+		if (a->log.ev[i].kind == PORT_EV_ATTACHED)
+			e->attached_at_s = (double)a->log.ev[i].t_ns / 1e9;
 	return e;
 }
 
@@ -283,6 +302,107 @@ app_link_metrics(struct metrics_buf *b)
 	}
 }
 
+/* Wait for the device (every 500 ms, until a signal); 0 with the port set
+ * up again, or -errno / -EINTR. */
+static int
+reattach_wait(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	struct port_conf pc = {
+		.n_queues = r->port.n_queues,
+		.promiscuous = r->opt.promisc,
+		.rx_timestamp = r->opt.hw_timestamps,
+	};
+	char dev[64], name[64];
+	uint16_t id;
+	int ret, last = 0;
+
+	_Static_assert(sizeof(dev) == sizeof(a->ev.dev_name) &&
+			       sizeof(name) == sizeof(a->port_name),
+		       "same sizes");
+	memcpy(dev, a->ev.dev_name, sizeof(dev));
+	memcpy(name, a->port_name, sizeof(name));
+	dev[sizeof(dev) - 1] = name[sizeof(name) - 1] = '\0';
+	for (;;) {
+		if (app_quit())
+			return -EINTR;
+		ret = port_events_probe(dev, name, &id);
+		if (ret == 0) {
+			ret = port_setup(&r->port, id, &pc);
+			if (ret == 0)
+				break;
+			app_warn("port %u (%s) is back but its set-up failed: "
+				 "%s; trying again",
+				 id, name, strerror(-ret));
+			port_close(&r->port);
+		} else if (ret != last) {
+			last = ret;
+		}
+		rte_delay_us_sleep(500 * 1000);
+	}
+	a->port_id = r->port.id;
+	ret = port_events_attach(&a->ev, r->port.id, on_event, NULL);
+	if (ret != 0)
+		app_warn("port %u (%s): no link/removal callbacks (%s): the "
+			 "link is polled",
+			 r->port.id, name, strerror(-ret));
+	return 0;
+}
+
+bool
+app_link_reattach(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	uint64_t ns;
+	double gone_s;
+	int ret;
+
+	if (!a->on || !r->opt.reattach)
+		return false;
+	pthread_mutex_lock(&a->mu);
+	link_poll(r); /* the removal, if the side thread has not seen it */
+	if (!a->log.removed || app_signal_seen()) {
+		pthread_mutex_unlock(&a->mu);
+		return false;
+	}
+	/* Release it now: the removal completes while we wait. */
+	ret = port_events_release(&a->ev);
+	port_close(&r->port); /* its pool: the new port makes one */
+	if (ret != 0)
+		app_warn("port %u (%s): releasing the removed device failed: "
+			 "%s",
+			 a->port_id, a->port_name, strerror(-ret));
+	else
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): released; waiting for the "
+			"device (%s) to come back (SIGINT ends the run)\n",
+			a->cmd, a->port_id, a->port_name, a->ev.dev_name);
+	pthread_mutex_unlock(&a->mu);
+	/* The removal set force_quit to stop the workers: not a signal. */
+	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
+	if (app_signal_seen())
+		app_quit_set(); /* one came meanwhile */
+	ret = reattach_wait(r);
+	pthread_mutex_lock(&a->mu);
+	if (ret != 0) {
+		a->released = true; /* app_link_stop(): nothing to release */
+		pthread_mutex_unlock(&a->mu);
+		return false;
+	}
+	ns = ns_since_start(rte_rdtsc());
+	gone_s = ns > a->log.removed_at_ns
+			 ? (double)(ns - a->log.removed_at_ns) / 1e9
+			 : 0.0;
+	(void)port_events_note(&a->log, PORT_EV_ATTACHED, ns, 0);
+	atomic_store_explicit(&a->io.removed, false, memory_order_relaxed);
+	pthread_mutex_unlock(&a->mu);
+	fprintf(stderr,
+		"latprobe %s: port %u (%s): the device is back at %.3f s "
+		"(%.3f s after its removal): going on\n",
+		a->cmd, r->port.id, a->port_name, (double)ns / 1e9, gone_s);
+	return true;
+}
+
 void
 app_link_stop(struct app_run *r)
 {
@@ -291,7 +411,7 @@ app_link_stop(struct app_run *r)
 
 	if (!a->attached)
 		return;
-	if (a->log.removed && !a->released) {
+	if (a->log.removed && !a->released && a->ev.dev != NULL) {
 		a->released = true;
 		ret = port_events_release(&a->ev);
 		if (ret != 0)

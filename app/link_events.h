@@ -49,6 +49,14 @@ void app_link_interval(struct report_interval *iv, double from_el, double el);
 const struct report_port_events *app_link_report(double duration_s);
 /* --metrics: latprobe_link_up, latprobe_port_events_total{kind}. */
 void app_link_metrics(struct metrics_buf *b);
+/*
+ * Main thread, after the workers returned: when the device was removed and
+ * the run re-attaches (r->opt.reattach) and no signal came, release it,
+ * wait for it to come back (rte_dev_probe every 500 ms, until a signal),
+ * set the port up again and return true: the caller runs the workers
+ * again. False otherwise.
+ */
+bool app_link_reattach(struct app_run *r);
 /* After the report: release a removed device, unregister. */
 void app_link_stop(struct app_run *r);
 

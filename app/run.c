@@ -619,6 +619,16 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (r->dpdk_ready) {
 		rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
 		rte_eal_mp_wait_lcore();
+		/* A removed device that came back: the same workers go on
+		 * (issue 27); the xstats count from the new port. */
+		while (app_link_reattach(r)) {
+			r->resumed = true;
+			xs_free(&xs);
+			memset(&xs, 0, sizeof(xs));
+			xs_start(r, &xs);
+			rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
+			rte_eal_mp_wait_lcore();
+		}
 	} else {
 		r->worker_ret[0] = cmd->worker(r, 0);
 	}

@@ -171,3 +171,18 @@ port_events_release(struct port_events *e)
 	e->dev = NULL;
 	return ret;
 }
+
+int
+port_events_probe(const char *dev_name, const char *port_name,
+		  uint16_t *port_id)
+{
+	int ret;
+
+	if (dev_name == NULL || dev_name[0] == '\0')
+		return -ENODEV;
+	ret = rte_dev_probe(dev_name);
+	if (ret != 0 && ret != -EEXIST)
+		return ret;
+	ret = rte_eth_dev_get_port_by_name(port_name, port_id);
+	return ret != 0 ? -ENODEV : 0;
+}

@@ -12,6 +12,7 @@ const char *const port_event_kind_name[PORT_EV__COUNT] = {
 	[PORT_EV_LINK_DOWN] = "link_down",
 	[PORT_EV_LINK_UP] = "link_up",
 	[PORT_EV_REMOVED] = "removed",
+	[PORT_EV_ATTACHED] = "attached",
 };
 
 void
@@ -52,6 +53,11 @@ port_events_note(struct port_events_log *l, enum port_event_kind kind,
 			return -EALREADY;
 		l->removed = true;
 		l->removed_at_ns = t_ns;
+		break;
+	case PORT_EV_ATTACHED:
+		if (!l->removed)
+			return -EALREADY;
+		l->removed = false;
 		break;
 	default:
 		return -EINVAL;

@@ -1695,3 +1695,22 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	return ret < 0 ? ret : 0;
 }
+
+int
+prober_worker_resume(struct prober_worker *w, const atomic_bool *stop)
+{
+	int ret;
+
+	if (w->open != NULL || w->conf->hw_ts)
+		return -ENOTSUP;
+	w->step_next_send = 0;
+	w->nombuf_since = 0;
+	__atomic_store_n(&w->done, false, __ATOMIC_RELEASE);
+	if (lean_ok(w))
+		ret = run_lean(w, stop);
+	else
+		while ((ret = prober_worker_step(w, stop)) > 0)
+			;
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : 0;
+}

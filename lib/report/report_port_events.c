@@ -33,7 +33,13 @@ rpt_text_port_events(FILE *out, const struct report_port_events *e)
 	}
 	if (e->dropped != 0)
 		fprintf(out, "  ... %" PRIu64 " more not kept\n", e->dropped);
-	if (e->removed)
+	if (e->removed && e->attached)
+		fprintf(out,
+			"Port removed at %.3f s (hot-unplug), released, and "
+			"back at %.3f s: the run went on (a gap of %.3f s)\n",
+			e->removed_at_s, e->attached_at_s,
+			e->attached_at_s - e->removed_at_s);
+	else if (e->removed)
 		fprintf(out,
 			"Port removed at %.3f s: the device was taken away "
 			"(hot-unplug); the run stopped there and released "
@@ -70,6 +76,10 @@ rpt_json_port_events(struct json_object *port,
 		rpt_jset_double(port, "removed_at_s", e->removed_at_s, err);
 	else
 		rpt_jset_null(port, "removed_at_s", err);
+	if (e->attached)
+		rpt_jset_double(port, "attached_at_s", e->attached_at_s, err);
+	else
+		rpt_jset_null(port, "attached_at_s", err);
 }
 
 void

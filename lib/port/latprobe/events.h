@@ -26,11 +26,13 @@
 enum port_event_kind {
 	PORT_EV_LINK_DOWN,
 	PORT_EV_LINK_UP,
-	PORT_EV_REMOVED, /* the device is being removed (released by us) */
+	PORT_EV_REMOVED,  /* the device is being removed (released by us) */
+	PORT_EV_ATTACHED, /* a removed device came back (--forever) */
 	PORT_EV__COUNT,
 };
 
-/* "link_down", "link_up", "removed": JSON and the metrics' kind label. */
+/* "link_down", "link_up", "removed", "attached": JSON and the metrics'
+ * kind label. */
 extern const char *const port_event_kind_name[PORT_EV__COUNT];
 
 #define PORT_EVENTS_MAX 256 /* kept in the log; later ones only counted */
@@ -49,9 +51,9 @@ struct port_events_log {
 	uint64_t link_up;		/* 1/0, relaxed: latprobe_link_up */
 	bool down;			/* the link is down now */
 	uint64_t down_since_ns;
-	uint64_t down_ns; /* closed down intervals, summed */
-	bool removed;
-	uint64_t removed_at_ns;
+	uint64_t down_ns;	/* closed down intervals, summed */
+	bool removed;		/* removed and not attached again */
+	uint64_t removed_at_ns; /* the latest removal */
 };
 
 /* An empty log; the link up or down at the start (t 0). */
@@ -132,5 +134,13 @@ int port_events_link_poll(struct port_events *e, bool *up, uint32_t *speed_mbps,
  * and the kernel finishes the unplug). 0 or -errno.
  */
 int port_events_release(struct port_events *e);
+
+/*
+ * A released device back (--forever): probe it again (rte_dev_probe of
+ * dev_name) and find its port by the ethdev name it had. 0 and *port_id,
+ * or -errno (not there yet, not bound to a DPDK driver).
+ */
+int port_events_probe(const char *dev_name, const char *port_name,
+		      uint16_t *port_id);
 
 #endif /* LATPROBE_EVENTS_H */

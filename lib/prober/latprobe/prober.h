@@ -529,6 +529,14 @@ int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 void prober_worker_fini(struct prober_worker *w);
 
 /*
+ * Go on after prober_worker_run() returned because stop was set while the
+ * port was away (a removed device attached again, --forever): the same
+ * sequence numbers, counters and histograms, its next probe at once.
+ * Closed loop without --hw-timestamps only (-ENOTSUP otherwise).
+ */
+int prober_worker_resume(struct prober_worker *w, const atomic_bool *stop);
+
+/*
  * Run until count is reached, duration_cycles have passed since the start
  * (warm-up included; a probe in flight then is abandoned, neither sent nor
  * lost), or *stop is set (read relaxed). 0 or -errno.

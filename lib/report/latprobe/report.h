@@ -179,7 +179,7 @@ struct report_port_path {
  * The port's events over the run (issue 27, report_port_events.c): JSON
  * port.link_events [{t_s, event, speed_mbps}], port.link_events_dropped,
  * port.link_down_s, port.link_detection, port.removed_at_s (null: not
- * removed); text "Port events:" lines.
+ * removed), port.attached_at_s; text "Port events:" lines.
  */
 struct report_port_event {
 	double t_s;	     /* since the start of the run */
@@ -196,7 +196,11 @@ struct report_port_events {
 	bool link_up_at_end;
 	const char *detection; /* "interrupt" (LSC) or "polled" */
 	bool removed;
-	double removed_at_s;
+	double removed_at_s; /* the latest removal */
+	/* It came back after that (--forever, a reflector service): JSON
+	 * attached_at_s (null: not). */
+	bool attached;
+	double attached_at_s;
 };
 
 struct report_port_xstats {
