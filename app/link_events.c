@@ -238,7 +238,10 @@ app_link_interval(struct report_interval *iv, double from_el, double el)
 		(double)port_events_down_between(&a->log, from, to) / 1e9;
 	iv->link_down_at_end = a->log.down;
 	iv->removed =
-		port_events_between(&a->log, PORT_EV_REMOVED, from, to) != 0;
+		port_events_between(&a->log, PORT_EV_REMOVED, from, to) != 0 ||
+		a->log.removed;
+	iv->attached =
+		port_events_between(&a->log, PORT_EV_ATTACHED, from, to) != 0;
 }
 
 const struct report_port_events *

@@ -111,19 +111,34 @@ static bool
 iv_marked(const struct report_interval *iv)
 {
 	return iv->link_downs != 0 || iv->link_ups != 0 ||
-	       iv->link_down_s > 0 || iv->link_down_at_end || iv->removed;
+	       iv->link_down_s > 0 || iv->link_down_at_end || iv->removed ||
+	       iv->attached;
 }
 
 int
 rpt_iv_link_mark(char *buf, size_t cap, const struct report_interval *iv)
 {
-	if (!iv_marked(iv))
-		return 0;
-	return snprintf(buf, cap, "  LINK%s%s down %.3fs%s%s",
-			iv->link_downs != 0 ? " went-down" : "",
-			iv->link_ups != 0 ? " came-up" : "", iv->link_down_s,
-			iv->link_down_at_end ? " (still down)" : "",
-			iv->removed ? " REMOVED" : "");
+	bool link = iv->link_downs != 0 || iv->link_ups != 0 ||
+		    iv->link_down_s > 0 || iv->link_down_at_end;
+	int n = 0, k;
+
+	if (link) {
+		n = snprintf(buf, cap, "  LINK%s%s down %.3fs%s",
+			     iv->link_downs != 0 ? " went-down" : "",
+			     iv->link_ups != 0 ? " came-up" : "",
+			     iv->link_down_s,
+			     iv->link_down_at_end ? " (still down)" : "");
+		if (n < 0)
+			return 0;
+	}
+	if (iv->removed || iv->attached) {
+		k = snprintf((size_t)n < cap ? buf + n : NULL,
+			     (size_t)n < cap ? cap - (size_t)n : 0, "%s%s",
+			     iv->removed ? "  DEVICE AWAY" : "",
+			     iv->attached ? "  device back" : "");
+		n += k > 0 ? k : 0;
+	}
+	return n;
 }
 
 void
@@ -140,5 +155,6 @@ rpt_json_iv_link(struct json_object *o, const struct report_interval *iv,
 	rpt_jset_double(l, "down_s", iv->link_down_s, err);
 	rpt_jset_bool(l, "down_at_end", iv->link_down_at_end, err);
 	rpt_jset_bool(l, "removed", iv->removed, err);
+	rpt_jset_bool(l, "attached", iv->attached, err);
 	rpt_jset(o, "link", l, err);
 }

@@ -72,8 +72,12 @@ echo "$?" >$out/refl.rc
 EOF
 }
 
-host_readd() {
-	local dir=$1 i gone=0
+host_readd() { host_readd_nic "$1" nic2 rp2 n2 52:54:00:1a:b0:02; }
+
+# host_readd_nic DIR ID BUS NETDEV MAC: 4 s into the probe, device_del ID,
+# wait until it is gone from query-pci, 2 s, device_add it again.
+host_readd_nic() {
+	local dir=$1 id=$2 bus=$3 nd=$4 mac=$5 i gone=0
 	for ((i = 0; i < 1800; i++)); do
 		[ -e "$dir/out/probe.started" ] && break
 		[ -e "$dir/rc" ] && return 1
@@ -81,17 +85,17 @@ host_readd() {
 	done
 	[ -e "$dir/out/probe.started" ] || return 1
 	sleep 4
-	qmp "$dir" device_del '{"id": "nic2"}' >"$dir/host.log" 2>&1 || return 1
+	qmp "$dir" device_del "{\"id\": \"$id\"}" >"$dir/host.log" 2>&1 || return 1
 	for ((i = 0; i < 80; i++)); do
 		qmp "$dir" query-pci >"$dir/query-pci.json" 2>>"$dir/host.log" || return 1
-		grep -q '"qdev_id": "nic2"' "$dir/query-pci.json" || { gone=1; break; }
+		grep -q "\"qdev_id\": \"$id\"" "$dir/query-pci.json" || { gone=1; break; }
 		sleep 0.5
 	done
-	[ "$gone" = 1 ] || { echo "nic2 still there 40 s after device_del" >>"$dir/host.log"; return 1; }
-	echo "nic2 gone" >>"$dir/host.log"
+	[ "$gone" = 1 ] || { echo "$id still there 40 s after device_del" >>"$dir/host.log"; return 1; }
+	echo "$id gone" >>"$dir/host.log"
 	sleep 2
-	qmp "$dir" device_add '{"driver": "virtio-net-pci", "netdev": "n2", "id": "nic2", "bus": "rp2", "mac": "52:54:00:1a:b0:02", "iommu_platform": true, "disable-legacy": "on"}' >>"$dir/host.log" 2>&1 || return 1
-	echo "nic2 added again" >>"$dir/host.log"
+	qmp "$dir" device_add "{\"driver\": \"virtio-net-pci\", \"netdev\": \"$nd\", \"id\": \"$id\", \"bus\": \"$bus\", \"mac\": \"$mac\", \"iommu_platform\": true, \"disable-legacy\": \"on\"}" >>"$dir/host.log" 2>&1 || return 1
+	echo "$id added again" >>"$dir/host.log"
 }
 
 check_readd() {
@@ -129,6 +133,8 @@ if not after:
 gap = [i for i in ivs if isinstance(r, (int, float)) and isinstance(a, (int, float)) and r + 1 < i["t_s"] <= a]
 if any(i["targets"][0]["received"] for i in gap):
     fail("answers in the gap")
+if not gap or not all(i.get("link", {}).get("removed") for i in gap):
+    fail("intervals in the gap not marked link.removed")
 if pr.get("sent") != pr.get("received", 0) + pr.get("lost", 0):
     fail("sent != received + lost")
 print(f"  probe: sent {pr.get('sent')} received {pr.get('received')} lost {pr.get('lost')}; "

@@ -323,12 +323,14 @@ struct report_interval {
 	double t_s;   /* end of the interval, seconds since the start */
 	double len_s; /* its length */
 	/* Port events in it (issue 27): link downs and ups, the time the
-	 * link was down in it, the link down at its end, a removal. Text
-	 * "  LINK ..." and JSON "link" {downs, ups, down_s, down_at_end,
-	 * removed} when any is set. */
+	 * link was down in it, the link down at its end, the device away
+	 * (removed in it or still away at its end), back in it. Text
+	 * "  LINK ...", "  DEVICE AWAY", "  device back" and JSON "link"
+	 * {downs, ups, down_s, down_at_end, removed, attached} when any is
+	 * set. */
 	unsigned link_downs, link_ups;
 	double link_down_s;
-	bool link_down_at_end, removed;
+	bool link_down_at_end, removed, attached;
 	const struct report_iv_row *rows;
 	unsigned n_rows;
 };

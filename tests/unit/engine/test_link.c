@@ -9,6 +9,7 @@
  * those whose flight saw the link down are lost_link_down as well, the
  * others are the path's. Closed loop (lean and generic) and open loop.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -42,6 +43,8 @@ struct wire {
 	 * up again right after the blip_at-th. */
 	uint64_t down_at, up_at, blip_at;
 	uint64_t in_down; /* frames sent while down (swallowed) */
+	uint64_t stop_at; /* stop set after that many frames */
+	atomic_bool stop;
 };
 
 static const atomic_bool no_stop;
@@ -61,6 +64,8 @@ link_hook(void *arg)
 		io_link_set_down(&w->link, io_fake_now(w->f));
 	if (!down && atomic_load(&w->link.down_since) != 0)
 		io_link_set_up(&w->link, io_fake_now(w->f));
+	if (w->stop_at != 0 && k == w->stop_at) /* the device goes away */
+		atomic_store(&w->stop, true);
 	if (k == w->blip_at) { /* down and up at once */
 		io_link_set_down(&w->link, io_fake_now(w->f));
 		io_link_set_up(&w->link, io_fake_now(w->f));
@@ -255,6 +260,63 @@ test_refused_paced(void **state)
 	assert_true(w->pw.st.tx_fail <= 101);
 }
 
+/* A run stopped (its device removed) and resumed (it came back, --forever)
+ * goes on where it was: the same sequence numbers (no answer taken for
+ * another probe's, none never_sent), every probe of -n sent once. */
+static void
+resume_run(struct wire *w)
+{
+	w->stop_at = 120;
+	io_fake_set_drop_every(w->f, 1, 9);
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	assert_int_equal(prober_worker_run(&w->pw, &w->stop), 0);
+	assert_true(w->pw.st.sent < w->pc.count);
+	assert_true(w->pw.st.sent >= 118);
+	atomic_store(&w->stop, false);
+	assert_int_equal(prober_worker_resume(&w->pw, &w->stop), 0);
+	assert_true(w->pw.done);
+	assert_int_equal(w->pw.st.sent, w->pc.count);
+	assert_int_equal(w->pw.st.received + w->pw.st.lost, w->pc.count);
+	assert_true(w->pw.st.lost > 0);
+	assert_int_equal(w->pw.st.ignored[PROBER_IGN_NEVER_SENT], 0);
+	assert_int_equal(w->pw.st.duplicated, 0);
+	assert_int_equal(w->pw.rtt.total, w->pw.st.received);
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
+static void
+test_resume_lean(void **state)
+{
+	resume_run(*state);
+}
+
+static void
+test_resume_generic(void **state)
+{
+	struct wire *w = *state;
+
+	w->pc.keep_samples = true;
+	w->pc.max_samples = 1000;
+	resume_run(w);
+}
+
+/* The open loop does not resume (its window would need rebuilding). */
+static void
+test_resume_open_refused(void **state)
+{
+	struct wire *w = *state;
+
+	w->pc.rate_pps = 100000;
+	w->pc.spacing = PROBER_SPACING_CONSTANT;
+	w->pc.seed = PROBER_DEFAULT_SEED;
+	w->pc.behind_bound_cycles = MS;
+	run(w);
+	assert_int_equal(prober_worker_resume(&w->pw, &no_stop), -ENOTSUP);
+}
+
 int
 main(void)
 {
@@ -270,6 +332,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_open_loop, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refused_paced, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_resume_lean, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_resume_generic, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_resume_open_refused, setup,
 						teardown),
 	};
 

@@ -806,7 +806,7 @@ test_probe_link(void **state)
 		 .received = 1000,
 		 .rtt = {1000, 20000, 29000, 40000}},
 	};
-	struct report_interval ivs[2] = {
+	struct report_interval ivs[4] = {
 		{.t_s = 11.0,
 		 .len_s = 1.0,
 		 .rows = iv0,
@@ -815,6 +815,17 @@ test_probe_link(void **state)
 		 .link_down_s = 0.75,
 		 .link_down_at_end = true},
 		{.t_s = 12.0, .len_s = 1.0, .rows = iv1, .n_rows = 1},
+		{.t_s = 31.0,
+		 .len_s = 1.0,
+		 .rows = iv1,
+		 .n_rows = 1,
+		 .removed = true},
+		{.t_s = 40.0,
+		 .len_s = 1.0,
+		 .rows = iv1,
+		 .n_rows = 1,
+		 .removed = true,
+		 .attached = true},
 	};
 	struct report_probe r = {
 		.proto = "stamp",
@@ -846,7 +857,7 @@ test_probe_link(void **state)
 	golden_probe(&r, "probe_link");
 	/* The interval lines with and without the link's mark. */
 	mem_open(&m);
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		assert_true(report_iv_line(line, sizeof(line), &ivs[i],
 					   ivs[i].rows) > 0);
 		fprintf(m.f, "%s\n", line);
