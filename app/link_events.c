@@ -297,7 +297,7 @@ app_link_metrics(struct metrics_buf *b)
 		      (double)util_relaxed_read(&a->log.link_up));
 	metrics_family(b, "latprobe_port_events_total", "counter",
 		       "Port events during the run: link_down, link_up, "
-		       "removed");
+		       "removed, attached");
 	for (unsigned k = 0; k < PORT_EV__COUNT; k++) {
 		l[0] = (struct metrics_label){"kind", port_event_kind_name[k]};
 		metrics_counter(b, "latprobe_port_events_total", l, 1,
