@@ -38,7 +38,7 @@ timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
 	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
 ppid=$!
 for i in $(seq 600); do
-	grep -q '^latprobe probe: 198' $out/probe.err && break
+	grep -q '^latprobe probe: 198' $out/probe.err 2>/dev/null && break
 	kill -0 $ppid 2>/dev/null || break
 	sleep 0.1
 done
