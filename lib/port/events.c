@@ -13,6 +13,7 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_log.h>
 #include <rte_version.h>
 
 #include "latprobe/events.h"
@@ -178,9 +179,15 @@ port_events_probe(const char *dev_name, const char *port_name,
 {
 	int ret;
 
+	uint32_t level = rte_log_get_global_level();
+
 	if (dev_name == NULL || dev_name[0] == '\0')
 		return -ENODEV;
+	/* Tried every 500 ms while the device is away: EAL's and the PMD's
+	 * "cannot find device" errors each time would flood the log. */
+	rte_log_set_global_level(RTE_LOG_CRIT);
 	ret = rte_dev_probe(dev_name);
+	rte_log_set_global_level(level);
 	if (ret != 0 && ret != -EEXIST)
 		return ret;
 	ret = rte_eth_dev_get_port_by_name(port_name, port_id);

@@ -137,8 +137,9 @@ int port_events_release(struct port_events *e);
 
 /*
  * A released device back (--forever): probe it again (rte_dev_probe of
- * dev_name) and find its port by the ethdev name it had. 0 and *port_id,
- * or -errno (not there yet, not bound to a DPDK driver).
+ * dev_name, DPDK's log held to CRIT meanwhile) and find its port by the
+ * ethdev name it had. 0 and *port_id, or -errno (not there yet, not bound
+ * to a DPDK driver).
  */
 int port_events_probe(const char *dev_name, const char *port_name,
 		      uint16_t *port_id);
