@@ -643,7 +643,8 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (cmd->report_interval != NULL && r->opt.report_interval_ns != 0)
 		cmd->report_interval(r, seconds_since(&t0), true);
 	app_tick_fini(&side.tick);
-	r->interrupted = r->interrupted && !side.deadline_hit;
+	r->interrupted = r->interrupted && !side.deadline_hit &&
+			 (!app_link_removed() || app_signal_seen());
 	for (unsigned i = 0; i < r->n_workers; i++) {
 		if (r->worker_ret[i] == 0)
 			continue;
