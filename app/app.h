@@ -45,6 +45,9 @@ app_quit_set(void)
  * same signal again from the same process within 1 s is the first
  * delivered twice, as timeout(1) does: ignored). */
 void app_signals_install(void);
+/* A SIGINT/SIGTERM came (force_quit may also be set by the run itself:
+ * the deadline, a removed device). */
+bool app_signal_seen(void);
 /* SIGHUP sets a flag only (probe --targets re-reads its pinglist); the
  * side thread takes it with app_hup_take(). Without this, SIGHUP ends the
  * process as by default. */

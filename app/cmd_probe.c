@@ -18,6 +18,8 @@ probe_worker(struct app_run *r, unsigned idx)
 
 	if (!x->o.multi) {
 		run->w[idx].lcore = r->dpdk_ready ? r->worker_lcore[idx] : 0;
+		if (r->resumed) /* the device came back (link_events.c) */
+			return prober_worker_resume(&run->w[idx], &force_quit);
 		if (x->o.rate_pps != 0)
 			return prober_worker_run_open(&run->w[idx],
 						      &force_quit);

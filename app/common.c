@@ -99,6 +99,12 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 	}
 }
 
+bool
+app_signal_seen(void)
+{
+	return atomic_load(&first_sig.who) != 0;
+}
+
 void
 app_signals_install(void)
 {

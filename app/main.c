@@ -52,7 +52,8 @@ usage(FILE *f)
 	      "unreachable,\n"
 	      "            4 EAL/port set-up failed, 5 all probes lost, 6 TSC "
 	      "unusable,\n"
-	      "            7 compare --fail-if-slower: significantly slower\n",
+	      "            7 compare --fail-if-slower: significantly slower,\n"
+	      "            8 the port's device was removed during the run\n",
 	      f);
 }
 

@@ -19,6 +19,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "hlog_out.h"
+#include "link_events.h"
 #include "latprobe/loopback.h"
 #include "latprobe/prober.h"
 #include "latprobe/sockio.h"

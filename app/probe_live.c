@@ -147,6 +147,7 @@ probe_tick(struct app_run *r, double el)
 		snprintf(line + len, sizeof(line) - len, "  intended p99 %s",
 			 p99);
 	}
+	app_link_live_mark(line + strlen(line), sizeof(line) - strlen(line));
 	fprintf(stderr, "%s\n", line);
 	lv->sent = sent;
 	lv->recv = recv;
@@ -410,6 +411,7 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		.rows = rows,
 		.n_rows = ns,
 	};
+	app_link_interval(slot, v->last_el, el);
 	v->n++;
 	v->last_el = el;
 	for (unsigned s = 0; s < ns; s++) {
@@ -451,6 +453,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 			return -ENOMEM;
 	}
 	app_metrics_preamble(b, "probe", r->dpdk_ready, r->clk.clock.hz);
+	app_link_metrics(b); /* issue 27: link state, port events */
 	mx_counter(x, b, "latprobe_probes_sent_total",
 		   "Probes sent whose fate is known (answered or lost)",
 		   offsetof(struct prober_stats, sent));

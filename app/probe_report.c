@@ -330,6 +330,7 @@ probe_report(struct app_run *r, double duration_s,
 		rep.duplicated += w->st.duplicated;
 		rep.reordered += w->st.reordered;
 		rep.timeouts += w->st.lost - w->st.lost_unreachable;
+		rep.lost_link_down += w->st.lost_link_down;
 		for (unsigned k = 0; k < PROBER_IGN__COUNT; k++)
 			rep.ignored[ignored_to_report[k]] += w->st.ignored[k];
 		for (unsigned k = 0; k < PROBER_UNREACH__COUNT; k++)
@@ -444,6 +445,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
 	rep.port.path = r->path;
+	rep.port.events = app_link_report(duration_s);
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
 	if (rep.hw != NULL)
 		app_hw_check(&hw);

@@ -16,6 +16,7 @@
 #include "app.h"
 #include "cli.h"
 #include "hlog_out.h"
+#include "link_events.h"
 #include "latprobe/reflector.h"
 #include "latprobe/sockio.h"
 #include "metrics_srv.h"

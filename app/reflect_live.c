@@ -127,6 +127,7 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 			return -ENOMEM;
 	}
 	app_metrics_preamble(b, "reflect", r->dpdk_ready, r->clk.clock.hz);
+	app_link_metrics(b); /* issue 27: link state, port events */
 	metrics_family(b, "latprobe_reflector_rx_frames_total", "counter",
 		       "Frames the reflector received");
 	metrics_counter(b, "latprobe_reflector_rx_frames_total", NULL, 0,

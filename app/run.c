@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "doctor.h"
+#include "link_events.h"
 #include "run.h"
 
 /* How long a probe waits for the port's link before exit 4. */
@@ -58,6 +59,9 @@ side_loop(struct side *s)
 	/* SIGHUP is looked at every 100 ms when the command takes it. */
 	double hup_step = cmd->hup != NULL && r->opt.want_hup ? 0.1 : HUGE_VAL;
 	double next_hup = hup_step;
+	/* The port's link and removal (issue 27, link_events.c). */
+	double link_step = app_link_on() ? LINK_POLL_S : HUGE_VAL;
+	double next_link = link_step;
 
 	/* --live-path: the baseline of the first second. */
 	if (ticking && r->opt.live_path && r->dpdk_ready &&
@@ -68,7 +72,7 @@ side_loop(struct side *s)
 	for (;;) {
 		double wake = fmin(
 			fmin(fmin(fmin(next_tick, next_watch), end), next_iv),
-			fmin(next_rep, next_hup));
+			fmin(fmin(next_rep, next_hup), next_link));
 		double el;
 
 		if (!app_tick_sleep_until(&s->tick, wake))
@@ -78,6 +82,11 @@ side_loop(struct side *s)
 			s->deadline_hit = true;
 			app_quit_set();
 			break;
+		}
+		if (el >= next_link) {
+			app_link_poll(r);
+			while (next_link <= el)
+				next_link += link_step;
 		}
 		if (cmd->watch != NULL && el >= next_watch) {
 			next_watch = cmd->watch(r, el) ? next_watch + 0.25
@@ -188,7 +197,7 @@ side_start(struct side *s)
 	    (r->cmd->interval == NULL || r->opt.hlog_interval_ns == 0) &&
 	    (r->cmd->report_interval == NULL ||
 	     r->opt.report_interval_ns == 0) &&
-	    (r->cmd->hup == NULL || !r->opt.want_hup))
+	    (r->cmd->hup == NULL || !r->opt.want_hup) && !app_link_on())
 		return 0;
 	return r->dpdk_ready ? side_start_dpdk(s) : side_start_kernel(s);
 }
@@ -445,6 +454,7 @@ setup(struct app_run *r)
 	if (ret != EXIT_OK)
 		return ret;
 	r->n_workers = r->dpdk.n_lcores;
+	app_link_start(r); /* before the workers' conf takes app_link_io() */
 	return r->cmd->setup_dpdk(r);
 }
 
@@ -617,6 +627,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	side.r = r;
 	app_tick_init(&side.tick);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	app_link_begin(r);
 	ret = side_start(&side);
 	if (ret != 0) {
 		app_err("cannot start the %s side thread: %s", cmd->name,
@@ -628,6 +639,16 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (r->dpdk_ready) {
 		rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
 		rte_eal_mp_wait_lcore();
+		/* A removed device that came back: the same workers go on
+		 * (issue 27); the xstats count from the new port. */
+		while (app_link_reattach(r)) {
+			r->resumed = true;
+			xs_free(&xs);
+			memset(&xs, 0, sizeof(xs));
+			xs_start(r, &xs);
+			rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
+			rte_eal_mp_wait_lcore();
+		}
 	} else {
 		r->worker_ret[0] = cmd->worker(r, 0);
 	}
@@ -636,13 +657,15 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	side_stop(&side);
 	app_stalls_host_end(r);
 	app_metrics_stop(&r->metrics);
+	app_link_poll(r); /* what came after the side thread's last look */
 	/* The workers are done: the last partial interval, complete. */
 	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
 		cmd->interval(r, seconds_since(&t0), true);
 	if (cmd->report_interval != NULL && r->opt.report_interval_ns != 0)
 		cmd->report_interval(r, seconds_since(&t0), true);
 	app_tick_fini(&side.tick);
-	r->interrupted = r->interrupted && !side.deadline_hit;
+	r->interrupted = r->interrupted && !side.deadline_hit &&
+			 (!app_link_removed() || app_signal_seen());
 	for (unsigned i = 0; i < r->n_workers; i++) {
 		if (r->worker_ret[i] == 0)
 			continue;
@@ -656,9 +679,13 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	/* The report is written whole; the failure shows in the exit code. */
 	if (failed && (ret == EXIT_OK || ret == EXIT_ALL_LOST))
 		ret = EXIT_RUNTIME;
+	/* The device was taken away: its own exit code (after the report). */
+	if (app_link_removed() && (ret == EXIT_OK || ret == EXIT_ALL_LOST))
+		ret = EXIT_PORT_REMOVED;
 out:
 	app_metrics_stop(&r->metrics);
 	app_stalls_host_free(r);
+	app_link_stop(r); /* a removed device released here */
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);

@@ -80,6 +80,9 @@ struct app_run_opts {
 	uint64_t hlog_interval_ns; /* cmd->interval's period; 0 = none */
 	uint64_t report_interval_ns; /* cmd->report_interval's; 0 = none */
 	bool want_hup; /* SIGHUP calls cmd->hup (else it ends the process) */
+	/* A removed device is waited for and the run goes on when it is
+	 * back (issue 27: probe --forever, a reflector without -t). */
+	bool reattach;
 	bool have_metrics; /* --metrics ADDR:PORT */
 	uint32_t metrics_addr;
 	uint16_t metrics_port;
@@ -99,6 +102,7 @@ struct app_run {
 	unsigned worker_lcore[RTE_MAX_LCORE]; /* worker index -> lcore id */
 	int worker_ret[RTE_MAX_LCORE];
 	bool interrupted; /* SIGINT/SIGTERM stopped the workers (not -t) */
+	bool resumed;	  /* the workers run again after a re-attach */
 	/* The port's path over the run (xstats classified), for the report;
 	 * NULL without a DPDK port or its xstats. */
 	const struct report_port_path *path;

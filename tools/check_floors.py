@@ -33,8 +33,6 @@ APP_FLOORS = {
     'common': 1, 'hlog_out': 1, 'metrics_srv': 1, 'eal_devs': 1,
     # the clock thread of one-way delays (probe, reflect, doctor)
     'oneway': 1,
-    # stall detection's options, host view and reports (issue 29)
-    'stalls': 1,
     # the run skeleton of probe and reflect, and doctor's brief it prints
     'run': 2, 'doctor': 2,
     # the commands and main()
@@ -45,6 +43,11 @@ APP_COMMANDS = 3
 APP_GROUPS = {
     'app.h': 'common', 'version.h.in': 'version', 'cmd_doctor.c': 'doctor',
     'cmd_probe.c': 'probe', 'cmd_reflect.c': 'reflect',
+    # services of the run skeleton that run.c calls and that read struct
+    # app_run: stall detection's host view and reports (issue 29), link
+    # and removal events (issue 27)
+    'stalls.c': 'run', 'stalls.h': 'run',
+    'link_events.c': 'run', 'link_events.h': 'run',
 }
 # A command split by concern: <cmd>.h and <cmd>_*.c are one module.
 APP_SPLIT = ('probe', 'reflect')

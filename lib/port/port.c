@@ -269,6 +269,14 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	conf.rxmode.offloads |= p->csum.rx;
 	conf.txmode.offloads |= p->csum.tx;
 
+	/* Link-state and removal interrupts where the PMD raises them
+	 * (latprobe/events.h, issue 27); the others' link is polled. */
+	if (info.dev_flags != NULL) {
+		conf.intr_conf.lsc =
+			(*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+		conf.intr_conf.rmv =
+			(*info.dev_flags & RTE_ETH_DEV_INTR_RMV) != 0;
+	}
 	ret = rte_eth_dev_configure(port_id, nq, nq, &conf);
 	if (ret != 0)
 		return ret;
@@ -389,8 +397,13 @@ port_hw_ts_check(const struct port *p)
 void
 port_close(struct port *p)
 {
-	if (!rte_eth_dev_is_valid_port(p->id))
+	if (!rte_eth_dev_is_valid_port(p->id)) {
+		/* Released already (a removed device, events.c). */
+		if (p->pool != NULL)
+			rte_mempool_free(p->pool);
+		p->pool = NULL;
 		return;
+	}
 	if (p->started)
 		(void)rte_eth_dev_stop(p->id);
 	p->started = false;

@@ -65,6 +65,10 @@ settle(struct prober_worker *w, uint64_t seq, bool answered)
 	} else {
 		STAT_ADD(w, lost, 1);
 		prober_flow_lost(w, seq); /* its flow's, or first_lost */
+		if (w->conf->link != NULL &&
+		    io_link_lost(w->conf->link,
+				 w->open->slot[seq & w->open->mask].t1))
+			STAT_ADD(w, lost_link_down, 1);
 	}
 }
 

@@ -1695,7 +1695,11 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 		return 1;
 	}
 	if (n_tx == 0) {
+		/* Refused (a port whose link is down refuses them all, memif
+		 * does): the next try waits for -i too, rather than spinning
+		 * through sequence numbers. */
 		w->step_seq = seq + 1;
+		w->step_next_send = now + c->interval_cycles;
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
@@ -1759,6 +1763,8 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 			STAT_ADD(w, lost, 1);
 			if (!lean)
 				prober_flow_lost(w, seq);
+			if (io_link_lost(c->link, t1))
+				STAT_ADD(w, lost_link_down, 1);
 		}
 		/* The timeout ran past the next probe's start. */
 		if (!got && !unreachable && c->interval_cycles != 0 &&
@@ -1819,6 +1825,25 @@ prober_worker_run(struct prober_worker *w, const atomic_bool *stop)
 	if (ret == 0 && lean_ok(w))
 		ret = run_lean(w, stop);
 	else if (ret == 0)
+		while ((ret = prober_worker_step(w, stop)) > 0)
+			;
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : 0;
+}
+
+int
+prober_worker_resume(struct prober_worker *w, const atomic_bool *stop)
+{
+	int ret;
+
+	if (w->open != NULL || w->conf->hw_ts)
+		return -ENOTSUP;
+	w->step_next_send = 0;
+	w->nombuf_since = 0;
+	__atomic_store_n(&w->done, false, __ATOMIC_RELEASE);
+	if (lean_ok(w))
+		ret = run_lean(w, stop);
+	else
 		while ((ret = prober_worker_step(w, stop)) > 0)
 			;
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);

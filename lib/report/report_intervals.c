@@ -18,6 +18,10 @@ report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 			 rpt_fmt_ns_of(row->rtt.count, row->rtt.p99).s,
 			 rpt_fmt_ns_of(row->rtt.count, row->rtt.max).s);
 
+	if (n >= 0)
+		n += rpt_iv_link_mark((size_t)n < cap ? buf + n : NULL,
+				      (size_t)n < cap ? cap - (size_t)n : 0,
+				      iv);
 	if (n < 0 || !row->has_intended)
 		return n;
 	return n +
@@ -71,6 +75,7 @@ json_intervals(const struct report_probe *r, int *err)
 			rpt_jadd(rows, x, err);
 		}
 		rpt_jset(o, "targets", rows, err);
+		rpt_json_iv_link(o, iv, err);
 		rpt_jadd(a, o, err);
 	}
 	return a;

@@ -108,6 +108,7 @@ rpt_json_port(struct json_object *root, const struct report_port_xstats *x,
 		 rpt_json_counters(x->delta, x->n_delta, err), err);
 	if (x->path != NULL)
 		rpt_jset(port, "path", json_path(x->path, err), err);
+	rpt_json_port_events(port, x->events, err);
 	rpt_jset(root, "port", port, err);
 }
 

@@ -116,6 +116,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 		return -ENOMEM;
 	rpt_text_xstats(out, &r->port);
 	rpt_text_path(out, r->port.path);
+	rpt_text_port_events(out, r->port.events);
 	rpt_text_tsc(out, &r->tsc);
 	text_summary_line(summary, sizeof(summary), r, &s);
 	fprintf(out, "%s\n", summary);

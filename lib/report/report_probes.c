@@ -159,6 +159,7 @@ rpt_text_probes(FILE *out, const struct report_probe *r)
 			rpt_fmt_ns(r->interval_ns).s,
 			rpt_fmt_ns(r->timeout_ns).s,
 			rpt_fmt_count(r->interval_stretched).s);
+	rpt_text_link_loss(out, r);
 	text_unreachable(out, r);
 	text_ignored(out, r);
 	text_unusable(out, r);
@@ -218,6 +219,7 @@ rpt_json_probes(struct json_object *root, const struct report_probe *r,
 	rpt_jset_u64(probes, "warmup", r->warmup, err);
 	rpt_jset_u64(probes, "interval_stretched", r->interval_stretched, err);
 	rpt_jset_u64(probes, "nombuf", r->nombuf, err);
+	rpt_json_link_loss(probes, r, err);
 	{
 		struct json_object *ign = json_object_new_object();
 		uint64_t unreach = 0;

@@ -123,6 +123,7 @@ report_reflect_text(const struct report_reflect *r, FILE *out)
 	rpt_text_reflect_stalls(out, r);
 	rpt_text_xstats(out, &r->port);
 	rpt_text_path(out, r->port.path);
+	rpt_text_port_events(out, r->port.events);
 	rpt_text_tsc(out, &r->tsc);
 	return rpt_stream_status(out);
 }

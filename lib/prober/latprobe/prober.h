@@ -20,6 +20,7 @@
 #include "latprobe/frag.h"
 #include "latprobe/histogram.h"
 #include "latprobe/io.h"
+#include "latprobe/io_link.h"
 #include "latprobe/nic_clock.h"
 #include "latprobe/stall.h"
 #include "latprobe/stamp.h"
@@ -320,6 +321,9 @@ struct prober_conf {
 	 * in (never sent unless asked: --stall-tlv). */
 	uint64_t stall_threshold_ns;
 	bool stall_tlv;
+	/* The port's link state (issue 27): a probe lost while the link was
+	 * down is also counted in lost_link_down. NULL: not known. */
+	const struct io_link *link;
 };
 
 /*
@@ -385,6 +389,9 @@ struct prober_stats {
 	uint64_t unreachable[PROBER_UNREACH__COUNT];
 	uint64_t lost_unreachable; /* lost probes an ICMP error ended (not
 				      timed out) */
+	/* Lost probes whose flight saw the link down (conf->link): part of
+	 * lost, not the path's loss. */
+	uint64_t lost_link_down;
 	/* Probes answered, warm-up included: 0 after warmup + sent probes
 	 * means the peer never answered at all. */
 	uint64_t answered;
@@ -628,6 +635,14 @@ prober_frag_id6(unsigned index, uint64_t seq)
 int prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 		       struct io_queue *q, unsigned index);
 void prober_worker_fini(struct prober_worker *w);
+
+/*
+ * Go on after prober_worker_run() returned because stop was set while the
+ * port was away (a removed device attached again, --forever): the same
+ * sequence numbers, counters and histograms, its next probe at once.
+ * Closed loop without --hw-timestamps only (-ENOTSUP otherwise).
+ */
+int prober_worker_resume(struct prober_worker *w, const atomic_bool *stop);
 
 /*
  * Run until count is reached, duration_cycles have passed since the start

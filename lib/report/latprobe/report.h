@@ -175,11 +175,41 @@ struct report_port_path {
 	unsigned n_driver;
 };
 
+/*
+ * The port's events over the run (issue 27, report_port_events.c): JSON
+ * port.link_events [{t_s, event, speed_mbps}], port.link_events_dropped,
+ * port.link_down_s, port.link_detection, port.removed_at_s (null: not
+ * removed), port.attached_at_s; text "Port events:" lines.
+ */
+struct report_port_event {
+	double t_s;	     /* since the start of the run */
+	const char *kind;    /* "link_down", "link_up", "removed" */
+	uint32_t speed_mbps; /* link_up: 0 when unknown (null) */
+};
+
+struct report_port_events {
+	const struct report_port_event *ev;
+	unsigned n;
+	uint64_t dropped; /* events not kept (the counts have them) */
+	uint64_t downs, ups;
+	double down_s; /* total time the link was down */
+	bool link_up_at_end;
+	const char *detection; /* "interrupt" (LSC) or "polled" */
+	bool removed;
+	double removed_at_s; /* the latest removal */
+	/* It came back after that (--forever, a reflector service): JSON
+	 * attached_at_s (null: not). */
+	bool attached;
+	double attached_at_s;
+};
+
 struct report_port_xstats {
 	bool present;
 	const struct report_counter *delta;
 	unsigned n_delta;
 	const struct report_port_path *path; /* NULL: not classified */
+	/* NULL: no events known (kernel backend); no keys written. */
+	const struct report_port_events *events;
 };
 
 /*
@@ -352,6 +382,15 @@ struct report_iv_row {
 struct report_interval {
 	double t_s;   /* end of the interval, seconds since the start */
 	double len_s; /* its length */
+	/* Port events in it (issue 27): link downs and ups, the time the
+	 * link was down in it, the link down at its end, the device away
+	 * (removed in it or still away at its end), back in it. Text
+	 * "  LINK ...", "  DEVICE AWAY", "  device back" and JSON "link"
+	 * {downs, ups, down_s, down_at_end, removed, attached} when any is
+	 * set. */
+	unsigned link_downs, link_ups;
+	double link_down_s;
+	bool link_down_at_end, removed, attached;
 	const struct report_iv_row *rows;
 	unsigned n_rows;
 };
@@ -454,7 +493,10 @@ struct report_probe {
 	bool interrupted;  /* stopped by SIGINT/SIGTERM */
 
 	uint64_t sent, received, lost, duplicated, reordered;
-	uint64_t timeouts;   /* probes given up after --timeout (= lost) */
+	uint64_t timeouts; /* probes given up after --timeout (= lost) */
+	/* Lost probes whose flight saw the link down (part of lost; JSON
+	 * probes.lost_link_down and lost_path, with port.events only). */
+	uint64_t lost_link_down;
 	uint64_t rx_ignored; /* frames received that were not an answer */
 	uint64_t warmup;     /* probes sent in warm-up, not recorded */
 	uint64_t late;	     /* answers that came after their timeout */

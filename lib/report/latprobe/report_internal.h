@@ -133,6 +133,18 @@ void rpt_text_hw(FILE *out, const struct report_hw *hw, const char *t);
 void rpt_json_hw(struct json_object *root, const struct report_hw *hw,
 		 int *err);
 
+/* report_port_events.c: link events and removal (issue 27), inside
+ * "port"; the probes lost while the link was down; an interval's marks. */
+void rpt_text_port_events(FILE *out, const struct report_port_events *e);
+void rpt_json_port_events(struct json_object *port,
+			  const struct report_port_events *e, int *err);
+void rpt_text_link_loss(FILE *out, const struct report_probe *r);
+void rpt_json_link_loss(struct json_object *probes,
+			const struct report_probe *r, int *err);
+int rpt_iv_link_mark(char *buf, size_t cap, const struct report_interval *iv);
+void rpt_json_iv_link(struct json_object *o, const struct report_interval *iv,
+		      int *err);
+
 /* report_probes.c: the counters, ignored frames, ICMP, error estimate. */
 void rpt_text_probes(FILE *out, const struct report_probe *r);
 void rpt_json_probes(struct json_object *root, const struct report_probe *r,

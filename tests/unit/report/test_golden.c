@@ -1016,6 +1016,138 @@ test_reflect_stalls(void **state)
 	golden_reflect(&r, "reflect_stalls");
 }
 
+/*
+ * Issue 27: a run over a link that went down for 5.5 s and came back, then
+ * a removal of the device: port.link_events, link_down_s, removed_at_s,
+ * probes.lost_link_down and lost_path, intervals marked with the link.
+ */
+static void
+test_probe_link(void **state)
+{
+	static const struct report_port_event ev[] = {
+		{.t_s = 10.25, .kind = "link_down"},
+		{.t_s = 15.75, .kind = "link_up", .speed_mbps = 10000},
+		{.t_s = 30.5, .kind = "removed"},
+	};
+	const struct report_port_events pe = {
+		.ev = ev,
+		.n = 3,
+		.downs = 1,
+		.ups = 1,
+		.down_s = 5.5,
+		.link_up_at_end = true,
+		.detection = "interrupt",
+		.removed = true,
+		.removed_at_s = 30.5,
+	};
+	struct report_iv_row iv0[1] = {
+		{.target = "198.18.0.2:862",
+		 .sent = 1000,
+		 .received = 250,
+		 .lost = 750,
+		 .rtt = {250, 21000, 30000, 250000}},
+	};
+	struct report_iv_row iv1[1] = {
+		{.target = "198.18.0.2:862",
+		 .sent = 1000,
+		 .received = 1000,
+		 .rtt = {1000, 20000, 29000, 40000}},
+	};
+	struct report_interval ivs[4] = {
+		{.t_s = 11.0,
+		 .len_s = 1.0,
+		 .rows = iv0,
+		 .n_rows = 1,
+		 .link_downs = 1,
+		 .link_down_s = 0.75,
+		 .link_down_at_end = true},
+		{.t_s = 12.0, .len_s = 1.0, .rows = iv1, .n_rows = 1},
+		{.t_s = 31.0,
+		 .len_s = 1.0,
+		 .rows = iv1,
+		 .n_rows = 1,
+		 .removed = true},
+		{.t_s = 40.0,
+		 .len_s = 1.0,
+		 .rows = iv1,
+		 .n_rows = 1,
+		 .removed = true,
+		 .attached = true},
+	};
+	struct report_probe r = {
+		.proto = "stamp",
+		.backend = "dpdk",
+		.target = "198.18.0.2:862",
+		.port_driver = "net_virtio",
+		.size = 44,
+		.lcores = 1,
+		.duration_s = 30.5,
+		.interrupted = true,
+		.sent = 30000,
+		.received = 24400,
+		.lost = 5600,
+		.timeouts = 5600,
+		.lost_link_down = 5500,
+		.interval_ns = 1000000,
+		.timeout_ns = 200000000,
+		.tsc = tsc_fixed,
+		.port = {.present = true, .events = &pe},
+		.intervals = ivs,
+		.n_intervals = 2,
+	};
+
+	char line[512];
+	struct mem m;
+
+	(void)state;
+	r.rtt = H(60, 24400, 20000, 5000);
+	golden_probe(&r, "probe_link");
+	/* The interval lines with and without the link's mark. */
+	mem_open(&m);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_true(report_iv_line(line, sizeof(line), &ivs[i],
+					   ivs[i].rows) > 0);
+		fprintf(m.f, "%s\n", line);
+	}
+	mem_check(&m, "lines_link.txt");
+}
+
+/* The reflector's side of a link flap: its port events (polled). */
+static void
+test_reflect_link(void **state)
+{
+	static const struct report_counter c[] = {{"rx.frames", 100},
+						  {"answered.stamp", 100}};
+	static const struct report_port_event ev[] = {
+		{.t_s = 2.0, .kind = "link_down"},
+		{.t_s = 3.0, .kind = "link_up"},
+	};
+	const struct report_port_events pe = {
+		.ev = ev,
+		.n = 2,
+		.downs = 1,
+		.ups = 1,
+		.down_s = 1.0,
+		.link_up_at_end = true,
+		.detection = "polled",
+	};
+	struct report_reflect_worker w = {.lcore = 0, .queue = 0};
+	struct report_reflect r = {
+		.backend = "dpdk",
+		.addr = "198.18.0.2/24",
+		.duration_s = 5.0,
+		.counters = c,
+		.n_counters = 2,
+		.tsc = {.hz = 2000000000, .invariant = true},
+		.port = {.present = true, .events = &pe},
+		.workers = &w,
+		.n_workers = 1,
+	};
+
+	(void)state;
+	golden_reflect(&r, "reflect_link");
+}
+
 /* The one-line writers: live progress, live path, interval lines, the
  * ns formatter at its unit edges, the samples CSV. */
 static void
@@ -1101,6 +1233,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_probe_stalls, teardown),
 		cmocka_unit_test_teardown(test_reflect_stalls, teardown),
 		cmocka_unit_test_teardown(test_lines, teardown),
+		cmocka_unit_test_teardown(test_probe_link, teardown),
+		cmocka_unit_test_teardown(test_reflect_link, teardown),
 	};
 
 	if (argc != 2) {

@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port's link and removal events during a run (issue 27): see
+ * link_events.h. Writers: the side thread (and the main thread once after
+ * it was joined); the EAL interrupt thread only through port_events'
+ * atomics and on_event() below.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "link_events.h"
+#include "run.h"
+#include "latprobe/port.h"
+
+struct app_link {
+	/* The log's writers, the side thread and (re-attach) the main
+	 * thread, one at a time. */
+	pthread_mutex_t mu;
+	bool on;
+	bool attached; /* port_events' callbacks registered */
+	struct port_events ev;
+	struct port_events_log log;
+	struct io_link io;
+	uint64_t t0_tsc;
+	const struct tsc_clock *clk;
+	const char *cmd;
+	uint16_t port_id;
+	char port_name[64];
+	bool removed_logged;
+	bool released;
+	/* The live line's: events already said. */
+	unsigned live_seen;
+	/* The report's copy. */
+	struct report_port_event rev[PORT_EVENTS_MAX];
+	struct report_port_events rep;
+};
+
+static struct app_link app_link = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t
+ns_since_start(uint64_t tsc)
+{
+	struct app_link *a = &app_link;
+
+	if (tsc <= a->t0_tsc || a->t0_tsc == 0)
+		return 0;
+	return tsc_to_ns(a->clk, tsc - a->t0_tsc);
+}
+
+/* EAL interrupt thread: a removal stops the workers at once. */
+static void
+on_event(void *arg, enum port_event_kind kind)
+{
+	(void)arg;
+	if (kind == PORT_EV_REMOVED) {
+		atomic_store_explicit(&app_link.io.removed, true,
+				      memory_order_relaxed);
+		app_quit_set();
+	}
+}
+
+void
+app_link_start(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	uint32_t speed = 0;
+	int ret;
+
+	memset((char *)a + sizeof(a->mu), 0, sizeof(*a) - sizeof(a->mu));
+	if (!r->dpdk_ready)
+		return;
+	a->clk = &r->clk.clock;
+	a->cmd = r->cmd->name;
+	a->port_id = r->port.id;
+	snprintf(a->port_name, sizeof(a->port_name), "%s", r->port.name);
+	ret = port_events_attach(&a->ev, r->port.id, on_event, NULL);
+	if (ret != 0)
+		app_warn("port %u (%s): no link/removal callbacks (%s): the "
+			 "link is polled",
+			 r->port.id, r->port.name, strerror(-ret));
+	a->attached = true;
+	/* The state at the start is the baseline, not an event. */
+	{
+		bool up = false;
+		uint64_t tsc;
+
+		if (port_events_link_poll(&a->ev, &up, &speed, &tsc) < 0)
+			up = true;
+		port_events_log_init(&a->log, up);
+		if (!up)
+			io_link_set_down(&a->io, rte_rdtsc());
+	}
+	a->on = true;
+}
+
+void
+app_link_begin(struct app_run *r)
+{
+	(void)r;
+	app_link.t0_tsc = rte_rdtsc();
+	if (app_link.log.down)
+		io_link_set_down(&app_link.io, app_link.t0_tsc);
+}
+
+bool
+app_link_on(void)
+{
+	return app_link.on;
+}
+
+const struct io_link *
+app_link_io(void)
+{
+	return app_link.on ? &app_link.io : NULL;
+}
+
+bool
+app_link_removed(void)
+{
+	return app_link.on && app_link.log.removed;
+}
+
+bool
+app_link_down(void)
+{
+	return app_link.on && app_link.log.down;
+}
+
+static void link_poll(struct app_run *r);
+
+void
+app_link_poll(struct app_run *r)
+{
+	pthread_mutex_lock(&app_link.mu);
+	link_poll(r);
+	pthread_mutex_unlock(&app_link.mu);
+}
+
+static void
+link_poll(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	bool up;
+	uint32_t speed;
+	uint64_t tsc;
+	int ret;
+
+	(void)r;
+	if (!a->on || a->log.removed)
+		return;
+	if (atomic_load_explicit(&a->ev.removed, memory_order_acquire)) {
+		uint64_t t = atomic_load_explicit(&a->ev.removed_tsc,
+						  memory_order_relaxed);
+		uint64_t ns = ns_since_start(t);
+
+		(void)port_events_note(&a->log, PORT_EV_REMOVED, ns, 0);
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): the device is being "
+			"removed (at %.3f s): stopping the run and releasing "
+			"it\n",
+			a->cmd, a->port_id, a->port_name, (double)ns / 1e9);
+		return; /* its link is not read any more */
+	}
+	ret = port_events_link_poll(&a->ev, &up, &speed, &tsc);
+	if (ret <= 0)
+		return;
+	if (tsc == 0)
+		tsc = rte_rdtsc();
+	if (up) {
+		uint64_t ns = ns_since_start(tsc), since = a->log.down_since_ns;
+
+		if (port_events_note(&a->log, PORT_EV_LINK_UP, ns, speed) != 0)
+			return;
+		io_link_set_up(&a->io, tsc);
+		char sp[32] = "speed unknown";
+
+		if (speed != 0)
+			snprintf(sp, sizeof(sp), "%" PRIu32 " Mb/s", speed);
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): link up at %.3f s (%s) "
+			"after %.3f s down\n",
+			a->cmd, a->port_id, a->port_name, (double)ns / 1e9, sp,
+			ns > since ? (double)(ns - since) / 1e9 : 0.0);
+	} else {
+		uint64_t ns = ns_since_start(tsc);
+
+		if (port_events_note(&a->log, PORT_EV_LINK_DOWN, ns, 0) != 0)
+			return;
+		io_link_set_down(&a->io, tsc);
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): link down at %.3f s: "
+			"probes lost from now on are the link's "
+			"(probes.lost_link_down), not the path's\n",
+			a->cmd, a->port_id, a->port_name, (double)ns / 1e9);
+	}
+}
+
+int
+app_link_live_mark(char *buf, size_t cap)
+{
+	struct app_link *a = &app_link;
+	uint64_t now;
+	int n = 0;
+
+	if (!a->on || cap == 0)
+		return 0;
+	buf[0] = '\0';
+	now = ns_since_start(rte_rdtsc());
+	if (a->log.removed)
+		n = snprintf(buf, cap, "  [REMOVED]");
+	else if (a->log.down)
+		n = snprintf(buf, cap, "  [LINK DOWN %.1fs]",
+			     (double)(now - a->log.down_since_ns) / 1e9);
+	else if (a->log.n != a->live_seen)
+		n = snprintf(buf, cap, "  [link flapped: down %.1fs in all]",
+			     (double)port_events_down_ns(&a->log, now) / 1e9);
+	a->live_seen = a->log.n;
+	return n < 0 ? 0 : n;
+}
+
+void
+app_link_interval(struct report_interval *iv, double from_el, double el)
+{
+	struct app_link *a = &app_link;
+	uint64_t from = from_el > 0 ? (uint64_t)(from_el * 1e9) : 0;
+	uint64_t to = el > 0 ? (uint64_t)(el * 1e9) : 0;
+
+	if (!a->on)
+		return;
+	iv->link_downs =
+		port_events_between(&a->log, PORT_EV_LINK_DOWN, from, to);
+	iv->link_ups = port_events_between(&a->log, PORT_EV_LINK_UP, from, to);
+	iv->link_down_s =
+		(double)port_events_down_between(&a->log, from, to) / 1e9;
+	iv->link_down_at_end = a->log.down;
+	iv->removed =
+		port_events_between(&a->log, PORT_EV_REMOVED, from, to) != 0 ||
+		a->log.removed;
+	iv->attached =
+		port_events_between(&a->log, PORT_EV_ATTACHED, from, to) != 0;
+}
+
+const struct report_port_events *
+app_link_report(double duration_s)
+{
+	struct app_link *a = &app_link;
+	struct report_port_events *e = &a->rep;
+	uint64_t end = duration_s > 0 ? (uint64_t)(duration_s * 1e9) : 0;
+
+	if (!a->on)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	for (unsigned i = 0; i < a->log.n; i++) {
+		const struct port_event *v = &a->log.ev[i];
+
+		a->rev[i] = (struct report_port_event){
+			.t_s = (double)v->t_ns / 1e9,
+			.kind = port_event_kind_name[v->kind],
+			.speed_mbps = v->speed_mbps,
+		};
+	}
+	e->ev = a->rev;
+	e->n = a->log.n;
+	e->dropped = a->log.dropped;
+	e->downs = a->log.count[PORT_EV_LINK_DOWN];
+	e->ups = a->log.count[PORT_EV_LINK_UP];
+	if (end < a->log.down_since_ns)
+		end = a->log.down_since_ns;
+	e->down_s = (double)port_events_down_ns(&a->log, end) / 1e9;
+	e->link_up_at_end = !a->log.down;
+	e->detection = a->ev.lsc ? "interrupt" : "polled";
+	e->removed = a->log.count[PORT_EV_REMOVED] != 0;
+	e->removed_at_s = (double)a->log.removed_at_ns / 1e9;
+	e->attached = e->removed && !a->log.removed;
+	for (unsigned i = 0; e->attached && i < a->log.n; i++)
+		if (a->log.ev[i].kind == PORT_EV_ATTACHED)
+			e->attached_at_s = (double)a->log.ev[i].t_ns / 1e9;
+	return e;
+}
+
+void
+app_link_metrics(struct metrics_buf *b)
+{
+	struct app_link *a = &app_link;
+	struct metrics_label l[1];
+
+	if (!a->on)
+		return;
+	metrics_family(b, "latprobe_link_up", "gauge",
+		       "The port's link is up (1) or down (0), as latprobe "
+		       "last saw it");
+	metrics_gauge(b, "latprobe_link_up", NULL, 0,
+		      (double)util_relaxed_read(&a->log.link_up));
+	metrics_family(b, "latprobe_port_events_total", "counter",
+		       "Port events during the run: link_down, link_up, "
+		       "removed, attached");
+	for (unsigned k = 0; k < PORT_EV__COUNT; k++) {
+		l[0] = (struct metrics_label){"kind", port_event_kind_name[k]};
+		metrics_counter(b, "latprobe_port_events_total", l, 1,
+				util_relaxed_read(&a->log.count[k]));
+	}
+}
+
+/* Wait for the device (every 500 ms, until a signal); 0 with the port set
+ * up again, or -errno / -EINTR. */
+static int
+reattach_wait(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	struct port_conf pc = {
+		.n_queues = r->port.n_queues,
+		.promiscuous = r->opt.promisc,
+		.rx_timestamp = r->opt.hw_timestamps,
+	};
+	char dev[64], name[64];
+	uint16_t id;
+	int ret, last = 0;
+
+	_Static_assert(sizeof(dev) == sizeof(a->ev.dev_name) &&
+			       sizeof(name) == sizeof(a->port_name),
+		       "same sizes");
+	memcpy(dev, a->ev.dev_name, sizeof(dev));
+	memcpy(name, a->port_name, sizeof(name));
+	dev[sizeof(dev) - 1] = name[sizeof(name) - 1] = '\0';
+	for (;;) {
+		if (app_quit())
+			return -EINTR;
+		ret = port_events_probe(dev, name, &id);
+		if (ret == 0) {
+			ret = port_setup(&r->port, id, &pc);
+			if (ret == 0)
+				break;
+			app_warn("port %u (%s) is back but its set-up failed: "
+				 "%s; trying again",
+				 id, name, strerror(-ret));
+			port_close(&r->port);
+		} else if (ret != last) {
+			last = ret;
+		}
+		rte_delay_us_sleep(500 * 1000);
+	}
+	a->port_id = r->port.id;
+	ret = port_events_attach(&a->ev, r->port.id, on_event, NULL);
+	if (ret != 0)
+		app_warn("port %u (%s): no link/removal callbacks (%s): the "
+			 "link is polled",
+			 r->port.id, name, strerror(-ret));
+	return 0;
+}
+
+bool
+app_link_reattach(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	uint64_t ns;
+	double gone_s;
+	int ret;
+
+	if (!a->on || !r->opt.reattach)
+		return false;
+	pthread_mutex_lock(&a->mu);
+	link_poll(r); /* the removal, if the side thread has not seen it */
+	if (!a->log.removed || app_signal_seen()) {
+		pthread_mutex_unlock(&a->mu);
+		return false;
+	}
+	/* Release it now: the removal completes while we wait. */
+	ret = port_events_release(&a->ev);
+	port_close(&r->port); /* its pool: the new port makes one */
+	if (ret != 0)
+		app_warn("port %u (%s): releasing the removed device failed: "
+			 "%s",
+			 a->port_id, a->port_name, strerror(-ret));
+	else
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): released; waiting for the "
+			"device (%s) to come back (SIGINT ends the run)\n",
+			a->cmd, a->port_id, a->port_name, a->ev.dev_name);
+	pthread_mutex_unlock(&a->mu);
+	/* The removal set force_quit to stop the workers: not a signal. */
+	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
+	if (app_signal_seen())
+		app_quit_set(); /* one came meanwhile */
+	ret = reattach_wait(r);
+	pthread_mutex_lock(&a->mu);
+	if (ret != 0) {
+		a->released = true; /* app_link_stop(): nothing to release */
+		pthread_mutex_unlock(&a->mu);
+		return false;
+	}
+	ns = ns_since_start(rte_rdtsc());
+	gone_s = ns > a->log.removed_at_ns
+			 ? (double)(ns - a->log.removed_at_ns) / 1e9
+			 : 0.0;
+	(void)port_events_note(&a->log, PORT_EV_ATTACHED, ns, 0);
+	atomic_store_explicit(&a->io.removed, false, memory_order_relaxed);
+	pthread_mutex_unlock(&a->mu);
+	fprintf(stderr,
+		"latprobe %s: port %u (%s): the device is back at %.3f s "
+		"(%.3f s after its removal): going on\n",
+		a->cmd, r->port.id, a->port_name, (double)ns / 1e9, gone_s);
+	return true;
+}
+
+void
+app_link_stop(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	int ret;
+
+	if (!a->attached)
+		return;
+	if (a->log.removed && !a->released && a->ev.dev != NULL) {
+		a->released = true;
+		ret = port_events_release(&a->ev);
+		if (ret != 0)
+			app_warn("port %u (%s): releasing the removed device "
+				 "failed: %s",
+				 a->port_id, a->port_name, strerror(-ret));
+		else
+			fprintf(stderr,
+				"latprobe %s: port %u (%s): released: the "
+				"removal can complete\n",
+				a->cmd, a->port_id, a->port_name);
+		(void)r;
+	} else {
+		port_events_detach(&a->ev);
+	}
+	a->attached = false;
+}

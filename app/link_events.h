@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LATPROBE_LINK_EVENTS_H
+#define LATPROBE_LINK_EVENTS_H
+
+/*
+ * What the port did during a run (issue 27), app side: one run, one port,
+ * so one instance (app_link). The run skeleton starts it after the port's
+ * set-up, the side thread polls it every LINK_POLL_S (the link read with
+ * rte_eth_link_get_nowait, the LSC callback's time when there was one),
+ * prints a line on each event, keeps the workers' view (struct io_link)
+ * and the log; a removal stops the run at once (force_quit) and the main
+ * thread releases the device after the report.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "latprobe/events.h"
+#include "latprobe/io_link.h"
+#include "latprobe/metrics.h"
+#include "latprobe/report.h"
+
+struct app_run;
+
+#define LINK_POLL_S 0.05
+
+/* After the port's set-up and link check (DPDK only). */
+void app_link_start(struct app_run *r);
+/* When the workers start: event times are counted from here. */
+void app_link_begin(struct app_run *r);
+/* Is it on (a DPDK port)? The side thread then polls it. */
+bool app_link_on(void);
+/* Side thread, every LINK_POLL_S; and the main thread once after the
+ * workers stopped. */
+void app_link_poll(struct app_run *r);
+/* The workers' view (NULL when off). */
+const struct io_link *app_link_io(void);
+/* The device was removed during the run. */
+bool app_link_removed(void);
+/* The link is down now (side thread's view). */
+bool app_link_down(void);
+/* " [link down 2.1s]" / " [removed]" for the live line: 0 or the length
+ * written (nothing when all is well). */
+int app_link_live_mark(char *buf, size_t cap);
+/* Mark an --interval-report interval ending at el seconds (from_el its
+ * start). */
+void app_link_interval(struct report_interval *iv, double from_el, double el);
+/* The report's section (NULL when off); valid until app_link_stop(). */
+const struct report_port_events *app_link_report(double duration_s);
+/* --metrics: latprobe_link_up, latprobe_port_events_total{kind}. */
+void app_link_metrics(struct metrics_buf *b);
+/*
+ * Main thread, after the workers returned: when the device was removed and
+ * the run re-attaches (r->opt.reattach) and no signal came, release it,
+ * wait for it to come back (rte_dev_probe every 500 ms, until a signal),
+ * set the port up again and return true: the caller runs the workers
+ * again. False otherwise.
+ */
+bool app_link_reattach(struct app_run *r);
+/* After the report: release a removed device, unregister. */
+void app_link_stop(struct app_run *r);
+
+#endif /* LATPROBE_LINK_EVENTS_H */

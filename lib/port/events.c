@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A port's link-state and removal events from DPDK (latprobe/events.h).
+ *
+ * The callbacks run on the EAL interrupt thread: they only store atomics
+ * and tell the caller's fn. Everything else (reading the link, the log,
+ * the release) is the side or main thread's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_version.h>
+
+#include "latprobe/events.h"
+
+static int
+eth_event_cb(uint16_t port_id, enum rte_eth_event_type type, void *arg,
+	     void *ret_param)
+{
+	struct port_events *e = arg;
+
+	(void)ret_param;
+	if (port_id != e->port_id)
+		return 0;
+	if (type == RTE_ETH_EVENT_INTR_LSC) {
+		atomic_store_explicit(&e->lsc_tsc, rte_rdtsc(),
+				      memory_order_relaxed);
+		/* The side thread reads the link and logs the change. */
+		atomic_store_explicit(&e->lsc_pending, true,
+				      memory_order_release);
+	} else if (type == RTE_ETH_EVENT_INTR_RMV) {
+		uint64_t zero = 0;
+
+		atomic_compare_exchange_strong(&e->removed_tsc, &zero,
+					       rte_rdtsc());
+		atomic_store_explicit(&e->removed, true, memory_order_release);
+		if (e->fn != NULL)
+			e->fn(e->arg, PORT_EV_REMOVED);
+	}
+	return 0;
+}
+
+/* EAL's device event: the vfio request notifier's "give the device back"
+ * comes here as RTE_DEV_EVENT_REMOVE (pci_hot_unplug_handler). */
+static void
+dev_event_cb(const char *name, enum rte_dev_event_type type, void *arg)
+{
+	struct port_events *e = arg;
+	uint64_t zero = 0;
+
+	if (type != RTE_DEV_EVENT_REMOVE || name == NULL ||
+	    strcmp(name, e->dev_name) != 0)
+		return;
+	atomic_compare_exchange_strong(&e->removed_tsc, &zero, rte_rdtsc());
+	atomic_store_explicit(&e->removed, true, memory_order_release);
+	if (e->fn != NULL)
+		e->fn(e->arg, PORT_EV_REMOVED);
+}
+
+int
+port_events_attach(struct port_events *e, uint16_t port_id, port_events_fn fn,
+		   void *arg)
+{
+	struct rte_eth_dev_info info;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->port_id = port_id;
+	e->fn = fn;
+	e->arg = arg;
+	e->last_up = -1;
+	ret = rte_eth_dev_info_get(port_id, &info);
+	if (ret != 0)
+		return ret;
+	if (info.device != NULL) {
+		e->dev = info.device;
+		snprintf(e->dev_name, sizeof(e->dev_name), "%s",
+			 rte_dev_name(info.device));
+	}
+	if (info.dev_flags != NULL) {
+		/* port_setup() asked for intr_conf.lsc/rmv where these are
+		 * set. */
+		e->lsc = (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+		e->rmv = (*info.dev_flags & RTE_ETH_DEV_INTR_RMV) != 0;
+	}
+	ret = rte_eth_dev_callback_register(port_id, RTE_ETH_EVENT_INTR_LSC,
+					    eth_event_cb, e);
+	if (ret == 0)
+		ret = rte_eth_dev_callback_register(
+			port_id, RTE_ETH_EVENT_INTR_RMV, eth_event_cb, e);
+	if (ret != 0) {
+		port_events_detach(e);
+		return ret;
+	}
+	e->eth_cbs = true;
+	if (e->dev_name[0] != '\0') {
+		ret = rte_dev_event_callback_register(e->dev_name, dev_event_cb,
+						      e);
+		if (ret != 0)
+			return ret; /* the ethdev events still come */
+		e->dev_cb = true;
+	}
+	return 0;
+}
+
+void
+port_events_detach(struct port_events *e)
+{
+	if (e->eth_cbs || e->lsc || e->rmv) {
+		(void)rte_eth_dev_callback_unregister(
+			e->port_id, RTE_ETH_EVENT_INTR_LSC, eth_event_cb, e);
+		(void)rte_eth_dev_callback_unregister(
+			e->port_id, RTE_ETH_EVENT_INTR_RMV, eth_event_cb, e);
+		e->eth_cbs = false;
+	}
+	if (e->dev_cb) {
+		/* -EAGAIN while the callback runs: wait it out (bounded). */
+		for (int i = 0; i < 1000; i++) {
+			if (rte_dev_event_callback_unregister(
+				    e->dev_name, dev_event_cb, e) != -EAGAIN)
+				break;
+			rte_delay_us_sleep(1000);
+		}
+		e->dev_cb = false;
+	}
+}
+
+int
+port_events_link_poll(struct port_events *e, bool *up, uint32_t *speed_mbps,
+		      uint64_t *tsc)
+{
+	struct rte_eth_link link;
+	bool pending;
+	int ret, now;
+
+	pending = atomic_exchange_explicit(&e->lsc_pending, false,
+					   memory_order_acquire);
+	memset(&link, 0, sizeof(link));
+	ret = rte_eth_link_get_nowait(e->port_id, &link);
+	if (ret != 0)
+		return ret;
+	now = link.link_status == RTE_ETH_LINK_UP ? 1 : 0;
+	if (now == e->last_up)
+		return 0;
+	e->last_up = now;
+	*up = now == 1;
+	*speed_mbps = now == 1 && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN
+			      ? link.link_speed
+			      : 0;
+	*tsc = pending ? atomic_load_explicit(&e->lsc_tsc, memory_order_relaxed)
+		       : 0;
+	return 1;
+}
+
+int
+port_events_release(struct port_events *e)
+{
+	struct rte_device *dev = e->dev;
+	int ret;
+
+	port_events_detach(e);
+	if (dev == NULL)
+		return -ENODEV;
+	(void)rte_eth_dev_stop(e->port_id);
+	(void)rte_eth_dev_close(e->port_id);
+	ret = rte_dev_remove(dev);
+	e->dev = NULL;
+	return ret;
+}
+
+int
+port_events_probe(const char *dev_name, const char *port_name,
+		  uint16_t *port_id)
+{
+	int ret;
+
+	uint32_t level = rte_log_get_global_level();
+
+	if (dev_name == NULL || dev_name[0] == '\0')
+		return -ENODEV;
+	/* Tried every 500 ms while the device is away: EAL's and the PMD's
+	 * "cannot find device" errors each time would flood the log. */
+	rte_log_set_global_level(RTE_LOG_CRIT);
+	ret = rte_dev_probe(dev_name);
+	rte_log_set_global_level(level);
+	if (ret != 0 && ret != -EEXIST)
+		return ret;
+	ret = rte_eth_dev_get_port_by_name(port_name, port_id);
+	return ret != 0 ? -ENODEV : 0;
+}

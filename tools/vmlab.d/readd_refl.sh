@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 27, the reflector as a service (no -t) survives a removal and
+# re-add of its device: virtio-net, the host removes nic1 (the reflector's)
+# 4 s into a 40 s probe and adds it back (host_readd_nic, readd.sh). The
+# guest binds the new device to vfio-pci. Checked: the reflector released
+# the device, waited, re-attached it and answered again (the prober's
+# intervals after the re-attach have answers; its losses in the gap are
+# path loss to it: its own link stayed up), the reflector's report has
+# removed then attached, SIGINT ends it with exit 0.
+cases_all+=" readd_refl"
+
+vmcase_readd_refl() {
+	model=virtio-net-pci
+	drv=net_virtio
+	extra=",iommu_platform=on,disable-legacy=on"
+	guest_fn=guest_readd_refl
+	check_fn=check_readd_refl
+	host_fn=host_readd_refl
+	ok_msg="net_virtio: the reflector's device removed and re-added: it went on answering"
+}
+
+host_readd_refl() { host_readd_nic "$1" nic1 rp1 n1 52:54:00:1a:b0:01; }
+
+guest_readd_refl() {
+	cat <<'EOF'
+$L reflect -l 0 --file-prefix lpr -a "$R" $EAL -- --addr 198.18.0.2/24 \
+	--json $out/refl.json >$out/refl.log 2>&1 &
+rpid=$!
+for i in $(seq 300); do
+	grep -q '^latprobe reflect: ' $out/refl.log && break
+	kill -0 $rpid 2>/dev/null || break
+	sleep 0.2
+done
+log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
+timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
+	--addr 198.18.0.1/24 -t 40 -i 1ms --timeout 1s --interval-report 1s \
+	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
+ppid=$!
+for i in $(seq 600); do
+	grep -q '^latprobe probe: 198' $out/probe.err 2>/dev/null && break
+	kill -0 $ppid 2>/dev/null || break
+	sleep 0.1
+done
+: >$out/probe.started
+for i in $(seq 600); do [ -e /sys/bus/pci/devices/$R ] || break; sleep 0.1; done
+log "device $R gone: $([ -e /sys/bus/pci/devices/$R ] && echo no || echo yes) ($(cut -d' ' -f1 /proc/uptime) s)"
+for i in $(seq 600); do [ -e /sys/bus/pci/devices/$R/vendor ] && break; sleep 0.1; done
+if [ -e /sys/bus/pci/devices/$R ]; then
+	sleep 1
+	bind_vfio "$R"
+else
+	log "FAIL: $R did not come back"
+fi
+wait $ppid
+echo "$?" >$out/probe.rc
+log "probe: rc $(cat $out/probe.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*, Lost = [0-9]*' $out/probe.txt)"
+kill -INT $rpid
+for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
+kill -KILL $rpid 2>/dev/null
+wait $rpid
+echo "$?" >$out/refl.rc
+grep -E 'removed|released|back|waiting' $out/refl.log | sed 's/^/guest:   /'
+EOF
+}
+
+check_readd_refl() {
+	local o=$1 bad=0 v f
+	for f in probe refl; do
+		v=$(cat "$o/$f.rc" 2>/dev/null)
+		[ "$v" = 0 ] && continue
+		echo "FAIL: $f exited ${v:-?}:"
+		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
+		bad=1
+	done
+	for re in 'is being removed' 'waiting for the device' 'the device is back'; do
+		grep -q "$re" "$o/refl.log" ||
+			{ echo "FAIL: no '$re' line in the reflector's log"; bad=1; }
+	done
+	python3 - "$o" <<'PYEOF' || bad=1
+import json, sys
+o = sys.argv[1]
+ok = True
+def fail(m):
+    global ok
+    print("FAIL: " + m)
+    ok = False
+rf = json.load(open(f"{o}/refl.json"))
+port = rf.get("port", {})
+ev = [e.get("event") for e in port.get("link_events", [])]
+if "removed" not in ev or "attached" not in ev or ev.index("attached") < ev.index("removed"):
+    fail(f"reflector port.link_events {ev}: not removed then attached")
+r, a = port.get("removed_at_s"), port.get("attached_at_s")
+p = json.load(open(f"{o}/probe.json"))
+ivs = p.get("intervals", [])
+# The two processes' clocks start apart: answers in the prober's last
+# intervals (the reflector's device was back long before -t 40 ended).
+tail = ivs[-5:]
+if not any(i["targets"][0]["received"] for i in tail):
+    fail("no answers in the prober's last 5 intervals: the reflector did not answer again")
+pr = p.get("probes", {})
+if not pr.get("lost"):
+    fail("the prober lost nothing while the reflector's device was away")
+if pr.get("lost_link_down"):
+    fail(f"lost_link_down {pr.get('lost_link_down')}: the prober's own link stayed up")
+c = rf.get("counters", {})
+print(f"  reflector: removed_at_s {r}, attached_at_s {a}, answered.stamp {c.get('answered.stamp')}; "
+      f"prober: sent {pr.get('sent')} received {pr.get('received')} lost {pr.get('lost')} "
+      f"(link {pr.get('lost_link_down')}, path {pr.get('lost_path')})")
+sys.exit(0 if ok else 1)
+PYEOF
+	[ -f "$o/../host.log" ] && sed 's/^/  host: /' "$o/../host.log"
+	return $bad
+}
