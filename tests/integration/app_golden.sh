@@ -14,9 +14,29 @@ need_env
 lp_begin
 GOLD=$LP_TOP/tests/integration/app_golden
 NORM=("$PY" "$LP_TOP/tests/integration/app_golden_norm.py")
-kport=$((20000 + $$ % 20000))
+# Four consecutive UDP ports on loopback, free now (picked at run time).
+kport=$($PY - <<'PYEOF'
+import random, socket
+for _ in range(500):
+    b, ss = random.randrange(20000, 60000), []
+    try:
+        for i in range(4):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            ss.append(s)
+            s.bind(("127.0.0.1", b + i))
+        print(b)
+        break
+    except OSError:
+        pass
+    finally:
+        for s in ss:
+            s.close()
+PYEOF
+)
+[ -n "$kport" ] || lp_die "no four free consecutive UDP ports on loopback"
 SUBST=(--subst "$WORK=work" --subst "$kport=kport" --subst "$((kport + 1))=kport1"
-	--subst "$((kport + 2))=kport2" --subst "$((kport + 3))=sport")
+	--subst "$((kport + 2))=kport2" --subst "$((kport + 3))=sport"
+	--subst "${LP_NS_PREFIX}golden.sock=golden.sock")
 cd "$WORK" || exit 1
 bad=0
 
