@@ -457,17 +457,18 @@ note_peer_stall(struct prober_worker *w, const struct probe_reply *r)
 
 /*
  * Both sides stalled during this probe: which one held it (out of line,
- * rare). This side's stall time is what its stalls added up to since T1
- * (closed loop) or its latest stall (open loop: many probes in flight);
- * the reflector's the TLV's longest stall, or its turnaround when the
- * stall was inside T2..T3 (the TLV is written before T3).
+ * rare). This side's delay is the stall that ended at T4 (the answer came
+ * during it; a stall earlier in the wait delayed nothing), the
+ * reflector's the TLV's stall before T2, or its turnaround when the stall
+ * was inside T2..T3 (the TLV is written before T3).
  */
 static __attribute__((noinline)) unsigned
-both_sides(const struct prober_worker *w, const struct probe_reply *r)
+both_sides(const struct prober_worker *w, const struct probe_reply *r,
+	   uint64_t t4)
 {
-	uint64_t p_ns = w->open == NULL
-				? w->stall.st.total_ns - w->stall_t1_total
-				: tsc_to_ns(&w->conf->clock, w->stall.last_len);
+	uint64_t p_ns = w->stall.last_end == t4
+				? tsc_to_ns(&w->conf->clock, w->stall.last_len)
+				: 0;
 	uint64_t r_ns = r->peer_stall.stall_ns;
 
 	if ((r->peer_stall.flags & STAMP_STALL_IN_TURNAROUND) != 0 &&
@@ -484,7 +485,7 @@ both_sides(const struct prober_worker *w, const struct probe_reply *r)
  */
 PROBER_INLINE void
 attribute(struct prober_worker *w, const struct probe_reply *r, uint64_t t1,
-	  uint64_t rtt)
+	  uint64_t t4, uint64_t rtt)
 {
 	bool hp = stall_since(&w->stall, t1);
 	bool hr = r->has_peer_stall > 0 && r->peer_stall.flags != 0;
@@ -492,7 +493,7 @@ attribute(struct prober_worker *w, const struct probe_reply *r, uint64_t t1,
 	if (__builtin_expect(!hp && !hr, 1))
 		return; /* unaffected: rtt less the others */
 	if (hp && hr) {
-		unsigned side = both_sides(w, r);
+		unsigned side = both_sides(w, r, t4);
 
 		hp = (side & 1) != 0;
 		hr = (side & 2) != 0;
@@ -525,7 +526,7 @@ record_answer(struct prober_worker *w, const struct probe_reply *r,
 	if (!lean && prober_flow_take(w, seq, rtt))
 		return;
 	histogram_record(&w->rtt, rtt);
-	attribute(w, r, t1, rtt);
+	attribute(w, r, t1, t4, rtt);
 	if (!lean && w->open != NULL)
 		histogram_record(&w->intended,
 				 tsc_to_ns(&c->clock, t4 - sched));
@@ -1705,7 +1706,6 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 	w->step_next_send = t1 + c->interval_cycles;
 	/* A stall that ends at T1 came before the probe left: not its. */
 	stall_tick(&w->stall, t1);
-	w->stall_t1_total = w->stall.st.total_ns;
 	for (unsigned polls = 1;; polls++) {
 		struct rte_mbuf *pkts[PROBER_BURST];
 		uint16_t n = io_rx(q, pkts, PROBER_BURST);

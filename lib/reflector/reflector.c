@@ -1668,7 +1668,9 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	count(w, RC_RX, 1);
 	/* T3 after all other work on the answer, just before it leaves. */
 	t3 = io_clock_start(w->q);
-	stall_tick(&w->stall, t3);
+	/* No tick at T3 here: a fast-path answer carries no stall TLV, and
+	 * a stall inside T2..T3 is in the gap the next poll's tick sees
+	 * (from T2), so it is counted all the same (issue 29). */
 	t3_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t3));
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
 	tx_all(w, rx, 1);

@@ -288,6 +288,8 @@ rpt_json_stalls(struct json_object *root, const struct report_probe *r,
 	rpt_jset(tails, "p99", json_tail(&t, err), err);
 	report_stalls_tail(s, r->rtt, 99.9, &t);
 	rpt_jset(tails, "p99_9", json_tail(&t, err), err);
+	report_stalls_tail(s, r->rtt, 99.99, &t);
+	rpt_jset(tails, "p99_99", json_tail(&t, err), err);
 	rpt_jset(o, "tail", tails, err);
 	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt);
 	rpt_jset_str(o, "verdict", verdict, err);

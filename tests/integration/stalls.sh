@@ -78,25 +78,34 @@ assert u['count'] + ha['probes'] == rtt['count'], 'probes lost in the split'
 # The hog made a tail, and every probe of it is host-affected.
 assert rtt['max'] > half, 'the hog left no tail'
 assert u['max'] < half, 'an unaffected probe is as slow as the hog'
-t = st['tail']['p99_9']
-print(f"  p99.9 tail: {t['above']} probes: this host {t['prober']}, the "
+# The hog's probes are the far tail (the machine's own stalls fill the
+# p99.9 one too on a busy day).
+t = st['tail']['p99_99']
+print(f"  p99.99 tail: {t['above']} probes: this host {t['prober']}, the "
       f"reflector's {t['reflector']}, both {t['both']}")
 if side == 'prober':
     within(st['prober'], 'prober')
     assert ha['prober'] + ha['both'] > 0
-    # The hog's probes are charged to this side, not the reflector's.
-    assert t['prober'] > t['reflector'], 'the tail charged to the reflector'
+    # Charged to this side, not the reflector's (the hog's probes, and
+    # the machine's own on both sides: more here).
+    assert ha['prober'] > ha['reflector'], 'charged to the reflector'
 else:
     rr = json.load(open(refl_json))
     within(rr['stalls']['reflector'], 'reflector')
-    assert t['reflector'] > t['prober'], 'the tail charged to the prober'
+    # Each injected stall held the one probe in flight (the prober runs
+    # meanwhile): its 150 ms against the prober's microseconds.
+    assert ha['reflector'] >= 0.9 * n, f"{ha['reflector']} charged to the reflector"
     assert st['reflector']['known'], 'the stall TLV told nothing'
     assert ha['reflector'] + ha['both'] > 0
 EOF
 }
 
 R=${LP_ADDR_REFL%/*}
-start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" --json "$WORK/refl0.json" -q
+# start_reflector waits for its start line in $WORK/refl.log, which the
+# background child truncates only when it starts: empty it first, or the
+# last reflector's line is taken for the new one's.
+refl_log_reset() { : >"$WORK/refl.log"; }
+refl_log_reset; start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" --json "$WORK/refl0.json" -q
 
 # 0. Baseline.
 kprobe_bg base -t 3 --stall-tlv "$R"
@@ -117,7 +126,7 @@ stop_reflector
 [ "$REFL_RC" -eq 0 ] || fail "reflector exited $REFL_RC"
 
 # 2. The hog on the reflector (a fresh one: its report counts this part).
-start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" --json "$WORK/refl.json" -q
+refl_log_reset; start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" --json "$WORK/refl.json" -q
 kprobe_bg hogr -t $(((N * (LEN_MS + GAP_MS)) / 1000 + 3)) --stall-tlv "$R"
 sleep 1
 "${HOG[@]}" "$REFL_PID" "$LEN_MS" "$GAP_MS" "$N" >"$WORK/hogr.log" ||
@@ -130,7 +139,7 @@ check hogr reflector "$WORK/refl.json"
 
 # 2b. What latprobe's reflector writes into the TLV, read by scapy's
 # reflector layer: a request with the TLV sent from a plain UDP socket.
-start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" -q
+refl_log_reset; start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" -q
 if /usr/bin/python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
 	ip netns exec "$LP_NS_PROBE" /usr/bin/python3 - "$R" <<'EOF' || fail "the reflector's stall TLV, read by scapy"
 import socket, struct, sys
@@ -203,7 +212,7 @@ fi
 # 4. The DPDK backend (net_memif, one lcore each): the hog on the prober.
 sock=$LP_RUN_DIR/${LP_NS_PREFIX}stall-memif.sock
 lp_cleanup_push "rm -f '$sock'"
-start_reflector - -l 0 "${EAL_COMMON[@]}" \
+refl_log_reset; start_reflector - -l 0 "${EAL_COMMON[@]}" \
 	--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no" -- \
 	--addr "$LP_ADDR_REFL" -q
 LP_BG_LOG=$WORK/hogd.txt lp_bg_ns - "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \

@@ -516,18 +516,16 @@ struct prober_worker {
 	 */
 	struct stall_det stall;
 	struct histogram rtt_host_prober, rtt_host_reflector, rtt_host_both;
-	/* stall.st.total_ns at the T1 of the probe in flight (closed loop):
-	 * what this side stalled during the probe is the growth since. */
-	uint64_t stall_t1_total;
 };
 
 /*
- * Issue 29: a probe that overlapped stalls on both sides, p_ns of this
- * worker's and r_ns of the reflector's: the side whose stall time is more
- * than twice the other's is the one it is charged to (1 this side, 2 the
- * reflector's), else both (3). On a loaded machine the side without the
- * hog stalls for microseconds during any long wait; this keeps the side
- * that held the probe for milliseconds apart.
+ * Issue 29: a probe that overlapped stalls on both sides, the delays each
+ * could have added, p_ns this worker's (the stall that ended at T4: the
+ * answer may have waited for it) and r_ns the reflector's: the side whose
+ * delay is more than twice the other's is the one it is charged to (1 this
+ * side, 2 the reflector's), else both (3). On a loaded machine the side
+ * without the hog stalls during any long wait too; this keeps the side
+ * that held the probe apart.
  */
 static inline unsigned
 prober_stall_side(uint64_t p_ns, uint64_t r_ns)
