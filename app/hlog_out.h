@@ -15,7 +15,8 @@
 #include "app.h"
 #include "latprobe/histogram.h"
 
-#define APP_HLOG_MAX_SERIES 4
+/* rtt, network_rtt, turnaround, intended, forward, reverse, and room */
+#define APP_HLOG_MAX_SERIES 8
 /* APP_HLOG_DEFAULT_INTERVAL_NS: app.h (the shared options' default). */
 
 /* The live histogram of series s of worker w. */

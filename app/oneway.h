@@ -13,7 +13,9 @@
  * LATPROBE_TEST_CLOCK_OFFSET_NS=N shifts this side's published UTC by N ns
  * (a clock that is off by a known amount); LATPROBE_TEST_CLOCK_SYNC_NS=E
  * makes the side take itself as synchronised with a sync error of E ns (a
- * time source the test controls), whatever adjtimex and chrony say.
+ * time source the test controls), whatever adjtimex and chrony say;
+ * LATPROBE_TEST_CHRONYC=PATH runs PATH instead of chronyc (whether chronyd
+ * runs or not), so a test can play chrony.
  */
 
 #include <stdatomic.h>

@@ -209,9 +209,9 @@ probe_usage(FILE *f)
 	      f);
 	fputs("  --hlog FILE          HdrHistogram interval log (Tag=rtt, "
 	      "network_rtt,\n"
-	      "                       turnaround, intended with --rate; ns) "
-	      "for\n"
-	      "                       HdrHistogram's tools\n"
+	      "                       turnaround, intended with --rate, "
+	      "forward,\n"
+	      "                       reverse; ns) for HdrHistogram's tools\n"
 	      "  --hlog-interval T    its interval (default 1s, 10ms..1h)\n"
 	      "  --metrics ADDR[:PORT]\n"
 	      "                       serve Prometheus metrics on "

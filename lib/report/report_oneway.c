@@ -146,10 +146,12 @@ rpt_text_one_way(FILE *out, const struct report_one_way *ow)
 	if (ow->same_clock)
 		fprintf(out, " (--same-clock: one system clock, sync errors "
 			     "cancel)\n");
-	else
+	else if (ow->local_synced)
 		fprintf(out, " + its sync %s (%s)\n",
 			rpt_fmt_ns(ow->local_sync_err_ns).s,
 			rpt_str_or(ow->local_source, "none"));
+	else /* nothing to add: no bound on an unsynchronised clock */
+		fprintf(out, " + its sync: unknown (not synchronised)\n");
 	if (ow->valid) {
 		report_summarise(rpt_hist_or_empty(ow->forward), &f);
 		report_summarise(rpt_hist_or_empty(ow->reverse), &r);

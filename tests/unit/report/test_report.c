@@ -1799,6 +1799,75 @@ test_probe_meta_summary(void **state)
 }
 
 /*
+ * report_one_way_judge() (issue 28): the bound's sum, --same-clock's
+ * leniency on synchronisation (not on a missing estimate, a negative delay
+ * or the bound), each reason on its own.
+ */
+static void
+test_one_way_judge(void **state)
+{
+	struct histogram *f = histogram_create(), *r = histogram_create();
+	struct report_one_way ow;
+
+	(void)state;
+	for (unsigned i = 0; i < 100; i++) {
+		histogram_record(f, 5000 + i);
+		histogram_record(r, 4000 + i);
+	}
+	memset(&ow, 0, sizeof(ow));
+	ow.forward = f;
+	ow.reverse = r;
+	ow.answers = 100;
+	ow.fwd_min_ns = 5000;
+	ow.rev_min_ns = 4000;
+	ow.refl_ee_max_ns = 100;
+	ow.map_err_max_ns = 40;
+	ow.local_sync_err_ns = 300;
+	ow.local_synced = true;
+	report_one_way_judge(&ow);
+	assert_true(ow.valid);
+	assert_int_equal(ow.bound_ns, 440);
+	/* Unsynchronised on both sides: refused, unless one clock. */
+	ow.refl_s_clear = 3;
+	ow.local_synced = false;
+	report_one_way_judge(&ow);
+	assert_false(ow.valid);
+	assert_int_equal(ow.reasons, 1u << REPORT_OW_REFLECTOR_UNSYNC |
+					     1u << REPORT_OW_LOCAL_UNSYNC);
+	ow.same_clock = true;
+	report_one_way_judge(&ow);
+	assert_true(ow.valid);
+	assert_int_equal(ow.bound_ns, 140); /* no sync error on one clock */
+	/* A missing estimate is not excused. */
+	ow.refl_no_ee = 1;
+	report_one_way_judge(&ow);
+	assert_int_equal(ow.reasons, 1u << REPORT_OW_NO_ESTIMATE);
+	ow.refl_no_ee = 0;
+	/* Negative: refused, the disagreement its size. */
+	ow.rev_nonpos = 2;
+	ow.rev_min_ns = -777;
+	report_one_way_judge(&ow);
+	assert_int_equal(ow.reasons, 1u << REPORT_OW_NEGATIVE);
+	assert_int_equal(ow.disagree_ns, 777);
+	ow.rev_nonpos = 0;
+	ow.rev_min_ns = 4000;
+	/* The bound above reverse's median (about 4050), below forward's. */
+	ow.refl_ee_max_ns = 4200 - 40;
+	report_one_way_judge(&ow);
+	assert_int_equal(ow.reasons, 1u << REPORT_OW_BOUND);
+	ow.refl_ee_max_ns = 100;
+	/* Nothing answered. */
+	ow.answers = 0;
+	report_one_way_judge(&ow);
+	assert_true((ow.reasons & 1u << REPORT_OW_NO_ANSWERS) != 0);
+	assert_string_equal(report_ow_reason_key(REPORT_OW_BOUND),
+			    "bound_exceeds_delay");
+	assert_string_equal(report_ow_reason_key(REPORT_OW__COUNT), "?");
+	histogram_destroy(f);
+	histogram_destroy(r);
+}
+
+/*
  * stamp.reflector_error_estimate: S, Z, scale and multiplier as the
  * reflector sent them, the estimate in seconds; absent when no answer
  * carried one. And the line saying the reflector answered but too short.
@@ -1898,6 +1967,7 @@ main(void)
 		cmocka_unit_test(test_probe_json_edges_and_absent),
 		cmocka_unit_test(test_probe_empty),
 		cmocka_unit_test(test_probe_reflector_ee),
+		cmocka_unit_test(test_one_way_judge),
 		cmocka_unit_test(test_probe_text),
 		cmocka_unit_test(test_empty_series_dash),
 		cmocka_unit_test(test_ignored_reasons),
