@@ -1706,6 +1706,11 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 	w->step_next_send = t1 + c->interval_cycles;
 	/* A stall that ends at T1 came before the probe left: not its. */
 	stall_tick(&w->stall, t1);
+	/* A probe larger than the MTU is cut into fragments and sent after
+	 * T1 (its stamp is in the first one): that is the prober's own work,
+	 * several us for 8 KiB, not a stall of the host. */
+	if (watch && w->fragmented)
+		stall_rebase(&w->stall, io_clock(q));
 	for (unsigned polls = 1;; polls++) {
 		struct rte_mbuf *pkts[PROBER_BURST];
 		uint16_t n = io_rx(q, pkts, PROBER_BURST);

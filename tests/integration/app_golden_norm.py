@@ -65,7 +65,17 @@ MAC = re.compile(r"\b[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}\b")
 TARGET_ROW = re.compile(r"^\s+\[?[0-9a-f:.]+\]?(?::\S+)?\s")
 # Lines a report prints or not after a measured value (open loop: more than
 # 1 % of the sends late, which a loaded CPU decides).
-VARIES = re.compile(r"^\s*the sender did not keep the rate ")
+# One-way (issue 28): on one host's unsynchronised clock, whether the bound
+# exceeds a median of ~100 ns, or a delay came out <= 0, is measured.
+VARIES = re.compile(r"^\s*the sender did not keep the rate |"
+                    r"^\s*- the bound \S+ is not below the median |"
+                    r"^\s*- \d+ forward and \d+ reverse delays were <= 0")
+# JSON values of one_way.reasons that a measurement decides (as above).
+VARIES_REASON = {"bound_exceeds_delay", "negative_delay"}
+# The stall histogram's line (issue 29): how many buckets a run filled.
+STALL_BUCKETS = re.compile(r"<=#t: #(?: <=#t: #)+")
+# The reflector's Error Estimate moves with its measured error (issue 28).
+EE_CHANGED = re.compile(r"\), changed # times?$")
 MEASURED_ON = re.compile(r"^(Measured <utc> on )[^,]*,")
 UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
 KEEP_LINE = re.compile(r"^\s*(Sent|Duplicated) = |^ +[a-z_]+(\.[a-z_]+)* +\d+$")
@@ -117,7 +127,10 @@ def norm_text(data):
             continue  # DPDK's own log lines, or a load-dependent hint
         line = UTC.sub("<utc>", line) if KEEP_LINE.match(line) else mask_text(line)
         # Column widths follow the values: one space for any run of them.
-        lines.append(re.sub(r"\s+", " ", line))
+        line = re.sub(r"\s+", " ", line)
+        line = EE_CHANGED.sub(")", STALL_BUCKETS.sub("<=#t: #", line))
+        line = line.replace("# stall,", "# stalls,")  # a measured count
+        lines.append(line)
     return "\n".join(fold(sort_target_rows(lines)))
 
 
@@ -128,6 +141,8 @@ def norm_json(v, key=None, exact=False, measured=False):
         exact = exact or key in EXACT_UNDER
         return {k: norm_json(x, k, exact, measured) for k, x in v.items()}
     if isinstance(v, list):
+        if key == "reasons":
+            v = [x for x in v if x not in VARIES_REASON]
         return fold([norm_json(x, key, exact, measured) for x in v])
     exact = (exact or key in EXACT) and not measured
     if isinstance(v, bool):
