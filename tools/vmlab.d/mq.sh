@@ -31,6 +31,9 @@ vmcase_mq() {
 	check_fn=mq_check
 	csum_rx=udp,tcp csum_tx=udp csum_l4=software+partial
 	host_fn=mq_host
+	# Booted without isolcpus (tools/vmlab.d/doctor.sh).
+	doctor_missing=isolcpus
+	cmdline_extra=$(doctor_cmdline isolcpus)
 	ok_msg="net_virtio, 2 queues: $mq_n/$mq_n answered over $mq_flows flows, both lcores answering"
 	mq_ns=${LP_NS_PREFIX}vmlab-mq$$
 	mq_netns_up "$mq_ns" || lp_die "mq: the namespace $mq_ns could not be set up"
@@ -84,6 +87,7 @@ mq_nics() {
 }
 
 mq_guest() {
+	doctor_guest
 	cat <<'EOF'
 $L info --file-prefix lpi -a "$R" $EAL -- >$out/info.txt 2>&1
 echo "$?" >$out/info.rc
@@ -201,5 +205,6 @@ if rc != "0" or got is None or got[1] == 0:
     fail(f"the host's kernel sockperf got no answers (rc {rc}): {txt[-300:]!r}")
 sys.exit(0 if ok else 1)
 PYEOF
+	doctor_check "$o" || bad=1
 	return $bad
 }
