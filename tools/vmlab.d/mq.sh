@@ -8,7 +8,14 @@
 # the UDP 4-tuple, QEMU's virtio RSS), the prober with --flows 16 (16 source
 # ports, in turn): both queues answer, their shares from the reflector's
 # JSON (workers[]). With a vnet header QEMU offers virtio's checksum
-# features: rx udp,tcp and tx udp are used (tools/vmlab.d/csum.sh).
+# features: rx udp,tcp and tx udp are used (tools/vmlab.d/csum.sh). And the
+# verdict virtio gives a frame whose sum was left to an offload
+# (RTE_MBUF_F_RX_L4_CKSUM_NONE, the host's VIRTIO_NET_HDR_F_NEEDS_CSUM):
+# the namespace's kernel (198.18.0.3 on the bridge, whose UDP leaves with a
+# partial sum: the taps have tx checksum offload) runs `sockperf
+# ping-pong -t 2` against the reflector while the guest waits: the reflector
+# counts those requests in rx.l4_partial, answers them with the sum left to
+# its tx offload, and the kernel's sockperf must get its answers.
 cases_all+=" mq"
 
 mq_n=400
@@ -22,7 +29,11 @@ vmcase_mq() {
 	nics_fn=mq_nics
 	guest_fn=mq_guest
 	check_fn=mq_check
-	csum_rx=udp,tcp csum_tx=udp csum_l4=software
+	csum_rx=udp,tcp csum_tx=udp csum_l4=software+partial
+	host_fn=mq_host
+	# Booted without isolcpus (tools/vmlab.d/doctor.sh).
+	doctor_missing=isolcpus
+	cmdline_extra=$(doctor_cmdline isolcpus)
 	ok_msg="net_virtio, 2 queues: $mq_n/$mq_n answered over $mq_flows flows, both lcores answering"
 	mq_ns=${LP_NS_PREFIX}vmlab-mq$$
 	mq_netns_up "$mq_ns" || lp_die "mq: the namespace $mq_ns could not be set up"
@@ -42,7 +53,26 @@ mq_netns_up() {
 			ip -n "$ns" link set dev "$t" master br0 &&
 			ip -n "$ns" link set dev "$t" up || return 1
 	done
-	ip -n "$ns" link set dev br0 up
+	ip -n "$ns" link set dev br0 up &&
+		ip -n "$ns" addr add 198.18.0.3/24 dev br0 &&
+		ip -n "$ns" link set dev lo up
+}
+
+# Beside the guest: once its reflector is up (out/refl.ready), a kernel
+# sockperf client in the namespace, 2 s; then out/host.done for the guest.
+mq_host() {
+	local dir=$1 i
+	for ((i = 0; i < 1500; i++)); do
+		[ -e "$dir/out/refl.ready" ] && break
+		# The guest ended (or never got there).
+		[ -e "$dir/rc" ] && return 1
+		sleep 0.2
+	done
+	[ -e "$dir/out/refl.ready" ] || return 1
+	timeout 30 ip netns exec "$mq_ns" sockperf ping-pong -i 198.18.0.2 -p 11111 -t 2 \
+		>"$dir/out/host-sockperf.txt" 2>&1
+	echo "$?" >"$dir/out/host-sockperf.rc"
+	touch "$dir/out/host.done"
 }
 
 mq_nics() {
@@ -57,6 +87,7 @@ mq_nics() {
 }
 
 mq_guest() {
+	doctor_guest
 	cat <<'EOF'
 $L info --file-prefix lpi -a "$R" $EAL -- >$out/info.txt 2>&1
 echo "$?" >$out/info.rc
@@ -71,6 +102,10 @@ for i in $(seq 300); do
 	sleep 0.2
 done
 log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
+# The host's kernel sockperf (mq_host), at most 60 s.
+touch $out/refl.ready
+for i in $(seq 300); do [ -e $out/host.done ] && break; sleep 0.2; done
+log "host's sockperf: rc $(cat $out/host-sockperf.rc 2>/dev/null)"
 EOF
 	cat <<EOF
 t0=\$(cut -d' ' -f1 /proc/uptime)
@@ -154,7 +189,22 @@ if total != sum(v for k, v in c.items() if k.startswith("answered.")):
     fail(f"workers answered {total} != the counters' answered.* sum")
 if c.get("answered.stamp", 0) < n + flows:
     fail(f"answered.stamp {c.get('answered.stamp')} < {n + flows}")
+# The kernel's sockperf through the taps (partial sums: NONE verdicts).
+try:
+    rc = open(f"{o}/host-sockperf.rc").read().strip()
+    txt = open(f"{o}/host-sockperf.txt", errors="replace").read()
+except OSError as e:
+    rc, txt = None, ""
+    fail(f"the host's sockperf did not run: {e}")
+import re
+m = re.search(r"\[Valid Duration\][^\n]*?SentMessages=(\d+);\s*ReceivedMessages=(\d+)", txt)
+got = (int(m.group(1)), int(m.group(2))) if m else None
+print(f"  host's kernel sockperf: rc {rc}, sent/received {got}; reflector answered.sockperf "
+      f"{c.get('answered.sockperf')}, rx.l4_partial {c.get('rx.l4_partial')}")
+if rc != "0" or got is None or got[1] == 0:
+    fail(f"the host's kernel sockperf got no answers (rc {rc}): {txt[-300:]!r}")
 sys.exit(0 if ok else 1)
 PYEOF
+	doctor_check "$o" || bad=1
 	return $bad
 }

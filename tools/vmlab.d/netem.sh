@@ -45,6 +45,8 @@ vmcase_netem() {
 	check_fn=netem_check
 	# tools/vmlab.d/csum.sh: virtio over dgram, no offloads
 	csum_l4=software
+	doctor_missing="nohz_full rcu_nocbs"
+	cmdline_extra=$(doctor_cmdline nohz_full rcu_nocbs)
 	ok_msg="netem: lost, duplicated, reordered = what netem did (loss 1 %, 5 %, duplicate 1 %, reorder); delay 500us: min RTT >= 500 us, p50 shift printed (asserted under KVM only)"
 }
 
@@ -109,10 +111,10 @@ tc qdisc replace dev $K1 root netem limit 1000 || { log "FAIL: tc netem"; exit 3
 log "bridge br0: $K1 (to the reflector, netem) + $K2 (to the prober)"
 $L info --file-prefix lpi -a "$R" $EAL -- >$out/info.txt 2>&1
 echo "$?" >$out/info.rc
-# A guest booted without isolcpus/nohz_full/rcu_nocbs: doctor warns
-# (tools/vmlab.d/setup.sh has the one booted with them).
-$L doctor -- --lcores 1 --json $out/doctor.json >$out/doctor.txt 2>&1
-echo "$?" >$out/doctor.rc
+EOF
+	# Booted without nohz_full and rcu_nocbs (tools/vmlab.d/doctor.sh).
+	doctor_guest
+	cat <<'EOF'
 $L reflect -l 0 --file-prefix lpr -a "$R" $EAL -- --addr 198.18.0.2/24 \
 	--json $out/refl.json >$out/refl.log 2>&1 &
 rpid=$!
@@ -253,19 +255,8 @@ if len(p50["base"]) == len(p50["delay"]) > 0:
         fail(f"delay 500us moved p50 by {shift / 1000:.1f} us, not 500 us within 2 %")
     elif not kvm:
         print("  delay 500us: the p50 shift is not asserted under TCG (its jitter is ms): NOT verified")
-# Doctor in this guest, booted without isolation: isolation warns.
-try:
-    d = json.load(open(f"{o}/doctor.json"))
-    v = {c["name"]: (c["verdict"], c.get("value")) for c in d.get("checks", [])}
-    rc = open(f"{o}/doctor.rc").read().strip()
-    print(f"  doctor (no isolation): exit {rc}; isolation {v.get('isolation')}")
-    if v.get("isolation", ("?",))[0] != "warn":
-        fail(f"doctor: isolation {v.get('isolation')}, want warn (booted without isolcpus)")
-    if rc != ("1" if d.get("summary", {}).get("fail", 0) else "0"):
-        fail(f"doctor: exit {rc} with {d.get('summary', {}).get('fail')} failed checks")
-except (OSError, ValueError) as e:
-    fail(f"doctor.json: {e}")
 sys.exit(0 if ok else 1)
 PYEOF
+	doctor_check "$o" || bad=1
 	return $bad
 }

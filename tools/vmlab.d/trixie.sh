@@ -50,8 +50,16 @@ vmcase_trixie() {
 	extra=",iommu_platform=on,disable-legacy=on"
 	csum_l4=software
 	check_fn=trixie_check
-	[ -f "$trixie_root/usr/include/dpdk/rte_version.h" ] ||
-		skip "no Debian 13 chroot with DPDK 24.11 at $trixie_root (sudo tools/trixie prepare)"
+	guest_fn=trixie_guest
+	# Booted without nohz_full (tools/vmlab.d/doctor.sh).
+	doctor_missing=nohz_full
+	cmdline_extra=$(doctor_cmdline nohz_full)
+	# (77: run_case counts it skipped; exit 77 would end tools/vmlab check.)
+	if [ ! -f "$trixie_root/usr/include/dpdk/rte_version.h" ]; then
+		printf '%s: skipped: %s\n' "$LP_PROG" \
+			"no Debian 13 chroot with DPDK 24.11 at $trixie_root (sudo tools/trixie prepare)"
+		return 77
+	fi
 	# tools/trixie check's gcc build when there (tools/check runs it
 	# first: then nothing to build), else one of this case's own.
 	local b=build-trixie-vm
@@ -70,10 +78,16 @@ vmcase_trixie() {
 	ok_msg="Debian 13, DPDK 24.11, net_virtio: stamp sockperf stamp8k each $probe_n/$probe_n answered"
 }
 
+trixie_guest() {
+	doctor_guest
+	guest_case
+}
+
 # The virtio case's checks, and that it was Debian 13's kernel and 24.11.
 trixie_check() {
 	local o=$1 bad=0
 	check_case "$@" || bad=1
+	doctor_check "$o" || bad=1
 	grep -q 'on DPDK 24\.11' "$o/info.txt" || {
 		echo "FAIL: info is not on DPDK 24.11: $(grep -m1 'on DPDK' "$o/info.txt")"
 		bad=1
