@@ -153,7 +153,8 @@ stamp_tlv_next(const uint8_t *p, size_t len, size_t *off, struct stamp_tlv *tlv)
  * p's base loaded into b (load_base()). Returns how many bytes of the base p
  * holds (where its TLVs start), or -EINVAL for less than a sequence number.
  */
-static int
+/* Inlined: the reflector parses every unauthenticated request with it. */
+static inline __attribute__((always_inline)) int
 load_head(uint8_t b[STAMP_BASE_LEN], const uint8_t *p, size_t len,
 	  uint32_t *seq, uint64_t *ts, uint16_t *ee, uint16_t *ssid)
 {
