@@ -979,6 +979,29 @@ codec_build_icmp_error(uint8_t *buf, size_t cap, const struct codec_flow *fl,
 }
 
 /* The ICMPv6 half of codec_parse_icmp_quote(). */
+/*
+ * The quoted L4 header's first 8 bytes at p (RFC 792 and RFC 4443 quote at
+ * least that much) into q, for q->proto: ports, or the quoted echo's
+ * type, id and sequence number (icmp_proto: ICMP or ICMPv6). False for a
+ * protocol whose header it does not read.
+ */
+static bool
+quote_l4(struct codec_icmp_quote *q, const uint8_t *p, uint8_t icmp_proto)
+{
+	if (q->proto == CODEC_IPPROTO_UDP || q->proto == CODEC_IPPROTO_TCP) {
+		q->sport = ld16(p);
+		q->dport = ld16(p + 2);
+		return true;
+	}
+	if (q->proto == icmp_proto) {
+		q->icmp_type = p[0];
+		q->icmp_id = ld16(p + 4);
+		q->icmp_seq = ld16(p + 6);
+		return true;
+	}
+	return false;
+}
+
 static int
 parse_icmp6_quote(const uint8_t *buf, const struct codec_frame *f,
 		  struct codec_icmp_quote *q)
@@ -1012,22 +1035,7 @@ parse_icmp6_quote(const uint8_t *buf, const struct codec_frame *f,
 		p += CODEC_IPV6_FRAG_HLEN;
 	}
 	q->proto = nh;
-	switch (nh) {
-	case CODEC_IPPROTO_UDP:
-	case CODEC_IPPROTO_TCP:
-		q->has_l4 = true;
-		q->sport = ld16(p);
-		q->dport = ld16(p + 2);
-		break;
-	case CODEC_IPPROTO_ICMPV6:
-		q->has_l4 = true;
-		q->icmp_type = p[0];
-		q->icmp_id = ld16(p + 4);
-		q->icmp_seq = ld16(p + 6);
-		break;
-	default:
-		break;
-	}
+	q->has_l4 = quote_l4(q, p, CODEC_IPPROTO_ICMPV6);
 	return 0;
 }
 
@@ -1071,22 +1079,9 @@ codec_parse_icmp_quote(const uint8_t *buf, const struct codec_frame *f,
 	frag = ld16(p + OFF(rte_ipv4_hdr, fragment_offset));
 	if ((frag & IPV4_OFF_MASK) != 0)
 		return 0; /* no L4 header in a non-first fragment */
+	/* Any first fragment has its L4 header's place, known or not. */
 	q->has_l4 = true;
-	p += hlen;
-	switch (q->proto) {
-	case CODEC_IPPROTO_UDP:
-	case CODEC_IPPROTO_TCP:
-		q->sport = ld16(p);
-		q->dport = ld16(p + 2);
-		break;
-	case CODEC_IPPROTO_ICMP:
-		q->icmp_type = p[0];
-		q->icmp_id = ld16(p + 4);
-		q->icmp_seq = ld16(p + 6);
-		break;
-	default:
-		break;
-	}
+	quote_l4(q, p + hlen, CODEC_IPPROTO_ICMP);
 	return 0;
 }
 

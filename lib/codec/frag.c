@@ -76,6 +76,22 @@ frag_data_size(uint16_t mtu)
 	return (size_t)(mtu - CODEC_IPV4_HLEN) / 8 * 8;
 }
 
+/* A packet that fits the MTU: the frame itself, unchanged (IPv4's DF and
+ * options kept), as the one "fragment" at offset 0. */
+static int
+frag_whole(const uint8_t *frame, const struct codec_frame *f, size_t off,
+	   uint8_t *out, size_t cap)
+{
+	size_t len = (size_t)f->l3_off + f->ip_len;
+
+	if (off != 0)
+		return -EINVAL;
+	if (cap < len)
+		return -EMSGSIZE;
+	memmove(out, frame, len);
+	return (int)len;
+}
+
 int
 codec_ipv4_fragment(const uint8_t *frame, const struct codec_frame *f,
 		    uint16_t mtu, size_t *off, uint8_t *out, size_t cap)
@@ -91,16 +107,8 @@ codec_ipv4_fragment(const uint8_t *frame, const struct codec_frame *f,
 	if (f->ip_version != 4 || f->is_fragment || mtu < IPV4_MIN_MTU)
 		return -EINVAL;
 	ip = frame + f->l3_off;
-	if (f->ip_len <= mtu) {
-		/* Fits: the frame itself, unchanged (DF and options kept). */
-		if (*off != 0)
-			return -EINVAL;
-		hlen = (size_t)f->l3_off + f->ip_len;
-		if (cap < hlen)
-			return -EMSGSIZE;
-		memmove(out, frame, hlen);
-		return (int)hlen;
-	}
+	if (f->ip_len <= mtu)
+		return frag_whole(frame, f, *off, out, cap);
 	if (f->l3_hlen != CODEC_IPV4_HLEN)
 		return -EINVAL;
 	plen = (size_t)f->ip_len - CODEC_IPV4_HLEN;
@@ -144,15 +152,8 @@ codec_ipv6_fragment(const uint8_t *frame, const struct codec_frame *f,
 	if (f->ip_version != 6 || f->is_fragment || mtu < IPV6_MIN_MTU ||
 	    f->l3_hlen != CODEC_IPV6_HLEN)
 		return -EINVAL;
-	if (f->ip_len <= mtu) {
-		if (*off != 0)
-			return -EINVAL;
-		hlen = (size_t)f->l3_off + f->ip_len;
-		if (cap < hlen)
-			return -EMSGSIZE;
-		memmove(out, frame, hlen);
-		return (int)hlen;
-	}
+	if (f->ip_len <= mtu)
+		return frag_whole(frame, f, *off, out, cap);
 	plen = (size_t)f->ip_len - CODEC_IPV6_HLEN;
 	if (*off % 8 != 0 || *off >= plen)
 		return -EINVAL;

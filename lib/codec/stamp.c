@@ -149,16 +149,23 @@ stamp_tlv_next(const uint8_t *p, size_t len, size_t *off, struct stamp_tlv *tlv)
 
 /*
  * What a sender and a reflector packet both start with (RFC 8762 §4.2.1,
- * §4.3.1; the SSID of RFC 8972 §3), at the same offsets in both.
+ * §4.3.1; the SSID of RFC 8972 §3), at the same offsets in both, read from
+ * p's base loaded into b (load_base()). Returns how many bytes of the base p
+ * holds (where its TLVs start), or -EINVAL for less than a sequence number.
  */
-static void
-get_head(const uint8_t *b, uint32_t *seq, uint64_t *ts, uint16_t *ee,
-	 uint16_t *ssid)
+/* Inlined: the reflector parses every unauthenticated request with it. */
+static inline __attribute__((always_inline)) int
+load_head(uint8_t b[STAMP_BASE_LEN], const uint8_t *p, size_t len,
+	  uint32_t *seq, uint64_t *ts, uint16_t *ee, uint16_t *ssid)
 {
+	if (len < 4)
+		return -EINVAL;
+	load_base(b, p, len);
 	*seq = util_get_be32(b + R_SEQ);
 	*ts = util_get_be64(b + R_TS);
 	*ee = util_get_be16(b + R_EE);
 	*ssid = util_get_be16(b + R_SSID);
+	return len > STAMP_BASE_LEN ? STAMP_BASE_LEN : (int)len;
 }
 
 /*
@@ -185,13 +192,13 @@ int
 stamp_sender_parse(const uint8_t *p, size_t len, struct stamp_sender *s)
 {
 	uint8_t b[STAMP_BASE_LEN];
+	int base = load_head(b, p, len, &s->seq, &s->timestamp,
+			     &s->error_estimate, &s->ssid);
 
-	if (len < 4)
-		return -EINVAL;
-	load_base(b, p, len);
-	get_head(b, &s->seq, &s->timestamp, &s->error_estimate, &s->ssid);
+	if (base < 0)
+		return base;
 	s->len = len;
-	s->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
+	s->tlv_off = (size_t)base;
 	s->stamp = stamp_shaped(p, len);
 	return 0;
 }
@@ -283,18 +290,18 @@ int
 stamp_reflector_parse(const uint8_t *p, size_t len, struct stamp_reflector *r)
 {
 	uint8_t b[STAMP_BASE_LEN];
+	int base = load_head(b, p, len, &r->seq, &r->timestamp,
+			     &r->error_estimate, &r->ssid);
 
-	if (len < 4)
-		return -EINVAL;
-	load_base(b, p, len);
-	get_head(b, &r->seq, &r->timestamp, &r->error_estimate, &r->ssid);
+	if (base < 0)
+		return base;
 	r->rx_timestamp = util_get_be64(b + R_RX_TS);
 	r->sender_seq = util_get_be32(b + R_SENDER_SEQ);
 	r->sender_timestamp = util_get_be64(b + R_SENDER_TS);
 	r->sender_error_estimate = util_get_be16(b + R_SENDER_EE);
 	r->sender_ttl = b[R_SENDER_TTL];
 	r->len = len;
-	r->tlv_off = len > STAMP_BASE_LEN ? STAMP_BASE_LEN : len;
+	r->tlv_off = (size_t)base;
 	return 0;
 }
 

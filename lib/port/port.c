@@ -65,16 +65,18 @@ dpdk_read_nic_clock(struct io_queue *q, uint64_t *ticks)
 	return rte_eth_read_clock(q->port_id, ticks);
 }
 
+/* What every ethdev queue's ops share: mbufs from its pool, the TSC, the
+ * NIC's clock; only the bursts differ. */
+#define DPDK_QUEUE_OPS                                                         \
+	.alloc = dpdk_alloc, .free = dpdk_free,                                \
+	.clock_start = dpdk_clock_start, .clock_end = dpdk_clock_end,          \
+	.clock = dpdk_clock, .read_nic_clock = dpdk_read_nic_clock
+
 static const struct io_ops dpdk_ops = {
 	.name = "dpdk",
 	.rx_burst = dpdk_rx,
 	.tx_burst = dpdk_tx,
-	.alloc = dpdk_alloc,
-	.free = dpdk_free,
-	.clock_start = dpdk_clock_start,
-	.clock_end = dpdk_clock_end,
-	.clock = dpdk_clock,
-	.read_nic_clock = dpdk_read_nic_clock,
+	DPDK_QUEUE_OPS,
 };
 
 /*
@@ -113,12 +115,7 @@ static const struct io_ops memif_ops = {
 	.name = "dpdk-memif",
 	.rx_burst = memif_rx,
 	.tx_burst = memif_tx,
-	.alloc = dpdk_alloc,
-	.free = dpdk_free,
-	.clock_start = dpdk_clock_start,
-	.clock_end = dpdk_clock_end,
-	.clock = dpdk_clock,
-	.read_nic_clock = dpdk_read_nic_clock,
+	DPDK_QUEUE_OPS,
 };
 
 const struct io_ops *

@@ -12,15 +12,6 @@
 #include "latprobe/nd.h"
 #include "latprobe/prober.h"
 
-/* Is f on our VLAN (vlan 0: untagged)? Only the VLAN ID counts. */
-static bool
-nd_on_vlan(const struct codec_frame *f, uint16_t vlan)
-{
-	if (vlan == 0)
-		return !f->has_vlan;
-	return f->has_vlan && (f->vlan_tci & 0xfff) == (vlan & 0xfff);
-}
-
 bool
 prober_answer_ns(struct io_queue *q, const uint8_t *buf,
 		 const struct codec_frame *f, const struct codec_mac *my_mac,
@@ -30,7 +21,7 @@ prober_answer_ns(struct io_queue *q, const uint8_t *buf,
 	struct rte_mbuf *m;
 	int len;
 
-	if (f->ip_version != 6 || !nd_on_vlan(f, vlan) ||
+	if (f->ip_version != 6 || !codec_frame_on_vlan(f, vlan) ||
 	    codec_nd_parse(buf, f, &nd) != 0 || nd.type != CODEC_ICMP6_NS ||
 	    memcmp(nd.target, my_ip6, 16) != 0)
 		return false;
@@ -103,7 +94,8 @@ prober_nd_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 			if (!found &&
 			    codec_parse_frame(buf, pkts[i]->data_len, &f) ==
 				    0 &&
-			    f.ip_version == 6 && nd_on_vlan(&f, vlan) &&
+			    f.ip_version == 6 &&
+			    codec_frame_on_vlan(&f, vlan) &&
 			    codec_nd_parse(buf, &f, &nd) == 0) {
 				/* RFC 4861 7.2.5: an NA for the address we
 				 * asked about; its target link-layer option,

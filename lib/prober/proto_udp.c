@@ -113,6 +113,34 @@ udp_frame_match(const struct udp_payload_ops *ops, struct prober_worker *w,
 	return ops->match(&c, buf + f->payload_off, f->payload_len, r);
 }
 
+/*
+ * An engine's probe_proto.build and .match: the generic wrappers above bound
+ * to its NAME##_payload ops (static, so the compiler calls them directly).
+ */
+#define UDP_FRAME_OPS(NAME)                                                    \
+	static int NAME##_frame_build(struct prober_worker *w, uint8_t *buf,   \
+				      size_t cap, uint64_t seq,                \
+				      uint64_t t1_unix_ns)                     \
+	{                                                                      \
+		return udp_frame_build(&NAME##_payload, w, buf, cap, seq,      \
+				       t1_unix_ns);                            \
+	}                                                                      \
+	static int NAME##_frame_match(                                         \
+		struct prober_worker *w, const uint8_t *buf,                   \
+		const struct codec_frame *f, struct probe_reply *r)            \
+	{                                                                      \
+		return udp_frame_match(&NAME##_payload, w, buf, f, r);         \
+	}
+
+/* And .match_payload, for an engine without a fast matcher of its own. */
+#define UDP_PAYLOAD_MATCH_OP(NAME)                                             \
+	static int NAME##_match_payload(struct prober_worker *w,               \
+					const uint8_t *p, size_t len,          \
+					struct probe_reply *r)                 \
+	{                                                                      \
+		return udp_payload_match(&NAME##_payload, w, p, len, r);       \
+	}
+
 /* STAMP ------------------------------------------------------------------ */
 
 /* Our clock is not synchronised to UTC: S=0, NTP format (Z=0), and an
@@ -201,19 +229,7 @@ static const struct udp_payload_ops stamp_payload = {
 	.match = stamp_payload_match,
 };
 
-static int
-stamp_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
-		  uint64_t seq, uint64_t t1_unix_ns)
-{
-	return udp_frame_build(&stamp_payload, w, buf, cap, seq, t1_unix_ns);
-}
-
-static int
-stamp_frame_match(struct prober_worker *w, const uint8_t *buf,
-		  const struct codec_frame *f, struct probe_reply *r)
-{
-	return udp_frame_match(&stamp_payload, w, buf, f, r);
-}
+UDP_FRAME_OPS(stamp)
 
 /*
  * stamp_payload_match() without the context (the fast path's): the answer
@@ -311,26 +327,8 @@ static const struct udp_payload_ops sockperf_payload = {
 	.match = sockperf_payload_match,
 };
 
-static int
-sockperf_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
-		     uint64_t seq, uint64_t t1_unix_ns)
-{
-	return udp_frame_build(&sockperf_payload, w, buf, cap, seq, t1_unix_ns);
-}
-
-static int
-sockperf_frame_match(struct prober_worker *w, const uint8_t *buf,
-		     const struct codec_frame *f, struct probe_reply *r)
-{
-	return udp_frame_match(&sockperf_payload, w, buf, f, r);
-}
-
-static int
-sockperf_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
-		       struct probe_reply *r)
-{
-	return udp_payload_match(&sockperf_payload, w, p, len, r);
-}
+UDP_FRAME_OPS(sockperf)
+UDP_PAYLOAD_MATCH_OP(sockperf)
 
 const struct probe_proto probe_proto_sockperf = {
 	.name = "sockperf",
@@ -374,26 +372,8 @@ static const struct udp_payload_ops echo_payload = {
 	.match = echo_payload_match,
 };
 
-static int
-echo_frame_build(struct prober_worker *w, uint8_t *buf, size_t cap,
-		 uint64_t seq, uint64_t t1_unix_ns)
-{
-	return udp_frame_build(&echo_payload, w, buf, cap, seq, t1_unix_ns);
-}
-
-static int
-echo_frame_match(struct prober_worker *w, const uint8_t *buf,
-		 const struct codec_frame *f, struct probe_reply *r)
-{
-	return udp_frame_match(&echo_payload, w, buf, f, r);
-}
-
-static int
-echo_match_payload(struct prober_worker *w, const uint8_t *p, size_t len,
-		   struct probe_reply *r)
-{
-	return udp_payload_match(&echo_payload, w, p, len, r);
-}
+UDP_FRAME_OPS(echo)
+UDP_PAYLOAD_MATCH_OP(echo)
 
 const struct probe_proto probe_proto_udp_echo = {
 	.name = "udp-echo",

@@ -104,6 +104,19 @@ hist_from_buckets(struct json_object *root, struct json_object *rtt,
 	return 0;
 }
 
+/* A series' counts below and above the histogram's range, beside its hdr
+ * (which holds neither); a report without them leaves h's as they are. */
+static void
+read_out_of_range(struct json_object *o, struct histogram *h)
+{
+	uint64_t v;
+
+	if (report_json_u64(o, "underflow", &v))
+		h->underflow = v;
+	if (report_json_u64(o, "overflow", &v))
+		h->overflow = v;
+}
+
 /*
  * Another series than rtt_ns (plot --series): its full histogram, nothing
  * approximated (reports with forward_ns and the like all carry hdr).
@@ -113,7 +126,6 @@ read_series(struct json_object *root, const char *key, struct plot_input *in,
 	    char *err, size_t cap)
 {
 	struct json_object *o, *x;
-	uint64_t v;
 	int ret;
 
 	if (!json_object_object_get_ex(root, key, &o) ||
@@ -125,10 +137,7 @@ read_series(struct json_object *root, const char *key, struct plot_input *in,
 	ret = report_json_hdr(o, key, &in->h, err, cap);
 	if (ret != 0)
 		return ret;
-	if (report_json_u64(o, "underflow", &v))
-		in->h.underflow = v;
-	if (report_json_u64(o, "overflow", &v))
-		in->h.overflow = v;
+	read_out_of_range(o, &in->h);
 	return 0;
 }
 
@@ -137,7 +146,6 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 	  size_t cap, const char *key)
 {
 	struct json_object *rtt, *probes, *x;
-	uint64_t v;
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
@@ -173,10 +181,7 @@ read_root(struct json_object *root, struct plot_input *in, char *err,
 		ret = report_json_hdr(rtt, "rtt_ns", &in->h, err, cap);
 		if (ret != 0 || histogram_count(&in->h) == 0)
 			return ret;
-		if (report_json_u64(rtt, "underflow", &v))
-			in->h.underflow = v;
-		if (report_json_u64(rtt, "overflow", &v))
-			in->h.overflow = v;
+		read_out_of_range(rtt, &in->h);
 		return 0;
 	}
 	/* Reports written before the histogram was in them. */

@@ -293,6 +293,16 @@ bool codec_frame_from_peer(const struct codec_frame *f,
 bool codec_frame_to_us(const struct codec_frame *f,
 		       const struct codec_flow *fl);
 
+/* Is f on VLAN vlan (0: untagged)? Only the VLAN ID counts, not the
+ * priority bits. */
+static inline bool
+codec_frame_on_vlan(const struct codec_frame *f, uint16_t vlan)
+{
+	if (vlan == 0)
+		return !f->has_vlan;
+	return f->has_vlan && (f->vlan_tci & 0xfff) == (vlan & 0xfff);
+}
+
 /* Bytes of Ethernet [+VLAN] + IP + UDP headers a flow puts before the payload.
  */
 size_t codec_udp_header_len(const struct codec_flow *fl);

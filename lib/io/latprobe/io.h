@@ -183,26 +183,32 @@ io_mbuf_set_tx_len(struct rte_mbuf *m, uint16_t len)
  */
 enum io_csum { IO_CSUM_UNKNOWN, IO_CSUM_GOOD, IO_CSUM_BAD, IO_CSUM_NONE };
 
+/* One layer's verdict v (its two flag bits) against DPDK's values. */
+static inline enum io_csum
+io_rx_csum(uint64_t v, uint64_t good, uint64_t bad, uint64_t none)
+{
+	return v == good   ? IO_CSUM_GOOD
+	       : v == bad  ? IO_CSUM_BAD
+	       : v == none ? IO_CSUM_NONE
+			   : IO_CSUM_UNKNOWN;
+}
+
 static inline enum io_csum
 io_rx_ip_csum(const struct rte_mbuf *m)
 {
-	uint64_t v = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-
-	return v == RTE_MBUF_F_RX_IP_CKSUM_GOOD	  ? IO_CSUM_GOOD
-	       : v == RTE_MBUF_F_RX_IP_CKSUM_BAD  ? IO_CSUM_BAD
-	       : v == RTE_MBUF_F_RX_IP_CKSUM_NONE ? IO_CSUM_NONE
-						  : IO_CSUM_UNKNOWN;
+	return io_rx_csum(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK,
+			  RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+			  RTE_MBUF_F_RX_IP_CKSUM_BAD,
+			  RTE_MBUF_F_RX_IP_CKSUM_NONE);
 }
 
 static inline enum io_csum
 io_rx_l4_csum(const struct rte_mbuf *m)
 {
-	uint64_t v = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-
-	return v == RTE_MBUF_F_RX_L4_CKSUM_GOOD	  ? IO_CSUM_GOOD
-	       : v == RTE_MBUF_F_RX_L4_CKSUM_BAD  ? IO_CSUM_BAD
-	       : v == RTE_MBUF_F_RX_L4_CKSUM_NONE ? IO_CSUM_NONE
-						  : IO_CSUM_UNKNOWN;
+	return io_rx_csum(m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK,
+			  RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+			  RTE_MBUF_F_RX_L4_CKSUM_BAD,
+			  RTE_MBUF_F_RX_L4_CKSUM_NONE);
 }
 
 /*

@@ -174,6 +174,9 @@ void rpt_json_open(struct json_object *root, const struct report_open *o,
 		   int *err);
 
 /* report_intervals.c: --interval-report (text: report_iv_line()). */
+void rpt_json_intervals(struct json_object *root, const struct report_probe *r,
+			int *err);
+
 /* report_oneway.c (also the reflector's clock) */
 void rpt_text_clock(FILE *out, const struct report_clock *c);
 void rpt_json_clock(struct json_object *root, const struct report_clock *c,
@@ -181,8 +184,6 @@ void rpt_json_clock(struct json_object *root, const struct report_clock *c,
 void rpt_text_one_way(FILE *out, const struct report_one_way *ow);
 void rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 		      int *err);
-void rpt_json_intervals(struct json_object *root, const struct report_probe *r,
-			int *err);
 
 /* report_stalls.c (issue 29) */
 void rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
