@@ -219,16 +219,6 @@ arp_frame(struct rte_mbuf *m, uint16_t op, const struct codec_mac *sha,
 	return len;
 }
 
-/* Is f on our VLAN (vlan 0: untagged)? Only the VLAN ID counts, not the
- * priority bits. */
-static bool
-on_vlan(const struct codec_frame *f, uint16_t vlan)
-{
-	if (vlan == 0)
-		return !f->has_vlan;
-	return f->has_vlan && (f->vlan_tci & 0xfff) == (vlan & 0xfff);
-}
-
 bool
 prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 		       const struct codec_mac *my_mac, uint32_t my_ip,
@@ -239,7 +229,7 @@ prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 
 	if (f->ethertype != CODEC_ETHERTYPE_ARP ||
 	    f->arp_op != CODEC_ARP_REQUEST || f->arp_tpa != my_ip ||
-	    !on_vlan(f, vlan))
+	    !codec_frame_on_vlan(f, vlan))
 		return false;
 	m = io_alloc(q);
 	if (m == NULL)
@@ -314,7 +304,7 @@ prober_arp_resolve_vlan(struct io_queue *q, const struct codec_mac *my_mac,
 			if (codec_parse_frame(buf, pkts[i]->data_len, &f) ==
 				    0 &&
 			    f.ethertype == CODEC_ETHERTYPE_ARP &&
-			    on_vlan(&f, vlan)) {
+			    codec_frame_on_vlan(&f, vlan)) {
 				if (f.arp_op == CODEC_ARP_REPLY &&
 				    f.arp_spa == ip) {
 					*out = f.arp_sha;
@@ -1034,7 +1024,7 @@ take_rx_parsed(struct prober_worker *w, const struct rte_mbuf *m, uint64_t t4,
 		prober_ignore(w, PROBER_IGN_NOT_IP);
 		return RX_NONE;
 	}
-	if (!on_vlan(&f, vlan)) {
+	if (!codec_frame_on_vlan(&f, vlan)) {
 		prober_ignore(w, PROBER_IGN_OTHER_FLOW);
 		return RX_NONE;
 	}
