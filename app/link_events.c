@@ -305,6 +305,33 @@ app_link_metrics(struct metrics_buf *b)
 	}
 }
 
+/*
+ * Release a's removed device (the removal can complete once we let go) and
+ * say so: waiting for it to come back (a --forever run, a reflector
+ * service) or not. 0 or -errno (warned).
+ */
+static int
+release_removed(struct app_link *a, bool waiting)
+{
+	int ret = port_events_release(&a->ev);
+
+	if (ret != 0)
+		app_warn("port %u (%s): releasing the removed device failed: "
+			 "%s",
+			 a->port_id, a->port_name, strerror(-ret));
+	else if (waiting)
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): released; waiting for the "
+			"device (%s) to come back (SIGINT ends the run)\n",
+			a->cmd, a->port_id, a->port_name, a->ev.dev_name);
+	else
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): released: the removal can "
+			"complete\n",
+			a->cmd, a->port_id, a->port_name);
+	return ret;
+}
+
 /* Wait for the device (every 500 ms, until a signal); 0 with the port set
  * up again, or -errno / -EINTR. */
 static int
@@ -369,17 +396,8 @@ app_link_reattach(struct app_run *r)
 		return false;
 	}
 	/* Release it now: the removal completes while we wait. */
-	ret = port_events_release(&a->ev);
+	(void)release_removed(a, true);
 	port_close(&r->port); /* its pool: the new port makes one */
-	if (ret != 0)
-		app_warn("port %u (%s): releasing the removed device failed: "
-			 "%s",
-			 a->port_id, a->port_name, strerror(-ret));
-	else
-		fprintf(stderr,
-			"latprobe %s: port %u (%s): released; waiting for the "
-			"device (%s) to come back (SIGINT ends the run)\n",
-			a->cmd, a->port_id, a->port_name, a->ev.dev_name);
 	pthread_mutex_unlock(&a->mu);
 	/* The removal set force_quit to stop the workers: not a signal. */
 	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
@@ -410,22 +428,12 @@ void
 app_link_stop(struct app_run *r)
 {
 	struct app_link *a = &app_link;
-	int ret;
 
 	if (!a->attached)
 		return;
 	if (a->log.removed && !a->released && a->ev.dev != NULL) {
 		a->released = true;
-		ret = port_events_release(&a->ev);
-		if (ret != 0)
-			app_warn("port %u (%s): releasing the removed device "
-				 "failed: %s",
-				 a->port_id, a->port_name, strerror(-ret));
-		else
-			fprintf(stderr,
-				"latprobe %s: port %u (%s): released: the "
-				"removal can complete\n",
-				a->cmd, a->port_id, a->port_name);
+		(void)release_removed(a, false);
 		(void)r;
 	} else {
 		port_events_detach(&a->ev);
