@@ -25,6 +25,8 @@
 #include "latprobe/prober.h"
 #include "latprobe/stamp_auth.h"
 
+#include "latprobe/prober_oneway.h"
+
 enum prober_unreach
 prober_unreach_of_code(uint8_t code)
 {
