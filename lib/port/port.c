@@ -70,7 +70,8 @@ dpdk_read_nic_clock(struct io_queue *q, uint64_t *ticks)
 #define DPDK_QUEUE_OPS                                                         \
 	.alloc = dpdk_alloc, .free = dpdk_free,                                \
 	.clock_start = dpdk_clock_start, .clock_end = dpdk_clock_end,          \
-	.clock = dpdk_clock, .read_nic_clock = dpdk_read_nic_clock
+	.clock = dpdk_clock, .clock_tsc = true,                                \
+	.read_nic_clock = dpdk_read_nic_clock
 
 static const struct io_ops dpdk_ops = {
 	.name = "dpdk",

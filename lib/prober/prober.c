@@ -25,6 +25,8 @@
 #include "latprobe/prober.h"
 #include "latprobe/stamp_auth.h"
 
+#include "latprobe/prober_oneway.h"
+
 enum prober_unreach
 prober_unreach_of_code(uint8_t code)
 {
@@ -1694,8 +1696,10 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
-	/* A stall that ends at T1 came before the probe left: not its. */
-	stall_tick(&w->stall, t1);
+	/* A stall that ends at T1 came before the probe left: not its. Not
+	 * watched (watch false), a tick could never find one. */
+	if (watch)
+		stall_tick(&w->stall, t1);
 	/* A probe larger than the MTU is cut into fragments and sent after
 	 * T1 (its stamp is in the first one): that is the prober's own work,
 	 * several us for 8 KiB, not a stall of the host. */
@@ -1713,7 +1717,8 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 				 * answer. */
 				uint64_t t4 = io_clock_end(q);
 
-				stall_tick(&w->stall, t4);
+				if (watch)
+					stall_tick(&w->stall, t4);
 				o = take_burst_impl(w, pkts, n, t4, seq,
 						    seq + 1, t1, measured,
 						    true);

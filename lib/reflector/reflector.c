@@ -160,6 +160,14 @@ reflector_worker_init(struct reflector_worker *w,
 	histogram_init(&w->turnaround);
 	stall_init(&w->stall, &conf->clock, conf->stall_threshold_ns);
 	w->stall_watch = stall_on(&w->stall);
+	if (conf->hw_ts)
+		w->idle = REFLECTOR_IDLE_REST;
+	else if (!w->stall_watch)
+		w->idle = REFLECTOR_IDLE_NONE;
+	else if (q->ops->clock_tsc)
+		w->idle = REFLECTOR_IDLE_TICK_TSC;
+	else
+		w->idle = REFLECTOR_IDLE_TICK;
 	reflector_hw_init(w);
 	codec_ipv6_link_local(&conf->mac, w->ll6);
 	if (conf->n_reasm > REFLECTOR_MAX_REASM ||
@@ -1142,18 +1150,27 @@ poll_rest(struct reflector_worker *w, uint16_t n)
 }
 
 /*
- * An empty poll is the rx call and two tests: its length is part of every
- * round trip (a frame waits for the poll in progress to end).
+ * An empty poll is the rx call, one test of what it does (w->idle) and,
+ * stalls watched, the stall tick: its length is part of every round trip
+ * (a frame waits for the poll in progress to end). On a queue whose clock
+ * is the TSC the tick reads it inline, not through the queue's op.
  */
 unsigned
 reflector_poll(struct reflector_worker *w)
 {
 	uint16_t n = io_rx(w->q, w->rx, REFLECTOR_BURST);
 
-	if (n == 0 && !w->conf->hw_ts) {
-		if (w->stall_watch)
+	if (n == 0) {
+		if (w->idle == REFLECTOR_IDLE_TICK_TSC) {
+			stall_tick(&w->stall, tsc_read());
+			return 0;
+		}
+		if (w->idle == REFLECTOR_IDLE_NONE)
+			return 0;
+		if (w->idle == REFLECTOR_IDLE_TICK) {
 			stall_tick(&w->stall, io_clock(w->q));
-		return 0;
+			return 0;
+		}
 	}
 	return poll_rest(w, n);
 }

@@ -42,6 +42,9 @@ struct io_ops {
 	uint64_t (*clock_end)(struct io_queue *q);
 	/* Unordered read for loop bookkeeping (timeouts, pacing). */
 	uint64_t (*clock)(struct io_queue *q);
+	/* clock is tsc_read() (timing.h): a caller may read the TSC itself
+	 * instead of calling it (a stall tick per empty poll, issue 29). */
+	bool clock_tsc;
 	/* The NIC's clock in its ticks (rte_eth_read_clock): 0 or -errno.
 	 * Optional (NULL: no NIC clock). */
 	int (*read_nic_clock)(struct io_queue *q, uint64_t *ticks);

@@ -598,11 +598,9 @@ int prober_open_init(struct prober_worker *w);
 void prober_open_fini(struct prober_worker *w);
 
 /* oneway.c: set up the worker's one-way state (from prober_worker_init());
- * record an answer with T2/T3 (forward and reverse out, signed ns). */
+ * an answer with T2/T3 is recorded by prober_oneway_record() (prober_oneway.h,
+ * inline). */
 void prober_oneway_init(struct prober_worker *w);
-void prober_oneway_record(struct prober_worker *w, const struct probe_reply *r,
-			  uint64_t t1, uint64_t t4, int64_t *fwd_out,
-			  int64_t *rev_out);
 
 /* prober_hwts.c: the --hw-timestamps hooks of the worker. */
 void prober_hw_init(struct prober_worker *w);

@@ -170,6 +170,14 @@ void reflector_conf_default(struct reflector_conf *c);
 
 struct lru;
 
+/* What reflector_poll() does on an empty poll (reflector_worker_init()). */
+enum reflector_idle {
+	REFLECTOR_IDLE_NONE,	 /* nothing: stalls not watched */
+	REFLECTOR_IDLE_TICK_TSC, /* a stall tick on the TSC, read inline */
+	REFLECTOR_IDLE_TICK,	 /* a stall tick on the queue's clock op */
+	REFLECTOR_IDLE_REST,	 /* poll_rest() (--hw-timestamps) */
+};
+
 struct reflector_worker {
 	const struct reflector_conf *conf;
 	struct io_queue *q;
@@ -233,6 +241,7 @@ struct reflector_worker {
 	 * TLV's value in the STAMP answer being made (0: none). */
 	struct stall_det stall;
 	bool stall_watch; /* stall_on(): empty polls read the clock */
+	uint8_t idle;	  /* what an empty poll does: REFLECTOR_IDLE_* */
 	uint16_t lp_off;
 };
 
