@@ -23,15 +23,7 @@ vmcase_linkflap() {
 # out/probe.started tells the host when the prober is up (its start line).
 guest_linkflap() {
 	cat <<'EOF'
-$L reflect -l 0 --file-prefix lpr -a "$R" $EAL -- --addr 198.18.0.2/24 \
-	--json $out/refl.json >$out/refl.log 2>&1 &
-rpid=$!
-for i in $(seq 300); do
-	grep -q '^latprobe reflect: ' $out/refl.log && break
-	kill -0 $rpid 2>/dev/null || break
-	sleep 0.2
-done
-log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
+refl_start
 timeout 120 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
 	--addr 198.18.0.1/24 -t 20 -i 1ms --timeout 1s --interval-report 1s \
 	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
@@ -46,11 +38,7 @@ wait $ppid
 echo "$?" >$out/probe.rc
 log "probe: rc $(cat $out/probe.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*, Lost = [0-9]*' $out/probe.txt)"
 grep 'link' $out/probe.err | sed 's/^/guest:   /'
-kill -INT $rpid
-for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
-kill -KILL $rpid 2>/dev/null
-wait $rpid
-echo "$?" >$out/refl.rc
+refl_stop
 EOF
 }
 

@@ -116,11 +116,7 @@ echo "\$?" >\$out/probe-mq.rc
 log "probe (--flows $mq_flows -n $mq_n): rc \$(cat \$out/probe-mq.rc), \$(grep -o 'Sent = [0-9]*, Received = [0-9]*' \$out/probe-mq.txt), \$t0 s to \$(cut -d' ' -f1 /proc/uptime) s"
 EOF
 	cat <<'EOF'
-kill -INT $rpid
-for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
-kill -KILL $rpid 2>/dev/null
-wait $rpid
-echo "$?" >$out/refl.rc
+refl_stop
 log "reflector rc $(cat $out/refl.rc)"
 grep -A4 '^Per lcore' $out/refl.log | sed 's/^/  /'
 EOF

@@ -115,15 +115,7 @@ EOF
 	# Booted without nohz_full and rcu_nocbs (tools/vmlab.d/doctor.sh).
 	doctor_guest
 	cat <<'EOF'
-$L reflect -l 0 --file-prefix lpr -a "$R" $EAL -- --addr 198.18.0.2/24 \
-	--json $out/refl.json >$out/refl.log 2>&1 &
-rpid=$!
-for i in $(seq 300); do
-	grep -q '^latprobe reflect: ' $out/refl.log && break
-	kill -0 $rpid 2>/dev/null || break
-	sleep 0.2
-done
-log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
+refl_start
 snap() {
 	tc -s -j qdisc show dev $K1 >$out/$1.$2.qdisc.json
 	ip -s -j link show dev $K1 >$out/$1.$2.k1.json
@@ -147,11 +139,7 @@ EOF
 	done <<<"$netem_runs"
 	cat <<'EOF'
 tc -s qdisc show dev $K1 | sed 's/^/  /'
-kill -INT $rpid
-for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
-kill -KILL $rpid 2>/dev/null
-wait $rpid
-echo "$?" >$out/refl.rc
+refl_stop
 log "reflector rc $(cat $out/refl.rc)"
 EOF
 }

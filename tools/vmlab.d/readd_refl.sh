@@ -24,15 +24,7 @@ host_readd_refl() { host_readd_nic "$1" nic1 rp1 n1 52:54:00:1a:b0:01; }
 
 guest_readd_refl() {
 	cat <<'EOF'
-$L reflect -l 0 --file-prefix lpr -a "$R" $EAL -- --addr 198.18.0.2/24 \
-	--json $out/refl.json >$out/refl.log 2>&1 &
-rpid=$!
-for i in $(seq 300); do
-	grep -q '^latprobe reflect: ' $out/refl.log && break
-	kill -0 $rpid 2>/dev/null || break
-	sleep 0.2
-done
-log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
+refl_start
 timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
 	--addr 198.18.0.1/24 -t 40 -i 1ms --timeout 1s --interval-report 1s \
 	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
@@ -55,11 +47,7 @@ fi
 wait $ppid
 echo "$?" >$out/probe.rc
 log "probe: rc $(cat $out/probe.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*, Lost = [0-9]*' $out/probe.txt)"
-kill -INT $rpid
-for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
-kill -KILL $rpid 2>/dev/null
-wait $rpid
-echo "$?" >$out/refl.rc
+refl_stop
 grep -E 'removed|released|back|waiting' $out/refl.log | sed 's/^/guest:   /'
 EOF
 }

@@ -23,15 +23,7 @@ vmcase_removal() {
 
 guest_removal() {
 	cat <<'EOF'
-$L reflect -l 0 --file-prefix lpr -a "$R" $EAL -- --addr 198.18.0.2/24 \
-	--json $out/refl.json >$out/refl.log 2>&1 &
-rpid=$!
-for i in $(seq 300); do
-	grep -q '^latprobe reflect: ' $out/refl.log && break
-	kill -0 $rpid 2>/dev/null || break
-	sleep 0.2
-done
-log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
+refl_start
 t0=$(cut -d' ' -f1 /proc/uptime)
 timeout 120 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
 	--addr 198.18.0.1/24 -t 60 -i 1ms --timeout 1s --interval-report 1s \
@@ -56,11 +48,7 @@ done
 if [ -e /sys/bus/pci/devices/$P ]; then echo present >$out/gone; else echo gone >$out/gone; fi
 log "device $P: $(cat $out/gone) ($(cut -d' ' -f1 /proc/uptime) s)"
 dmesg | grep -iE 'pciehp|vfio|Relaying' | tail -6 | sed 's/^/guest:   /'
-kill -INT $rpid
-for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
-kill -KILL $rpid 2>/dev/null
-wait $rpid
-echo "$?" >$out/refl.rc
+refl_stop
 EOF
 }
 

@@ -62,11 +62,7 @@ timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- --addr 198.18.0.1/24
 	>$out/probe-stamp.txt 2>$out/probe-stamp.err
 echo "$?" >$out/probe-stamp.rc
 log "probe: rc $(cat $out/probe-stamp.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*' $out/probe-stamp.txt)"
-kill -INT $rpid
-for i in $(seq 100); do kill -0 $rpid 2>/dev/null || break; sleep 0.2; done
-kill -KILL $rpid 2>/dev/null
-wait $rpid
-echo "$?" >$out/refl.rc
+refl_stop
 $L setup --undo >$out/undo.txt 2>&1
 echo "$?" >$out/undo.rc
 drv_of "$R" >$out/undo.driver
