@@ -308,9 +308,9 @@ app_link_metrics(struct metrics_buf *b)
 /*
  * Release a's removed device (the removal can complete once we let go) and
  * say so: waiting for it to come back (a --forever run, a reflector
- * service) or not. 0 or -errno (warned).
+ * service) or not; a failure is warned.
  */
-static int
+static void
 release_removed(struct app_link *a, bool waiting)
 {
 	int ret = port_events_release(&a->ev);
@@ -329,7 +329,6 @@ release_removed(struct app_link *a, bool waiting)
 			"latprobe %s: port %u (%s): released: the removal can "
 			"complete\n",
 			a->cmd, a->port_id, a->port_name);
-	return ret;
 }
 
 /* Wait for the device (every 500 ms, until a signal); 0 with the port set
@@ -396,7 +395,7 @@ app_link_reattach(struct app_run *r)
 		return false;
 	}
 	/* Release it now: the removal completes while we wait. */
-	(void)release_removed(a, true);
+	release_removed(a, true);
 	port_close(&r->port); /* its pool: the new port makes one */
 	pthread_mutex_unlock(&a->mu);
 	/* The removal set force_quit to stop the workers: not a signal. */
@@ -433,7 +432,7 @@ app_link_stop(struct app_run *r)
 		return;
 	if (a->log.removed && !a->released && a->ev.dev != NULL) {
 		a->released = true;
-		(void)release_removed(a, false);
+		release_removed(a, false);
 		(void)r;
 	} else {
 		port_events_detach(&a->ev);
