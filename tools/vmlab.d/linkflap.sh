@@ -24,16 +24,7 @@ vmcase_linkflap() {
 guest_linkflap() {
 	cat <<'EOF'
 refl_start
-timeout 120 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
-	--addr 198.18.0.1/24 -t 20 -i 1ms --timeout 1s --interval-report 1s \
-	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
-ppid=$!
-for i in $(seq 600); do
-	grep -q '^latprobe probe: 198' $out/probe.err 2>/dev/null && break
-	kill -0 $ppid 2>/dev/null || break
-	sleep 0.1
-done
-: >$out/probe.started
+probe_bg 120 -t 20
 wait $ppid
 echo "$?" >$out/probe.rc
 log "probe: rc $(cat $out/probe.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*, Lost = [0-9]*' $out/probe.txt)"

@@ -25,16 +25,7 @@ vmcase_readd() {
 guest_readd() {
 	cat <<'EOF'
 refl_start
-timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
-	--addr 198.18.0.1/24 --forever -i 1ms --timeout 1s --interval-report 1s \
-	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
-ppid=$!
-for i in $(seq 600); do
-	grep -q '^latprobe probe: 198' $out/probe.err 2>/dev/null && break
-	kill -0 $ppid 2>/dev/null || break
-	sleep 0.1
-done
-: >$out/probe.started
+probe_bg 200 --forever
 # The device goes (device_del), then comes back: bind it to vfio-pci.
 for i in $(seq 600); do [ -e /sys/bus/pci/devices/$P ] || break; sleep 0.1; done
 log "device $P gone: $([ -e /sys/bus/pci/devices/$P ] && echo no || echo yes) ($(cut -d' ' -f1 /proc/uptime) s)"

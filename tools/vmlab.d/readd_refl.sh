@@ -25,16 +25,7 @@ host_readd_refl() { host_readd_nic "$1" nic1 rp1 n1 52:54:00:1a:b0:01; }
 guest_readd_refl() {
 	cat <<'EOF'
 refl_start
-timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
-	--addr 198.18.0.1/24 -t 40 -i 1ms --timeout 1s --interval-report 1s \
-	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
-ppid=$!
-for i in $(seq 600); do
-	grep -q '^latprobe probe: 198' $out/probe.err 2>/dev/null && break
-	kill -0 $ppid 2>/dev/null || break
-	sleep 0.1
-done
-: >$out/probe.started
+probe_bg 200 -t 40
 for i in $(seq 600); do [ -e /sys/bus/pci/devices/$R ] || break; sleep 0.1; done
 log "device $R gone: $([ -e /sys/bus/pci/devices/$R ] && echo no || echo yes) ($(cut -d' ' -f1 /proc/uptime) s)"
 for i in $(seq 600); do [ -e /sys/bus/pci/devices/$R/vendor ] && break; sleep 0.1; done

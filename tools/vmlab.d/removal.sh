@@ -25,16 +25,7 @@ guest_removal() {
 	cat <<'EOF'
 refl_start
 t0=$(cut -d' ' -f1 /proc/uptime)
-timeout 120 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
-	--addr 198.18.0.1/24 -t 60 -i 1ms --timeout 1s --interval-report 1s \
-	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
-ppid=$!
-for i in $(seq 600); do
-	grep -q '^latprobe probe: 198' $out/probe.err 2>/dev/null && break
-	kill -0 $ppid 2>/dev/null || break
-	sleep 0.1
-done
-: >$out/probe.started
+probe_bg 120 -t 60
 wait $ppid
 echo "$?" >$out/probe.rc
 t1=$(cut -d' ' -f1 /proc/uptime)
