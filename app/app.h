@@ -64,6 +64,8 @@ struct app_common_opts {
 	uint64_t duration_ns; /* -t; 0 = no limit */
 	bool forever;	      /* -t 0 (probe: also --forever): until stopped */
 	uint16_t port_id;
+	bool port_id_given; /* --port-id (else a failsafe/netvsc master
+			       is taken over its sub-device port 0) */
 	const char *json;
 	uint64_t calib_ns;
 	bool quiet, kernel, promisc;
@@ -258,8 +260,9 @@ struct app_dpdk {
  * app_dpdk_close(), also after a failure.
  */
 int app_dpdk_open(struct app_dpdk *d, struct port *port,
-		  const struct app_args *a, uint16_t port_id, uint64_t calib_ns,
-		  bool promisc, bool hw_ts, struct app_clock *clk);
+		  const struct app_args *a, uint16_t port_id,
+		  bool port_id_given, uint64_t calib_ns, bool promisc,
+		  bool hw_ts, struct app_clock *clk);
 void app_dpdk_close(struct app_dpdk *d);
 
 /*

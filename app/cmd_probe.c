@@ -29,6 +29,7 @@ probe_worker(struct app_run *r, unsigned idx)
 	for (unsigned i = 0; i < run->sets[idx].n; i++)
 		run->sets[idx].w[i]->lcore =
 			r->dpdk_ready ? r->worker_lcore[idx] : 0;
+	run->sets[idx].resume = r->resumed; /* the device came back */
 	return prober_set_run(&run->sets[idx],
 			      tsc_from_ns(&r->clk.clock, PROBE_REST_NS),
 			      &force_quit);
@@ -54,6 +55,7 @@ static const struct app_cmd probe_cmd = {
 	.metrics = probe_metrics,
 	.report_interval = probe_report_interval,
 	.hup = probe_hup,
+	.path_shift = probe_path_shift,
 };
 
 int

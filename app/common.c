@@ -362,6 +362,38 @@ dpdk_queue_check(uint16_t port_id, unsigned n_lcores)
 	return EXIT_SETUP;
 }
 
+/*
+ * A failsafe or netvsc master owns its sub-devices' ports (the VF, the
+ * TAP), which EAL probed first: port 0 is then a sub-device, and using it
+ * would bypass the master's failover. Without --port-id the first port no
+ * one owns is taken instead; a given --port-id that is owned is refused.
+ */
+static int
+dpdk_port_choose(uint16_t *port_id, bool given)
+{
+	struct rte_eth_dev_owner owner;
+	uint64_t p;
+
+	if (!rte_eth_dev_is_valid_port(*port_id) ||
+	    rte_eth_dev_owner_get(*port_id, &owner) != 0 ||
+	    owner.id == RTE_ETH_DEV_NO_OWNER)
+		return EXIT_OK;
+	p = rte_eth_find_next_owned_by(0, RTE_ETH_DEV_NO_OWNER);
+	if (given) {
+		app_err("port %u belongs to another port (its owner: %s): it "
+			"is a sub-device of a failsafe or netvsc port%s",
+			*port_id, owner.name,
+			p < RTE_MAX_ETHPORTS ? "; leave --port-id out, or give "
+					       "the master's"
+					     : "");
+		return EXIT_SETUP;
+	}
+	if (p >= RTE_MAX_ETHPORTS)
+		return EXIT_OK; /* dpdk_port_open says there is none */
+	*port_id = (uint16_t)p;
+	return EXIT_OK;
+}
+
 /* The port, once EAL is up; an exit code (message printed). */
 static int
 dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
@@ -415,8 +447,8 @@ dpdk_port_open(struct app_dpdk *d, struct port *port, uint16_t port_id,
 
 int
 app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
-	      uint16_t port_id, uint64_t calib_ns, bool promisc, bool hw_ts,
-	      struct app_clock *clk)
+	      uint16_t port_id, bool port_id_given, uint64_t calib_ns,
+	      bool promisc, bool hw_ts, struct app_clock *clk)
 {
 	struct calib_job job = {.window_ns = calib_ns, .ret = -EINVAL};
 	struct port_conf pc;
@@ -441,6 +473,8 @@ app_dpdk_open(struct app_dpdk *d, struct port *port, const struct app_args *a,
 		ret = app_eal_devices_check(a->eal_argc, a->eal_argv);
 	}
 	if (ret == EXIT_OK)
+		ret = dpdk_port_choose(&port_id, port_id_given);
+	if (ret == EXIT_OK)
 		ret = dpdk_port_open(d, port, port_id, promisc, hw_ts, &pc);
 	if (calib_running)
 		pthread_join(calib, NULL);
@@ -457,8 +491,18 @@ app_dpdk_close(struct app_dpdk *d)
 	if (d->have_port)
 		port_close(d->port);
 	d->have_port = false;
-	if (d->eal)
+	if (d->eal) {
+		uint16_t p;
+
+		/* Any other port no one owns (one never set up after an
+		 * error): closed before EAL's bus clean-up, so that a failsafe
+		 * or netvsc master closes its sub-devices itself (the bus
+		 * would remove a sub-device first, and failsafe's close then
+		 * used the released port: a crash on exit, DPDK 22.11). */
+		RTE_ETH_FOREACH_DEV (p)
+			(void)rte_eth_dev_close(p);
 		rte_eal_cleanup();
+	}
 	d->eal = false;
 }
 
@@ -598,6 +642,7 @@ app_common_opt(int c, const char *arg, struct app_common_opts *co,
 		if (cli_parse_u64(arg, 0, RTE_MAX_ETHPORTS - 1, &v) != 0)
 			return app_opt_bad("--port-id", "a port number", arg);
 		co->port_id = (uint16_t)v;
+		co->port_id_given = true;
 		return 0;
 	case APP_OPT_JSON:
 		co->json = arg;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The port's link and removal events during a run (issue 27): see
- * link_events.h. Writers: the side thread (and the main thread once after
- * it was joined); the EAL interrupt thread only through port_events'
+ * link_events.h. Writers: the port thread (path_watch.c) (and the main thread
+ * once after it was joined); the EAL interrupt thread only through port_events'
  * atomics and on_event() below.
  */
 #include <inttypes.h>
@@ -17,7 +17,7 @@
 #include "latprobe/port.h"
 
 struct app_link {
-	/* The log's writers, the side thread and (re-attach) the main
+	/* The log's writers, the port thread and (re-attach) the main
 	 * thread, one at a time. */
 	pthread_mutex_t mu;
 	bool on;
@@ -32,6 +32,12 @@ struct app_link {
 	char port_name[64];
 	bool removed_logged;
 	bool released;
+	/* A failsafe port's VF sub-device without a removal interrupt is
+	 * being removed: the workers stopped, the main thread re-creates the
+	 * port over the fallback (set on the interrupt thread). */
+	atomic_bool failover;
+	char vf_gone[64];     /* its name, for the messages */
+	bool release_at_stop; /* a failover a signal cut short */
 	/* The live line's: events already said. */
 	unsigned live_seen;
 	/* The report's copy. */
@@ -40,6 +46,61 @@ struct app_link {
 };
 
 static struct app_link app_link = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Held while anyone but the workers uses the port from another thread
+ * (path_watch.c's xstats reads) and while the main thread releases and
+ * makes it again: port_away says it is not there. */
+static pthread_mutex_t port_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool port_away;
+
+bool
+app_link_port_acquire(void)
+{
+	pthread_mutex_lock(&port_mu);
+	if (port_away) {
+		pthread_mutex_unlock(&port_mu);
+		return false;
+	}
+	return true;
+}
+
+void
+app_link_port_release(void)
+{
+	pthread_mutex_unlock(&port_mu);
+}
+
+static void
+port_set_away(bool away)
+{
+	pthread_mutex_lock(&port_mu);
+	port_away = away;
+	pthread_mutex_unlock(&port_mu);
+}
+
+void
+app_link_note(enum port_event_kind kind, uint64_t t_ns)
+{
+	pthread_mutex_lock(&app_link.mu);
+	if (app_link.on)
+		(void)port_events_note(&app_link.log, kind, t_ns, 0);
+	pthread_mutex_unlock(&app_link.mu);
+}
+
+uint64_t
+app_link_vf_removed_before_ns(uint64_t t_ns)
+{
+	struct app_link *a = &app_link;
+	uint64_t at = UINT64_MAX;
+
+	pthread_mutex_lock(&a->mu);
+	for (unsigned i = 0; a->on && i < a->log.n; i++)
+		if (a->log.ev[i].kind == PORT_EV_VF_REMOVED &&
+		    a->log.ev[i].t_ns <= t_ns)
+			at = a->log.ev[i].t_ns;
+	pthread_mutex_unlock(&a->mu);
+	return at;
+}
 
 static uint64_t
 ns_since_start(uint64_t tsc)
@@ -51,15 +112,30 @@ ns_since_start(uint64_t tsc)
 	return tsc_to_ns(a->clk, tsc - a->t0_tsc);
 }
 
-/* EAL interrupt thread: a removal stops the workers at once. */
+/* EAL interrupt thread: a removal stops the workers at once; so does the
+ * removal of a failsafe port's VF sub-device that failsafe does not hear
+ * of (its PMD raises no RTE_ETH_EVENT_INTR_RMV): latprobe moves the port
+ * to the fallback for it (app_link_reattach). */
 static void
 on_event(void *arg, enum port_event_kind kind)
 {
+	struct app_link *a = &app_link;
+
 	(void)arg;
 	if (kind == PORT_EV_REMOVED) {
-		atomic_store_explicit(&app_link.io.removed, true,
+		atomic_store_explicit(&a->io.removed, true,
 				      memory_order_relaxed);
 		app_quit_set();
+	} else if (kind == PORT_EV_VF_REMOVED) {
+		unsigned i = atomic_load_explicit(&a->ev.vf_removed_sub,
+						  memory_order_relaxed);
+
+		if (i < a->ev.n_vf_subs &&
+		    !port_events_sub_has_rmv(a->ev.vf_sub[i])) {
+			atomic_store_explicit(&a->failover, true,
+					      memory_order_release);
+			app_quit_set();
+		}
 	}
 }
 
@@ -132,6 +208,33 @@ app_link_down(void)
 
 static void link_poll(struct app_run *r);
 
+/* A VF sub-device's removal into the log, once, with a line. */
+static void
+vf_removed_note(struct app_link *a)
+{
+	uint64_t t = atomic_load_explicit(&a->ev.vf_removed_tsc,
+					  memory_order_relaxed);
+	unsigned i = atomic_load_explicit(&a->ev.vf_removed_sub,
+					  memory_order_relaxed);
+	uint64_t ns = ns_since_start(t);
+	bool ours = atomic_load_explicit(&a->failover, memory_order_acquire);
+
+	atomic_store_explicit(&a->ev.vf_removed_tsc, 0, memory_order_relaxed);
+	atomic_store_explicit(&a->ev.vf_removed, false, memory_order_release);
+	if (i >= a->ev.n_vf_subs)
+		return;
+	snprintf(a->vf_gone, sizeof(a->vf_gone), "%s", a->ev.vf_sub[i]);
+	(void)port_events_note(&a->log, PORT_EV_VF_REMOVED, ns, 0);
+	fprintf(stderr,
+		"latprobe %s: port %u (%s): its VF sub-device %s is being "
+		"removed (at %.3f s): %s\n",
+		a->cmd, a->port_id, a->port_name, a->vf_gone, (double)ns / 1e9,
+		ours ? "its PMD raises no removal interrupt, so failsafe "
+		       "cannot move by itself: latprobe re-creates the port "
+		       "over the fallback"
+		     : "failsafe moves the packets to the fallback");
+}
+
 void
 app_link_poll(struct app_run *r)
 {
@@ -152,6 +255,12 @@ link_poll(struct app_run *r)
 	(void)r;
 	if (!a->on || a->log.removed)
 		return;
+	pthread_mutex_lock(&port_mu);
+	if (port_away) { /* released, being made again: nothing to read */
+		pthread_mutex_unlock(&port_mu);
+		return;
+	}
+	pthread_mutex_unlock(&port_mu);
 	if (atomic_load_explicit(&a->ev.removed, memory_order_acquire)) {
 		uint64_t t = atomic_load_explicit(&a->ev.removed_tsc,
 						  memory_order_relaxed);
@@ -165,6 +274,8 @@ link_poll(struct app_run *r)
 			a->cmd, a->port_id, a->port_name, (double)ns / 1e9);
 		return; /* its link is not read any more */
 	}
+	if (atomic_load_explicit(&a->ev.vf_removed, memory_order_acquire))
+		vf_removed_note(a);
 	ret = port_events_link_poll(&a->ev, &up, &speed, &tsc);
 	if (ret <= 0)
 		return;
@@ -208,6 +319,7 @@ app_link_live_mark(char *buf, size_t cap)
 
 	if (!a->on || cap == 0)
 		return 0;
+	pthread_mutex_lock(&a->mu); /* the port thread writes the log */
 	buf[0] = '\0';
 	now = ns_since_start(rte_rdtsc());
 	if (a->log.removed)
@@ -219,6 +331,7 @@ app_link_live_mark(char *buf, size_t cap)
 		n = snprintf(buf, cap, "  [link flapped: down %.1fs in all]",
 			     (double)port_events_down_ns(&a->log, now) / 1e9);
 	a->live_seen = a->log.n;
+	pthread_mutex_unlock(&a->mu);
 	return n < 0 ? 0 : n;
 }
 
@@ -231,6 +344,7 @@ app_link_interval(struct report_interval *iv, double from_el, double el)
 
 	if (!a->on)
 		return;
+	pthread_mutex_lock(&a->mu); /* the port thread writes the log */
 	iv->link_downs =
 		port_events_between(&a->log, PORT_EV_LINK_DOWN, from, to);
 	iv->link_ups = port_events_between(&a->log, PORT_EV_LINK_UP, from, to);
@@ -242,6 +356,7 @@ app_link_interval(struct report_interval *iv, double from_el, double el)
 		a->log.removed;
 	iv->attached =
 		port_events_between(&a->log, PORT_EV_ATTACHED, from, to) != 0;
+	pthread_mutex_unlock(&a->mu);
 }
 
 const struct report_port_events *
@@ -342,14 +457,17 @@ reattach_wait(struct app_run *r)
 		.promiscuous = r->opt.promisc,
 		.rx_timestamp = r->opt.hw_timestamps,
 	};
-	char dev[64], name[64];
+	char dev[sizeof(a->ev.probe_args)], name[64];
 	uint16_t id;
 	int ret, last = 0;
 
-	_Static_assert(sizeof(dev) == sizeof(a->ev.dev_name) &&
-			       sizeof(name) == sizeof(a->port_name),
-		       "same sizes");
-	memcpy(dev, a->ev.dev_name, sizeof(dev));
+	_Static_assert(sizeof(name) == sizeof(a->port_name), "same sizes");
+	/* The name and devargs it was made with (a failsafe port's
+	 * sub-devices, a PCI device's driver arguments). */
+	memcpy(dev,
+	       a->ev.probe_args[0] != '\0' ? a->ev.probe_args : a->ev.dev_name,
+	       a->ev.probe_args[0] != '\0' ? sizeof(dev)
+					   : sizeof(a->ev.dev_name));
 	memcpy(name, a->port_name, sizeof(name));
 	dev[sizeof(dev) - 1] = name[sizeof(name) - 1] = '\0';
 	for (;;) {
@@ -369,13 +487,89 @@ reattach_wait(struct app_run *r)
 		}
 		rte_delay_us_sleep(500 * 1000);
 	}
+	/* A port just made takes a moment to bring its link up: that is
+	 * part of the gap, not a link event (2 s at most). */
+	(void)port_events_link_wait(r->port.id, 2000);
 	a->port_id = r->port.id;
 	ret = port_events_attach(&a->ev, r->port.id, on_event, NULL);
 	if (ret != 0)
 		app_warn("port %u (%s): no link/removal callbacks (%s): the "
 			 "link is polled",
 			 r->port.id, name, strerror(-ret));
+	{
+		/* Its link now is the baseline; still down after the wait
+		 * is an event. */
+		bool up = true;
+		uint32_t sp;
+		uint64_t t;
+
+		if (port_events_link_poll(&a->ev, &up, &sp, &t) == 1 && !up) {
+			uint64_t ns = ns_since_start(rte_rdtsc());
+
+			pthread_mutex_lock(&a->mu);
+			if (port_events_note(&a->log, PORT_EV_LINK_DOWN, ns,
+					     0) == 0)
+				io_link_set_down(&a->io, rte_rdtsc());
+			pthread_mutex_unlock(&a->mu);
+		}
+	}
 	return 0;
+}
+
+/*
+ * The failover latprobe makes for failsafe (see on_event): release the
+ * whole port (failsafe closes and removes its sub-devices, so the VF's
+ * removal completes), wait until the VF is off its bus (10 s at most: a
+ * failsafe made again at once would probe it again), make the port again
+ * from the same devargs (the VF absent, failsafe starts on the fallback
+ * and probes the VF again every hotplug_poll ms until it is back) and set
+ * it up. True with the workers to go on.
+ */
+static bool
+failover(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	uint64_t ns, from;
+	int ret;
+
+	pthread_mutex_lock(&a->mu);
+	link_poll(r); /* the VF's removal, if the port thread has not seen it */
+	atomic_store_explicit(&a->failover, false, memory_order_relaxed);
+	if (app_signal_seen()) {
+		/* The run ends: app_link_stop() releases the port. */
+		a->release_at_stop = true;
+		pthread_mutex_unlock(&a->mu);
+		return false;
+	}
+	from = ns_since_start(rte_rdtsc());
+	port_set_away(true);
+	ret = port_events_release(&a->ev);
+	if (ret != 0)
+		app_warn("port %u (%s): releasing it for the failover failed: "
+			 "%s",
+			 a->port_id, a->port_name, strerror(-ret));
+	port_close(&r->port);
+	pthread_mutex_unlock(&a->mu);
+	for (int i = 0; i < 1000 && port_events_dev_present(a->vf_gone); i++)
+		rte_delay_us_sleep(10 * 1000);
+	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
+	if (app_signal_seen())
+		app_quit_set();
+	ret = reattach_wait(r);
+	if (ret != 0) {
+		pthread_mutex_lock(&a->mu);
+		a->released = true;
+		pthread_mutex_unlock(&a->mu);
+		return false;
+	}
+	port_set_away(false);
+	ns = ns_since_start(rte_rdtsc());
+	fprintf(stderr,
+		"latprobe %s: port %u (%s): made again over the fallback at "
+		"%.3f s (%.3f s without a port): going on\n",
+		a->cmd, r->port.id, a->port_name, (double)ns / 1e9,
+		ns > from ? (double)(ns - from) / 1e9 : 0.0);
+	return true;
 }
 
 bool
@@ -386,15 +580,20 @@ app_link_reattach(struct app_run *r)
 	double gone_s;
 	int ret;
 
-	if (!a->on || !r->opt.reattach)
+	if (!a->on)
+		return false;
+	if (atomic_load_explicit(&a->failover, memory_order_acquire))
+		return failover(r);
+	if (!r->opt.reattach)
 		return false;
 	pthread_mutex_lock(&a->mu);
-	link_poll(r); /* the removal, if the side thread has not seen it */
+	link_poll(r); /* the removal, if the port thread has not seen it */
 	if (!a->log.removed || app_signal_seen()) {
 		pthread_mutex_unlock(&a->mu);
 		return false;
 	}
 	/* Release it now: the removal completes while we wait. */
+	port_set_away(true);
 	release_removed(a, true);
 	port_close(&r->port); /* its pool: the new port makes one */
 	pthread_mutex_unlock(&a->mu);
@@ -414,6 +613,7 @@ app_link_reattach(struct app_run *r)
 			 ? (double)(ns - a->log.removed_at_ns) / 1e9
 			 : 0.0;
 	(void)port_events_note(&a->log, PORT_EV_ATTACHED, ns, 0);
+	port_set_away(false);
 	atomic_store_explicit(&a->io.removed, false, memory_order_relaxed);
 	pthread_mutex_unlock(&a->mu);
 	fprintf(stderr,
@@ -430,7 +630,8 @@ app_link_stop(struct app_run *r)
 
 	if (!a->attached)
 		return;
-	if (a->log.removed && !a->released && a->ev.dev != NULL) {
+	if ((a->log.removed || a->release_at_stop) && !a->released &&
+	    a->ev.dev != NULL) {
 		a->released = true;
 		release_removed(a, false);
 		(void)r;

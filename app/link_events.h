@@ -5,9 +5,9 @@
 /*
  * What the port did during a run (issue 27), app side: one run, one port,
  * so one instance (app_link). The run skeleton starts it after the port's
- * set-up, the side thread polls it every LINK_POLL_S (the link read with
- * rte_eth_link_get_nowait, the LSC callback's time when there was one),
- * prints a line on each event, keeps the workers' view (struct io_link)
+ * set-up, the port thread (path_watch.c) polls it every LINK_POLL_S (the link
+ * read with rte_eth_link_get_nowait, the LSC callback's time when there was
+ * one), prints a line on each event, keeps the workers' view (struct io_link)
  * and the log; a removal stops the run at once (force_quit) and the main
  * thread releases the device after the report.
  */
@@ -28,7 +28,7 @@ struct app_run;
 void app_link_start(struct app_run *r);
 /* When the workers start: event times are counted from here. */
 void app_link_begin(struct app_run *r);
-/* Is it on (a DPDK port)? The side thread then polls it. */
+/* Is it on (a DPDK port)? The port thread then polls it. */
 bool app_link_on(void);
 /* Side thread, every LINK_POLL_S; and the main thread once after the
  * workers stopped. */
@@ -37,7 +37,7 @@ void app_link_poll(struct app_run *r);
 const struct io_link *app_link_io(void);
 /* The device was removed during the run. */
 bool app_link_removed(void);
-/* The link is down now (side thread's view). */
+/* The link is down now (port thread's view). */
 bool app_link_down(void);
 /* " [link down 2.1s]" / " [removed]" for the live line: 0 or the length
  * written (nothing when all is well). */
@@ -57,6 +57,17 @@ void app_link_metrics(struct metrics_buf *b);
  * again. False otherwise.
  */
 bool app_link_reattach(struct app_run *r);
+/*
+ * Another thread's use of the port (path_watch.c's xstats) between these
+ * two: false (nothing held) while the port is released or being made
+ * again after a removal or a failover.
+ */
+bool app_link_port_acquire(void);
+void app_link_port_release(void);
+/* Note an event of another module (PORT_EV_PATH_SHIFT) at t_ns. */
+void app_link_note(enum port_event_kind kind, uint64_t t_ns);
+/* The latest VF sub-device removal at or before t_ns, or UINT64_MAX. */
+uint64_t app_link_vf_removed_before_ns(uint64_t t_ns);
 /* After the report: release a removed device, unregister. */
 void app_link_stop(struct app_run *r);
 

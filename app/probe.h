@@ -141,6 +141,18 @@ struct ivrep {
 	bool oom;
 };
 
+/* Issue 27: the latency on each path between the port's path shifts
+ * (path_watch.c tells of them; probe_live.c). */
+#define PROBE_PATH_IVS 32
+struct probe_paths {
+	struct histogram *base, *cur, *iv; /* base: merged at the start */
+	uint64_t sent, recv, lost;	   /* at the start */
+	double from_s;
+	struct report_path_interval ivs[PROBE_PATH_IVS];
+	unsigned n;
+	uint64_t dropped;
+};
+
 /* Everything one probe run sets up, so each step can fail and unwind. */
 struct probe_ctx {
 	struct probe_opts o;
@@ -160,6 +172,7 @@ struct probe_ctx {
 	struct app_oneway ow;
 	struct report_one_way ow_rep;
 	struct histogram *ow_fwd, *ow_rev;
+	struct probe_paths *paths; /* NULL until the first shift */
 };
 
 /* The metrics thread and SIGHUP's reload (probe_live.c). */
@@ -205,6 +218,14 @@ void probe_tick(struct app_run *r, double el);
 bool probe_watch(struct app_run *r, double el);
 
 void probe_report_interval(struct app_run *r, double el, bool final);
+
+/* Side thread: the port's packets go over another path from el on. */
+void probe_path_shift(struct app_run *r, double el, enum port_path_now to);
+
+/* The report's latency by path: the last interval closed at duration_s,
+ * into p (nothing when the path is not watched). */
+void probe_path_intervals(struct app_run *r, double duration_s,
+			  struct report_port_path *p);
 
 int probe_metrics(struct app_run *r, struct metrics_buf *b);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "path_watch.h"
 #include "probe.h"
 
 /* The metrics thread reads the workers' targets and figures while SIGHUP
@@ -513,4 +514,125 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 		}
 	}
 	return b->err;
+}
+
+/* ---- Latency by path (issue 27) ------------------------------------- */
+
+/* Every worker's RTT (and the retired targets') merged into out. */
+static void
+paths_merged(const struct probe_run *run, struct histogram *out,
+	     struct histogram *snap)
+{
+	histogram_init(out);
+	for (unsigned i = 0; i <= run->n_workers; i++) {
+		const struct prober_worker *w =
+			i < run->n_workers ? &run->w[i] : &run->gone;
+
+		if (w == &run->gone && run->gone_rows == 0)
+			break;
+		histogram_snapshot(&w->rtt, snap);
+		histogram_merge(out, snap);
+	}
+}
+
+static struct probe_paths *
+paths_get(struct probe_ctx *x)
+{
+	struct probe_paths *p = x->paths;
+
+	if (p != NULL)
+		return p->base != NULL ? p : NULL;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	x->paths = p;
+	p->base = histogram_create();
+	p->cur = histogram_create();
+	p->iv = histogram_create();
+	if (p->base == NULL || p->cur == NULL || p->iv == NULL) {
+		histogram_destroy(p->base);
+		histogram_destroy(p->cur);
+		histogram_destroy(p->iv);
+		p->base = NULL; /* out of memory: no intervals, said once */
+		app_warn("no memory for the latency by path");
+		return NULL;
+	}
+	histogram_init(p->base);
+	return p;
+}
+
+/* Close the open interval at el: its path is what carried the packets. */
+static void
+paths_close(struct probe_ctx *x, struct probe_paths *p, double el,
+	    const char *path)
+{
+	struct probe_run *run = x->run;
+	struct report_path_interval *v;
+	struct histogram *t;
+	uint64_t sent = SUM_STAT(run, sent), recv = SUM_STAT(run, received),
+		 lost = SUM_STAT(run, lost);
+
+	/* iv is scratch for the snapshots, then the interval. */
+	paths_merged(run, p->cur, p->iv);
+	histogram_interval(p->iv, p->cur, p->base);
+	if (p->n == PROBE_PATH_IVS) {
+		p->dropped++;
+	} else {
+		v = &p->ivs[p->n++];
+		*v = (struct report_path_interval){
+			.from_s = p->from_s,
+			.to_s = el,
+			.path = path,
+			.sent = sent - p->sent,
+			.received = recv - p->recv,
+			.lost = lost - p->lost,
+		};
+		if (histogram_count(p->iv) != 0) {
+			v->min_ns = histogram_min(p->iv);
+			v->p50_ns = histogram_percentile(p->iv, 50.0);
+			v->p99_ns = histogram_percentile(p->iv, 99.0);
+			v->max_ns = histogram_max(p->iv);
+		} else {
+			v->received = 0; /* answers of probes sent before */
+		}
+	}
+	t = p->base;
+	p->base = p->cur;
+	p->cur = t;
+	p->sent = sent;
+	p->recv = recv;
+	p->lost = lost;
+	p->from_s = el;
+}
+
+void
+probe_path_shift(struct app_run *r, double el, enum port_path_now to)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_paths *p = paths_get(x);
+
+	if (p == NULL)
+		return;
+	/* The interval that ends here was on the path before this shift;
+	 * SIGHUP's reload moves workers' rows meanwhile. */
+	pthread_mutex_lock(&probe_mx_lock);
+	paths_close(x, p, el,
+		    port_path_now_name(to == PORT_PATH_NOW_VF
+					       ? PORT_PATH_NOW_SYNTHETIC
+					       : PORT_PATH_NOW_VF));
+	pthread_mutex_unlock(&probe_mx_lock);
+}
+
+void
+probe_path_intervals(struct app_run *r, double duration_s,
+		     struct report_port_path *p)
+{
+	struct probe_ctx *x = r->ctx;
+	struct probe_paths *pp;
+
+	if (!p->timeline || (pp = paths_get(x)) == NULL)
+		return;
+	paths_close(x, pp, duration_s, app_path_now());
+	p->intervals = pp->ivs;
+	p->n_intervals = pp->n;
 }

@@ -287,6 +287,7 @@ probe_report(struct app_run *r, double duration_s,
 		.behind = behind,
 	};
 	struct report_probe rep;
+	struct report_port_path path;
 	struct report_meta meta = {0};
 	struct report_target *tgs = NULL;
 	uint16_t sports[PROBE_MAX_WORKERS];
@@ -306,6 +307,7 @@ probe_report(struct app_run *r, double duration_s,
 		goto out;
 	}
 	memset(&rep, 0, sizeof(rep));
+	memset(&path, 0, sizeof(path));
 	/* The workers, then the removed targets whose places were reused. */
 	for (unsigned i = 0; i <= run->n_workers; i++) {
 		const struct prober_worker *w =
@@ -444,7 +446,12 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.present = r->dpdk_ready;
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
-	rep.port.path = r->path;
+	if (r->path != NULL) {
+		/* Issue 27: the latency on each path the packets took. */
+		path = *r->path;
+		probe_path_intervals(r, duration_s, &path);
+		rep.port.path = &path;
+	}
 	rep.port.events = app_link_report(duration_s);
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
 	if (rep.hw != NULL)

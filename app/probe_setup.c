@@ -322,7 +322,7 @@ probe_setup_dpdk(struct app_run *r)
 	}
 	x->conf.flow.dst_mac = x->peer;
 	if (x->pcap_fd >= 0) {
-		x->cap = capture_open(x->pcap_fd, o->pcap, o->co.port_id,
+		x->cap = capture_open(x->pcap_fd, o->pcap, r->port.id,
 				      r->n_workers, err, sizeof(err));
 		x->pcap_fd = -1; /* capture_open owns it now */
 		if (x->cap == NULL) {
@@ -689,6 +689,13 @@ probe_teardown(struct app_run *r)
 	histogram_destroy(x->ow_fwd);
 	histogram_destroy(x->ow_rev);
 	x->ow_fwd = x->ow_rev = NULL;
+	if (x->paths != NULL) {
+		histogram_destroy(x->paths->base);
+		histogram_destroy(x->paths->cur);
+		histogram_destroy(x->paths->iv);
+		free(x->paths);
+		x->paths = NULL;
+	}
 	if (x->run != NULL) {
 		for (unsigned i = 0; i < x->run->n_workers; i++) {
 			prober_worker_fini(&x->run->w[i]);

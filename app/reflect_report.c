@@ -32,7 +32,8 @@ reflect_start_line(struct app_run *r)
 	fprintf(stderr,
 		"latprobe reflect: %s on %s %u (%s, %s%s), %u lcore(s); "
 		"stamp %u sockperf %u echo %u%s%s\n",
-		x->addr_str, x->sock ? "backend" : "port", x->o.co.port_id,
+		x->addr_str, x->sock ? "backend" : "port",
+		x->sock ? x->o.co.port_id : r->port.id,
 		x->sock ? "kernel" : r->port.name,
 		x->sock ? "UDP sockets" : r->port.driver, with_mac,
 		x->run->n_workers, x->o.stamp_port, x->o.sockperf_port,

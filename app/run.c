@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "doctor.h"
 #include "link_events.h"
+#include "path_watch.h"
 #include "run.h"
 
 /* How long a probe waits for the port's link before exit 4. */
@@ -59,9 +60,6 @@ side_loop(struct side *s)
 	/* SIGHUP is looked at every 100 ms when the command takes it. */
 	double hup_step = cmd->hup != NULL && r->opt.want_hup ? 0.1 : HUGE_VAL;
 	double next_hup = hup_step;
-	/* The port's link and removal (issue 27, link_events.c). */
-	double link_step = app_link_on() ? LINK_POLL_S : HUGE_VAL;
-	double next_link = link_step;
 
 	/* --live-path: the baseline of the first second. */
 	if (ticking && r->opt.live_path && r->dpdk_ready &&
@@ -72,7 +70,7 @@ side_loop(struct side *s)
 	for (;;) {
 		double wake = fmin(
 			fmin(fmin(fmin(next_tick, next_watch), end), next_iv),
-			fmin(fmin(next_rep, next_hup), next_link));
+			fmin(next_rep, next_hup));
 		double el;
 
 		if (!app_tick_sleep_until(&s->tick, wake))
@@ -82,11 +80,6 @@ side_loop(struct side *s)
 			s->deadline_hit = true;
 			app_quit_set();
 			break;
-		}
-		if (el >= next_link) {
-			app_link_poll(r);
-			while (next_link <= el)
-				next_link += link_step;
 		}
 		if (cmd->watch != NULL && el >= next_watch) {
 			next_watch = cmd->watch(r, el) ? next_watch + 0.25
@@ -341,17 +334,22 @@ xs_path(struct app_run *r, struct xs_delta *d)
 	}
 	if (path_classify(&r->port, &d->before, &d->after, p, d->drv, idx,
 			  &sp) == 0) {
-		if (sp.syn_rx + sp.syn_tx != 0)
+		/* Issue 27: the shifts, and the run's totals across a port
+		 * made again (whose stats start from 0). */
+		app_path_fill(p);
+		if (p->synthetic_rx + p->synthetic_tx != 0)
 			app_warn("port %u (%s): %" PRIu64 " packet(s) received "
 				 "and %" PRIu64 " sent over the synthetic "
 				 "path, not the VF (VF share %.2f%%): the VF "
 				 "was absent or being serviced",
-				 r->port.id, r->port.driver, sp.syn_rx,
-				 sp.syn_tx, p->vf_share * 100.0);
+				 r->port.id, r->port.driver, p->synthetic_rx,
+				 p->synthetic_tx, p->vf_share * 100.0);
 		else if (!sp.have_vf)
 			app_warn("port %u (%s): no VF stats: is the VF "
 				 "attached (its PCI address not blocked)?",
 				 r->port.id, r->port.driver);
+	} else {
+		app_path_fill(p);
 	}
 	r->path = p;
 	free(idx);
@@ -441,8 +439,8 @@ setup(struct app_run *r)
 		return r->cmd->setup_kernel(r);
 	}
 	ret = app_dpdk_open(&r->dpdk, &r->port, &r->args, r->opt.port_id,
-			    r->opt.calib_ns, r->opt.promisc,
-			    r->opt.hw_timestamps, &r->clk);
+			    r->opt.port_id_given, r->opt.calib_ns,
+			    r->opt.promisc, r->opt.hw_timestamps, &r->clk);
 	if (ret != EXIT_OK)
 		return ret;
 	r->dpdk_ready = true;
@@ -520,6 +518,7 @@ app_run_opts_common(struct app_run_opts *ro, const struct app_common_opts *co)
 	ro->hw_timestamps = co->hw_timestamps;
 	ro->live_path = co->live_path;
 	ro->port_id = co->port_id;
+	ro->port_id_given = co->port_id_given;
 	ro->calib_ns = co->calib_ns;
 	/* --hlog-interval's value, or its default (app_common_opts_init()). */
 	ro->hlog_interval_ns = co->hlog != NULL ? co->hlog_interval_ns : 0;
@@ -615,6 +614,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		start_doctor(r);
 	app_stalls_host_begin(r);
 	xs_start(r, &xs);
+	app_path_start(r);
 	ret = app_metrics_start(&r->metrics, r->dpdk_ready, run_metrics, r);
 	if (ret != 0) {
 		app_err("cannot start the --metrics thread: %s",
@@ -628,6 +628,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	app_tick_init(&side.tick);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	app_link_begin(r);
+	app_path_begin(r);
 	ret = side_start(&side);
 	if (ret != 0) {
 		app_err("cannot start the %s side thread: %s", cmd->name,
@@ -646,6 +647,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 			xs_free(&xs);
 			memset(&xs, 0, sizeof(xs));
 			xs_start(r, &xs);
+			app_path_rebase(r);
 			rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
 			rte_eal_mp_wait_lcore();
 		}
@@ -655,9 +657,12 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	r->interrupted = app_quit();
 	app_quit_set(); /* the side thread's deadline is moot now */
 	side_stop(&side);
+	app_path_end();
 	app_stalls_host_end(r);
 	app_metrics_stop(&r->metrics);
 	app_link_poll(r); /* what came after the side thread's last look */
+	if (app_path_on())
+		app_path_poll(r, seconds_since(&t0));
 	/* The workers are done: the last partial interval, complete. */
 	if (cmd->interval != NULL && r->opt.hlog_interval_ns != 0)
 		cmd->interval(r, seconds_since(&t0), true);
@@ -686,6 +691,8 @@ out:
 	app_metrics_stop(&r->metrics);
 	app_stalls_host_free(r);
 	app_link_stop(r); /* a removed device released here */
+	app_path_end();	  /* a failure before the workers' end */
+	app_path_stop();
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);

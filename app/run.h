@@ -63,6 +63,9 @@ struct app_cmd {
 	/* --metrics: the exposition of a scrape, from the metrics thread
 	 * while the workers run (relaxed reads only); 0 or -errno. */
 	int (*metrics)(struct app_run *r, struct metrics_buf *b);
+	/* Side thread: the packets go over another path from el seconds on
+	 * (path_watch.c, a netvsc/failsafe port). Optional. */
+	void (*path_shift)(struct app_run *r, double el, enum port_path_now to);
 };
 
 /* What parse tells the skeleton. */
@@ -75,6 +78,7 @@ struct app_run_opts {
 	bool link_required; /* link down after the wait: exit 4 (else warn) */
 	bool no_doctor;	    /* no host summary at start (--no-doctor) */
 	uint16_t port_id;
+	bool port_id_given;
 	uint64_t calib_ns;
 	uint64_t deadline_ns;	   /* the side thread stops the run; 0 = none */
 	uint64_t hlog_interval_ns; /* cmd->interval's period; 0 = none */

@@ -13,6 +13,8 @@ const char *const port_event_kind_name[PORT_EV__COUNT] = {
 	[PORT_EV_LINK_UP] = "link_up",
 	[PORT_EV_REMOVED] = "removed",
 	[PORT_EV_ATTACHED] = "attached",
+	[PORT_EV_VF_REMOVED] = "vf_removed",
+	[PORT_EV_PATH_SHIFT] = "path_shift",
 };
 
 void
@@ -59,6 +61,9 @@ port_events_note(struct port_events_log *l, enum port_event_kind kind,
 			return -EALREADY;
 		l->removed = false;
 		break;
+	case PORT_EV_VF_REMOVED:
+	case PORT_EV_PATH_SHIFT:
+		break; /* marks only: the port stays */
 	default:
 		return -EINVAL;
 	}

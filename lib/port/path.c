@@ -259,18 +259,19 @@ closing(const char *s)
 	return 0;
 }
 
-int64_t
-port_path_failsafe_vf_subs(const char *devargs)
+/*
+ * The next sub-device parameter of failsafe devargs from *pos on: its
+ * dev() name into name (empty for exec()/fd(), whose device is known only
+ * at run time); *pos moves past it. 1 when one was found, 0 at the end,
+ * -EINVAL when the string is malformed.
+ */
+static int
+next_sub(const char *devargs, size_t *pos, char *name, size_t cap)
 {
-	char name[64];
-	uint32_t mask = 0;
-	unsigned sub = 0;
-	size_t a = 0;
+	size_t a = *pos;
 
-	if (devargs == NULL)
-		return -EINVAL;
 	while (devargs[a] != '\0') {
-		size_t b = a, end, n;
+		size_t b = a, end, n = 0;
 
 		while (devargs[b] != '(' && devargs[b] != ',' &&
 		       devargs[b] != '\0')
@@ -282,28 +283,66 @@ port_path_failsafe_vf_subs(const char *devargs)
 		end = closing(devargs + b);
 		if (end == 0)
 			return -EINVAL;
-		if (sub >= 32)
-			return -EINVAL;
 		/* dev(NAME[,args]): the name says which kind of PMD. */
-		n = 0;
 		if (b - a == 3 && strncmp(devargs + a, "dev", 3) == 0) {
 			const char *p = devargs + b + 1;
 
-			while (n < sizeof(name) - 1 && p[n] != ',' &&
-			       p[n] != ')' && p[n] != '\0') {
+			while (n + 1 < cap && p[n] != ',' && p[n] != ')' &&
+			       p[n] != '\0') {
 				name[n] = p[n];
 				n++;
 			}
 		}
-		name[n] = '\0';
-		if (n == 0 || port_path_kind_of(name) != PORT_PATH_SOFTWARE)
-			mask |= 1u << sub;
-		sub++;
+		if (cap != 0)
+			name[n] = '\0';
 		a = b + end + 1;
 		if (devargs[a] == ',')
 			a++;
+		*pos = a;
+		return 1;
 	}
-	return mask;
+	*pos = a;
+	return 0;
+}
+
+int64_t
+port_path_failsafe_vf_subs(const char *devargs)
+{
+	char name[64];
+	uint32_t mask = 0;
+	unsigned sub = 0;
+	size_t pos = 0;
+	int ret;
+
+	if (devargs == NULL)
+		return -EINVAL;
+	while ((ret = next_sub(devargs, &pos, name, sizeof(name))) == 1) {
+		if (sub >= 32)
+			return -EINVAL;
+		if (name[0] == '\0' ||
+		    port_path_kind_of(name) != PORT_PATH_SOFTWARE)
+			mask |= 1u << sub;
+		sub++;
+	}
+	return ret < 0 ? (int64_t)ret : (int64_t)mask;
+}
+
+int
+port_path_failsafe_sub_name(const char *devargs, unsigned sub, char *name,
+			    size_t cap)
+{
+	size_t pos = 0;
+	int ret;
+
+	if (devargs == NULL || name == NULL || cap == 0)
+		return -EINVAL;
+	for (unsigned i = 0;; i++) {
+		ret = next_sub(devargs, &pos, name, cap);
+		if (ret <= 0)
+			return ret < 0 ? ret : -ENOENT;
+		if (i == sub)
+			return name[0] != '\0' ? 0 : -ENOENT;
+	}
 }
 
 enum port_xstat_class
@@ -403,4 +442,70 @@ port_xstats_driver_moved(enum port_path_kind k,
 		moved++;
 	}
 	return moved;
+}
+
+const char *
+port_path_now_name(enum port_path_now p)
+{
+	switch (p) {
+	case PORT_PATH_NOW_VF:
+		return "vf";
+	case PORT_PATH_NOW_SYNTHETIC:
+		return "synthetic";
+	case PORT_PATH_NOW_IDLE:
+		break;
+	}
+	return "idle";
+}
+
+enum port_path_now
+port_path_now_of(const struct port_path_split *d)
+{
+	uint64_t vf = d->vf_rx + d->vf_tx, syn = d->syn_rx + d->syn_tx;
+
+	/* Sent first: which path the host's switch sees the packets on. */
+	if (d->vf_tx != d->syn_tx)
+		return d->vf_tx > d->syn_tx ? PORT_PATH_NOW_VF
+					    : PORT_PATH_NOW_SYNTHETIC;
+	if (vf == syn)
+		return PORT_PATH_NOW_IDLE;
+	return vf > syn ? PORT_PATH_NOW_VF : PORT_PATH_NOW_SYNTHETIC;
+}
+
+void
+port_path_timeline_init(struct port_path_timeline *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+int
+port_path_timeline_feed(struct port_path_timeline *t, uint64_t t_ns,
+			const struct port_path_split *d)
+{
+	enum port_path_now now = port_path_now_of(d);
+
+	t->vf_rx += d->vf_rx;
+	t->vf_tx += d->vf_tx;
+	t->syn_rx += d->syn_rx;
+	t->syn_tx += d->syn_tx;
+	if (now == PORT_PATH_NOW_IDLE)
+		return 0;
+	if (t->cur == PORT_PATH_NOW_IDLE) {
+		t->cur = now; /* the first path seen: no shift */
+		t->first_ns = t_ns;
+		return 0;
+	}
+	if (now == t->cur)
+		return 0;
+	if (t_ns < t->last_ns)
+		t_ns = t->last_ns;
+	if (t->n < PORT_PATH_SHIFTS_MAX)
+		t->shift[t->n++] = (struct port_path_shift){
+			.t_ns = t_ns, .from = t->cur, .to = now};
+	else
+		t->dropped++;
+	t->count++;
+	t->last_ns = t_ns;
+	t->cur = now;
+	return 1;
 }

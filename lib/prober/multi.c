@@ -133,6 +133,15 @@ prober_set_run(struct prober_set *s, uint64_t backoff_cycles,
 			if (turn_of(s, t, i)->done)
 				continue;
 			c = __atomic_load_n(&s->w[i], __ATOMIC_RELAXED);
+			if (!t[i].begun && s->resume && c->t_start != 0 &&
+			    !c->unresolved) {
+				/* It began before the device went: goes on. */
+				t[i].begun = true;
+				c->step_next_send = 0;
+				c->nombuf_since = 0;
+				__atomic_store_n(&c->done, false,
+						 __ATOMIC_RELEASE);
+			}
 			if (!t[i].begun) {
 				t[i].begun = true;
 				if (!resolve(s, c, stop)) {

@@ -200,28 +200,17 @@ send_next(struct prober_worker *w, uint64_t now)
 	return 0;
 }
 
-int
-prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
+/* The schedule from o->next_sched on, until the stop, -t, or the count's
+ * last answer or expiry. */
+static int
+open_loop(struct prober_worker *w, const atomic_bool *stop)
 {
 	const struct prober_conf *c = w->conf;
 	struct prober_open *o = w->open;
 	struct io_queue *q = w->q;
 	uint64_t end = c->count != 0 ? c->warmup + c->count : UINT64_MAX;
-	int ret;
+	int ret = 0;
 
-	if (o == NULL) {
-		ret = -EINVAL;
-		goto out;
-	}
-	o->take = open_take;
-	o->unreachable = open_unreachable;
-	ret = prober_worker_begin(w);
-	if (ret != 0)
-		goto out;
-	prober_sched_init(&o->sched, c->spacing, c->clock.hz, c->rate_pps,
-			  c->seed);
-	o->head = o->next = o->in_flight = 0;
-	o->next_sched = io_clock(q);
 	for (;;) {
 		uint64_t now = io_clock(q);
 
@@ -254,6 +243,51 @@ prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
 		expire(w, io_clock(q));
 	}
 out:
+	return ret;
+}
+
+int
+prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop)
+{
+	const struct prober_conf *c = w->conf;
+	struct prober_open *o = w->open;
+	int ret;
+
+	if (o == NULL) {
+		ret = -EINVAL;
+		goto out;
+	}
+	o->take = open_take;
+	o->unreachable = open_unreachable;
+	ret = prober_worker_begin(w);
+	if (ret != 0)
+		goto out;
+	prober_sched_init(&o->sched, c->spacing, c->clock.hz, c->rate_pps,
+			  c->seed);
+	o->head = o->next = o->in_flight = 0;
+	o->next_sched = io_clock(w->q);
+	ret = open_loop(w, stop);
+out:
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return ret;
+}
+
+int
+prober_worker_resume_open(struct prober_worker *w, const atomic_bool *stop)
+{
+	struct prober_open *o = w->open;
+	int ret;
+
+	if (o == NULL)
+		return -EINVAL;
+	__atomic_store_n(&w->done, false, __ATOMIC_RELEASE);
+	w->nombuf_since = 0;
+	/* The gap's sends were never made: the schedule goes on from now
+	 * (no catch-up burst of them, and no intended latency of a gap that
+	 * is not the path's); those in flight expire as lost. */
+	o->next_sched = io_clock(w->q);
+	stall_rebase(&w->stall, o->next_sched);
+	ret = open_loop(w, stop);
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	return ret;
 }

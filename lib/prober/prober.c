@@ -1836,8 +1836,10 @@ prober_worker_resume(struct prober_worker *w, const atomic_bool *stop)
 {
 	int ret;
 
-	if (w->open != NULL || w->conf->hw_ts)
+	if (w->conf->hw_ts)
 		return -ENOTSUP;
+	if (w->open != NULL)
+		return prober_worker_resume_open(w, stop);
 	w->step_next_send = 0;
 	w->nombuf_since = 0;
 	__atomic_store_n(&w->done, false, __ATOMIC_RELEASE);

@@ -29,6 +29,100 @@ rpt_text_xstats(FILE *out, const struct report_port_xstats *x)
 	text_counters(out, x->delta, x->n_delta);
 }
 
+/* Issue 27: the shifts and the latency on each path between them. */
+static void
+text_path_timeline(FILE *out, const struct report_port_path *p)
+{
+	if (!p->timeline)
+		return;
+	fprintf(out, "  path shifts: %u (sampled every %.0f ms)%s\n",
+		p->n_shifts + (unsigned)p->shifts_dropped, p->poll_s * 1e3,
+		p->n_shifts == 0 ? ": the packets kept to one path" : "");
+	for (unsigned i = 0; i < p->n_shifts; i++) {
+		const struct report_path_shift *s = &p->shifts[i];
+
+		fprintf(out, "    %9.3f s  %s -> %s", s->t_s,
+			rpt_str_or(s->from, "?"), rpt_str_or(s->to, "?"));
+		if (s->took_s >= 0)
+			fprintf(out, "  (%.3f s after the VF's removal)",
+				s->took_s);
+		fputc('\n', out);
+	}
+	if (p->shifts_dropped != 0)
+		fprintf(out, "    (%" PRIu64 " more not kept)\n",
+			p->shifts_dropped);
+	if (p->n_intervals == 0)
+		return;
+	fputs("  latency by path:\n", out);
+	for (unsigned i = 0; i < p->n_intervals; i++) {
+		const struct report_path_interval *v = &p->intervals[i];
+
+		fprintf(out,
+			"    %9.3f - %9.3f s  %-9s  sent %" PRIu64
+			" received %" PRIu64 " lost %" PRIu64,
+			v->from_s, v->to_s, rpt_str_or(v->path, "?"), v->sent,
+			v->received, v->lost);
+		if (v->received != 0)
+			fprintf(out, "  min %s p50 %s p99 %s max %s",
+				rpt_fmt_ns(v->min_ns).s,
+				rpt_fmt_ns(v->p50_ns).s,
+				rpt_fmt_ns(v->p99_ns).s,
+				rpt_fmt_ns(v->max_ns).s);
+		fputc('\n', out);
+	}
+}
+
+/* port.path.shifts and port.path.intervals. */
+static void
+json_path_timeline(struct json_object *o, const struct report_port_path *p,
+		   int *err)
+{
+	struct json_object *arr;
+
+	if (!p->timeline)
+		return;
+	rpt_jset_double(o, "poll_s", p->poll_s, err);
+	arr = json_object_new_array();
+	for (unsigned i = 0; i < p->n_shifts; i++) {
+		const struct report_path_shift *s = &p->shifts[i];
+		struct json_object *e = json_object_new_object();
+
+		rpt_jset_double(e, "t_s", s->t_s, err);
+		rpt_jset_str(e, "from", s->from, err);
+		rpt_jset_str(e, "to", s->to, err);
+		rpt_jset_double(e, "took_s", s->took_s >= 0 ? s->took_s : NAN,
+				err);
+		json_object_array_add(arr, e);
+	}
+	rpt_jset(o, "shifts", arr, err);
+	rpt_jset_u64(o, "shifts_dropped", p->shifts_dropped, err);
+	arr = json_object_new_array();
+	for (unsigned i = 0; i < p->n_intervals; i++) {
+		const struct report_path_interval *v = &p->intervals[i];
+		struct json_object *e = json_object_new_object();
+
+		rpt_jset_double(e, "from_s", v->from_s, err);
+		rpt_jset_double(e, "to_s", v->to_s, err);
+		rpt_jset_str(e, "path", v->path, err);
+		rpt_jset_u64(e, "sent", v->sent, err);
+		rpt_jset_u64(e, "received", v->received, err);
+		rpt_jset_u64(e, "lost", v->lost, err);
+		if (v->received != 0) {
+			struct json_object *rt = json_object_new_object();
+
+			rpt_jset_u64(rt, "min", v->min_ns, err);
+			rpt_jset_u64(rt, "p50", v->p50_ns, err);
+			rpt_jset_u64(rt, "p99", v->p99_ns, err);
+			rpt_jset_u64(rt, "max", v->max_ns, err);
+			rpt_jset(e, "rtt_ns", rt, err);
+		} else {
+			rpt_jset_null(e, "rtt_ns", err);
+		}
+		json_object_array_add(arr, e);
+	}
+	rpt_jset(o, "intervals", arr, err);
+}
+
 /* The path section: VF vs synthetic, the driver's counters that moved. */
 void
 rpt_text_path(FILE *out, const struct report_port_path *p)
@@ -63,10 +157,11 @@ rpt_text_path(FILE *out, const struct report_port_path *p)
 		fprintf(out, "  a latency here includes: %s\n", p->includes);
 	if (p->n_driver == 0 || p->driver == NULL) {
 		fputs("  driver counters: none moved\n", out);
-		return;
+	} else {
+		fputs("  driver counters that moved:", out);
+		text_counters(out, p->driver, p->n_driver);
 	}
-	fputs("  driver counters that moved:", out);
-	text_counters(out, p->driver, p->n_driver);
+	text_path_timeline(out, p);
 }
 
 /* "path": {"kind", "vf_rx_packets", ..., "vf_share", "driver_delta"} */
@@ -91,6 +186,7 @@ json_path(const struct report_port_path *p, int *err)
 	}
 	rpt_jset(o, "driver_delta",
 		 rpt_json_counters(p->driver, p->n_driver, err), err);
+	json_path_timeline(o, p, err);
 	return o;
 }
 

@@ -53,18 +53,23 @@ EOF
 
 host_readd() { host_readd_nic "$1" nic2 rp2 n2 52:54:00:1a:b0:02; }
 
-# host_readd_nic DIR ID BUS NETDEV MAC: 4 s into the probe, device_del ID,
-# wait until it is gone from query-pci, 2 s, device_add it again.
+# host_readd_nic DIR ID BUS NETDEV MAC [MODEL] [CUE]: 4 s after the guest's
+# out/CUE (probe.started), device_del ID, wait until it is gone from
+# query-pci, 2 s, device_add it again (MODEL: virtio-net-pci, modern only
+# behind the vIOMMU, by default).
 host_readd_nic() {
-	local dir=$1 id=$2 bus=$3 nd=$4 mac=$5 i gone=0
+	local dir=$1 id=$2 bus=$3 nd=$4 mac=$5 model=${6:-virtio-net-pci} i gone=0 more=''
+	local cue=${7:-probe.started}
+	[ "$model" = virtio-net-pci ] && more=', "iommu_platform": true, "disable-legacy": "on"'
+
 	for ((i = 0; i < 1800; i++)); do
-		[ -e "$dir/out/probe.started" ] && break
+		[ -e "$dir/out/$cue" ] && break
 		[ -e "$dir/rc" ] && return 1
 		sleep 0.1
 	done
-	[ -e "$dir/out/probe.started" ] || return 1
+	[ -e "$dir/out/$cue" ] || return 1
 	sleep 4
-	qmp "$dir" device_del "{\"id\": \"$id\"}" >"$dir/host.log" 2>&1 || return 1
+	qmp "$dir" device_del "{\"id\": \"$id\"}" >>"$dir/host.log" 2>&1 || return 1
 	for ((i = 0; i < 80; i++)); do
 		qmp "$dir" query-pci >"$dir/query-pci.json" 2>>"$dir/host.log" || return 1
 		grep -q "\"qdev_id\": \"$id\"" "$dir/query-pci.json" || { gone=1; break; }
@@ -73,7 +78,7 @@ host_readd_nic() {
 	[ "$gone" = 1 ] || { echo "$id still there 40 s after device_del" >>"$dir/host.log"; return 1; }
 	echo "$id gone" >>"$dir/host.log"
 	sleep 2
-	qmp "$dir" device_add "{\"driver\": \"virtio-net-pci\", \"netdev\": \"$nd\", \"id\": \"$id\", \"bus\": \"$bus\", \"mac\": \"$mac\", \"iommu_platform\": true, \"disable-legacy\": \"on\"}" >>"$dir/host.log" 2>&1 || return 1
+	qmp "$dir" device_add "{\"driver\": \"$model\", \"netdev\": \"$nd\", \"id\": \"$id\", \"bus\": \"$bus\", \"mac\": \"$mac\"$more}" >>"$dir/host.log" 2>&1 || return 1
 	echo "$id added again" >>"$dir/host.log"
 }
 

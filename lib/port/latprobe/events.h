@@ -28,14 +28,20 @@ enum port_event_kind {
 	PORT_EV_LINK_UP,
 	PORT_EV_REMOVED,  /* the device is being removed (released by us) */
 	PORT_EV_ATTACHED, /* a removed device came back (--forever) */
+	/* A failsafe port's VF sub-device is being removed (the port stays:
+	 * failsafe, or latprobe for it, moves to the fallback). */
+	PORT_EV_VF_REMOVED,
+	/* The packets moved to another path (VF <-> synthetic). */
+	PORT_EV_PATH_SHIFT,
 	PORT_EV__COUNT,
 };
 
-/* "link_down", "link_up", "removed", "attached": JSON and the metrics'
- * kind label. */
+/* "link_down", "link_up", "removed", "attached", "vf_removed",
+ * "path_shift": JSON and the metrics' kind label. */
 extern const char *const port_event_kind_name[PORT_EV__COUNT];
 
-#define PORT_EVENTS_MAX 256 /* kept in the log; later ones only counted */
+#define PORT_EVENTS_MAX	    256 /* kept in the log; later ones only counted */
+#define PORT_EVENTS_VF_SUBS 4	/* a failsafe port's VF sub-devices watched */
 
 struct port_event {
 	enum port_event_kind kind;
@@ -98,6 +104,18 @@ struct port_events {
 	bool eth_cbs; /* LSC/RMV callbacks registered */
 	char dev_name[64];
 	void *dev; /* struct rte_device *, for the release */
+	/* What rte_dev_probe() takes to make the device again: its name and
+	 * devargs ("net_failsafe0,mac=...,dev(...),dev(...)"). */
+	char probe_args[512];
+	/* A failsafe port: its VF sub-devices' names (from its devargs) and
+	 * whether failsafe itself hears of their removal (the sub-PMD raises
+	 * RTE_ETH_EVENT_INTR_RMV: mlx4, mlx5, MANA) or not (virtio, igb, ...:
+	 * then latprobe moves the port to the fallback, app/link_events.c). */
+	char vf_sub[PORT_EVENTS_VF_SUBS][64];
+	unsigned n_vf_subs;
+	atomic_bool vf_removed;
+	_Atomic uint64_t vf_removed_tsc;
+	atomic_uint vf_removed_sub; /* its index in vf_sub */
 	port_events_fn fn;
 	void *arg;
 	/* From the interrupt thread: a change to look at, the TSC of the
@@ -143,5 +161,20 @@ int port_events_release(struct port_events *e);
  */
 int port_events_probe(const char *dev_name, const char *port_name,
 		      uint16_t *port_id);
+
+/*
+ * Does failsafe itself hear of the removal of its sub-device named name
+ * (the sub-device's port has RTE_ETH_DEV_INTR_RMV)? False when it is not
+ * attached or has no removal interrupt.
+ */
+bool port_events_sub_has_rmv(const char *name);
+
+/* Wait (ms at most, every 10 ms) for the port's link to be up: true when
+ * it is. */
+bool port_events_link_wait(uint16_t port_id, unsigned ms);
+
+/* Is the device name still on its bus (a PCI address: in sysfs)? Names
+ * of other buses: false. */
+bool port_events_dev_present(const char *name);
 
 #endif /* LATPROBE_EVENTS_H */

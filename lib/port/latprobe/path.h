@@ -37,6 +37,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "latprobe/xstats.h"
@@ -117,6 +118,15 @@ enum port_xstat_class port_xstat_class(enum port_path_kind k, const char *name,
  */
 int64_t port_path_failsafe_vf_subs(const char *devargs);
 
+/*
+ * The device name of failsafe sub-device sub (numbered as above) from its
+ * dev() parameter, into name (cap bytes, truncated): 0, -ENOENT when there
+ * is no such sub-device or it is an exec()/fd() one (named only at run
+ * time), -EINVAL when the string is malformed.
+ */
+int port_path_failsafe_sub_name(const char *devargs, unsigned sub, char *name,
+				size_t cap);
+
 /* Packets per path over a run (deltas of the classified stats). */
 struct port_path_split {
 	uint64_t vf_rx, vf_tx, syn_rx, syn_tx;
@@ -152,5 +162,54 @@ unsigned port_xstats_driver_moved(enum port_path_kind k,
 /* The delta of after's stat i against before (0 when it went down). */
 uint64_t port_xstat_delta(const struct port_xstats *before,
 			  const struct port_xstats *after, unsigned i);
+
+/*
+ * Which path carries the packets now, over a run (issue 27's failover):
+ * the side thread classifies the stats' deltas of each short sample
+ * (port_path_split between two reads) and feeds them here; a change of the
+ * path that carries them is a shift, with its time.
+ */
+enum port_path_now {
+	PORT_PATH_NOW_IDLE,	 /* nothing counted in the sample */
+	PORT_PATH_NOW_VF,	 /* mostly the VF */
+	PORT_PATH_NOW_SYNTHETIC, /* mostly the synthetic path */
+};
+
+/* "idle", "vf", "synthetic": JSON port.path.shifts[].from/to. */
+const char *port_path_now_name(enum port_path_now p);
+
+/* The path of one sample: the one that sent more (the host's switch sees
+ * the packets there), else the one that received more; idle when none. */
+enum port_path_now port_path_now_of(const struct port_path_split *d);
+
+#define PORT_PATH_SHIFTS_MAX 64 /* kept; later ones only counted */
+
+struct port_path_shift {
+	uint64_t t_ns; /* the sample that first showed the new path */
+	enum port_path_now from, to;
+};
+
+struct port_path_timeline {
+	enum port_path_now cur; /* idle until the first packet */
+	uint64_t first_ns;	/* the first sample with packets */
+	uint64_t last_ns;	/* the latest shift */
+	struct port_path_shift shift[PORT_PATH_SHIFTS_MAX];
+	unsigned n;
+	uint64_t count, dropped; /* all shifts; those past the array */
+	/* The samples' deltas summed: the run's split across re-created
+	 * ports (whose stats start from 0 again). */
+	uint64_t vf_rx, vf_tx, syn_rx, syn_tx;
+};
+
+void port_path_timeline_init(struct port_path_timeline *t);
+
+/*
+ * One sample ending at t_ns (since the start; never going back: a smaller
+ * one is taken as the last shift's) with its deltas d: 1 when the path
+ * changed (a shift noted), else 0. An idle sample changes nothing; the
+ * first path seen is the baseline, not a shift.
+ */
+int port_path_timeline_feed(struct port_path_timeline *t, uint64_t t_ns,
+			    const struct port_path_split *d);
 
 #endif /* LATPROBE_PORT_PATH_H */

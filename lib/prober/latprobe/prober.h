@@ -660,6 +660,13 @@ int prober_worker_run(struct prober_worker *w, const atomic_bool *stop);
  * over unfragmented IPv6 it ends none (the probe times out). 0 or -errno.
  */
 int prober_worker_run_open(struct prober_worker *w, const atomic_bool *stop);
+/*
+ * Open loop again after a re-attach (prober_worker_resume() calls it): the
+ * window, counters and histograms as they were; the schedule goes on from
+ * now (the gap's sends are not made, not counted); the probes in flight
+ * expire as lost. 0 or -errno.
+ */
+int prober_worker_resume_open(struct prober_worker *w, const atomic_bool *stop);
 
 /*
  * The same run one probe at a time, for a caller that takes turns between
@@ -724,6 +731,10 @@ struct prober_set {
 	 * lane that probes pays nothing for it. */
 	struct io_queue *idle_q;
 	struct codec_flow idle_flow;
+	/* Set before a run after a re-attach (issue 27): a worker that began
+	 * in an earlier run goes on (no new begin: its sequence numbers,
+	 * counters, histograms and -t's deadline are kept). */
+	bool resume;
 };
 
 void prober_set_init(struct prober_set *s, bool open);

@@ -163,6 +163,25 @@ struct report_counter {
  * (< 0: nothing counted, written as null); on any port the driver's own
  * counters that moved (not the ethdev's generic totals).
  */
+/*
+ * Issue 27's failover: a shift of the path that carries the packets
+ * (JSON port.path.shifts[]: t_s, from, to, took_s) and the latency on each
+ * path between shifts (port.path.intervals[]: from_s, to_s, path, sent,
+ * received, lost, rtt_ns {min, p50, p99, max}).
+ */
+struct report_path_shift {
+	double t_s;	       /* the first sample that showed the new path */
+	const char *from, *to; /* "vf", "synthetic" */
+	double took_s;	       /* since the VF's removal; < 0: null */
+};
+
+struct report_path_interval {
+	double from_s, to_s;
+	const char *path; /* "vf", "synthetic", "idle" */
+	uint64_t sent, received, lost;
+	uint64_t min_ns, p50_ns, p99_ns, max_ns; /* received == 0: null */
+};
+
 struct report_port_path {
 	const char *kind;      /* "netvsc", "failsafe", "mlx", "mana", ... */
 	const char *vf_driver; /* the hardware VF behind netvsc/failsafe
@@ -173,6 +192,14 @@ struct report_port_path {
 	double vf_share;
 	const struct report_counter *driver; /* deltas */
 	unsigned n_driver;
+	/* Sampled over the run (issue 27): shifts and intervals below. */
+	bool timeline;
+	double poll_s; /* the samples' period */
+	const struct report_path_shift *shifts;
+	unsigned n_shifts;
+	uint64_t shifts_dropped;
+	const struct report_path_interval *intervals; /* the prober's */
+	unsigned n_intervals;
 };
 
 /*

@@ -32,6 +32,7 @@ struct wire {
 	atomic_bool stop;
 	uint64_t sent0_at_retire;
 	unsigned phase;
+	uint64_t stop_after; /* test_set_resume: sends of both, then stop */
 	struct io_fake *f;
 	struct tsc_clock clock;
 	struct reflector_conf rc;
@@ -46,6 +47,9 @@ reflector_hook(void *arg)
 	struct wire *w = arg;
 
 	reflector_poll(&w->rw);
+	if (w->stop_after != 0 &&
+	    w->pw[0].st.sent + w->pw[1].st.sent >= w->stop_after)
+		atomic_store(&w->stop, true);
 	if (w->set == NULL)
 		return;
 	/* Between probes, as the control thread would: add worker 1 after
@@ -451,10 +455,59 @@ test_stop(void **state)
 	stop(w);
 }
 
+/*
+ * A set stopped (its device removed) and run again with resume set (it
+ * came back, --forever with several targets, issue 27): each worker goes
+ * on where it was, its sequence numbers, counters and histograms kept, and
+ * ends at its -n as if nothing had happened.
+ */
+static void
+test_set_resume(void **state)
+{
+	struct wire *w = *state;
+	struct prober_set *s = malloc(sizeof(*s));
+	uint64_t before[2];
+
+	assert_non_null(s);
+	prober_set_init(s, false);
+	w->pc[0].count = w->pc[1].count = 100;
+	w->pc[0].warmup = w->pc[1].warmup = 5;
+	start(w);
+	assert_int_equal(prober_set_add(s, &w->pw[0]), 0);
+	assert_int_equal(prober_set_add(s, &w->pw[1]), 0);
+	w->stop_after = 60;
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		before[i] = w->pw[i].step_seq;
+		assert_true(w->pw[i].done);
+		assert_true(before[i] > 0 && before[i] < 105);
+	}
+	w->stop_after = 0;
+	atomic_store(&w->stop, false);
+	s->resume = true;
+	assert_int_equal(prober_set_run(s, 0, &w->stop), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct prober_worker *pw = &w->pw[i];
+
+		assert_true(pw->done);
+		/* Warm-up once, then -n: no second warm-up, no probe twice. */
+		assert_int_equal(pw->step_seq, 105);
+		assert_int_equal(pw->st.sent, 100);
+		assert_int_equal(pw->st.received + pw->st.lost, 100);
+		assert_int_equal(pw->st.duplicated, 0);
+		assert_int_equal(pw->st.ignored[PROBER_IGN_NEVER_SENT], 0);
+		assert_int_equal(pw->rtt.total, pw->st.received);
+	}
+	free(s);
+	stop(w);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_set_resume, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_two_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_target_rests, setup,
 						teardown),

@@ -667,6 +667,134 @@ test_hw_ts_refusal(void **state)
 	assert_null(port_path_hw_ts_refusal("net_mana", true, NULL));
 }
 
+/* Sub-device names from failsafe devargs (issue 27: which device's removal
+ * is the VF's). */
+static void
+test_failsafe_sub_names(void **state)
+{
+	char n[64], small[5];
+	const char *lab = "mac=52:54:00:1a:b0:02,hotplug_poll=200,"
+			  "dev(0000:02:00.0),dev(net_af_packet0,iface=eth2)";
+
+	(void)state;
+	assert_int_equal(port_path_failsafe_sub_name(lab, 0, n, sizeof(n)), 0);
+	assert_string_equal(n, "0000:02:00.0");
+	assert_int_equal(port_path_failsafe_sub_name(lab, 1, n, sizeof(n)), 0);
+	assert_string_equal(n, "net_af_packet0");
+	assert_int_equal(port_path_failsafe_sub_name(lab, 2, n, sizeof(n)),
+			 -ENOENT);
+	assert_int_equal(port_path_failsafe_vf_subs(lab), 0x1);
+	/* vdev_netvsc: the VF comes through fd(): no name before run time. */
+	assert_int_equal(
+		port_path_failsafe_sub_name(
+			"fd(7),dev(net_tap_vsc0,remote=eth1)", 0, n, sizeof(n)),
+		-ENOENT);
+	assert_int_equal(
+		port_path_failsafe_sub_name(
+			"fd(7),dev(net_tap_vsc0,remote=eth1)", 1, n, sizeof(n)),
+		0);
+	assert_string_equal(n, "net_tap_vsc0");
+	/* Truncated to the buffer, never past it. */
+	assert_int_equal(
+		port_path_failsafe_sub_name(lab, 0, small, sizeof(small)), 0);
+	assert_string_equal(small, "0000");
+	assert_int_equal(port_path_failsafe_sub_name("dev(x", 0, n, sizeof(n)),
+			 -EINVAL);
+	assert_int_equal(port_path_failsafe_sub_name(NULL, 0, n, sizeof(n)),
+			 -EINVAL);
+	assert_int_equal(port_path_failsafe_sub_name(lab, 0, n, 0), -EINVAL);
+}
+
+static struct port_path_split
+sample(uint64_t vf_rx, uint64_t vf_tx, uint64_t syn_rx, uint64_t syn_tx)
+{
+	return (struct port_path_split){.vf_rx = vf_rx,
+					.vf_tx = vf_tx,
+					.syn_rx = syn_rx,
+					.syn_tx = syn_tx,
+					.have_vf = true,
+					.have_syn = true};
+}
+
+/* The path of one sample: what was sent decides, then what was received. */
+static void
+test_path_now(void **state)
+{
+	struct port_path_split d;
+
+	(void)state;
+	d = sample(0, 0, 0, 0);
+	assert_int_equal(port_path_now_of(&d), PORT_PATH_NOW_IDLE);
+	d = sample(50, 50, 0, 0);
+	assert_int_equal(port_path_now_of(&d), PORT_PATH_NOW_VF);
+	d = sample(0, 0, 50, 50);
+	assert_int_equal(port_path_now_of(&d), PORT_PATH_NOW_SYNTHETIC);
+	/* The switch mid-sample: the answers of the VF's last probes still
+	 * come in, the probes already leave on the synthetic path. */
+	d = sample(40, 3, 2, 45);
+	assert_int_equal(port_path_now_of(&d), PORT_PATH_NOW_SYNTHETIC);
+	/* Nothing sent (a reflector between requests): the answers' path. */
+	d = sample(0, 0, 7, 0);
+	assert_int_equal(port_path_now_of(&d), PORT_PATH_NOW_SYNTHETIC);
+	d = sample(3, 0, 0, 0);
+	assert_int_equal(port_path_now_of(&d), PORT_PATH_NOW_VF);
+	assert_string_equal(port_path_now_name(PORT_PATH_NOW_VF), "vf");
+	assert_string_equal(port_path_now_name(PORT_PATH_NOW_SYNTHETIC),
+			    "synthetic");
+	assert_string_equal(port_path_now_name(PORT_PATH_NOW_IDLE), "idle");
+}
+
+/* A VF removed and given back: two shifts, idle samples change nothing,
+ * the sums are the run's. */
+static void
+test_path_timeline(void **state)
+{
+	struct port_path_timeline t;
+	struct port_path_split d;
+	uint64_t ms = 1000000;
+
+	(void)state;
+	port_path_timeline_init(&t);
+	d = sample(0, 0, 0, 0);
+	assert_int_equal(port_path_timeline_feed(&t, 50 * ms, &d), 0);
+	assert_int_equal(t.cur, PORT_PATH_NOW_IDLE);
+	d = sample(48, 50, 0, 0);
+	assert_int_equal(port_path_timeline_feed(&t, 100 * ms, &d), 0);
+	assert_int_equal(t.cur, PORT_PATH_NOW_VF);
+	assert_int_equal(t.first_ns, 100 * ms);
+	assert_int_equal(port_path_timeline_feed(&t, 150 * ms, &d), 0);
+	/* The port is re-created: idle samples in the gap. */
+	d = sample(0, 0, 0, 0);
+	assert_int_equal(port_path_timeline_feed(&t, 200 * ms, &d), 0);
+	d = sample(0, 0, 30, 31);
+	assert_int_equal(port_path_timeline_feed(&t, 250 * ms, &d), 1);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.shift[0].t_ns, 250 * ms);
+	assert_int_equal(t.shift[0].from, PORT_PATH_NOW_VF);
+	assert_int_equal(t.shift[0].to, PORT_PATH_NOW_SYNTHETIC);
+	assert_int_equal(port_path_timeline_feed(&t, 300 * ms, &d), 0);
+	d = sample(20, 50, 30, 0);
+	assert_int_equal(port_path_timeline_feed(&t, 350 * ms, &d), 1);
+	assert_int_equal(t.shift[1].to, PORT_PATH_NOW_VF);
+	/* A time that went back is taken as the last shift's. */
+	d = sample(0, 0, 0, 5);
+	assert_int_equal(port_path_timeline_feed(&t, 10 * ms, &d), 1);
+	assert_int_equal(t.shift[2].t_ns, 350 * ms);
+	assert_int_equal(t.count, 3);
+	assert_int_equal(t.vf_rx, 48 + 48 + 20);
+	assert_int_equal(t.vf_tx, 50 + 50 + 50);
+	assert_int_equal(t.syn_rx, 30 + 30 + 30);
+	assert_int_equal(t.syn_tx, 31 + 31 + 5);
+	/* Past the array: counted, not kept. */
+	for (unsigned i = 0; i < 2 * PORT_PATH_SHIFTS_MAX; i++) {
+		d = (i & 1) ? sample(0, 0, 0, 9) : sample(0, 9, 0, 0);
+		(void)port_path_timeline_feed(&t, (400 + i) * ms, &d);
+	}
+	assert_int_equal(t.n, PORT_PATH_SHIFTS_MAX);
+	assert_int_equal(t.count, t.n + t.dropped);
+	assert_true(t.dropped > 0);
+}
+
 int
 main(void)
 {
@@ -678,6 +806,9 @@ main(void)
 		cmocka_unit_test(test_netvsc_vf_appears),
 		cmocka_unit_test(test_failsafe),
 		cmocka_unit_test(test_failsafe_devargs),
+		cmocka_unit_test(test_failsafe_sub_names),
+		cmocka_unit_test(test_path_now),
+		cmocka_unit_test(test_path_timeline),
 		cmocka_unit_test(test_mlx5),
 		cmocka_unit_test(test_mana_2411),
 		cmocka_unit_test(test_netvsc_mana_vf_2411),

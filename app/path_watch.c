@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The path over the run (path_watch.h). Writers: the side thread, and the
+ * main thread after a re-attach (app_path_rebase) and once at the end, one
+ * at a time under mu.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "link_events.h"
+#include "path_watch.h"
+#include "run.h"
+#include "latprobe/port.h"
+
+struct app_path {
+	pthread_mutex_t mu;
+	bool on;
+	enum port_path_kind kind;
+	uint32_t vf_subs;
+	struct port_xstats prev;
+	struct port_path_timeline tl;
+	struct report_path_shift rs[PORT_PATH_SHIFTS_MAX];
+	/* The port thread, which also polls the link (app_link_poll): an
+	 * xstats or link read of failsafe waits for failsafe's lock, which
+	 * its hot-plug alarm holds while it probes the VF again (3 s under
+	 * emulation); the side thread's intervals, live line and deadline
+	 * must not wait with it. */
+	struct app_tick tick;
+	struct app_thread thread;
+	struct app_run *r;
+};
+
+static struct app_path app_path = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+void
+app_path_start(struct app_run *r)
+{
+	struct app_path *a = &app_path;
+
+	pthread_mutex_lock(&a->mu);
+	port_xstats_free(&a->prev);
+	memset((char *)a + sizeof(a->mu), 0, sizeof(*a) - sizeof(a->mu));
+	port_path_timeline_init(&a->tl);
+	a->kind = port_path_kind_of(r->port.driver);
+	if (r->dpdk_ready && port_path_has_vf(a->kind) &&
+	    port_xstats_read(r->port.id, &a->prev) == 0) {
+		a->vf_subs = port_failsafe_vf_subs(r->port.id);
+		a->on = true;
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+static void *
+path_thread(void *arg)
+{
+	struct app_path *a = arg;
+	double next = PATH_POLL_S, el;
+
+	while (app_tick_sleep_until(&a->tick, next)) {
+		el = app_tick_elapsed(&a->tick);
+		app_link_poll(a->r);
+		if (a->on)
+			app_path_poll(a->r, el);
+		while (next <= el)
+			next += PATH_POLL_S;
+	}
+	return NULL;
+}
+
+void
+app_path_begin(struct app_run *r)
+{
+	struct app_path *a = &app_path;
+	int ret;
+
+	if (!a->on && !app_link_on())
+		return;
+	a->r = r;
+	app_tick_init(&a->tick);
+	ret = app_thread_start(&a->thread, "lp-port", true, path_thread, a);
+	if (ret != 0)
+		app_warn("cannot start the port thread (%s): no link events "
+			 "and path shifts while the run lasts, only at its end",
+			 strerror(-ret));
+}
+
+void
+app_path_end(void)
+{
+	struct app_path *a = &app_path;
+
+	if (a->r == NULL)
+		return;
+	app_tick_stop(&a->tick);
+	if (a->thread.started)
+		app_thread_join(&a->thread);
+	app_tick_fini(&a->tick);
+	a->r = NULL;
+}
+
+bool
+app_path_on(void)
+{
+	return app_path.on;
+}
+
+void
+app_path_rebase(struct app_run *r)
+{
+	struct app_path *a = &app_path;
+
+	pthread_mutex_lock(&a->mu);
+	if (a->on) {
+		port_xstats_free(&a->prev);
+		if (port_xstats_read(r->port.id, &a->prev) != 0)
+			memset(&a->prev, 0, sizeof(a->prev));
+		a->vf_subs = port_failsafe_vf_subs(r->port.id);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+void
+app_path_poll(struct app_run *r, double el)
+{
+	struct app_path *a = &app_path;
+	struct port_xstats now;
+	struct port_path_split d;
+	uint64_t t_ns = el > 0 ? (uint64_t)(el * 1e9) : 0;
+
+	pthread_mutex_lock(&a->mu);
+	/* No port while a failover or re-attach makes it again. */
+	if (!a->on || a->prev.names == NULL || !app_link_port_acquire()) {
+		pthread_mutex_unlock(&a->mu);
+		return;
+	}
+	if (port_xstats_read(r->port.id, &now) != 0) {
+		app_link_port_release();
+		pthread_mutex_unlock(&a->mu);
+		return;
+	}
+	app_link_port_release();
+	if (port_path_split(a->kind, &a->prev, &now, a->vf_subs, &d) == 0 &&
+	    port_path_timeline_feed(&a->tl, t_ns, &d) == 1) {
+		const struct port_path_shift *s = &a->tl.shift[a->tl.n - 1];
+		uint64_t vf_gone = app_link_vf_removed_before_ns(t_ns);
+		char took[96] = "";
+
+		if (a->tl.dropped != 0)
+			s = NULL; /* past the array: counted only */
+		if (s != NULL && s->to == PORT_PATH_NOW_SYNTHETIC &&
+		    vf_gone != UINT64_MAX && vf_gone <= t_ns)
+			snprintf(took, sizeof(took),
+				 " (%.3f s after the VF's removal)",
+				 (double)(t_ns - vf_gone) / 1e9);
+		app_link_note(PORT_EV_PATH_SHIFT, t_ns);
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): the packets go over the "
+			"%s path from %.3f s on%s\n",
+			r->cmd->name, r->port.id, r->port.name,
+			a->tl.cur == PORT_PATH_NOW_VF ? "VF" : "synthetic", el,
+			took);
+		if (r->cmd->path_shift != NULL)
+			r->cmd->path_shift(r, el, a->tl.cur);
+	}
+	port_xstats_free(&a->prev);
+	a->prev = now;
+	pthread_mutex_unlock(&a->mu);
+}
+
+const char *
+app_path_now(void)
+{
+	return port_path_now_name(app_path.tl.cur);
+}
+
+const char *
+app_path_first(void)
+{
+	const struct port_path_timeline *t = &app_path.tl;
+
+	return port_path_now_name(t->count != 0 ? t->shift[0].from : t->cur);
+}
+
+void
+app_path_fill(struct report_port_path *p)
+{
+	struct app_path *a = &app_path;
+	const struct port_path_timeline *t = &a->tl;
+	uint64_t vf_gone_before = UINT64_MAX;
+	struct port_path_split sp;
+
+	if (!a->on)
+		return;
+	pthread_mutex_lock(&a->mu);
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct port_path_shift *s = &t->shift[i];
+
+		vf_gone_before = app_link_vf_removed_before_ns(s->t_ns);
+		a->rs[i] = (struct report_path_shift){
+			.t_s = (double)s->t_ns / 1e9,
+			.from = port_path_now_name(s->from),
+			.to = port_path_now_name(s->to),
+			.took_s = s->to == PORT_PATH_NOW_SYNTHETIC &&
+						  vf_gone_before != UINT64_MAX
+					  ? (double)(s->t_ns - vf_gone_before) /
+						    1e9
+					  : -1.0,
+		};
+	}
+	p->timeline = true;
+	p->shifts = a->rs;
+	p->n_shifts = t->n;
+	p->shifts_dropped = t->dropped;
+	p->poll_s = PATH_POLL_S;
+	/* The run's split from the samples: the stats of a port made again
+	 * start from 0, the samples' sums do not. */
+	sp = (struct port_path_split){.vf_rx = t->vf_rx,
+				      .vf_tx = t->vf_tx,
+				      .syn_rx = t->syn_rx,
+				      .syn_tx = t->syn_tx};
+	if (p->split || t->vf_rx + t->vf_tx + t->syn_rx + t->syn_tx != 0) {
+		p->split = true;
+		p->vf_rx = sp.vf_rx;
+		p->vf_tx = sp.vf_tx;
+		p->synthetic_rx = sp.syn_rx;
+		p->synthetic_tx = sp.syn_tx;
+		p->vf_share = port_path_vf_share(&sp);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+void
+app_path_stop(void)
+{
+	struct app_path *a = &app_path;
+
+	pthread_mutex_lock(&a->mu);
+	port_xstats_free(&a->prev);
+	a->on = false;
+	pthread_mutex_unlock(&a->mu);
+}
