@@ -106,17 +106,9 @@ for i in $(seq 600); do
 	sleep 0.1
 done
 : >$out/probe.started
-# The VF goes (device_del), then comes back: bind it to vfio-pci, and
-# failsafe probes it again by itself.
-for i in $(seq 600); do [ -e /sys/bus/pci/devices/$P ] || break; sleep 0.1; done
-log "VF $P gone: $([ -e /sys/bus/pci/devices/$P ] && echo no || echo yes) ($(cut -d' ' -f1 /proc/uptime) s)"
-for i in $(seq 600); do [ -e /sys/bus/pci/devices/$P/vendor ] && break; sleep 0.1; done
-if [ -e /sys/bus/pci/devices/$P ]; then
-	sleep 1 # the kernel's driver binds it first
-	bind_vfio "$P"
-else
-	log "FAIL: $P did not come back"
-fi
+# The VF goes, then comes back (bound to vfio-pci again): failsafe
+# probes it again by itself.
+await_readd
 wait $ppid
 echo "$?" >$out/probe.rc
 log "probe: rc $(cat $out/probe.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*, Lost = [0-9]*' $out/probe.txt)"

@@ -43,15 +43,7 @@ fleet_run() {
 		sleep 0.1
 	done
 	: >$out/$tag.started
-	for i in $(seq 600); do [ -e /sys/bus/pci/devices/$P ] || break; sleep 0.1; done
-	log "$tag: device $P gone: $([ -e /sys/bus/pci/devices/$P ] && echo no || echo yes) ($(cut -d' ' -f1 /proc/uptime) s)"
-	for i in $(seq 600); do [ -e /sys/bus/pci/devices/$P/vendor ] && break; sleep 0.1; done
-	if [ -e /sys/bus/pci/devices/$P ]; then
-		sleep 1 # the kernel's driver binds it first
-		bind_vfio "$P"
-	else
-		log "FAIL: $P did not come back"
-	fi
+	await_readd
 	for i in $(seq 300); do
 		grep -q 'the device is back' $out/$tag.err && break
 		kill -0 $ppid 2>/dev/null || break

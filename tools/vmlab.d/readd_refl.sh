@@ -26,15 +26,7 @@ guest_readd_refl() {
 	cat <<'EOF'
 refl_start
 probe_bg 200 -t 40
-for i in $(seq 600); do [ -e /sys/bus/pci/devices/$R ] || break; sleep 0.1; done
-log "device $R gone: $([ -e /sys/bus/pci/devices/$R ] && echo no || echo yes) ($(cut -d' ' -f1 /proc/uptime) s)"
-for i in $(seq 600); do [ -e /sys/bus/pci/devices/$R/vendor ] && break; sleep 0.1; done
-if [ -e /sys/bus/pci/devices/$R ]; then
-	sleep 1
-	bind_vfio "$R"
-else
-	log "FAIL: $R did not come back"
-fi
+await_readd "$R"
 wait $ppid
 echo "$?" >$out/probe.rc
 log "probe: rc $(cat $out/probe.rc), $(grep -o 'Sent = [0-9]*, Received = [0-9]*, Lost = [0-9]*' $out/probe.txt)"

@@ -109,6 +109,41 @@ test_many(void **state)
 	free(l);
 }
 
+/* A failsafe port's VF removed and the path shifting (issue 27's
+ * failover): marks in the log, counted, the port's own state untouched. */
+static void
+test_failover_marks(void **state)
+{
+	struct port_events_log l;
+	uint64_t ms = 1000000;
+
+	(void)state;
+	port_events_log_init(&l, true);
+	assert_int_equal(port_events_note(&l, PORT_EV_VF_REMOVED, 4400 * ms, 0),
+			 0);
+	assert_int_equal(port_events_note(&l, PORT_EV_PATH_SHIFT, 5000 * ms, 0),
+			 0);
+	assert_int_equal(
+		port_events_note(&l, PORT_EV_PATH_SHIFT, 11400 * ms, 0), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.count[PORT_EV_VF_REMOVED], 1);
+	assert_int_equal(l.count[PORT_EV_PATH_SHIFT], 2);
+	assert_false(l.removed);
+	assert_false(l.down);
+	assert_int_equal(l.link_up, 1);
+	assert_int_equal(port_events_down_ns(&l, 20000 * ms), 0);
+	assert_int_equal(port_events_between(&l, PORT_EV_PATH_SHIFT, 4000 * ms,
+					     6000 * ms),
+			 1);
+	assert_string_equal(port_event_kind_name[PORT_EV_VF_REMOVED],
+			    "vf_removed");
+	assert_string_equal(port_event_kind_name[PORT_EV_PATH_SHIFT],
+			    "path_shift");
+	/* Every kind has its name (the metrics' label, JSON's event). */
+	for (unsigned k = 0; k < PORT_EV__COUNT; k++)
+		assert_non_null(port_event_kind_name[k]);
+}
+
 int
 main(void)
 {
@@ -116,6 +151,7 @@ main(void)
 		cmocka_unit_test(test_flap),
 		cmocka_unit_test(test_down_at_start),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_failover_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
