@@ -35,6 +35,7 @@ static const struct app_cmd reflect_cmd = {
 	.report = reflect_report,
 	.teardown = reflect_teardown,
 	.metrics = reflect_metrics,
+	.port_swap = reflect_port_swap,
 };
 
 int

@@ -31,6 +31,9 @@ struct app_path {
 	struct app_tick tick;
 	struct app_thread thread;
 	struct app_run *r;
+	/* Between app_path_hold() and app_path_rebase(): the port is being
+	 * replaced, its last counts are in. */
+	bool held;
 };
 
 static struct app_path app_path = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -113,6 +116,7 @@ app_path_rebase(struct app_run *r)
 	struct app_path *a = &app_path;
 
 	pthread_mutex_lock(&a->mu);
+	a->held = false;
 	if (a->on) {
 		port_xstats_free(&a->prev);
 		if (port_xstats_read(r->port.id, &a->prev) != 0)
@@ -132,7 +136,8 @@ app_path_poll(struct app_run *r, double el)
 
 	pthread_mutex_lock(&a->mu);
 	/* No port while a failover or re-attach makes it again. */
-	if (!a->on || a->prev.names == NULL || !app_link_port_acquire()) {
+	if (!a->on || a->held || a->prev.names == NULL ||
+	    !app_link_port_acquire()) {
 		pthread_mutex_unlock(&a->mu);
 		return;
 	}
@@ -168,6 +173,72 @@ app_path_poll(struct app_run *r, double el)
 	port_xstats_free(&a->prev);
 	a->prev = now;
 	pthread_mutex_unlock(&a->mu);
+}
+
+void
+app_path_hold(struct app_run *r, double el)
+{
+	struct app_path *a = &app_path;
+
+	app_path_poll(r, el);
+	pthread_mutex_lock(&a->mu);
+	a->held = a->on;
+	pthread_mutex_unlock(&a->mu);
+}
+
+void
+app_path_interval(struct report_interval *iv, double from_el, double el)
+{
+	struct app_path *a = &app_path;
+	const struct port_path_timeline *t = &a->tl;
+	uint64_t from = from_el > 0 ? (uint64_t)(from_el * 1e9) : 0;
+	uint64_t to = el > 0 ? (uint64_t)(el * 1e9) : 0;
+
+	if (!a->on)
+		return;
+	pthread_mutex_lock(&a->mu);
+	iv->path_shifts = 0;
+	iv->path_from = NULL;
+	for (unsigned i = 0; i < t->n; i++) {
+		if (t->shift[i].t_ns <= from || t->shift[i].t_ns > to)
+			continue;
+		if (iv->path_shifts++ == 0)
+			iv->path_from = port_path_now_name(t->shift[i].from);
+	}
+	/* The path at the interval's end: the last shift before it. */
+	iv->path = port_path_now_name(t->cur);
+	for (unsigned i = t->n; i-- > 0;) {
+		if (t->shift[i].t_ns <= to) {
+			iv->path = port_path_now_name(t->shift[i].to);
+			break;
+		}
+		iv->path = port_path_now_name(t->shift[i].from);
+	}
+	if (t->cur == PORT_PATH_NOW_IDLE && t->n == 0)
+		iv->path = NULL; /* nothing seen yet */
+	pthread_mutex_unlock(&a->mu);
+}
+
+void
+app_path_metrics(struct metrics_buf *b)
+{
+	struct app_path *a = &app_path;
+	enum port_path_now now = __atomic_load_n(&a->tl.cur, __ATOMIC_RELAXED);
+	static const enum port_path_now paths[] = {PORT_PATH_NOW_VF,
+						   PORT_PATH_NOW_SYNTHETIC};
+	struct metrics_label l[1];
+
+	if (!a->on || now == PORT_PATH_NOW_IDLE)
+		return;
+	metrics_family(b, "latprobe_port_path", "gauge",
+		       "The path that carries the port's packets now (1): the "
+		       "VF or the synthetic fallback (netvsc, failsafe)");
+	for (unsigned i = 0; i < 2; i++) {
+		l[0] = (struct metrics_label){"path",
+					      port_path_now_name(paths[i])};
+		metrics_gauge(b, "latprobe_port_path", l, 1,
+			      now == paths[i] ? 1.0 : 0.0);
+	}
 }
 
 const char *

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "latprobe/metrics.h"
 #include "latprobe/path.h"
 #include "latprobe/report.h"
 
@@ -34,8 +35,17 @@ void app_path_end(void);
 /* The port thread, and the main thread once after the workers stopped and
  * app_path_end(); el: seconds since the start. */
 void app_path_poll(struct app_run *r, double el);
+/* Main thread, the workers stopped, before a re-attach or failover may
+ * replace the port: its last counts, then no poll until app_path_rebase(). */
+void app_path_hold(struct app_run *r, double el);
 /* After a re-attach or failover: the new port's stats are the baseline. */
 void app_path_rebase(struct app_run *r);
+/* Mark an --interval-report interval (from_el, el]: the path at its end
+ * and the shifts in it (nothing when off). */
+void app_path_interval(struct report_interval *iv, double from_el, double el);
+/* --metrics: latprobe_port_path{path} (1 for the path that carries the
+ * packets now, 0 for the other; nothing when off or none seen yet). */
+void app_path_metrics(struct metrics_buf *b);
 /* The path the packets take now ("vf", "synthetic", "idle"). */
 const char *app_path_now(void);
 /* The first path seen ("idle" when none yet). */

@@ -413,6 +413,7 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		.n_rows = ns,
 	};
 	app_link_interval(slot, v->last_el, el);
+	app_path_interval(slot, v->last_el, el);
 	v->n++;
 	v->last_el = el;
 	for (unsigned s = 0; s < ns; s++) {
@@ -455,6 +456,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 	}
 	app_metrics_preamble(b, "probe", r->dpdk_ready, r->clk.clock.hz);
 	app_link_metrics(b); /* issue 27: link state, port events */
+	app_path_metrics(b); /* and the path the packets take */
 	mx_counter(x, b, "latprobe_probes_sent_total",
 		   "Probes sent whose fate is known (answered or lost)",
 		   offsetof(struct prober_stats, sent));

@@ -40,7 +40,14 @@ struct reflect_run {
 	/* The port's per-queue counters before the workers start (DPDK). */
 	struct port_queue_stats qs_before;
 	bool have_qs;
+	/* What ports a re-attach replaced counted per queue (issue 27):
+	 * added to the last one's; qs_lost when one could not be read. */
+	struct port_queue_stats qs_carry;
+	bool qs_lost;
 };
+
+/* reflect_report.c: app_cmd.port_swap, the per-queue counts carried. */
+void reflect_port_swap(struct app_run *r, bool done);
 
 struct reflect_ctx {
 	struct reflect_opts o;

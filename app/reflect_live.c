@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "path_watch.h"
 #include "reflect.h"
 
 uint64_t
@@ -128,6 +129,7 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 	}
 	app_metrics_preamble(b, "reflect", r->dpdk_ready, r->clk.clock.hz);
 	app_link_metrics(b); /* issue 27: link state, port events */
+	app_path_metrics(b); /* and the path the packets take */
 	metrics_family(b, "latprobe_reflector_rx_frames_total", "counter",
 		       "Frames the reflector received");
 	metrics_counter(b, "latprobe_reflector_rx_frames_total", NULL, 0,

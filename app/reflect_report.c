@@ -73,9 +73,14 @@ reflect_workers(struct app_run *r, struct report_reflect_worker *out,
 	bool per_queue = false;
 
 	memset(&d, 0, sizeof(d));
-	if (run->have_qs &&
-	    port_queue_stats_read(r->port.id, r->port.n_queues, &after) == 0)
+	if (run->have_qs && !run->qs_lost &&
+	    port_queue_stats_read(r->port.id, r->port.n_queues, &after) == 0) {
 		per_queue = port_queue_stats_delta(&run->qs_before, &after, &d);
+		port_queue_stats_add(&d, &run->qs_carry);
+		/* Across a re-attach: the ports' frames together (one of
+		 * them may have counted nothing per queue). */
+		per_queue = per_queue || run->qs_carry.ipackets != 0;
+	}
 	for (unsigned i = 0; i < run->n_workers; i++) {
 		const struct reflector_worker *w = &run->w[i];
 		struct report_reflect_worker *o = &out[i];
@@ -215,4 +220,25 @@ reflect_report(struct app_run *r, double duration_s,
 	free(workers);
 	free(by);
 	return ret;
+}
+
+void
+reflect_port_swap(struct app_run *r, bool done)
+{
+	struct reflect_ctx *x = r->ctx;
+	struct reflect_run *run = x->run;
+	struct port_queue_stats now, d;
+
+	if (!run->have_qs || run->qs_lost)
+		return;
+	if (port_queue_stats_read(r->port.id, r->port.n_queues, &now) != 0) {
+		run->qs_lost = true; /* workers[].pmd_* unknown: not shown */
+		return;
+	}
+	if (!done) {
+		(void)port_queue_stats_delta(&run->qs_before, &now, &d);
+		port_queue_stats_add(&run->qs_carry, &d);
+	} else {
+		run->qs_before = now;
+	}
 }

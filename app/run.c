@@ -253,6 +253,10 @@ struct xs_delta {
 	unsigned n_moved;
 	struct report_port_path path;
 	struct report_counter *drv; /* the driver's counters that moved */
+	/* The counts of the ports a re-attach or failover replaced, added to
+	 * the last one's at the end (issue 27); the caller's, not freed by
+	 * xs_free(). */
+	const struct port_xstats *carry;
 };
 
 static void
@@ -391,6 +395,10 @@ xs_end(struct app_run *r, struct xs_delta *d)
 	if (!r->dpdk_ready || d->before.names == NULL ||
 	    port_xstats_read(r->port.id, &d->after) != 0)
 		return;
+	if (d->carry != NULL && d->carry->n != 0 &&
+	    port_xstats_add(&d->after, d->carry) != 0)
+		app_warn("no memory for the port's counters before its "
+			 "re-attach: the report's count from it");
 	idx = calloc(d->after.n + 1, sizeof(*idx));
 	d->moved = calloc(d->after.n + 1, sizeof(*d->moved));
 	if (idx == NULL || d->moved == NULL) {
@@ -533,6 +541,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	struct app_run *r;
 	struct side side;
 	struct xs_delta xs;
+	struct port_xstats carry = {0};
 	struct timespec t0;
 	bool failed = false;
 	int ret;
@@ -640,12 +649,34 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 	if (r->dpdk_ready) {
 		rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
 		rte_eal_mp_wait_lcore();
-		/* A removed device that came back: the same workers go on
-		 * (issue 27); the xstats count from the new port. */
-		while (app_link_reattach(r)) {
+		/* A removed device that came back, a failsafe port made
+		 * again: the same workers go on (issue 27); the old port's
+		 * xstats are carried into the report's. */
+		for (;;) {
+			struct port_xstats old = {0};
+			bool have_old = xs.before.names != NULL &&
+					port_xstats_read(r->port.id, &old) == 0;
+
+			/* The path's last counts on this port, too. */
+			app_path_hold(r, seconds_since(&t0));
+			if (cmd->port_swap != NULL)
+				cmd->port_swap(r, false);
+			if (!app_link_reattach(r)) {
+				port_xstats_free(&old);
+				break;
+			}
+			if (cmd->port_swap != NULL)
+				cmd->port_swap(r, true);
+			if (have_old &&
+			    port_xstats_carry(&carry, &xs.before, &old) != 0)
+				app_warn("no memory to carry the port's "
+					 "counters "
+					 "across its re-attach");
+			port_xstats_free(&old);
 			r->resumed = true;
 			xs_free(&xs);
 			memset(&xs, 0, sizeof(xs));
+			xs.carry = &carry;
 			xs_start(r, &xs);
 			app_path_rebase(r);
 			rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
@@ -696,6 +727,7 @@ out:
 	cmd->teardown(r);
 	app_dpdk_close(&r->dpdk);
 	xs_free(&xs);
+	port_xstats_free(&carry);
 	/* The subcommand's state holds the --auth-key bytes
 	 * (app_common_opts.auth_key): no copy of the key outlives the run. */
 	explicit_bzero(r->ctx, cmd->ctx_size);

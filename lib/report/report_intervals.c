@@ -76,6 +76,7 @@ json_intervals(const struct report_probe *r, int *err)
 		}
 		rpt_jset(o, "targets", rows, err);
 		rpt_json_iv_link(o, iv, err);
+		rpt_json_iv_path(o, iv, err);
 		rpt_jadd(a, o, err);
 	}
 	return a;

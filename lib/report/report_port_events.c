@@ -4,6 +4,8 @@
  * (inside "port"), the probes lost while the link was down (inside
  * "probes"), and an --interval-report interval's marks.
  */
+#include <string.h>
+
 #include "latprobe/report_internal.h"
 
 void
@@ -115,6 +117,14 @@ iv_marked(const struct report_interval *iv)
 	       iv->attached;
 }
 
+/* Off the VF, or shifted in it. */
+static bool
+iv_path_marked(const struct report_interval *iv)
+{
+	return iv->path != NULL &&
+	       (iv->path_shifts != 0 || strcmp(iv->path, "synthetic") == 0);
+}
+
 int
 rpt_iv_link_mark(char *buf, size_t cap, const struct report_interval *iv)
 {
@@ -138,6 +148,21 @@ rpt_iv_link_mark(char *buf, size_t cap, const struct report_interval *iv)
 			     iv->attached ? "  device back" : "");
 		n += k > 0 ? k : 0;
 	}
+	if (iv_path_marked(iv)) {
+		if (iv->path_shifts != 0)
+			k = snprintf((size_t)n < cap ? buf + n : NULL,
+				     (size_t)n < cap ? cap - (size_t)n : 0,
+				     "  PATH %s -> %s%s",
+				     iv->path_from != NULL ? iv->path_from
+							   : "?",
+				     iv->path,
+				     iv->path_shifts > 1 ? " (and back)" : "");
+		else
+			k = snprintf((size_t)n < cap ? buf + n : NULL,
+				     (size_t)n < cap ? cap - (size_t)n : 0,
+				     "  PATH %s", iv->path);
+		n += k > 0 ? k : 0;
+	}
 	return n;
 }
 
@@ -157,4 +182,18 @@ rpt_json_iv_link(struct json_object *o, const struct report_interval *iv,
 	rpt_jset_bool(l, "removed", iv->removed, err);
 	rpt_jset_bool(l, "attached", iv->attached, err);
 	rpt_jset(o, "link", l, err);
+}
+
+void
+rpt_json_iv_path(struct json_object *o, const struct report_interval *iv,
+		 int *err)
+{
+	struct json_object *p;
+
+	if (!iv_path_marked(iv))
+		return;
+	p = json_object_new_object();
+	rpt_jset_str(p, "now", iv->path, err);
+	rpt_jset_u64(p, "shifts", iv->path_shifts, err);
+	rpt_jset(o, "path", p, err);
 }

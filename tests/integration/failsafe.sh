@@ -8,7 +8,9 @@
 # sub-device (exit 4) instead of bypassing the failsafe layer. The path
 # is watched over the run (port.path.poll_s, shifts, intervals): one path,
 # the synthetic one (af_packet is software), no shift, one latency interval
-# with every probe; the text report says so. The VF's removal and the
+# with every probe; the text report says so; while a run lasts, --metrics
+# has latprobe_port_path{path="synthetic"} 1 (promtool accepts it) and the
+# interval lines end in "PATH synthetic". The VF's removal and the
 # failover are the VM lab's (tools/vmlab.d/failover.sh).
 . "$(dirname "$0")/lib.sh"
 need_env
@@ -68,6 +70,37 @@ grep -q 'path shifts: 0 (sampled every 50 ms): the packets kept to one path' "$W
 	fail "the text report does not say the path stayed the same"
 grep -Eq '^ +0\.000 - +[0-9.]+ s  synthetic +sent [0-9]+ received [0-9]+ lost [0-9]+  min ' "$WORK/probe.txt" ||
 	fail "the text report has no latency-by-path line"
+
+# While it runs: --metrics has the path (latprobe_port_path, scraped in the
+# prober's namespace, on its loopback) and the interval lines say it is
+# the synthetic one.
+if lp_have curl; then
+	ip -n "$LP_NS_PROBE" link set lo up
+	ip netns exec "$LP_NS_PROBE" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" --vdev "$sub" --vdev "$fs" -- \
+		--addr "$LP_ADDR_PROBE" -t 4 -i 2ms --interval-report 1s --metrics 127.0.0.1 \
+		"${LP_ADDR_REFL%/*}" >"$WORK/m.txt" 2>"$WORK/m.err" &
+	mpid=$!
+	lp_wait_for "$WORK/m.err" 'metrics on http://127.0.0.1:[0-9]+/metrics' 30 ||
+		{ cat "$WORK/m.err" >&2; fail "the prober with --metrics did not start"; }
+	murl=$(grep -oE 'http://127.0.0.1:[0-9]+/metrics' "$WORK/m.err" | head -1)
+	lp_wait_for "$WORK/m.txt" '^interval' 20 || fail "no interval line"
+	ip netns exec "$LP_NS_PROBE" curl -sS --max-time 5 -o "$WORK/m.prom" "$murl" ||
+		fail "scrape failed"
+	wait "$mpid" || fail "the prober with --metrics exited $?"
+	grep -qx 'latprobe_port_path{path="synthetic"} 1' "$WORK/m.prom" &&
+		grep -qx 'latprobe_port_path{path="vf"} 0' "$WORK/m.prom" ||
+		{ grep latprobe_port "$WORK/m.prom" >&2; fail "latprobe_port_path does not say synthetic"; }
+	if lp_have promtool; then
+		if ! promtool check metrics <"$WORK/m.prom" >"$WORK/promtool.out" 2>&1; then
+			cat "$WORK/promtool.out" >&2
+			fail "promtool rejects the exposition"
+		fi
+	fi
+	grep -q '^interval .*  PATH synthetic$' "$WORK/m.txt" ||
+		{ cat "$WORK/m.txt" >&2; fail "the interval lines do not say PATH synthetic"; }
+else
+	echo "$LP_PROG: no curl: the --metrics part not checked"
+fi
 
 # --port-id 0 is failsafe's sub-device: refused, exit 4 (setup).
 rc=0

@@ -21,7 +21,9 @@
 # (nic2 gone from QEMU), the path accounting has two shifts (vf ->
 # synthetic with the time it took after the removal, then synthetic -> vf)
 # and three latency intervals (vf, synthetic, vf) each with answers, the
-# VF and the synthetic path each carried packets, sent == received + lost.
+# VF and the synthetic path each carried packets, the samples' sums equal
+# the sub-devices' xstats (the first port's carried across the one made
+# again), sent == received + lost.
 cases_all+=" failover"
 
 # shellcheck disable=SC2034 # run_case reads these (dynamic scope)
@@ -169,6 +171,18 @@ for k in ("vf_tx_packets", "synthetic_tx_packets", "vf_rx_packets", "synthetic_r
         fail(f"port.path.{k} {path.get(k)}: that path carried nothing")
 if pr.get("sent") != pr.get("received", 0) + pr.get("lost", 0):
     fail("sent != received + lost")
+# Two counts of one thing across the port made again: the 50 ms samples'
+# sums, and the xstats delta with the first port's counts carried.
+dd = path.get("driver_delta", {})
+for d in ("tx", "rx"):
+    xs = sum(v for k, v in dd.items() if k.startswith(f"{d}_sub") and k.endswith("_good_packets"))
+    tl = path.get(f"vf_{d}_packets", 0) + path.get(f"synthetic_{d}_packets", 0)
+    if xs != tl:
+        fail(f"{d}: the sub-devices' xstats count {xs}, the samples {tl}")
+# --interval-report's marks: the shift to the fallback, then back.
+marks = [(i["path"]["now"], i["path"]["shifts"]) for i in p.get("intervals", []) if "path" in i]
+if ("synthetic", 1) not in marks or ("vf", 1) not in marks or ("synthetic", 0) not in marks:
+    fail(f"the intervals' path marks {marks}: no shift to synthetic, time on it, and back")
 ev = [e.get("event") for e in port.get("link_events", [])]
 if "vf_removed" not in ev or ev.count("path_shift") != 2:
     fail(f"port.link_events {ev}: no vf_removed, or not 2 path_shift")

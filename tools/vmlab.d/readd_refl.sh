@@ -7,7 +7,9 @@
 # the device, waited, re-attached it and answered again (the prober's
 # intervals after the re-attach have answers; its losses in the gap are
 # path loss to it: its own link stayed up), the reflector's report has
-# removed then attached, SIGINT ends it with exit 0.
+# removed then attached, its workers' queue_rx_packets (the PMD's per-queue
+# count, the first port's carried across the re-attach) equal their rx,
+# SIGINT ends it with exit 0.
 cases_all+=" readd_refl"
 
 vmcase_readd_refl() {
@@ -74,7 +76,15 @@ if not pr.get("lost"):
     fail("the prober lost nothing while the reflector's device was away")
 if pr.get("lost_link_down"):
     fail(f"lost_link_down {pr.get('lost_link_down')}: the prober's own link stayed up")
+# The PMD's per-queue count across the re-attach: the first port's carried
+# into the second's, equal to what the worker received.
+for w in rf.get("workers", []):
+    if w.get("queue_rx_packets") != w.get("rx"):
+        fail(f"lcore {w.get('lcore')}: queue_rx_packets {w.get('queue_rx_packets')} != rx {w.get('rx')} "
+             "(the per-queue counts across the re-attach)")
 c = rf.get("counters", {})
+print(f"  reflector: workers' rx {[w.get('rx') for w in rf.get('workers', [])]}, "
+      f"queue_rx_packets {[w.get('queue_rx_packets') for w in rf.get('workers', [])]}")
 print(f"  reflector: removed_at_s {r}, attached_at_s {a}, answered.stamp {c.get('answered.stamp')}; "
       f"prober: sent {pr.get('sent')} received {pr.get('received')} lost {pr.get('lost')} "
       f"(link {pr.get('lost_link_down')}, path {pr.get('lost_path')})")

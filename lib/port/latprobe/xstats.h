@@ -62,6 +62,24 @@ bool port_queue_stats_delta(const struct port_queue_stats *before,
 			    const struct port_queue_stats *after,
 			    struct port_queue_stats *d);
 
+/*
+ * Across a port made again (a re-attach, a failover: issue 27), whose stats
+ * start from 0: carry += after - before per name (a stat that went down
+ * adds 0; names new to carry are appended). 0 or -ENOMEM (carry as it
+ * was).
+ */
+int port_xstats_carry(struct port_xstats *carry,
+		      const struct port_xstats *before,
+		      const struct port_xstats *after);
+
+/* x += carry per name, a name x lacks appended to it (absent from any
+ * "before" it counts from 0). 0 or -ENOMEM (x as it was). */
+int port_xstats_add(struct port_xstats *x, const struct port_xstats *carry);
+
+/* acc += d, queue by queue (acc->n becomes the larger n). */
+void port_queue_stats_add(struct port_queue_stats *acc,
+			  const struct port_queue_stats *d);
+
 /* Snapshot with a value per name; 0 or -errno. Free with port_xstats_free. */
 int port_xstats_alloc(struct port_xstats *x, unsigned n);
 void port_xstats_free(struct port_xstats *x);

@@ -418,6 +418,14 @@ struct report_interval {
 	unsigned link_downs, link_ups;
 	double link_down_s;
 	bool link_down_at_end, removed, attached;
+	/* The path over the run (netvsc/failsafe, issue 27): the one that
+	 * carried the packets at its end ("vf", "synthetic"; NULL: not
+	 * watched) and the shifts in it. Text "  PATH vf -> synthetic" when
+	 * it shifted, "  PATH synthetic" while off the VF; JSON "path" {now,
+	 * shifts} then. */
+	const char *path;
+	unsigned path_shifts;
+	const char *path_from; /* the path at its start, when it shifted */
 	const struct report_iv_row *rows;
 	unsigned n_rows;
 };

@@ -144,6 +144,9 @@ void rpt_json_link_loss(struct json_object *probes,
 int rpt_iv_link_mark(char *buf, size_t cap, const struct report_interval *iv);
 void rpt_json_iv_link(struct json_object *o, const struct report_interval *iv,
 		      int *err);
+/* The interval's "path" {now, shifts} (off the VF or shifted in it). */
+void rpt_json_iv_path(struct json_object *o, const struct report_interval *iv,
+		      int *err);
 
 /* report_probes.c: the counters, ignored frames, ICMP, error estimate. */
 void rpt_text_probes(FILE *out, const struct report_probe *r);

@@ -168,6 +168,79 @@ test_csum_pick(void **state)
 	assert_string_equal(buf, "ipv4");
 }
 
+/*
+ * A run across a port made again (issue 27): port A's counts until its
+ * removal are carried, port B's start from 0 and are added at the end; a
+ * stat only one of them has is kept; what moved on the whole run is then
+ * read as from an empty "before".
+ */
+static void
+test_carry(void **state)
+{
+	static const char *const a_names[] = {
+		"rx_missed_errors", "tx_sub0_good_packets", "rx_good_packets"};
+	static const uint64_t a0[] = {1, 10, 100}, a1[] = {4, 50, 900};
+	static const char *const b_names[] = {
+		"rx_good_packets", "rx_missed_errors", "tx_sub1_good_packets"};
+	static const uint64_t b0[] = {0, 0, 0}, b1[] = {300, 2, 70};
+	struct port_xstats before, after, carry = {0}, empty = {0};
+	unsigned idx[8], n;
+
+	(void)state;
+	fill(&before, a_names, a0, 3);
+	fill(&after, a_names, a1, 3);
+	assert_int_equal(port_xstats_carry(&carry, &before, &after), 0);
+	assert_int_equal(carry.n, 3);
+	assert_int_equal(carry.values[0], 3);
+	assert_int_equal(carry.values[1], 40);
+	assert_int_equal(carry.values[2], 800);
+	port_xstats_free(&before);
+	port_xstats_free(&after);
+	/* Port B, its counters from 0, then the end of the run. */
+	fill(&before, b_names, b0, 3);
+	fill(&after, b_names, b1, 3);
+	assert_int_equal(port_xstats_add(&after, &carry), 0);
+	assert_int_equal(after.n, 4);
+	assert_string_equal(after.names[0], "rx_good_packets");
+	assert_int_equal(after.values[0], 1100);
+	assert_int_equal(after.values[1], 5);  /* rx_missed_errors */
+	assert_int_equal(after.values[2], 70); /* only B's */
+	assert_string_equal(after.names[3], "tx_sub0_good_packets");
+	assert_int_equal(after.values[3], 40); /* only A's */
+	/* The watched ones that moved over the whole run. */
+	n = port_xstats_moved(&before, &after, idx, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(after.names[idx[0]], "rx_missed_errors");
+	/* A second carry of the same names adds up. */
+	assert_int_equal(port_xstats_carry(&carry, &empty, &after), 0);
+	assert_int_equal(carry.n, 4);
+	assert_int_equal(carry.values[2], 800 + 1100);
+	port_xstats_free(&before);
+	port_xstats_free(&after);
+	port_xstats_free(&carry);
+	{
+		/* Per queue: two ports' deltas, the second with more queues. */
+		struct port_queue_stats acc = {0}, d1 = {0}, d2 = {0};
+
+		d1.n = 1;
+		d1.ipackets = d1.q_ipackets[0] = 40;
+		d1.q_opackets[0] = 39;
+		d2.n = 2;
+		d2.ipackets = 30;
+		d2.q_ipackets[0] = 10;
+		d2.q_ipackets[1] = 20;
+		d2.q_errors[1] = 1;
+		port_queue_stats_add(&acc, &d1);
+		port_queue_stats_add(&acc, &d2);
+		assert_int_equal(acc.n, 2);
+		assert_int_equal(acc.ipackets, 70);
+		assert_int_equal(acc.q_ipackets[0], 50);
+		assert_int_equal(acc.q_ipackets[1], 20);
+		assert_int_equal(acc.q_errors[1], 1);
+		assert_int_equal(acc.q_opackets[0], 39);
+	}
+}
+
 int
 main(void)
 {
@@ -176,6 +249,7 @@ main(void)
 		cmocka_unit_test(test_watched),
 		cmocka_unit_test(test_moved),
 		cmocka_unit_test(test_queue_delta),
+		cmocka_unit_test(test_carry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
