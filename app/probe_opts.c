@@ -168,7 +168,9 @@ probe_usage(FILE *f)
 	      "(steady state)\n"
 	      "  --first-packet       --new-flow-every 10\n",
 	      f);
-	fputs("  --port-id N          DPDK port to use (default 0)\n"
+	fputs("  --port-id N          DPDK port to use (default 0, or the "
+	      "failsafe/netvsc\n"
+	      "                       master that owns port 0)\n"
 	      "  --promisc            put the port in promiscuous mode "
 	      "(default: off)\n"
 	      "  --hw-timestamps      NIC rx timestamps too (mlx5): the "

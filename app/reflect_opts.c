@@ -60,8 +60,11 @@ reflect_usage(FILE *f)
 	      "starts again at 0\n"
 	      "                        (default 300s; 0 = never)\n"
 	      "  -t, --duration T      stop after T (e.g. 30, 500ms; default: "
-	      "until SIGINT)\n"
-	      "  --port-id N           DPDK port to use (default 0)\n"
+	      "until SIGINT)\n",
+	      f);
+	fputs("  --port-id N           DPDK port to use (default 0, or the "
+	      "failsafe/netvsc\n"
+	      "                        master that owns port 0)\n"
 	      "  --promisc             put the port in promiscuous mode "
 	      "(default: off)\n"
 	      "  --hw-timestamps       T2 from the NIC's rx timestamp (mlx5); "

@@ -74,6 +74,10 @@ VARIES = re.compile(r"^\s*the sender did not keep the rate |"
 VARIES_REASON = {"bound_exceeds_delay", "negative_delay"}
 # The stall histogram's line (issue 29): how many buckets a run filled.
 STALL_BUCKETS = re.compile(r"<=#t: #(?: <=#t: #)+")
+# The percentile table's "without host-affected" column is "-" when every
+# probe of the run was host-affected (a loaded host: the kernel backend's
+# probes on a busy CPU): a measured outcome, like its values.
+UNAFFECTED_EMPTY = re.compile(r"^( p[\d.]+ #t) -$")
 # The reflector's Error Estimate moves with its measured error (issue 28).
 EE_CHANGED = re.compile(r"\), changed # times?$")
 MEASURED_ON = re.compile(r"^(Measured <utc> on )[^,]*,")
@@ -130,6 +134,7 @@ def norm_text(data):
         line = re.sub(r"\s+", " ", line)
         line = EE_CHANGED.sub(")", STALL_BUCKETS.sub("<=#t: #", line))
         line = line.replace("# stall,", "# stalls,")  # a measured count
+        line = UNAFFECTED_EMPTY.sub(r"\1 #t", line)
         lines.append(line)
     return "\n".join(fold(sort_target_rows(lines)))
 
