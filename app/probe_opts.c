@@ -677,9 +677,9 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 		return -1;
 	app_run_opts_common(&r->opt, &x->o.co);
 	/* Issue 27: the workers resume after a re-attach (one target or
-	 * many, closed or open loop); not with --hw-timestamps (the NIC's
-	 * clock would have to be matched again). */
-	r->opt.reattach = x->o.co.forever && !x->o.co.hw_timestamps;
+	 * many, closed or open loop; --hw-timestamps matches the NIC's clock
+	 * again). */
+	r->opt.reattach = x->o.co.forever;
 	r->opt.link_required = true;
 	r->opt.report_interval_ns = x->o.iv_report_ns;
 	/* SIGHUP re-reads the pinglist; its lcores then wait for targets

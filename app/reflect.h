@@ -43,6 +43,7 @@ struct reflect_run {
 	/* What ports a re-attach replaced counted per queue (issue 27):
 	 * added to the last one's; qs_lost when one could not be read. */
 	struct port_queue_stats qs_carry;
+	struct port_queue_stats qs_last; /* the old port's, before a swap */
 	bool qs_lost;
 };
 

@@ -229,16 +229,22 @@ reflect_port_swap(struct app_run *r, bool done)
 	struct reflect_run *run = x->run;
 	struct port_queue_stats now, d;
 
+	if (done && x->conf.hw_ts)
+		for (unsigned i = 0; i < run->n_workers; i++)
+			reflector_hw_rebase(&run->w[i]);
 	if (!run->have_qs || run->qs_lost)
 		return;
 	if (port_queue_stats_read(r->port.id, r->port.n_queues, &now) != 0) {
-		run->qs_lost = true; /* workers[].pmd_* unknown: not shown */
+		run->qs_lost = true; /* workers[].queue_* unknown: null */
 		return;
 	}
 	if (!done) {
-		(void)port_queue_stats_delta(&run->qs_before, &now, &d);
-		port_queue_stats_add(&run->qs_carry, &d);
-	} else {
-		run->qs_before = now;
+		/* The old port's last counts; the report reads them itself
+		 * if no new port follows. */
+		run->qs_last = now;
+		return;
 	}
+	(void)port_queue_stats_delta(&run->qs_before, &run->qs_last, &d);
+	port_queue_stats_add(&run->qs_carry, &d);
+	run->qs_before = now;
 }

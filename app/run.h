@@ -66,9 +66,10 @@ struct app_cmd {
 	/* Side thread: the packets go over another path from el seconds on
 	 * (path_watch.c, a netvsc/failsafe port). Optional. */
 	void (*path_shift)(struct app_run *r, double el, enum port_path_now to);
-	/* Main thread, the workers stopped: the port is about to be replaced
-	 * (a re-attach or failover may follow; done false: read what it
-	 * counted), then was (done true: the new one's baseline). Optional. */
+	/* Main thread, the workers stopped: the port may be replaced (done
+	 * false: read what it counted; nothing may follow, the run may end),
+	 * then was (done true: carry that, take the new one's baseline).
+	 * Optional. */
 	void (*port_swap)(struct app_run *r, bool done);
 };
 

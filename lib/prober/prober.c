@@ -1836,8 +1836,14 @@ prober_worker_resume(struct prober_worker *w, const atomic_bool *stop)
 {
 	int ret;
 
-	if (w->conf->hw_ts)
-		return -ENOTSUP;
+	if (w->conf->hw_ts) {
+		/* The device back is a new NIC clock: matched again from
+		 * scratch (-ENOTSUP: it has none). */
+		nic_clock_reset(&w->nic);
+		ret = prober_hw_start(w);
+		if (ret != 0)
+			return ret;
+	}
 	if (w->open != NULL)
 		return prober_worker_resume_open(w, stop);
 	w->step_next_send = 0;

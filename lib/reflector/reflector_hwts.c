@@ -17,6 +17,13 @@ reflector_hw_init(struct reflector_worker *w)
 	nic_clock_reset(&w->nic);
 }
 
+void
+reflector_hw_rebase(struct reflector_worker *w)
+{
+	nic_clock_reset(&w->nic);
+	w->hw_last_sample = 0;
+}
+
 /* Off the answers' path (idle, or after the burst was sent): read the
  * NIC clock when due. */
 void

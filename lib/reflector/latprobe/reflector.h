@@ -250,6 +250,10 @@ void reflector_hw_init(struct reflector_worker *w);
 uint64_t reflector_hw_t2(struct reflector_worker *w, struct rte_mbuf **rx,
 			 uint16_t n, uint64_t t2);
 void reflector_hw_after(struct reflector_worker *w);
+/* The worker stopped, its device replaced (a re-attach, issue 27): the new
+ * one is a new NIC clock, matched again from scratch (the counts and
+ * hw_rx_delay stay). */
+void reflector_hw_rebase(struct reflector_worker *w);
 
 /*
  * 0, or -ENOMEM (session/rate tables, reassembly buffers), -EINVAL (also a

@@ -57,6 +57,12 @@ struct wire {
 	unsigned skew_at; /* probe at which the prober NIC's rate changes */
 	double tpc;
 	uint64_t offset;
+	unsigned stop_at; /* test_hw_resume: the device goes after this probe */
+	/* test_reflector_hw_rebase: the reflector's device is replaced (a
+	 * new NIC clock) before this probe; rebase: and it is told so. */
+	unsigned jump_at;
+	bool rebase;
+	atomic_bool stop;
 };
 
 static void
@@ -73,6 +79,14 @@ reflector_hook(void *arg)
 			    (uint64_t)((double)now * tpc2);
 		w->tpc = tpc2;
 		io_fake_set_nic_clock(w->f, 0, w->tpc, w->offset);
+	}
+	if (w->stop_at != 0 && w->n_seen == w->stop_at)
+		atomic_store(&w->stop, true);
+	if (w->jump_at != 0 && w->n_seen == w->jump_at) {
+		io_fake_set_nic_clock(w->f, 1, 0.125 * (1.0 + 40e-6),
+				      12345678901234ull);
+		if (w->rebase)
+			reflector_hw_rebase(&w->rw);
 	}
 	if (w->n_seen < N_PROBES + 8)
 		w->probe_at[w->n_seen] = now; /* = T1: tx reads no clock */
@@ -241,6 +255,82 @@ test_reflector_hw_t2(void **state)
 		    2 * tick_ns + HW_BOUND_NS);
 }
 
+/*
+ * --forever --hw-timestamps across a re-attach (issue 27): the device goes
+ * after probe 25 and comes back with another NIC clock (a jump of its
+ * offset, another rate); resumed, the prober matches the new clock from
+ * scratch: every probe stamped, none outside the TSC's bounds, the NIC-clock
+ * RTT still the wire's. (Without the match the old mapping would place the
+ * new clock's stamps far away: outside.)
+ */
+static void
+test_hw_resume(void **state)
+{
+	struct wire *w = *state;
+	unsigned samples;
+
+	w->stop_at = 25;
+	assert_int_equal(
+		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
+		0);
+	w->prober_ready = true;
+	assert_int_equal(prober_worker_run(&w->pw, &w->stop), 0);
+	assert_true(w->pw.st.received >= 24 && w->pw.st.received < N_PROBES);
+	samples = (unsigned)w->pw.hw.samples;
+	w->offset += 987654321ull;
+	w->tpc *= 1.0 + 50e-6;
+	io_fake_set_nic_clock(w->f, 0, w->tpc, w->offset);
+	w->stop_at = 0;
+	atomic_store(&w->stop, false);
+	assert_int_equal(prober_worker_resume(&w->pw, &w->stop), 0);
+	assert_int_equal(w->pw.st.received, N_PROBES);
+	assert_true(w->pw.hw.samples >= samples + 2);
+	check_recovered(w);
+}
+
+/*
+ * The reflector's device replaced mid-run (a re-attach, issue 27): its new
+ * NIC clock jumps; told so (reflector_hw_rebase, what app/reflect_report.c
+ * does after a re-attach), it calibrates again: a few requests unstamped
+ * meanwhile, none outside. Not told, the old mapping places the new
+ * clock's stamps outside the TSC's bounds.
+ */
+static void
+reflector_jump(struct wire *w, bool rebase)
+{
+	io_fake_set_nic_clock(w->f, 1, 0.125 * (1.0 - 70e-6),
+			      98765432109876ull);
+	w->rc.hw_ts = true;
+	w->rc.hw_calib_cycles = 2000000;
+	w->rc.hw_resample_cycles = 2000000;
+	w->pc.hw_ts = false;
+	w->jump_at = 25;
+	w->rebase = rebase;
+	run(w);
+	assert_int_equal(w->rw.hw.stamped + w->rw.hw.unstamped +
+				 w->rw.hw.outside,
+			 N_PROBES);
+}
+
+static void
+test_reflector_hw_rebase(void **state)
+{
+	struct wire *w = *state;
+
+	reflector_jump(w, true);
+	assert_int_equal(w->rw.hw.outside, 0);
+	assert_true(w->rw.hw.unstamped >= 3 && w->rw.hw.unstamped <= 6);
+}
+
+static void
+test_reflector_hw_no_rebase(void **state)
+{
+	struct wire *w = *state;
+
+	reflector_jump(w, false);
+	assert_true(w->rw.hw.outside > 0);
+}
+
 /* A queue without NIC timestamps: the worker refuses to start. */
 static void
 test_hw_not_supported(void **state)
@@ -318,6 +408,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hw_no_resample_drifts,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reflector_hw_t2, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reflector_hw_rebase, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reflector_hw_no_rebase,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hw_resume, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hw_not_supported, setup,
 						teardown),

@@ -341,7 +341,9 @@ test_resume_open(void **state)
 	assert_int_equal(w->pw.st.late_sends, 0);
 	assert_int_equal(w->pw.rtt.total, w->pw.st.received);
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
-	/* --hw-timestamps runs do not resume (the NIC's clock). */
+	/* --hw-timestamps on a queue without NIC timestamps: the new
+	 * device's clock cannot be matched (test_hwts.c resumes one that
+	 * has them). */
 	w->pw.done = false;
 	{
 		struct prober_conf c = w->pc;
