@@ -56,6 +56,7 @@ static const struct app_cmd probe_cmd = {
 	.report_interval = probe_report_interval,
 	.hup = probe_hup,
 	.path_shift = probe_path_shift,
+	.port_swap = probe_port_swap,
 };
 
 int

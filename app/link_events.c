@@ -12,9 +12,11 @@
 
 #include <rte_cycles.h>
 
+#include "cli.h"
 #include "link_events.h"
 #include "run.h"
 #include "latprobe/port.h"
+#include "latprobe/prober.h"
 
 struct app_link {
 	/* The log's writers, the port thread and (re-attach) the main
@@ -621,6 +623,28 @@ app_link_reattach(struct app_run *r)
 		"(%.3f s after its removal): going on\n",
 		a->cmd, r->port.id, a->port_name, (double)ns / 1e9, gone_s);
 	return true;
+}
+
+void
+app_link_announce(struct app_run *r, const struct codec_mac *mac, uint32_t ip4,
+		  uint16_t vlan)
+{
+	char ip[16];
+	int ret;
+
+	if (!r->dpdk_ready || ip4 == 0 || r->port.n_queues == 0)
+		return;
+	cli_format_ipv4(ip4, ip);
+	ret = prober_announce(&r->port.q[0], mac, ip4, vlan);
+	if (ret != 0)
+		app_warn("port %u (%s): announcing %s on the new port failed "
+			 "(%s): the switches learn it from our next frame",
+			 r->port.id, r->port.name, ip, strerror(-ret));
+	else
+		fprintf(stderr,
+			"latprobe %s: port %u (%s): announced %s on the new "
+			"port (gratuitous ARP)\n",
+			r->cmd->name, r->port.id, r->port.name, ip);
 }
 
 void

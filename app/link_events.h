@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "latprobe/codec.h"
 #include "latprobe/events.h"
 #include "latprobe/io_link.h"
 #include "latprobe/metrics.h"
@@ -68,6 +69,16 @@ void app_link_port_release(void);
 void app_link_note(enum port_event_kind kind, uint64_t t_ns);
 /* The latest VF sub-device removal at or before t_ns, or UINT64_MAX. */
 uint64_t app_link_vf_removed_before_ns(uint64_t t_ns);
+/*
+ * Main thread, the workers stopped, after a re-attach or failover (the
+ * commands' port_swap hook): announce ip4 (host order; 0: none) at mac on
+ * the new port's queue 0 with a gratuitous ARP (tagged vlan when
+ * non-zero), so that the switches learn the new path at once: a
+ * reflector, which only answers, would else stay unreachable over the
+ * fallback until the old path's entry ages out (seen in the VM lab).
+ */
+void app_link_announce(struct app_run *r, const struct codec_mac *mac,
+		       uint32_t ip4, uint16_t vlan);
 /* After the report: release a removed device, unregister. */
 void app_link_stop(struct app_run *r);
 

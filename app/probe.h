@@ -210,6 +210,9 @@ int probe_init_workers(struct app_run *r);
 
 void probe_teardown(struct app_run *r);
 
+/* app_cmd.port_swap: after a re-attach or failover, announce our address. */
+void probe_port_swap(struct app_run *r, bool done);
+
 /* probe_live.c */
 void probe_interval(struct app_run *r, double el, bool final);
 

@@ -465,6 +465,18 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 	mx_counter(x, b, "latprobe_probes_lost_total",
 		   "Probes not answered within --timeout",
 		   offsetof(struct prober_stats, lost));
+	/* Issue 27: the link's part of lost, apart from the path's. */
+	mx_counter(x, b, "latprobe_probes_lost_link_down_total",
+		   "Lost probes whose flight saw the port's link down (part "
+		   "of latprobe_probes_lost_total, not the path's loss)",
+		   offsetof(struct prober_stats, lost_link_down));
+	mx_counter(x, b, "latprobe_probes_nombuf_total",
+		   "Probe sends that found no free mbuf (tried again)",
+		   offsetof(struct prober_stats, nombuf));
+	mx_counter(x, b, "latprobe_probes_l4_partial_total",
+		   "Answers with a partial L4 checksum or the NIC's "
+		   "no-verdict, taken as right",
+		   offsetof(struct prober_stats, l4_partial));
 	metrics_family(b, "latprobe_rtt_seconds", "histogram",
 		       "Round-trip time T4 - T1 (TSC, same lcore)");
 	for (unsigned s = 0; s < mx_n_series(x); s++) {

@@ -756,3 +756,14 @@ probe_teardown(struct app_run *r)
 		x->ivr = NULL;
 	}
 }
+
+void
+probe_port_swap(struct app_run *r, bool done)
+{
+	struct probe_ctx *x = r->ctx;
+
+	/* A port made again (issue 27): our address announced on it. */
+	if (done && x->sock == NULL)
+		app_link_announce(r, &x->conf.flow.src_mac, x->o.co.addr,
+				  x->o.vlan);
+}

@@ -232,6 +232,8 @@ reflect_port_swap(struct app_run *r, bool done)
 	if (done && x->conf.hw_ts)
 		for (unsigned i = 0; i < run->n_workers; i++)
 			reflector_hw_rebase(&run->w[i]);
+	if (done && x->sock == NULL)
+		app_link_announce(r, &x->conf.mac, x->conf.addr, 0);
 	if (!run->have_qs || run->qs_lost)
 		return;
 	if (port_queue_stats_read(r->port.id, r->port.n_queues, &now) != 0) {

@@ -254,6 +254,24 @@ prober_answer_arp(struct io_queue *q, const struct codec_frame *f,
 }
 
 int
+prober_announce(struct io_queue *q, const struct codec_mac *my_mac,
+		uint32_t my_ip, uint16_t vlan)
+{
+	struct rte_mbuf *m = io_alloc(q);
+
+	if (m == NULL)
+		return -ENOBUFS;
+	/* RFC 5227 2.3: an ARP request with our address as both sender and
+	 * target, to the broadcast address. */
+	if (arp_frame(m, CODEC_ARP_REQUEST, my_mac, my_ip, NULL, my_ip, vlan) <
+	    0) {
+		io_free(q, m);
+		return -EINVAL;
+	}
+	return io_tx_all(q, &m, 1) == 1 ? 0 : -EAGAIN;
+}
+
+int
 prober_arp_resolve(struct io_queue *q, const struct codec_mac *my_mac,
 		   uint32_t my_ip, uint32_t ip, unsigned timeout_ms,
 		   const struct tsc_clock *clock, struct codec_mac *out,

@@ -59,6 +59,8 @@ grep -qx 'latprobe_link_up 0' "$WORK/down.prom" ||
 	{ grep latprobe_link "$WORK/down.prom" >&2; fail "latprobe_link_up is not 0 while the link is down"; }
 grep -qx 'latprobe_port_events_total{kind="link_down"} [1-9][0-9]*' "$WORK/down.prom" ||
 	{ grep latprobe_port "$WORK/down.prom" >&2; fail "latprobe_port_events_total{kind=\"link_down\"} not counted"; }
+grep -q '^latprobe_probes_lost_link_down_total{target=' "$WORK/down.prom" ||
+	{ grep latprobe_probes "$WORK/down.prom" >&2; fail "no latprobe_probes_lost_link_down_total series"; }
 refl 2 3
 lp_wait_for "$WORK/probe.err" 'link up at' 5 ||
 	{ cat "$WORK/probe.err" >&2; fail "no 'link up at' line"; }

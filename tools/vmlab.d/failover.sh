@@ -32,6 +32,7 @@ vmcase_failover() {
 	drv=net_virtio
 	pdrv=net_failsafe
 	extra=",iommu_platform=on,disable-legacy=on"
+	fo_vf=2
 	nics_fn=failover_nics
 	guest_fn=failover_guest
 	check_fn=failover_check
@@ -40,9 +41,10 @@ vmcase_failover() {
 }
 
 # Three dgram pairs on loopback (random free ports), a root port each:
-# nic1 (reflector) <-> nic11, nic2 (VF) <-> nic12, nic3 (fallback) <-> nic13.
+# nic1 (reflector) <-> nic11, nic2 (prober) <-> nic12, nic3 (fallback) <-> nic13;
+# nic${fo_vf:-2}, the failsafe port's VF, is an igb, the others virtio.
 failover_nics() {
-	local ports=() p i n
+	local ports=() p i n vf=${fo_vf:-2}
 	for ((i = 0; i < 6; i++)); do
 		for _ in 1 2 3 4 5; do
 			p=$(free_port) || return 1
@@ -60,8 +62,8 @@ failover_nics() {
 		printf -- '-netdev dgram,id=n1%s,%s,local.port=%s,remote.port=%s ' "$n" "$d" "${ports[$((2 * n - 1))]}" "${ports[$((2 * n - 2))]}"
 	done
 	for n in 1 2 3 11 12 13; do
-		if [ "$n" = 2 ]; then
-			printf -- '-device igb,netdev=n2,id=nic2,bus=rp2,mac=52:54:00:1a:b0:02 '
+		if [ "$n" = "$vf" ]; then
+			printf -- '-device igb,netdev=n%s,id=nic%s,bus=rp%s,mac=52:54:00:1a:b0:%02d ' "$n" "$n" "$n" "$n"
 		else
 			printf -- '-device %s,netdev=n%s,id=nic%s,bus=rp%s,mac=52:54:00:1a:b0:%02d%s ' \
 				"$model" "$n" "$n" "$n" "$n" "$extra"

@@ -786,6 +786,16 @@ bool prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 			    uint16_t vlan);
 
 /*
+ * Announce my_ip at my_mac on q (a gratuitous ARP, RFC 5227 2.3: a
+ * request with my_ip as sender and target, broadcast), tagged vlan when
+ * non-zero: after a port was made again over another path (issue 27's
+ * failover) the switches learn where the address is now, as a bonding
+ * driver announces its failover. 0, -ENOBUFS, -EAGAIN (tx did not take it).
+ */
+int prober_announce(struct io_queue *q, const struct codec_mac *my_mac,
+		    uint32_t my_ip, uint16_t vlan);
+
+/*
  * IPv6: resolve ip6 to a MAC by Neighbor Solicitation on q (RFC 4861 7.2.2:
  * to its solicited-node address, every 200 ms until timeout_ms), on VLAN
  * vlan (0 = untagged); answers NS for my_ip6 meanwhile. 0, -EHOSTUNREACH

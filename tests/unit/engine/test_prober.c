@@ -1023,6 +1023,51 @@ test_vlan_arp(void **state)
 	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
 }
 
+/*
+ * The announcement after a port was made again (issue 27, app_link_announce):
+ * a gratuitous ARP, RFC 5227 2.3: an ARP request from our MAC with our
+ * address as sender and target, broadcast, padded to 60 bytes; on a VLAN,
+ * tagged.
+ */
+static void
+test_announce(void **state)
+{
+	struct wire *w = *state;
+	struct io_queue *q0 = io_fake_queue(w->f, 0);
+	struct io_queue *q1 = io_fake_queue(w->f, 1);
+	static const struct codec_mac bcast = {
+		.b = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+	struct codec_frame f;
+	struct rte_mbuf *m;
+
+	io_fake_set_peer(w->f, 0, NULL, NULL);
+	for (unsigned vlan = 0; vlan <= 100; vlan += 100) {
+		assert_int_equal(prober_announce(q0, &tw_prober_mac,
+						 TW_PROBER_IP, (uint16_t)vlan),
+				 0);
+		assert_int_equal(io_rx(q1, &m, 1), 1);
+		assert_true(m->data_len >= 60);
+		assert_int_equal(
+			codec_parse_frame(rte_pktmbuf_mtod(m, uint8_t *),
+					  m->data_len, &f),
+			0);
+		assert_int_equal(f.ethertype, CODEC_ETHERTYPE_ARP);
+		assert_int_equal(f.arp_op, CODEC_ARP_REQUEST);
+		assert_int_equal(f.arp_spa, TW_PROBER_IP);
+		assert_int_equal(f.arp_tpa, TW_PROBER_IP);
+		assert_memory_equal(&f.arp_sha, &tw_prober_mac,
+				    sizeof(tw_prober_mac));
+		assert_memory_equal(&f.dst, &bcast, sizeof(bcast));
+		assert_memory_equal(&f.src, &tw_prober_mac,
+				    sizeof(tw_prober_mac));
+		assert_int_equal(f.has_vlan, vlan != 0);
+		if (vlan != 0)
+			assert_int_equal(f.vlan_tci & 0xfff, vlan);
+		io_free(q1, m);
+	}
+	assert_int_equal(io_fake_mbufs_in_use(w->f), 0);
+}
+
 /* ICMP destination-unreachable codes by class (RFC 792, RFC 1812). */
 static void
 test_unreach_of_code(void **state)
@@ -1069,6 +1114,7 @@ main(void)
 		T(test_init_alloc_failure_frees),
 		T(test_vlan_probes),
 		T(test_vlan_arp),
+		T(test_announce),
 		cmocka_unit_test(test_unreach_of_code),
 	};
 
