@@ -6,6 +6,7 @@
  * atomics and on_event() below.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,8 +21,11 @@
 
 struct app_link {
 	/* The log's writers, the port thread and (re-attach) the main
-	 * thread, one at a time. */
+	 * thread, one at a time, and its readers (the side thread's marks).
+	 * Never held while the PMD is read: read_mu orders the readers of
+	 * the PMD; lock order read_mu, then port_mu or mu, never both. */
 	pthread_mutex_t mu;
+	pthread_mutex_t read_mu;
 	bool on;
 	bool attached; /* port_events' callbacks registered */
 	struct port_events ev;
@@ -47,7 +51,8 @@ struct app_link {
 	struct report_port_events rep;
 };
 
-static struct app_link app_link = {.mu = PTHREAD_MUTEX_INITIALIZER};
+static struct app_link app_link = {.mu = PTHREAD_MUTEX_INITIALIZER,
+				   .read_mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* Held while anyone but the workers uses the port from another thread
  * (path_watch.c's xstats reads) and while the main thread releases and
@@ -148,7 +153,12 @@ app_link_start(struct app_run *r)
 	uint32_t speed = 0;
 	int ret;
 
-	memset((char *)a + sizeof(a->mu), 0, sizeof(*a) - sizeof(a->mu));
+	/* Everything but the two mutexes (the first members). */
+	memset((char *)a + offsetof(struct app_link, read_mu) +
+		       sizeof(a->read_mu),
+	       0,
+	       sizeof(*a) - offsetof(struct app_link, read_mu) -
+		       sizeof(a->read_mu));
 	if (!r->dpdk_ready)
 		return;
 	a->clk = &r->clk.clock;
@@ -208,8 +218,6 @@ app_link_down(void)
 	return app_link.on && app_link.log.down;
 }
 
-static void link_poll(struct app_run *r);
-
 /* A VF sub-device's removal into the log, once, with a line. */
 static void
 vf_removed_note(struct app_link *a)
@@ -237,32 +245,13 @@ vf_removed_note(struct app_link *a)
 		     : "failsafe moves the packets to the fallback");
 }
 
-void
-app_link_poll(struct app_run *r)
+/* The notes that read no PMD (a removal, a VF's removal), under a->mu:
+ * false when the link is not to be read now. */
+static bool
+link_notes(struct app_link *a)
 {
-	pthread_mutex_lock(&app_link.mu);
-	link_poll(r);
-	pthread_mutex_unlock(&app_link.mu);
-}
-
-static void
-link_poll(struct app_run *r)
-{
-	struct app_link *a = &app_link;
-	bool up;
-	uint32_t speed;
-	uint64_t tsc;
-	int ret;
-
-	(void)r;
 	if (!a->on || a->log.removed)
-		return;
-	pthread_mutex_lock(&port_mu);
-	if (port_away) { /* released, being made again: nothing to read */
-		pthread_mutex_unlock(&port_mu);
-		return;
-	}
-	pthread_mutex_unlock(&port_mu);
+		return false;
 	if (atomic_load_explicit(&a->ev.removed, memory_order_acquire)) {
 		uint64_t t = atomic_load_explicit(&a->ev.removed_tsc,
 						  memory_order_relaxed);
@@ -274,23 +263,26 @@ link_poll(struct app_run *r)
 			"removed (at %.3f s): stopping the run and releasing "
 			"it\n",
 			a->cmd, a->port_id, a->port_name, (double)ns / 1e9);
-		return; /* its link is not read any more */
+		return false; /* its link is not read any more */
 	}
 	if (atomic_load_explicit(&a->ev.vf_removed, memory_order_acquire))
 		vf_removed_note(a);
-	ret = port_events_link_poll(&a->ev, &up, &speed, &tsc);
-	if (ret <= 0)
-		return;
+	return true;
+}
+
+/* A change of the link read from the PMD into the log, under a->mu. */
+static void
+link_change(struct app_link *a, bool up, uint32_t speed, uint64_t tsc)
+{
 	if (tsc == 0)
 		tsc = rte_rdtsc();
 	if (up) {
 		uint64_t ns = ns_since_start(tsc), since = a->log.down_since_ns;
+		char sp[32] = "speed unknown";
 
 		if (port_events_note(&a->log, PORT_EV_LINK_UP, ns, speed) != 0)
 			return;
 		io_link_set_up(&a->io, tsc);
-		char sp[32] = "speed unknown";
-
 		if (speed != 0)
 			snprintf(sp, sizeof(sp), "%" PRIu32 " Mb/s", speed);
 		fprintf(stderr,
@@ -310,6 +302,37 @@ link_poll(struct app_run *r)
 			"(probes.lost_link_down), not the path's\n",
 			a->cmd, a->port_id, a->port_name, (double)ns / 1e9);
 	}
+}
+
+void
+app_link_poll(struct app_run *r)
+{
+	struct app_link *a = &app_link;
+	bool go, up = true;
+	uint32_t speed = 0;
+	uint64_t tsc = 0;
+	int ret = 0;
+
+	(void)r;
+	/* One reader of the PMD at a time (the port thread; the main thread
+	 * before a re-attach and at the end). */
+	pthread_mutex_lock(&a->read_mu);
+	pthread_mutex_lock(&a->mu);
+	go = link_notes(a);
+	pthread_mutex_unlock(&a->mu);
+	/* The PMD's link off a->mu: failsafe's link read waits for its lock
+	 * while its hot-plug alarm probes the VF (seconds under emulation),
+	 * and the side thread's live and interval marks take a->mu. */
+	if (go && app_link_port_acquire()) {
+		ret = port_events_link_poll(&a->ev, &up, &speed, &tsc);
+		app_link_port_release();
+	}
+	if (ret > 0) {
+		pthread_mutex_lock(&a->mu);
+		link_change(a, up, speed, tsc);
+		pthread_mutex_unlock(&a->mu);
+	}
+	pthread_mutex_unlock(&a->read_mu);
 }
 
 int
@@ -534,8 +557,11 @@ failover(struct app_run *r)
 	uint64_t ns, from;
 	int ret;
 
+	app_link_poll(
+		r); /* the VF's removal, if the port thread has not seen it */
+	/* No PMD read from now on (one in progress ends first). */
+	port_set_away(true);
 	pthread_mutex_lock(&a->mu);
-	link_poll(r); /* the VF's removal, if the port thread has not seen it */
 	atomic_store_explicit(&a->failover, false, memory_order_relaxed);
 	if (app_signal_seen()) {
 		/* The run ends: app_link_stop() releases the port. */
@@ -544,7 +570,6 @@ failover(struct app_run *r)
 		return false;
 	}
 	from = ns_since_start(rte_rdtsc());
-	port_set_away(true);
 	ret = port_events_release(&a->ev);
 	if (ret != 0)
 		app_warn("port %u (%s): releasing it for the failover failed: "
@@ -588,8 +613,8 @@ app_link_reattach(struct app_run *r)
 		return failover(r);
 	if (!r->opt.reattach)
 		return false;
+	app_link_poll(r); /* the removal, if the port thread has not seen it */
 	pthread_mutex_lock(&a->mu);
-	link_poll(r); /* the removal, if the port thread has not seen it */
 	if (!a->log.removed || app_signal_seen()) {
 		pthread_mutex_unlock(&a->mu);
 		return false;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The path over the run (path_watch.h). Writers: the side thread, and the
- * main thread after a re-attach (app_path_rebase) and once at the end, one
- * at a time under mu.
+ * The path over the run (path_watch.h). Pollers (the port thread; the main
+ * thread before and after a re-attach and once at the end) one at a time
+ * under read_mu; the timeline's readers (the side thread's interval marks,
+ * the report) under mu, which is never held while the PMD is read.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +18,8 @@
 #include "latprobe/port.h"
 
 struct app_path {
-	pthread_mutex_t mu;
+	pthread_mutex_t mu;	 /* the timeline (tl), for its readers */
+	pthread_mutex_t read_mu; /* the pollers: prev, held, vf_subs */
 	bool on;
 	enum port_path_kind kind;
 	uint32_t vf_subs;
@@ -36,16 +39,23 @@ struct app_path {
 	bool held;
 };
 
-static struct app_path app_path = {.mu = PTHREAD_MUTEX_INITIALIZER};
+static struct app_path app_path = {.mu = PTHREAD_MUTEX_INITIALIZER,
+				   .read_mu = PTHREAD_MUTEX_INITIALIZER};
 
 void
 app_path_start(struct app_run *r)
 {
 	struct app_path *a = &app_path;
 
+	pthread_mutex_lock(&a->read_mu);
 	pthread_mutex_lock(&a->mu);
 	port_xstats_free(&a->prev);
-	memset((char *)a + sizeof(a->mu), 0, sizeof(*a) - sizeof(a->mu));
+	/* Everything but the two mutexes (the first members). */
+	memset((char *)a + offsetof(struct app_path, read_mu) +
+		       sizeof(a->read_mu),
+	       0,
+	       sizeof(*a) - offsetof(struct app_path, read_mu) -
+		       sizeof(a->read_mu));
 	port_path_timeline_init(&a->tl);
 	a->kind = port_path_kind_of(r->port.driver);
 	if (r->dpdk_ready && port_path_has_vf(a->kind) &&
@@ -54,6 +64,7 @@ app_path_start(struct app_run *r)
 		a->on = true;
 	}
 	pthread_mutex_unlock(&a->mu);
+	pthread_mutex_unlock(&a->read_mu);
 }
 
 static void *
@@ -115,7 +126,7 @@ app_path_rebase(struct app_run *r)
 {
 	struct app_path *a = &app_path;
 
-	pthread_mutex_lock(&a->mu);
+	pthread_mutex_lock(&a->read_mu);
 	a->held = false;
 	if (a->on) {
 		port_xstats_free(&a->prev);
@@ -123,39 +134,34 @@ app_path_rebase(struct app_run *r)
 			memset(&a->prev, 0, sizeof(a->prev));
 		a->vf_subs = port_failsafe_vf_subs(r->port.id);
 	}
-	pthread_mutex_unlock(&a->mu);
+	pthread_mutex_unlock(&a->read_mu);
 }
 
-void
-app_path_poll(struct app_run *r, double el)
+/* The sample now (owned: it becomes prev) against prev, fed to the
+ * timeline; read_mu held. */
+static void
+feed(struct app_path *a, struct app_run *r, double el, struct port_xstats *now)
 {
-	struct app_path *a = &app_path;
-	struct port_xstats now;
 	struct port_path_split d;
+	struct port_path_shift s = {0};
 	uint64_t t_ns = el > 0 ? (uint64_t)(el * 1e9) : 0;
+	bool shifted = false, kept = false;
 
-	pthread_mutex_lock(&a->mu);
-	/* No port while a failover or re-attach makes it again. */
-	if (!a->on || a->held || a->prev.names == NULL ||
-	    !app_link_port_acquire()) {
+	if (port_path_split(a->kind, &a->prev, now, a->vf_subs, &d) == 0) {
+		pthread_mutex_lock(&a->mu);
+		shifted = port_path_timeline_feed(&a->tl, t_ns, &d) == 1;
+		if (shifted && a->tl.dropped == 0) {
+			s = a->tl.shift[a->tl.n - 1];
+			kept = true;
+		}
 		pthread_mutex_unlock(&a->mu);
-		return;
 	}
-	if (port_xstats_read(r->port.id, &now) != 0) {
-		app_link_port_release();
-		pthread_mutex_unlock(&a->mu);
-		return;
-	}
-	app_link_port_release();
-	if (port_path_split(a->kind, &a->prev, &now, a->vf_subs, &d) == 0 &&
-	    port_path_timeline_feed(&a->tl, t_ns, &d) == 1) {
-		const struct port_path_shift *s = &a->tl.shift[a->tl.n - 1];
+	if (shifted) {
 		uint64_t vf_gone = app_link_vf_removed_before_ns(t_ns);
+		enum port_path_now to = kept ? s.to : a->tl.cur;
 		char took[96] = "";
 
-		if (a->tl.dropped != 0)
-			s = NULL; /* past the array: counted only */
-		if (s != NULL && s->to == PORT_PATH_NOW_SYNTHETIC &&
+		if (kept && s.to == PORT_PATH_NOW_SYNTHETIC &&
 		    vf_gone != UINT64_MAX && vf_gone <= t_ns)
 			snprintf(took, sizeof(took),
 				 " (%.3f s after the VF's removal)",
@@ -165,25 +171,70 @@ app_path_poll(struct app_run *r, double el)
 			"latprobe %s: port %u (%s): the packets go over the "
 			"%s path from %.3f s on%s\n",
 			r->cmd->name, r->port.id, r->port.name,
-			a->tl.cur == PORT_PATH_NOW_VF ? "VF" : "synthetic", el,
-			took);
+			to == PORT_PATH_NOW_VF ? "VF" : "synthetic", el, took);
 		if (r->cmd->path_shift != NULL)
-			r->cmd->path_shift(r, el, a->tl.cur);
+			r->cmd->path_shift(r, el, to);
 	}
 	port_xstats_free(&a->prev);
-	a->prev = now;
-	pthread_mutex_unlock(&a->mu);
+	a->prev = *now;
 }
 
 void
-app_path_hold(struct app_run *r, double el)
+app_path_poll(struct app_run *r, double el)
 {
 	struct app_path *a = &app_path;
+	struct port_xstats now;
+	int ret;
 
-	app_path_poll(r, el);
-	pthread_mutex_lock(&a->mu);
+	/* One poller at a time (prev, held are theirs); mu only for the
+	 * timeline's update, never while the PMD is read: failsafe's xstats
+	 * wait for its lock while its alarm probes a VF, and the side
+	 * thread's interval marks take mu. */
+	pthread_mutex_lock(&a->read_mu);
+	/* No port while a failover or re-attach makes it again. */
+	if (!a->on || a->held || a->prev.names == NULL ||
+	    !app_link_port_acquire()) {
+		pthread_mutex_unlock(&a->read_mu);
+		return;
+	}
+	ret = port_xstats_read(r->port.id, &now);
+	app_link_port_release();
+	if (ret == 0)
+		feed(a, r, el, &now);
+	pthread_mutex_unlock(&a->read_mu);
+}
+
+/* The last sample of a port from a snapshot the caller read (the same
+ * counts as its xstats report), then no poll until app_path_rebase(). */
+static void
+feed_last(struct app_run *r, double el, const struct port_xstats *x)
+{
+	struct app_path *a = &app_path;
+	struct port_xstats now;
+
+	pthread_mutex_lock(&a->read_mu);
+	if (a->on && !a->held && a->prev.names != NULL && x != NULL &&
+	    x->names != NULL && port_xstats_alloc(&now, x->n) == 0) {
+		memcpy(now.names, x->names, (size_t)x->n * sizeof(*x->names));
+		memcpy(now.values, x->values,
+		       (size_t)x->n * sizeof(*x->values));
+		feed(a, r, el, &now);
+	}
 	a->held = a->on;
-	pthread_mutex_unlock(&a->mu);
+	pthread_mutex_unlock(&a->read_mu);
+}
+
+void
+app_path_hold(struct app_run *r, double el, const struct port_xstats *last)
+{
+	if (last != NULL) {
+		feed_last(r, el, last);
+		return;
+	}
+	app_path_poll(r, el);
+	pthread_mutex_lock(&app_path.read_mu);
+	app_path.held = app_path.on;
+	pthread_mutex_unlock(&app_path.read_mu);
 }
 
 void
@@ -308,8 +359,8 @@ app_path_stop(void)
 {
 	struct app_path *a = &app_path;
 
-	pthread_mutex_lock(&a->mu);
+	pthread_mutex_lock(&a->read_mu);
 	port_xstats_free(&a->prev);
 	a->on = false;
-	pthread_mutex_unlock(&a->mu);
+	pthread_mutex_unlock(&a->read_mu);
 }

@@ -36,8 +36,11 @@ void app_path_end(void);
  * app_path_end(); el: seconds since the start. */
 void app_path_poll(struct app_run *r, double el);
 /* Main thread, the workers stopped, before a re-attach or failover may
- * replace the port: its last counts, then no poll until app_path_rebase(). */
-void app_path_hold(struct app_run *r, double el);
+ * replace the port, and at the end: its last counts (last: a snapshot the
+ * caller read, so that they equal its xstats report; NULL: read now), then
+ * no poll until app_path_rebase(). */
+void app_path_hold(struct app_run *r, double el,
+		   const struct port_xstats *last);
 /* After a re-attach or failover: the new port's stats are the baseline. */
 void app_path_rebase(struct app_run *r);
 /* Mark an --interval-report interval (from_el, el]: the path at its end

@@ -388,13 +388,17 @@ live_path(struct side *s)
 }
 
 static void
-xs_end(struct app_run *r, struct xs_delta *d)
+xs_end(struct app_run *r, struct xs_delta *d, double el)
 {
 	unsigned *idx, n;
 
 	if (!r->dpdk_ready || d->before.names == NULL ||
 	    port_xstats_read(r->port.id, &d->after) != 0)
 		return;
+	/* The path's last sample is this read: its sums and the report's
+	 * xstats count the same frames (a late answer still counts on the
+	 * NIC after the workers stopped). */
+	app_path_hold(r, el, &d->after);
 	if (d->carry != NULL && d->carry->n != 0 &&
 	    port_xstats_add(&d->after, d->carry) != 0)
 		app_warn("no memory for the port's counters before its "
@@ -657,8 +661,9 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 			bool have_old = xs.before.names != NULL &&
 					port_xstats_read(r->port.id, &old) == 0;
 
-			/* The path's last counts on this port, too. */
-			app_path_hold(r, seconds_since(&t0));
+			/* The path's last counts on this port: the same. */
+			app_path_hold(r, seconds_since(&t0),
+				      have_old ? &old : NULL);
 			if (cmd->port_swap != NULL)
 				cmd->port_swap(r, false);
 			if (!app_link_reattach(r)) {
@@ -710,7 +715,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 			strerror(-r->worker_ret[i]));
 		failed = true;
 	}
-	xs_end(r, &xs);
+	xs_end(r, &xs, seconds_since(&t0));
 	ret = cmd->report(r, seconds_since(&t0), xs.moved, xs.n_moved);
 	/* The report is written whole; the failure shows in the exit code. */
 	if (failed && (ret == EXIT_OK || ret == EXIT_ALL_LOST))
