@@ -515,6 +515,7 @@ reattach_wait(struct app_run *r)
 	/* A port just made takes a moment to bring its link up: that is
 	 * part of the gap, not a link event (2 s at most). */
 	(void)port_events_link_wait(r->port.id, 2000);
+	pthread_mutex_lock(&a->read_mu); /* a->ev: no poll reads it now */
 	a->port_id = r->port.id;
 	ret = port_events_attach(&a->ev, r->port.id, on_event, NULL);
 	if (ret != 0)
@@ -538,6 +539,7 @@ reattach_wait(struct app_run *r)
 			pthread_mutex_unlock(&a->mu);
 		}
 	}
+	pthread_mutex_unlock(&a->read_mu);
 	return 0;
 }
 
@@ -557,8 +559,8 @@ failover(struct app_run *r)
 	uint64_t ns, from;
 	int ret;
 
-	app_link_poll(
-		r); /* the VF's removal, if the port thread has not seen it */
+	/* The VF's removal, if the port thread has not seen it. */
+	app_link_poll(r);
 	/* No PMD read from now on (one in progress ends first). */
 	port_set_away(true);
 	pthread_mutex_lock(&a->mu);
@@ -570,13 +572,18 @@ failover(struct app_run *r)
 		return false;
 	}
 	from = ns_since_start(rte_rdtsc());
+	pthread_mutex_unlock(&a->mu);
+	/* Off mu (the side thread's marks take it): the port is away, no
+	 * other thread touches it or a->ev, and the release takes long
+	 * (1 s and more under emulation). */
+	pthread_mutex_lock(&a->read_mu); /* a->ev: no poll reads it now */
 	ret = port_events_release(&a->ev);
+	pthread_mutex_unlock(&a->read_mu);
 	if (ret != 0)
 		app_warn("port %u (%s): releasing it for the failover failed: "
 			 "%s",
 			 a->port_id, a->port_name, strerror(-ret));
 	port_close(&r->port);
-	pthread_mutex_unlock(&a->mu);
 	for (int i = 0; i < 1000 && port_events_dev_present(a->vf_gone); i++)
 		rte_delay_us_sleep(10 * 1000);
 	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
@@ -619,11 +626,14 @@ app_link_reattach(struct app_run *r)
 		pthread_mutex_unlock(&a->mu);
 		return false;
 	}
-	/* Release it now: the removal completes while we wait. */
-	port_set_away(true);
-	release_removed(a, true);
-	port_close(&r->port); /* its pool: the new port makes one */
 	pthread_mutex_unlock(&a->mu);
+	/* Release it now, off mu as in failover(): the removal completes
+	 * while we wait. */
+	port_set_away(true);
+	pthread_mutex_lock(&a->read_mu); /* a->ev: no poll reads it now */
+	release_removed(a, true);
+	pthread_mutex_unlock(&a->read_mu);
+	port_close(&r->port); /* its pool: the new port makes one */
 	/* The removal set force_quit to stop the workers: not a signal. */
 	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
 	if (app_signal_seen())
