@@ -583,8 +583,11 @@ paths_close(struct probe_ctx *x, struct probe_paths *p, double el,
 	struct probe_run *run = x->run;
 	struct report_path_interval *v;
 	struct histogram *t;
-	uint64_t sent = SUM_STAT(run, sent), recv = SUM_STAT(run, received),
-		 lost = SUM_STAT(run, lost);
+	/* sent counts the probes whose fate is known, received + lost: from
+	 * those two reads, so that an interval never shows an answer more
+	 * than it sent (the workers count on between two reads). */
+	uint64_t recv = SUM_STAT(run, received), lost = SUM_STAT(run, lost);
+	uint64_t sent = recv + lost;
 
 	/* iv is scratch for the snapshots, then the interval. */
 	paths_merged(run, p->cur, p->iv);
