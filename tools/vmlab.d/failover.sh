@@ -101,7 +101,7 @@ log "bridge br0: $K1 (reflector) + $K2 (VF $P) + $K3 (fallback $F)"
 refl_start
 FS="net_failsafe0,mac=52:54:00:1a:b0:02,hotplug_poll=200,dev($P),dev(net_af_packet0,iface=$F)"
 timeout 120 $L probe -l 1 --file-prefix lpp -a "$P" --vdev "$FS" $EAL -- \
-	--addr 198.18.0.1/24 -t 22 -i 1ms --timeout 1s --interval-report 1s \
+	--addr 198.18.0.1/24 --arp-timeout 30s -t 22 -i 1ms --timeout 1s --interval-report 1s \
 	--json $out/probe.json 198.18.0.2 >$out/probe.txt 2>$out/probe.err &
 ppid=$!
 for i in $(seq 600); do

@@ -109,7 +109,7 @@ log "host's sockperf: rc $(cat $out/host-sockperf.rc 2>/dev/null)"
 EOF
 	cat <<EOF
 t0=\$(cut -d' ' -f1 /proc/uptime)
-timeout 300 \$L probe -l 1 --file-prefix lpp -a "\$P" \$EAL -- --addr 198.18.0.1/24 \\
+timeout 300 \$L probe -l 1 --file-prefix lpp -a "\$P" \$EAL -- --addr 198.18.0.1/24 --arp-timeout 30s \\
 	--flows $mq_flows -n $mq_n -w $mq_flows --timeout 2s --json \$out/probe-mq.json 198.18.0.2 \\
 	>\$out/probe-mq.txt 2>\$out/probe-mq.err
 echo "\$?" >\$out/probe-mq.rc

@@ -34,7 +34,7 @@ fleet_run() {
 	tag=$1
 	shift
 	timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- \
-		--addr 198.18.0.1/24 --forever "$@" --timeout 1s --interval-report 1s \
+		--addr 198.18.0.1/24 --arp-timeout 30s --forever "$@" --timeout 1s --interval-report 1s \
 		--json $out/$tag.json 198.18.0.2 >$out/$tag.txt 2>$out/$tag.err &
 	ppid=$!
 	for i in $(seq 600); do

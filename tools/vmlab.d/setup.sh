@@ -57,7 +57,7 @@ for i in $(seq 300); do
 	sleep 0.2
 done
 log "reflector: $(grep '^latprobe reflect: ' $out/refl.log)"
-timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- --addr 198.18.0.1/24 \
+timeout 200 $L probe -l 1 --file-prefix lpp -a "$P" $EAL -- --addr 198.18.0.1/24 --arp-timeout 30s \
 	-n 200 -w 10 --timeout 2s --json $out/probe-stamp.json 198.18.0.2 \
 	>$out/probe-stamp.txt 2>$out/probe-stamp.err
 echo "$?" >$out/probe-stamp.rc
