@@ -93,6 +93,12 @@ lp_trap_cleanup() {
 lp_bg_ns() {
 	local ns=$1
 	shift
+	# The log emptied here, not by the background job's own redirection,
+	# which runs when that job gets the CPU: a caller that then waits for
+	# a line in it would else find the previous run's (quiet.sh's second
+	# reflector: its start line seen at once, the memif socket not there
+	# yet, once on a busy host).
+	if [ -n "${LP_BG_LOG:-}" ]; then : >"$LP_BG_LOG"; fi
 	if [ "$ns" = - ]; then
 		"$@" >"${LP_BG_LOG:-/dev/null}" 2>&1 &
 	else
