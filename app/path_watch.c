@@ -5,6 +5,7 @@
  * under read_mu; the timeline's readers (the side thread's interval marks,
  * the report) under mu, which is never held while the PMD is read.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -42,8 +43,19 @@ struct app_path {
 static struct app_path app_path = {.mu = PTHREAD_MUTEX_INITIALIZER,
 				   .read_mu = PTHREAD_MUTEX_INITIALIZER};
 
+/* A copy of x into out (allocated); 0 or -ENOMEM. */
+static int
+xstats_copy(struct port_xstats *out, const struct port_xstats *x)
+{
+	if (port_xstats_alloc(out, x->n) != 0)
+		return -ENOMEM;
+	memcpy(out->names, x->names, (size_t)x->n * sizeof(*x->names));
+	memcpy(out->values, x->values, (size_t)x->n * sizeof(*x->values));
+	return 0;
+}
+
 void
-app_path_start(struct app_run *r)
+app_path_start(struct app_run *r, const struct port_xstats *base)
 {
 	struct app_path *a = &app_path;
 
@@ -59,7 +71,9 @@ app_path_start(struct app_run *r)
 	port_path_timeline_init(&a->tl);
 	a->kind = port_path_kind_of(r->port.driver);
 	if (r->dpdk_ready && port_path_has_vf(a->kind) &&
-	    port_xstats_read(r->port.id, &a->prev) == 0) {
+	    (base != NULL && base->names != NULL
+		     ? xstats_copy(&a->prev, base)
+		     : port_xstats_read(r->port.id, &a->prev)) == 0) {
 		a->vf_subs = port_failsafe_vf_subs(r->port.id);
 		a->on = true;
 	}
@@ -122,7 +136,7 @@ app_path_on(void)
 }
 
 void
-app_path_rebase(struct app_run *r)
+app_path_rebase(struct app_run *r, const struct port_xstats *base)
 {
 	struct app_path *a = &app_path;
 
@@ -130,7 +144,9 @@ app_path_rebase(struct app_run *r)
 	a->held = false;
 	if (a->on) {
 		port_xstats_free(&a->prev);
-		if (port_xstats_read(r->port.id, &a->prev) != 0)
+		if ((base != NULL && base->names != NULL
+			     ? xstats_copy(&a->prev, base)
+			     : port_xstats_read(r->port.id, &a->prev)) != 0)
 			memset(&a->prev, 0, sizeof(a->prev));
 		a->vf_subs = port_failsafe_vf_subs(r->port.id);
 	}
@@ -214,12 +230,8 @@ feed_last(struct app_run *r, double el, const struct port_xstats *x)
 
 	pthread_mutex_lock(&a->read_mu);
 	if (a->on && !a->held && a->prev.names != NULL && x != NULL &&
-	    x->names != NULL && port_xstats_alloc(&now, x->n) == 0) {
-		memcpy(now.names, x->names, (size_t)x->n * sizeof(*x->names));
-		memcpy(now.values, x->values,
-		       (size_t)x->n * sizeof(*x->values));
+	    x->names != NULL && xstats_copy(&now, x) == 0)
 		feed(a, r, el, &now);
-	}
 	a->held = a->on;
 	pthread_mutex_unlock(&a->read_mu);
 }

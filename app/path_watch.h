@@ -23,8 +23,10 @@ struct app_run;
 
 #define PATH_POLL_S 0.05
 
-/* After the port's xstats baseline (DPDK only): on for netvsc/failsafe. */
-void app_path_start(struct app_run *r);
+/* After the port's xstats baseline (DPDK only): on for netvsc/failsafe.
+ * base: that baseline (the report's own read; NULL: read now), so that
+ * the samples and the report count the same frames. */
+void app_path_start(struct app_run *r, const struct port_xstats *base);
 bool app_path_on(void);
 /* When the workers start (the times count from here): the port thread,
  * which polls the link (app_link_poll) and the path every PATH_POLL_S, off
@@ -41,8 +43,9 @@ void app_path_poll(struct app_run *r, double el);
  * no poll until app_path_rebase(). */
 void app_path_hold(struct app_run *r, double el,
 		   const struct port_xstats *last);
-/* After a re-attach or failover: the new port's stats are the baseline. */
-void app_path_rebase(struct app_run *r);
+/* After a re-attach or failover: the new port's stats are the baseline
+ * (base: the report's read of them, as for app_path_start()). */
+void app_path_rebase(struct app_run *r, const struct port_xstats *base);
 /* Mark an --interval-report interval (from_el, el]: the path at its end
  * and the shifts in it (nothing when off). */
 void app_path_interval(struct report_interval *iv, double from_el, double el);

@@ -627,7 +627,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		start_doctor(r);
 	app_stalls_host_begin(r);
 	xs_start(r, &xs);
-	app_path_start(r);
+	app_path_start(r, &xs.before);
 	ret = app_metrics_start(&r->metrics, r->dpdk_ready, run_metrics, r);
 	if (ret != 0) {
 		app_err("cannot start the --metrics thread: %s",
@@ -683,7 +683,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 			memset(&xs, 0, sizeof(xs));
 			xs.carry = &carry;
 			xs_start(r, &xs);
-			app_path_rebase(r);
+			app_path_rebase(r, &xs.before);
 			rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
 			rte_eal_mp_wait_lcore();
 		}
