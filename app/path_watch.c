@@ -229,8 +229,12 @@ feed_last(struct app_run *r, double el, const struct port_xstats *x)
 	struct port_xstats now;
 
 	pthread_mutex_lock(&a->read_mu);
-	if (a->on && !a->held && a->prev.names != NULL && x != NULL &&
-	    x->names != NULL && xstats_copy(&now, x) == 0)
+	/* Held or not: the caller's snapshot is of the port prev is of (the
+	 * run ended after the hold before a re-attach that did not come:
+	 * xs_end's read is later, and frames counted in between are in the
+	 * report). */
+	if (a->on && a->prev.names != NULL && x != NULL && x->names != NULL &&
+	    xstats_copy(&now, x) == 0)
 		feed(a, r, el, &now);
 	a->held = a->on;
 	pthread_mutex_unlock(&a->read_mu);
