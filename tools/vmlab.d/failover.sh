@@ -72,7 +72,11 @@ failover_nics() {
 	echo
 }
 
-failover_guest() {
+# failover_net MAC: the guest's part of the network both failover cases
+# share: the kernel NICs found by MAC, IPv6 off, the bridge, the fallback
+# NIC (:03) up with the VF's MAC.
+failover_net() {
+	echo "VF_MAC=$1"
 	cat <<'EOF'
 F='' K1='' K2='' K3=''
 for n in /sys/class/net/*; do
@@ -96,7 +100,13 @@ echo 1 >/proc/sys/net/ipv6/conf/br0/disable_ipv6
 for k in $K1 $K2 $K3; do ip link set dev $k master br0 && ip link set dev $k up || exit 3; done
 ip link set dev br0 up || exit 3
 # The synthetic NIC has the VF's MAC, as on Azure.
-ip link set dev $F address 52:54:00:1a:b0:02 && ip link set dev $F up || exit 3
+ip link set dev $F address $VF_MAC && ip link set dev $F up || exit 3
+EOF
+}
+
+failover_guest() {
+	failover_net 52:54:00:1a:b0:02
+	cat <<'EOF'
 log "bridge br0: $K1 (reflector) + $K2 (VF $P) + $K3 (fallback $F)"
 refl_start
 FS="net_failsafe0,mac=52:54:00:1a:b0:02,hotplug_poll=200,dev($P),dev(net_af_packet0,iface=$F)"

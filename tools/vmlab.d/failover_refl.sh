@@ -28,28 +28,8 @@ vmcase_failover_refl() {
 }
 
 failover_refl_guest() {
+	failover_net 52:54:00:1a:b0:01
 	cat <<'EOF2'
-F='' K1='' K2='' K3=''
-for n in /sys/class/net/*; do
-	case $(cat $n/address) in
-	52:54:00:1a:b0:03) F=${n##*/} ;;
-	52:54:00:1a:b0:11) K1=${n##*/} ;;
-	52:54:00:1a:b0:12) K2=${n##*/} ;;
-	52:54:00:1a:b0:13) K3=${n##*/} ;;
-	esac
-done
-[ -n "$F" ] && [ -n "$K1" ] && [ -n "$K2" ] && [ -n "$K3" ] ||
-	{ log "FAIL: kernel NICs not found"; ls -l /sys/class/net; exit 3; }
-echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
-echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
-for k in $F $K1 $K2 $K3; do echo 1 >/proc/sys/net/ipv6/conf/$k/disable_ipv6; done
-modprobe bridge || { log "FAIL: no bridge module"; exit 3; }
-ip link add br0 type bridge stp_state 0 forward_delay 0 || exit 3
-echo 1 >/proc/sys/net/ipv6/conf/br0/disable_ipv6
-for k in $K1 $K2 $K3; do ip link set dev $k master br0 && ip link set dev $k up || exit 3; done
-ip link set dev br0 up || exit 3
-# The reflector's synthetic NIC has its VF's MAC.
-ip link set dev $F address 52:54:00:1a:b0:01 && ip link set dev $F up || exit 3
 log "bridge br0: $K1 (reflector's VF $R) + $K2 (prober) + $K3 (reflector's fallback $F)"
 FS="net_failsafe0,mac=52:54:00:1a:b0:01,hotplug_poll=200,dev($R),dev(net_af_packet0,iface=$F)"
 $L reflect -l 0 --file-prefix lpr -a "$R" --vdev "$FS" $EAL -- --addr 198.18.0.2/24 \
