@@ -134,21 +134,29 @@ EOF
 
 failover_host() { host_readd_nic "$1" nic2 rp2 n2 52:54:00:1a:b0:02 igb; }
 
+# failover_lines OUT LOG NIC: the failover's four lines in OUT/LOG, and
+# NIC gone from QEMU (the host's log): the removal completed.
+failover_lines() {
+	local o=$1 log=$2 nic=$3 bad=0 re
+	for re in 'its VF sub-device .* is being removed' 'made again over the fallback' \
+		'packets go over the synthetic path' 'packets go over the VF path'; do
+		grep -q "$re" "$o/$log" ||
+			{ echo "FAIL: no '$re' line in $log"; bad=1; }
+	done
+	grep -q "$nic gone" "$o/../host.log" 2>/dev/null ||
+		{ echo "FAIL: the VF's removal did not complete ($nic still in query-pci)"; bad=1; }
+	return $bad
+}
+
 failover_check() {
-	local o=$1 bad=0 v re
+	local o=$1 bad=0 v
 	v=$(cat "$o/probe.rc" 2>/dev/null)
 	[ "$v" = 0 ] || {
 		echo "FAIL: probe exited ${v:-?}, not 0 (the failover must not end the run):"
 		tail -8 "$o/probe."{err,txt} 2>/dev/null | sed 's/^/  /'
 		bad=1
 	}
-	for re in 'its VF sub-device .* is being removed' 'made again over the fallback' \
-		'packets go over the synthetic path' 'packets go over the VF path'; do
-		grep -q "$re" "$o/probe.err" ||
-			{ echo "FAIL: no '$re' line on the prober's stderr"; bad=1; }
-	done
-	grep -q 'nic2 gone' "$o/../host.log" 2>/dev/null ||
-		{ echo "FAIL: the VF's removal did not complete (nic2 still in query-pci)"; bad=1; }
+	failover_lines "$o" probe.err nic2 || bad=1
 	python3 - "$o" <<'PYEOF' || bad=1
 import json, sys
 o = sys.argv[1]
