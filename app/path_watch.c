@@ -314,14 +314,6 @@ app_path_now(void)
 	return port_path_now_name(app_path.tl.cur);
 }
 
-const char *
-app_path_first(void)
-{
-	const struct port_path_timeline *t = &app_path.tl;
-
-	return port_path_now_name(t->count != 0 ? t->shift[0].from : t->cur);
-}
-
 void
 app_path_fill(struct report_port_path *p)
 {

@@ -54,8 +54,6 @@ void app_path_interval(struct report_interval *iv, double from_el, double el);
 void app_path_metrics(struct metrics_buf *b);
 /* The path the packets take now ("vf", "synthetic", "idle"). */
 const char *app_path_now(void);
-/* The first path seen ("idle" when none yet). */
-const char *app_path_first(void);
 /* The shifts and the run's totals into the report's path (nothing when
  * off); valid until app_path_stop(). */
 void app_path_fill(struct report_port_path *p);
