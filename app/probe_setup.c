@@ -66,6 +66,7 @@ conf_common(struct app_run *r)
 	c->behind_bound_cycles = tsc_from_ns(&r->clk.clock, o->max_behind_ns);
 	c->link = app_link_io(); /* issue 27: NULL on the kernel backend */
 	c->stall_threshold_ns = o->co.stall_threshold_ns;
+	c->stall_calib_ns = STALL_CALIB_NS;
 	c->stall_tlv = o->co.stall_tlv;
 	cli_format_ip(&o->target, x->ip);
 }

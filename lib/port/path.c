@@ -41,6 +41,33 @@ port_path_kind_of(const char *driver)
 	return PORT_PATH_OTHER;
 }
 
+/*
+ * PMDs whose rx/tx burst calls enter the kernel: af_xdp kicks with send()
+ * and recvfrom(), af_packet, tap and pcap are sockets and files, vhost and
+ * virtio_user kick an eventfd; failsafe's fallback is one of them (tap,
+ * af_packet). Inside such a call the kernel may run the packet's whole
+ * path (a veth delivers into its peer on the sender's CPU), so its time is
+ * the path's, not a stall. A NIC's poll-mode driver, memif and ring only
+ * touch shared memory.
+ */
+static const char *const kernel_calls[] = {
+	"net_af_xdp", "net_af_packet",	 "net_tap",	 "net_pcap",
+	"net_vhost",  "net_virtio_user", "net_failsafe",
+};
+
+bool
+port_path_calls_kernel(const char *driver)
+{
+	if (driver == NULL)
+		return false;
+	for (unsigned i = 0; i < sizeof(kernel_calls) / sizeof(kernel_calls[0]);
+	     i++)
+		if (strncmp(driver, kernel_calls[i], strlen(kernel_calls[i])) ==
+		    0)
+			return true;
+	return false;
+}
+
 const char *
 port_path_kind_name(enum port_path_kind k)
 {

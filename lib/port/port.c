@@ -375,6 +375,7 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 		p->q[q].tx_csum = (p->csum.tx & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
 					  ? IO_TX_UDP_CKSUM
 					  : 0;
+		p->q[q].path_calls = port_path_calls_kernel(info.driver_name);
 	}
 	return 0;
 fail:

@@ -134,7 +134,7 @@ prober_worker_init(struct prober_worker *w, const struct prober_conf *c,
 	histogram_init(&w->rtt_host_prober);
 	histogram_init(&w->rtt_host_reflector);
 	histogram_init(&w->rtt_host_both);
-	stall_init(&w->stall, &c->clock, c->stall_threshold_ns);
+	stall_init(&w->stall, &c->clock, c->stall_threshold_ns, q->path_calls);
 	prober_hw_init(w);
 	ret = prober_flows_init(w);
 	if (ret != 0) {
@@ -1152,7 +1152,8 @@ take_burst(struct prober_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	/* T4 right after the burst that brought the answer. */
 	uint64_t t4 = io_clock_end(w->q);
 
-	stall_tick(&w->stall, t4);
+	if (stall_on(&w->stall))
+		stall_leave(&w->stall, t4, STALL_CALL_RX);
 	return take_burst_impl(w, pkts, n, t4, seq, next, t1, measured, false);
 }
 
@@ -1162,11 +1163,16 @@ poll_replies(struct prober_worker *w, uint64_t seq, uint64_t next, uint64_t t1,
 	     bool measured)
 {
 	struct rte_mbuf *pkts[PROBER_BURST];
-	uint16_t n = io_rx(w->q, pkts, PROBER_BURST);
+	bool watch = stall_on(&w->stall);
+	uint16_t n;
 
+	if (watch)
+		stall_enter(&w->stall, io_clock(w->q));
+	n = io_rx(w->q, pkts, PROBER_BURST);
 	if (n == 0) {
-		if (stall_on(&w->stall))
-			stall_tick(&w->stall, io_clock(w->q));
+		if (watch)
+			stall_leave(&w->stall, io_clock(w->q),
+				    STALL_CALL_RX_EMPTY);
 		return RX_NONE;
 	}
 	return take_burst(w, pkts, n, seq, next, t1, measured);
@@ -1516,7 +1522,7 @@ mbuf_recycle(struct rte_mbuf *m)
  */
 PROBER_INLINE int
 send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
-	   bool lean)
+	   bool lean, bool watch)
 {
 	const struct prober_conf *c = w->conf;
 	struct rte_mbuf *tx[PROBER_MAX_FRAGS];
@@ -1542,7 +1548,14 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 			return len;
 		}
 		*t1 = io_clock_start(q);
-		if (io_tx(q, &m, 1) == 1)
+		/* A stall that ends at T1 came before the probe left: not
+		 * its (stall_since() is strict). */
+		if (watch)
+			stall_enter(&w->stall, *t1);
+		n_tx = io_tx(q, &m, 1);
+		if (watch)
+			stall_leave(&w->stall, io_clock(q), STALL_CALL_TX);
+		if (n_tx == 1)
 			return 1;
 		io_free(q, m);
 		STAT_ADD(w, tx_fail, 1);
@@ -1559,11 +1572,22 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 				      io_clock(q), true);
 	}
 	*t1 = io_clock_start(q);
+	/* A probe cut into fragments goes out in calls whose length grows
+	 * with it (several us for 8 KiB): the detector looks again after
+	 * them instead of judging them. */
+	if (watch && n_tx == 1)
+		stall_enter(&w->stall, *t1);
 	if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
+		if (watch)
+			stall_rebase(&w->stall, io_clock(q));
 		/* A probe missing a fragment is no probe. */
 		STAT_ADD(w, tx_fail, 1);
 		return 0;
 	}
+	if (watch && n_tx == 1)
+		stall_leave(&w->stall, io_clock(q), STALL_CALL_TX);
+	else if (watch)
+		stall_rebase(&w->stall, io_clock(q));
 	return 1;
 }
 
@@ -1571,7 +1595,7 @@ int
 prober_send_probe(struct prober_worker *w, uint64_t seq, uint64_t now,
 		  uint64_t *t1)
 {
-	return send_probe(w, seq, now, t1, false);
+	return send_probe(w, seq, now, t1, false, stall_on(&w->stall));
 }
 
 /*
@@ -1637,11 +1661,40 @@ prober_answer_neighbours(struct io_queue *q, const struct codec_flow *fl)
 	}
 }
 
+/*
+ * The loop's own gaps on the real queue before the first probe (the empty
+ * polls the prober spends most of a round trip in), then the stall
+ * threshold from them (stall_calibrate()). Frames that come meanwhile
+ * (ARP, a late answer of another run) are taken as always.
+ */
+static void
+calibrate(struct prober_worker *w, const atomic_bool *stop)
+{
+	uint64_t t0, span;
+
+	if (!stall_on(&w->stall) || w->stall.calib.done)
+		return;
+	t0 = io_clock(w->q);
+	span = tsc_from_ns(&w->conf->clock, w->conf->stall_calib_ns);
+	stall_rebase(&w->stall, t0);
+	for (unsigned i = 0;
+	     span != 0 && i < STALL_CALIB_GAPS &&
+	     (stop == NULL ||
+	      !atomic_load_explicit(stop, memory_order_relaxed));
+	     i++) {
+		poll_replies(w, UINT64_MAX, 0, 0, false);
+		if ((i & 63) == 0 && io_clock(w->q) - t0 > span)
+			break;
+	}
+	stall_calibrate(&w->stall);
+}
+
 int
 prober_worker_begin(struct prober_worker *w)
 {
 	const struct prober_conf *c = w->conf;
 
+	calibrate(w, NULL);
 	w->t_start = io_clock(w->q);
 	w->t_run = w->t_start;
 	w->step_seq = 0;
@@ -1679,8 +1732,12 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 		return 0;
 	if (measured && c->count != 0 && seq - c->warmup >= c->count)
 		return 0;
-	if (measured && seq == c->warmup)
+	if (measured && seq == c->warmup) {
 		w->t_start = io_clock(q);
+		/* The run's stalls are the measured part's. */
+		if (watch && seq != 0)
+			stall_restart(&w->stall, w->t_start);
+	}
 	if (deadline != 0 && io_clock(q) >= deadline)
 		return 0;
 	/* Pacing: keep draining (late answers, ARP) while we wait. */
@@ -1693,7 +1750,7 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 		return 0;
 
 	now = io_clock(q);
-	n_tx = send_probe(w, seq, now, &t1, lean);
+	n_tx = send_probe(w, seq, now, &t1, lean, watch);
 	if (n_tx < 0) {
 		if (n_tx != -ENOBUFS)
 			return n_tx;
@@ -1714,19 +1771,15 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 		return 1;
 	}
 	w->step_next_send = t1 + c->interval_cycles;
-	/* A stall that ends at T1 came before the probe left: not its. Not
-	 * watched (watch false), a tick could never find one. */
-	if (watch)
-		stall_tick(&w->stall, t1);
-	/* A probe larger than the MTU is cut into fragments and sent after
-	 * T1 (its stamp is in the first one): that is the prober's own work,
-	 * several us for 8 KiB, not a stall of the host. */
-	if (watch && w->fragmented)
-		stall_rebase(&w->stall, io_clock(q));
 	for (unsigned polls = 1;; polls++) {
 		struct rte_mbuf *pkts[PROBER_BURST];
-		uint16_t n = io_rx(q, pkts, PROBER_BURST);
+		uint16_t n;
 
+		/* Not watched (watch false, a constant in the lean loop), no
+		 * clock read for the detector. */
+		if (watch)
+			stall_enter(&w->stall, io_clock(q));
+		n = io_rx(q, pkts, PROBER_BURST);
 		if (n != 0) {
 			enum rx_outcome o;
 
@@ -1736,7 +1789,8 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 				uint64_t t4 = io_clock_end(q);
 
 				if (watch)
-					stall_tick(&w->stall, t4);
+					stall_leave(&w->stall, t4,
+						    STALL_CALL_RX);
 				o = take_burst_impl(w, pkts, n, t4, seq,
 						    seq + 1, t1, measured,
 						    true);
@@ -1752,11 +1806,9 @@ step_impl(struct prober_worker *w, const atomic_bool *stop, bool lean,
 				break; /* nobody will answer it: lost */
 			}
 		} else {
-			/* The one clock read of an empty poll when stalls
-			 * are watched (issue 29; watch is a constant in the
-			 * lean loop). */
 			if (watch)
-				stall_tick(&w->stall, io_clock(q));
+				stall_leave(&w->stall, io_clock(q),
+					    STALL_CALL_RX_EMPTY);
 			if (polls % PROBER_POLL_CHECK != 0)
 				continue;
 		}
@@ -1866,6 +1918,8 @@ prober_worker_resume(struct prober_worker *w, const atomic_bool *stop)
 		return prober_worker_resume_open(w, stop);
 	w->step_next_send = 0;
 	w->nombuf_since = 0;
+	/* The time without a port was not the loop's: not a stall. */
+	stall_rebase(&w->stall, io_clock(w->q));
 	__atomic_store_n(&w->done, false, __ATOMIC_RELEASE);
 	if (lean_ok(w))
 		ret = run_lean(w, stop);

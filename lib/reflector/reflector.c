@@ -105,6 +105,7 @@ reflector_conf_default(struct reflector_conf *c)
 	c->reasm_timeout_ns = 1000000000ull;
 	c->session_idle_s = 300;
 	c->stall_threshold_ns = STALL_DEFAULT_THRESHOLD_NS;
+	c->stall_calib_ns = STALL_CALIB_NS;
 }
 
 /* The tables' hash seed: unpredictable to a peer, so it cannot aim at one
@@ -158,7 +159,8 @@ reflector_worker_init(struct reflector_worker *w,
 	w->conf = conf;
 	w->q = q;
 	histogram_init(&w->turnaround);
-	stall_init(&w->stall, &conf->clock, conf->stall_threshold_ns);
+	stall_init(&w->stall, &conf->clock, conf->stall_threshold_ns,
+		   q->path_calls);
 	w->stall_watch = stall_on(&w->stall);
 	if (conf->hw_ts)
 		w->idle = REFLECTOR_IDLE_REST;
@@ -378,8 +380,17 @@ struct burst_out {
 	unsigned n_stamp;
 };
 
+/* The clock the stall detector reads between PMD calls: the TSC inline on
+ * a queue whose clock is the TSC, else the queue's op. */
+static inline __attribute__((always_inline)) uint64_t
+loop_clock(struct reflector_worker *w)
+{
+	return w->q->ops->clock_tsc ? tsc_read() : io_clock(w->q);
+}
+
+/* tx_all() after stall_enter() at T3 (read right before the call). */
 static inline __attribute__((always_inline)) void
-tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
+tx_entered(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 {
 	uint16_t sent;
 
@@ -387,12 +398,24 @@ tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 		return;
 	/* io_tx_all(), inline: one call less per burst. */
 	sent = io_tx(w->q, m, (uint16_t)n);
+	if (w->stall_watch)
+		stall_leave(&w->stall, loop_clock(w), STALL_CALL_TX);
 	count(w, RC_TX, sent);
 	if (sent < n) {
 		count(w, RC_DROP_TX, n - sent);
 		for (unsigned i = sent; i < n; i++)
 			io_free(w->q, m[i]);
 	}
+}
+
+static inline __attribute__((always_inline)) void
+tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
+{
+	if (n == 0)
+		return;
+	if (w->stall_watch)
+		stall_enter(&w->stall, loop_clock(w));
+	tx_entered(w, m, n);
 }
 
 static void
@@ -1131,13 +1154,15 @@ poll_rest(struct reflector_worker *w, uint16_t n)
 
 	if (n == 0) {
 		if (w->stall_watch)
-			stall_tick(&w->stall, io_clock(q));
+			stall_leave(&w->stall, io_clock(q),
+				    STALL_CALL_RX_EMPTY);
 		reflector_hw_after(w);
 		return 0;
 	}
 	/* T2 as early as possible after the frames left the rx ring. */
 	t2 = io_clock_end(q);
-	stall_tick(&w->stall, t2);
+	if (w->stall_watch)
+		stall_leave(&w->stall, t2, STALL_CALL_RX);
 	if (w->conf->hw_ts) {
 		reflector_handle(w, w->rx, n, reflector_hw_t2(w, w->rx, n, t2));
 		reflector_hw_after(w);
@@ -1151,27 +1176,30 @@ poll_rest(struct reflector_worker *w, uint16_t n)
 
 /*
  * An empty poll is the rx call, one test of what it does (w->idle) and,
- * stalls watched, the stall tick: its length is part of every round trip
- * (a frame waits for the poll in progress to end). On a queue whose clock
- * is the TSC the tick reads it inline, not through the queue's op.
+ * stalls watched, the clock read on each side of the call (stall.h): its
+ * length is part of every round trip (a frame waits for the poll in
+ * progress to end). On a queue whose clock is the TSC the reads are
+ * inline, not through the queue's op.
  */
 unsigned
 reflector_poll(struct reflector_worker *w)
 {
-	uint16_t n = io_rx(w->q, w->rx, REFLECTOR_BURST);
+	uint16_t n;
 
-	if (n == 0) {
-		if (w->idle == REFLECTOR_IDLE_TICK_TSC) {
-			stall_tick(&w->stall, tsc_read());
+	if (w->idle == REFLECTOR_IDLE_TICK_TSC) {
+		stall_enter(&w->stall, tsc_read());
+		n = io_rx(w->q, w->rx, REFLECTOR_BURST);
+		if (n == 0) {
+			stall_leave(&w->stall, tsc_read(), STALL_CALL_RX_EMPTY);
 			return 0;
 		}
-		if (w->idle == REFLECTOR_IDLE_NONE)
-			return 0;
-		if (w->idle == REFLECTOR_IDLE_TICK) {
-			stall_tick(&w->stall, io_clock(w->q));
-			return 0;
-		}
+		return poll_rest(w, n);
 	}
+	if (w->stall_watch)
+		stall_enter(&w->stall, io_clock(w->q));
+	n = io_rx(w->q, w->rx, REFLECTOR_BURST);
+	if (n == 0 && w->idle == REFLECTOR_IDLE_NONE)
+		return 0;
 	return poll_rest(w, n);
 }
 
@@ -1630,9 +1658,10 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		bool in_turn;
 
 		t3 = io_clock_start(q);
-		/* T2..T3 is one gap of the poll loop: a stall in it is the
-		 * answers' (STAMP_STALL_IN_TURNAROUND). */
-		stall_tick(&w->stall, t3);
+		/* T2..T3 is one gap of the poll loop's own work: a stall in it
+		 * is the answers' (STAMP_STALL_IN_TURNAROUND). The tx call
+		 * starts there. */
+		stall_enter(&w->stall, t3);
 		in_turn = w->stall.last_end == t3;
 		t3_wire = wire_ts(w, t3);
 		t3_be = rte_cpu_to_be_64(t3_wire);
@@ -1653,7 +1682,7 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 					     p->tx_pseudo);
 			}
 		}
-		tx_all(w, o.stamped, ns);
+		tx_entered(w, o.stamped, ns);
 		tx_all(w, o.ready, o.n_ready);
 		/* After tx: the turnaround record is not on the probe's
 		 * path. */
@@ -1685,12 +1714,13 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	count(w, RC_RX, 1);
 	/* T3 after all other work on the answer, just before it leaves. */
 	t3 = io_clock_start(w->q);
-	/* No tick at T3 here: a fast-path answer carries no stall TLV, and
-	 * a stall inside T2..T3 is in the gap the next poll's tick sees
-	 * (from T2), so it is counted all the same (issue 29). */
+	/* A fast-path answer carries no stall TLV: a stall inside T2..T3 is
+	 * only counted, by the tx call's entry at T3 (its gap runs from T2). */
 	t3_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t3));
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
-	tx_all(w, rx, 1);
+	if (w->stall_watch)
+		stall_enter(&w->stall, t3);
+	tx_entered(w, rx, 1);
 	/* After tx: the turnaround record is not on the probe's path. */
 	histogram_record(&w->turnaround, tsc_to_ns(&w->conf->clock, t3 - t2));
 	return true;
@@ -1711,9 +1741,35 @@ reflector_handle(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 	handle_burst(w, rx, n, t2);
 }
 
+/*
+ * The loop's own gaps on the real queue, for STALL_CALIB_NS or
+ * STALL_CALIB_GAPS polls, then the threshold (stall_calibrate()). Frames
+ * that come meanwhile are answered as always.
+ */
+void
+reflector_calibrate(struct reflector_worker *w, const atomic_bool *stop)
+{
+	uint64_t t0, span;
+
+	if (!w->stall_watch || w->stall.calib.done)
+		return;
+	t0 = io_clock(w->q);
+	span = tsc_from_ns(&w->conf->clock, w->conf->stall_calib_ns);
+	stall_rebase(&w->stall, t0);
+	for (unsigned i = 0; span != 0 && i < STALL_CALIB_GAPS &&
+			     !atomic_load_explicit(stop, memory_order_relaxed);
+	     i++) {
+		reflector_poll(w);
+		if ((i & 63) == 0 && io_clock(w->q) - t0 > span)
+			break;
+	}
+	stall_calibrate(&w->stall);
+}
+
 void
 reflector_run(struct reflector_worker *w, const atomic_bool *stop)
 {
+	reflector_calibrate(w, stop);
 	/* The first gap runs from here, not from the clock's zero. */
 	stall_rebase(&w->stall, io_clock(w->q));
 	while (!atomic_load_explicit(stop, memory_order_relaxed))

@@ -1060,6 +1060,8 @@ sockio_new(const struct codec_mac *my_mac, const struct sockio_opts *o,
 	s->q.priv = s;
 	/* Largest L3 packet: IPv4 + UDP headers around the biggest payload. */
 	s->q.mtu = (uint16_t)(max_dgram + s->hdr_len - CODEC_ETH_HLEN);
+	/* Its calls are recvfrom()/sendto(): the kernel's path. */
+	s->q.path_calls = true;
 	return s;
 }
 

@@ -11,16 +11,85 @@ const uint64_t stall_bucket_upper_ns[STALL_BUCKETS] = {
 	200000000, 500000000, 1000000000, UINT64_MAX,
 };
 
+const char *const stall_call_name[STALL_CALLS] = {
+	[STALL_CALL_RX_EMPTY] = "rx_empty",
+	[STALL_CALL_RX] = "rx",
+	[STALL_CALL_TX] = "tx",
+};
+
 void
 stall_init(struct stall_det *d, const struct tsc_clock *clock,
-	   uint64_t threshold_ns)
+	   uint64_t threshold_ns, bool path_calls)
 {
 	memset(d, 0, sizeof(*d));
 	d->clock = clock;
+	d->path_calls = path_calls;
 	/* No clock (a test's zeroed conf): nothing to measure with. */
 	d->thr = threshold_ns == 0 || clock->hz == 0
 			 ? UINT64_MAX
 			 : tsc_from_ns(clock, threshold_ns);
+	d->call_thr = path_calls ? UINT64_MAX : d->thr;
+	d->calib.floor_cycles = d->thr;
+	d->calib.thr_cycles = d->thr;
+}
+
+uint64_t
+stall_log2_quantile(const uint64_t *log2, double q)
+{
+	uint64_t n = 0, rank, seen = 0;
+
+	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
+		n += util_relaxed_read(&log2[b]);
+	if (n == 0)
+		return 0;
+	/* The smallest bin holding the ceil(q n)-th gap. */
+	rank = (uint64_t)((double)n * q);
+	if ((double)rank < (double)n * q)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+	for (unsigned b = 0; b < STALL_LOG2_BINS; b++) {
+		seen += util_relaxed_read(&log2[b]);
+		if (seen >= rank)
+			return b >= 63 ? UINT64_MAX : (2ull << b) - 1;
+	}
+	return UINT64_MAX;
+}
+
+void
+stall_calibrate(struct stall_det *d)
+{
+	struct stall_calib *c = &d->calib;
+	uint64_t n = 0;
+
+	if (!stall_on(d) || c->done)
+		return;
+	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
+		n += d->gap_log2[b];
+	c->done = true;
+	c->gaps = n;
+	if (n >= STALL_CALIB_MIN_GAPS) {
+		c->p999_cycles = stall_log2_quantile(d->gap_log2, 0.999);
+		if (c->p999_cycles < UINT64_MAX / STALL_CALIB_MULT &&
+		    c->p999_cycles * STALL_CALIB_MULT > d->thr)
+			d->thr = c->p999_cycles * STALL_CALIB_MULT;
+	}
+	c->thr_cycles = d->thr;
+	if (!d->path_calls)
+		d->call_thr = d->thr;
+	/* The run's counts start here. */
+	stall_restart(d, d->last);
+}
+
+void
+stall_restart(struct stall_det *d, uint64_t now)
+{
+	/* Relaxed stores: other threads may be reading. */
+	__atomic_store_n(&d->last_end, 0, __ATOMIC_RELAXED);
+	util_relaxed_zero(&d->st, sizeof(d->st));
+	util_relaxed_zero(d->gap_log2, sizeof(d->gap_log2));
+	util_relaxed_zero(d->calls, sizeof(d->calls));
+	d->last = now;
 }
 
 unsigned
@@ -47,6 +116,12 @@ stall_note(struct stall_det *d, uint64_t now, uint64_t gap)
 	util_relaxed_add(&d->st.hist[stall_bucket(ns)], 1);
 }
 
+void __attribute__((noinline, cold))
+stall_note_call(struct stall_det *d, uint64_t now, uint64_t in)
+{
+	stall_note(d, now, in);
+}
+
 void
 stall_stats_read(const struct stall_stats *s, struct stall_stats *out)
 {
@@ -66,4 +141,25 @@ stall_stats_add(struct stall_stats *dst, const struct stall_stats *src)
 		dst->longest_ns = src->longest_ns;
 	for (unsigned i = 0; i < STALL_BUCKETS; i++)
 		dst->hist[i] += src->hist[i];
+}
+
+void
+stall_call_read(const struct stall_call_stats *s, struct stall_call_stats *out)
+{
+	out->count = util_relaxed_read(&s->count);
+	out->cycles = util_relaxed_read(&s->cycles);
+	out->max_cycles = util_relaxed_read(&s->max_cycles);
+	for (unsigned i = 0; i < STALL_LOG2_BINS; i++)
+		out->log2[i] = util_relaxed_read(&s->log2[i]);
+}
+
+void
+stall_call_add(struct stall_call_stats *dst, const struct stall_call_stats *src)
+{
+	dst->count += src->count;
+	dst->cycles += src->cycles;
+	if (src->max_cycles > dst->max_cycles)
+		dst->max_cycles = src->max_cycles;
+	for (unsigned i = 0; i < STALL_LOG2_BINS; i++)
+		dst->log2[i] += src->log2[i];
 }

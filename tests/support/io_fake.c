@@ -43,6 +43,11 @@ struct fake_side {
 	/* io_fake_stall: [stall_next, n_stalls) still to come */
 	uint64_t stall_at[IO_FAKE_MAX_STALLS], stall_len[IO_FAKE_MAX_STALLS];
 	unsigned n_stalls, stall_next;
+	/* io_fake_set_call_time: cycles each rx/tx call takes inside; and
+	 * io_fake_call_stall: [cstall_next, n_cstalls) still to come. */
+	uint64_t call_rx, call_tx;
+	uint64_t cstall_at[IO_FAKE_MAX_STALLS], cstall_len[IO_FAKE_MAX_STALLS];
+	unsigned n_cstalls, cstall_next;
 	struct io_fake *f;
 };
 
@@ -128,6 +133,21 @@ fake_free(struct io_queue *q, struct rte_mbuf *m)
 	fake_free_raw(side_of(q)->f, m);
 }
 
+/* The time a call of side s takes inside (io_fake_set_call_time), and an
+ * injected stall inside it (io_fake_call_stall). */
+static void
+call_time(struct fake_side *s, uint64_t cycles)
+{
+	struct io_fake *f = s->f;
+
+	if (s->pinned)
+		return;
+	f->now += cycles;
+	if (s->cstall_next < s->n_cstalls &&
+	    f->now >= s->cstall_at[s->cstall_next])
+		f->now += s->cstall_len[s->cstall_next++];
+}
+
 static uint16_t
 fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -135,6 +155,7 @@ fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	struct fake_ring *r = &s->rx;
 	uint16_t i = 0;
 
+	call_time(s, s->call_rx);
 	while (i < n && r->head != r->tail &&
 	       r->due[r->head % FAKE_RING] <= s->f->now) {
 		pkts[i] = r->slot[r->head++ % FAKE_RING];
@@ -199,6 +220,7 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	struct fake_side *peer = &f->side[s == &f->side[0] ? 1 : 0];
 	uint16_t i;
 
+	call_time(s, s->call_tx);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint64_t due = due_of(s, f->now);
@@ -272,6 +294,35 @@ io_fake_stall(struct io_fake *f, unsigned side, uint64_t at, uint64_t len)
 	return 0;
 }
 
+void
+io_fake_set_call_time(struct io_fake *f, unsigned side, uint64_t rx_cycles,
+		      uint64_t tx_cycles, bool path_calls)
+{
+	f->side[side].call_rx = rx_cycles;
+	f->side[side].call_tx = tx_cycles;
+	f->side[side].q.path_calls = path_calls;
+}
+
+int
+io_fake_call_stall(struct io_fake *f, unsigned side, uint64_t at, uint64_t len)
+{
+	struct fake_side *s = &f->side[side];
+
+	if (s->n_cstalls == IO_FAKE_MAX_STALLS)
+		return -ENOSPC;
+	if (s->n_cstalls > 0 && at < s->cstall_at[s->n_cstalls - 1])
+		return -EINVAL;
+	s->cstall_at[s->n_cstalls] = at;
+	s->cstall_len[s->n_cstalls++] = len;
+	return 0;
+}
+
+unsigned
+io_fake_call_stalls_taken(const struct io_fake *f, unsigned side)
+{
+	return f->side[side].cstall_next;
+}
+
 unsigned
 io_fake_stalls_taken(const struct io_fake *f, unsigned side)
 {
@@ -281,9 +332,13 @@ io_fake_stalls_taken(const struct io_fake *f, unsigned side)
 static uint64_t
 fake_clock_start(struct io_queue *q)
 {
-	const struct fake_side *s = side_of(q);
+	struct fake_side *s = side_of(q);
 
-	return s->pinned ? s->pin_tx : fake_clock(q);
+	if (!s->pinned)
+		return fake_clock(q);
+	/* Time moves on to T3: what is read after it is not before it. */
+	s->pin_rx = s->pin_tx;
+	return s->pin_tx;
 }
 
 static const struct io_ops fake_ops = {

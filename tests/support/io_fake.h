@@ -53,6 +53,20 @@ int io_fake_stall(struct io_fake *f, unsigned side, uint64_t at, uint64_t len);
 /* Stalls of side injected so far (taken by a clock read). */
 unsigned io_fake_stalls_taken(const struct io_fake *f, unsigned side);
 
+/*
+ * A PMD whose calls take time inside (a kernel-entering one: af_xdp's
+ * syscalls, a veth's path): every rx call of side moves the clock on by
+ * rx_cycles, every tx call by tx_cycles, and side's queue says whether its
+ * calls run the packet's path (io_queue.path_calls).
+ */
+void io_fake_set_call_time(struct io_fake *f, unsigned side, uint64_t rx_cycles,
+			   uint64_t tx_cycles, bool path_calls);
+/* A stall inside a call: the first rx or tx call of side at or after `at`
+ * moves the clock on by len (as io_fake_stall, but inside the PMD). */
+int io_fake_call_stall(struct io_fake *f, unsigned side, uint64_t at,
+		       uint64_t len);
+unsigned io_fake_call_stalls_taken(const struct io_fake *f, unsigned side);
+
 /* Drop every nth frame sent by side (0 = none); duplicate likewise. */
 void io_fake_set_drop_every(struct io_fake *f, unsigned side, unsigned n);
 void io_fake_set_dup_every(struct io_fake *f, unsigned side, unsigned n);

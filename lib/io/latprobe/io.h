@@ -63,6 +63,10 @@ struct io_queue {
 	int rx_ts_off;
 	uint64_t rx_ts_flag;
 	uint32_t tx_csum; /* IO_TX_*_CKSUM: offloads the port does; 0 = none */
+	/* Its rx/tx calls enter the kernel and may run the packet's path
+	 * there (af_xdp, af_packet, kernel sockets): their time is not the
+	 * poll loop's own (stall.h). */
+	bool path_calls;
 };
 
 static inline uint16_t

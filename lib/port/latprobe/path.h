@@ -52,6 +52,9 @@ enum port_path_kind {
 };
 
 /* The kind of path of a driver (rte_eth_dev_info.driver_name). */
+/* Do the driver's rx/tx burst calls enter the kernel (their time is the
+ * packet's path, not the loop's own: see lib/timing's stall.h)? */
+bool port_path_calls_kernel(const char *driver);
 enum port_path_kind port_path_kind_of(const char *driver);
 
 /* "netvsc", "failsafe", "mlx", "mana", "software", "other". */

@@ -320,6 +320,10 @@ struct prober_conf {
 	 * probes carry STAMP_TLV_LP_STALLS for a latprobe reflector to fill
 	 * in (never sent unless asked: --stall-tlv). */
 	uint64_t stall_threshold_ns;
+	/* How long the worker polls its idle queue before the first probe to
+	 * calibrate the threshold (at most STALL_CALIB_GAPS polls); 0: no
+	 * such phase, the threshold is the floor (a test's zeroed conf). */
+	uint64_t stall_calib_ns;
 	bool stall_tlv;
 	/* The port's link state (issue 27): a probe lost while the link was
 	 * down is also counted in lost_link_down. NULL: not known. */

@@ -150,6 +150,8 @@ struct reflector_conf {
 	/* --stall-threshold (issue 29): a gap of the poll loop above it is
 	 * a stall (stall.h); 0 = not watched. */
 	uint64_t stall_threshold_ns;
+	/* reflector_calibrate()'s span (prober_conf's stall_calib_ns). */
+	uint64_t stall_calib_ns;
 };
 
 /* --hw-timestamps counters (single writer: the worker). */
@@ -173,8 +175,8 @@ struct lru;
 /* What reflector_poll() does on an empty poll (reflector_worker_init()). */
 enum reflector_idle {
 	REFLECTOR_IDLE_NONE,	 /* nothing: stalls not watched */
-	REFLECTOR_IDLE_TICK_TSC, /* a stall tick on the TSC, read inline */
-	REFLECTOR_IDLE_TICK,	 /* a stall tick on the queue's clock op */
+	REFLECTOR_IDLE_TICK_TSC, /* the stall detector's reads, TSC inline */
+	REFLECTOR_IDLE_TICK,	 /* the same through the queue's clock op */
 	REFLECTOR_IDLE_REST,	 /* poll_rest() (--hw-timestamps) */
 };
 
@@ -280,6 +282,10 @@ void reflector_handle(struct reflector_worker *w, struct rte_mbuf **pkts,
 
 /* Poll until *stop is set. */
 void reflector_run(struct reflector_worker *w, const atomic_bool *stop);
+/* reflector_run()'s first step: poll the queue to measure the loop's own
+ * gaps and set the stall threshold from them (stall_calibrate()); nothing
+ * when stalls are not watched or the calibration is done. */
+void reflector_calibrate(struct reflector_worker *w, const atomic_bool *stop);
 
 /* Relaxed read of a counter from another thread. */
 static inline uint64_t

@@ -3,14 +3,32 @@
 #define LATPROBE_STALL_H
 
 /*
- * Stall detection in a poll loop (issue 29): the loop reads its clock once
- * an iteration (stall_tick()); a gap between two reads above the threshold
- * means the loop was not running for that long (the hypervisor took the
- * vCPU, an interrupt, another task on the CPU) and is a stall: counted, its
- * length added to the total, the longest kept, and its length put in a
- * 1-2-5 histogram. The end of the latest stall (clock) tells a caller
- * whether something it timed overlapped one: a stall that ended after t
- * started before now, so it overlaps [t, now] (stall_since()).
+ * Stall detection in a poll loop. A stall is time the worker lost: a gap
+ * in its own work above the threshold (the hypervisor took the vCPU, an
+ * interrupt, another task on the CPU), the way osnoise, hwlatdetect and
+ * sysjitter define noise. Time the worker spends inside a PMD's rx/tx call
+ * is not its own: on a PMD that enters the kernel (af_xdp's send()/
+ * recvfrom() kicks, af_packet, the kernel backend's sockets) that call runs
+ * the packet's kernel path, which is the very latency being measured. So
+ * the loop brackets each PMD call (stall_enter() before it, stall_leave()
+ * after it): the gap between the end of one call and the start of the next
+ * is the loop's own and is judged; the time inside a call is a measured
+ * series of its own, per call kind (struct stall_call_stats), and is judged
+ * only on a PMD whose calls cannot wait (path_calls false: memif, ring, a
+ * NIC's poll-mode driver: user-space work of a few hundred ns, so a long
+ * one is a preemption). A preemption inside a kernel-entering call is not
+ * visible here: the run's corroborating counters (the worker thread's run
+ * queue wait and involuntary switches) are what find it.
+ *
+ * The threshold is calibrated per run (stall_calibrate()): the loop's own
+ * gaps are measured before the first probe, and the threshold is the
+ * user's floor or STALL_CALIB_MULT times their p99.9, whichever is larger.
+ *
+ * A stall is counted, its length added to the total, the longest kept, and
+ * its length put in a 1-2-5 histogram. The end of the latest stall (clock)
+ * tells a caller whether something it timed overlapped one: a stall that
+ * ended after t started before now, so it overlaps [t, now]
+ * (stall_since()).
  *
  * Single writer (the worker); counters read relaxed by other threads
  * (util_relaxed_read()). Times in the clock's cycles; the histogram in ns.
@@ -20,14 +38,55 @@
 #include <stdint.h>
 
 #include "latprobe/timing.h"
+#include "latprobe/util.h"
 
 /* Upper bounds (ns) of the duration histogram's buckets; the last one
  * holds everything longer. */
 #define STALL_BUCKETS 19
 extern const uint64_t stall_bucket_upper_ns[STALL_BUCKETS];
 
-/* --stall-threshold's default (see docs/usage.md for why 5 us). */
+/* --stall-threshold's default, the floor of the calibrated threshold (see
+ * docs/usage.md for why 5 us). */
 #define STALL_DEFAULT_THRESHOLD_NS 5000u
+
+/*
+ * Calibration: the threshold is at least STALL_CALIB_MULT times the p99.9
+ * of the loop's own gaps, measured over at least STALL_CALIB_MIN_GAPS gaps
+ * (fewer: the floor alone, and the report says so). Bins are powers of
+ * two of cycles, so the p99.9 read off them is high by less than 2x.
+ */
+#define STALL_CALIB_MULT     4u
+#define STALL_CALIB_MIN_GAPS 1000u
+/* How long a worker polls its idle queue to measure its gaps (at most,
+ * and at most as many gaps) before its first probe. */
+#define STALL_CALIB_NS	     2000000u
+#define STALL_CALIB_GAPS     20000u
+
+/* log2 bins of cycles: bin b holds [2^b, 2^(b+1)), bin 0 also 0. */
+#define STALL_LOG2_BINS 48
+
+/* The PMD call kinds whose time is measured apart. */
+enum stall_call {
+	STALL_CALL_RX_EMPTY, /* an rx burst that brought nothing */
+	STALL_CALL_RX,	     /* one that brought frames */
+	STALL_CALL_TX,
+	STALL_CALLS
+};
+extern const char *const stall_call_name[STALL_CALLS];
+
+struct stall_call_stats {
+	uint64_t count, cycles, max_cycles;
+	uint64_t log2[STALL_LOG2_BINS];
+};
+
+/* What calibration found (stall_calibrate()). */
+struct stall_calib {
+	bool done;
+	uint64_t gaps;	       /* gaps measured */
+	uint64_t p999_cycles;  /* their p99.9 (a log2 bin's upper edge) */
+	uint64_t floor_cycles; /* the user's threshold */
+	uint64_t thr_cycles;   /* the threshold used from then on */
+};
 
 struct stall_stats {
 	uint64_t count;
@@ -37,22 +96,34 @@ struct stall_stats {
 };
 
 struct stall_det {
-	uint64_t last;	   /* clock at the previous iteration */
+	uint64_t last;	   /* clock when the loop's own work resumed */
 	uint64_t thr;	   /* cycles; UINT64_MAX = off */
 	uint64_t last_end; /* clock when the latest stall ended; 0: none */
 	uint64_t last_len; /* its length, cycles */
+	uint64_t enter;	   /* clock at the start of the PMD call running */
+	/* A PMD call longer than this is a stall: thr when the queue's calls
+	 * cannot wait, UINT64_MAX when they run the packet's path. */
+	uint64_t call_thr;
+	bool path_calls;
 	const struct tsc_clock *clock;
 	struct stall_stats st;
+	/* The loop's own gaps (between PMD calls) by log2 of cycles, and the
+	 * time inside the calls, by kind. */
+	uint64_t gap_log2[STALL_LOG2_BINS];
+	struct stall_call_stats calls[STALL_CALLS];
+	struct stall_calib calib;
 };
 
-/* threshold_ns 0: detection off (no stall ever). */
+/* threshold_ns 0: detection off (no stall ever). path_calls: the queue's
+ * PMD calls enter the kernel and run the packet's path (io_queue's). */
 void stall_init(struct stall_det *d, const struct tsc_clock *clock,
-		uint64_t threshold_ns);
+		uint64_t threshold_ns, bool path_calls);
 
 /* Out of line: a gap of gap cycles that ended at now was a stall. */
 void stall_note(struct stall_det *d, uint64_t now, uint64_t gap);
 
-/* One loop iteration at clock now. */
+/* A point of the loop's own work at clock now (no PMD call since the
+ * last): the gap since then is judged. */
 static inline __attribute__((always_inline)) void
 stall_tick(struct stall_det *d, uint64_t now)
 {
@@ -62,6 +133,57 @@ stall_tick(struct stall_det *d, uint64_t now)
 	if (__builtin_expect(gap > d->thr, 0))
 		stall_note(d, now, gap);
 }
+
+static inline unsigned
+stall_log2(uint64_t cycles)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(cycles | 1);
+
+	return b < STALL_LOG2_BINS ? b : STALL_LOG2_BINS - 1;
+}
+
+/* Out of line: a PMD call of in cycles that ended at now was a stall. */
+void stall_note_call(struct stall_det *d, uint64_t now, uint64_t in);
+
+/* Right before a PMD call, at clock now: the gap since the loop's work
+ * resumed is the loop's own. */
+static inline __attribute__((always_inline)) void
+stall_enter(struct stall_det *d, uint64_t now)
+{
+	uint64_t gap = now - d->last;
+
+	d->enter = now;
+	util_relaxed_add(&d->gap_log2[stall_log2(gap)], 1);
+	if (__builtin_expect(gap > d->thr, 0))
+		stall_note(d, now, gap);
+}
+
+/* Right after a PMD call of kind k, at clock now. */
+static inline __attribute__((always_inline)) void
+stall_leave(struct stall_det *d, uint64_t now, enum stall_call k)
+{
+	struct stall_call_stats *c = &d->calls[k];
+	uint64_t in = now - d->enter;
+
+	d->last = now;
+	util_relaxed_add(&c->count, 1);
+	util_relaxed_add(&c->cycles, in);
+	util_relaxed_add(&c->log2[stall_log2(in)], 1);
+	if (__builtin_expect(in > c->max_cycles, 0))
+		__atomic_store_n(&c->max_cycles, in, __ATOMIC_RELAXED);
+	if (__builtin_expect(in > d->call_thr, 0))
+		stall_note_call(d, now, in);
+}
+
+/*
+ * End of calibration: the threshold from the gaps measured so far (see
+ * STALL_CALIB_MULT), and the counts start afresh (what came before was
+ * calibration, not the run).
+ */
+void stall_calibrate(struct stall_det *d);
+
+/* The counts start afresh from now (the threshold stays). */
+void stall_restart(struct stall_det *d, uint64_t now);
 
 /* Start watching afresh from now (after work that is not the poll loop:
  * the gap up to now is not looked at). */
@@ -90,6 +212,14 @@ unsigned stall_bucket(uint64_t ns);
 
 /* Relaxed copy of d's counters (another thread, while the worker runs). */
 void stall_stats_read(const struct stall_stats *s, struct stall_stats *out);
+/* The same for one call kind's, and dst += src of those. */
+void stall_call_read(const struct stall_call_stats *s,
+		     struct stall_call_stats *out);
+void stall_call_add(struct stall_call_stats *dst,
+		    const struct stall_call_stats *src);
+/* The value (cycles, a bin's upper edge) below which a share q of the
+ * counts of log2[] lie; 0 when there are none. */
+uint64_t stall_log2_quantile(const uint64_t *log2, double q);
 /* dst += src. */
 void stall_stats_add(struct stall_stats *dst, const struct stall_stats *src);
 

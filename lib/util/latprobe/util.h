@@ -7,6 +7,7 @@
  * docs/design.md): single-writer relaxed counters and a seeded RNG.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -31,6 +32,16 @@ static inline uint64_t
 util_relaxed_read(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Zero bytes (a multiple of 8) of such counters while others may read. */
+static inline void
+util_relaxed_zero(void *p, size_t bytes)
+{
+	uint64_t *w = p;
+
+	for (size_t i = 0; i < bytes / sizeof(*w); i++)
+		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
 }
 
 /* splitmix64 (Steele, Lea, Flood 2014): a seeded, repeatable sequence for
