@@ -35,6 +35,19 @@ probe_worker(struct app_run *r, unsigned idx)
 			      &force_quit);
 }
 
+static unsigned
+probe_stall_dets(struct app_run *r, const struct stall_det **out, unsigned max)
+{
+	struct probe_ctx *x = r->ctx;
+	unsigned n = 0;
+
+	if (x->run == NULL)
+		return 0;
+	for (unsigned i = 0; i < x->run->n_workers && n < max; i++)
+		out[n++] = &x->run->w[i].stall;
+	return n;
+}
+
 static const struct app_cmd probe_cmd = {
 	.name = "probe",
 	.usage = probe_usage,
@@ -57,6 +70,7 @@ static const struct app_cmd probe_cmd = {
 	.hup = probe_hup,
 	.path_shift = probe_path_shift,
 	.port_swap = probe_port_swap,
+	.stall_dets = probe_stall_dets,
 };
 
 int

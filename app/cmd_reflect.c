@@ -18,6 +18,20 @@ reflect_worker(struct app_run *r, unsigned idx)
 	return 0;
 }
 
+static unsigned
+reflect_stall_dets(struct app_run *r, const struct stall_det **out,
+		   unsigned max)
+{
+	struct reflect_ctx *x = r->ctx;
+	unsigned n = 0;
+
+	if (x->run == NULL)
+		return 0;
+	for (unsigned i = 0; i < x->run->n_workers && n < max; i++)
+		out[n++] = &x->run->w[i].stall;
+	return n;
+}
+
 static const struct app_cmd reflect_cmd = {
 	.name = "reflect",
 	.usage = reflect_usage,
@@ -36,6 +50,7 @@ static const struct app_cmd reflect_cmd = {
 	.teardown = reflect_teardown,
 	.metrics = reflect_metrics,
 	.port_swap = reflect_port_swap,
+	.stall_dets = reflect_stall_dets,
 };
 
 int

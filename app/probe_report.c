@@ -471,8 +471,8 @@ probe_report(struct app_run *r, double duration_s,
 					&x->ow_rep);
 		rep.one_way = &x->ow_rep;
 	}
-	if (app_stalls_probe_report(r, run->w, run->n_workers, &o->co, &stalls,
-				    &rep.stalls) != 0) {
+	if (app_stalls_probe_report(r, run->w, run->n_workers, run->target,
+				    &o->co, &stalls, &rep.stalls) != 0) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;

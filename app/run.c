@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +61,9 @@ side_loop(struct side *s)
 	/* SIGHUP is looked at every 100 ms when the command takes it. */
 	double hup_step = cmd->hup != NULL && r->opt.want_hup ? 0.1 : HUGE_VAL;
 	double next_hup = hup_step;
+	/* The stall corroboration's samples (nothing when not watched). */
+	double next_corr =
+		app_stalls_host_sampling(r) ? APP_STALLS_SAMPLE_S : HUGE_VAL;
 
 	/* --live-path: the baseline of the first second. */
 	if (ticking && r->opt.live_path && r->dpdk_ready &&
@@ -70,7 +74,7 @@ side_loop(struct side *s)
 	for (;;) {
 		double wake = fmin(
 			fmin(fmin(fmin(next_tick, next_watch), end), next_iv),
-			fmin(next_rep, next_hup));
+			fmin(fmin(next_rep, next_hup), next_corr));
 		double el;
 
 		if (!app_tick_sleep_until(&s->tick, wake))
@@ -100,6 +104,11 @@ side_loop(struct side *s)
 				cmd->hup(r);
 			while (next_hup <= el)
 				next_hup += hup_step;
+		}
+		if (el >= next_corr) {
+			app_stalls_host_sample(r);
+			while (next_corr <= el)
+				next_corr += APP_STALLS_SAMPLE_S;
 		}
 		if (ticking && el >= next_tick) {
 			app_stalls_host_scan(r);
@@ -211,8 +220,11 @@ lcore_main(void *arg)
 	struct app_run *r = arg;
 	unsigned idx = r->lcore_worker[rte_lcore_id()];
 
-	if (idx < r->n_workers)
+	if (idx < r->n_workers) {
+		__atomic_store_n(&r->worker_tid[idx], (int)syscall(SYS_gettid),
+				 __ATOMIC_RELAXED);
 		r->worker_ret[idx] = r->cmd->worker(r, idx);
+	}
 	return 0;
 }
 
@@ -688,6 +700,8 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 			rte_eal_mp_wait_lcore();
 		}
 	} else {
+		__atomic_store_n(&r->worker_tid[0], (int)syscall(SYS_gettid),
+				 __ATOMIC_RELAXED);
 		r->worker_ret[0] = cmd->worker(r, 0);
 	}
 	r->interrupted = app_quit();

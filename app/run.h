@@ -71,6 +71,10 @@ struct app_cmd {
 	 * then was (done true: carry that, take the new one's baseline).
 	 * Optional. */
 	void (*port_swap)(struct app_run *r, bool done);
+	/* The workers' stall detectors, for the side thread's corroboration
+	 * (app/stalls.c): up to max into out, how many. NULL: none. */
+	unsigned (*stall_dets)(struct app_run *r, const struct stall_det **out,
+			       unsigned max);
 };
 
 /* What parse tells the skeleton. */
@@ -110,6 +114,9 @@ struct app_run {
 	unsigned lcore_worker[RTE_MAX_LCORE]; /* lcore id -> worker index */
 	unsigned worker_lcore[RTE_MAX_LCORE]; /* worker index -> lcore id */
 	int worker_ret[RTE_MAX_LCORE];
+	/* Each worker's thread id once it runs (0 before): whose scheduler
+	 * counters the stall corroboration reads. */
+	int worker_tid[RTE_MAX_LCORE];
 	bool interrupted; /* SIGINT/SIGTERM stopped the workers (not -t) */
 	bool resumed;	  /* the workers run again after a re-attach */
 	/* The port's path over the run (xstats classified), for the report;

@@ -110,8 +110,149 @@ app_stalls_host_end(struct app_run *r)
 
 	if (!h->on)
 		return;
+	/* The last window: up to the workers' end (the side thread is
+	 * joined). */
+	app_stalls_host_sample(r);
 	app_stalls_host_scan(r);
 	h->s->err_after = host_stat_read("/", &h->s->after);
+}
+
+bool
+app_stalls_host_sampling(struct app_run *r)
+{
+	struct app_stalls_host *h = &r->stalls_host;
+
+	h->sampling = h->on && r->cmd->stall_dets != NULL;
+	memset(&h->prev, 0, sizeof(h->prev));
+	memset(&h->corr, 0, sizeof(h->corr));
+	return h->sampling;
+}
+
+/* The counters now: the workers' stalls and threads, the CPUs'. */
+static void
+win_read(struct app_run *r, struct app_stalls_win *w)
+{
+	struct app_stalls_host *h = &r->stalls_host;
+	const struct stall_det *d[RTE_MAX_LCORE];
+	unsigned n = r->cmd->stall_dets(r, d, RTE_MAX_LCORE);
+	struct host_stat st;
+
+	memset(w, 0, sizeof(*w));
+	w->have = true;
+	for (unsigned i = 0; i < n; i++) {
+		struct stall_stats ss;
+
+		stall_stats_read(&d[i]->st, &ss);
+		w->stalls += ss.count;
+		w->stall_ns += ss.total_ns;
+	}
+	/* The threads the detectors run on (several targets' workers share
+	 * one). */
+	w->threads_ok = r->n_workers > 0;
+	for (unsigned i = 0; i < r->n_workers; i++) {
+		struct host_thread t;
+		int tid = __atomic_load_n(&r->worker_tid[i], __ATOMIC_RELAXED);
+
+		if (tid <= 0 ||
+		    host_thread_read("/", h->s->self_pid, tid, &t) != 0) {
+			w->threads_ok = false;
+			continue;
+		}
+		w->wait_ns += t.wait_ns;
+		w->involuntary += t.involuntary;
+	}
+	if (host_stat_read("/", &st) == 0) {
+		w->steal_ok = true;
+		for (unsigned c = 0; c < HOST_MAX_CPUS; c++)
+			if (host_cpus_isset(&h->cpus, c) &&
+			    host_cpus_isset(&st.present, c))
+				w->steal_ticks += st.steal[c];
+	}
+	w->irqs_ok = host_irqs_read("/", &h->cpus, &w->irqs) == 0;
+}
+
+static uint64_t
+delta(uint64_t now, uint64_t before)
+{
+	/* A detector restarted (calibration, warm-up's end) counts from 0. */
+	return now >= before ? now - before : now;
+}
+
+static uint64_t
+min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* One window's stalls against what the host's counters say of it. */
+static void
+win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
+	    const struct app_stalls_win *b)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t n = delta(b->stalls, a->stalls);
+	uint64_t ns = delta(b->stall_ns, a->stall_ns);
+	uint64_t wait = 0, inv = 0, steal = 0, irqs = 0, k;
+
+	c->windows++;
+	if (a->threads_ok && b->threads_ok) {
+		wait = delta(b->wait_ns, a->wait_ns);
+		inv = delta(b->involuntary, a->involuntary);
+	}
+	if (a->steal_ok && b->steal_ok && hz > 0)
+		steal = delta(b->steal_ticks, a->steal_ticks) *
+			(1000000000ull / (uint64_t)hz);
+	if (a->irqs_ok && b->irqs_ok)
+		irqs = delta(b->irqs, a->irqs);
+	c->wait_ns += wait;
+	c->involuntary += inv;
+	c->irqs += irqs;
+	/* Preemption: as many stalls as the thread was switched out (at
+	 * least one when it waited), their time up to the wait. */
+	if (wait != 0 || inv != 0) {
+		uint64_t t = min_u64(ns, wait);
+
+		k = min_u64(n, inv != 0 ? inv : 1);
+		c->by_preemption += k;
+		c->by_preemption_ns += t;
+		n -= k;
+		ns -= t;
+		c->hidden_wait_ns += wait - t;
+	}
+	if (n != 0 && steal != 0) {
+		uint64_t t = min_u64(ns, steal);
+
+		k = n; /* a stolen window explains all of its rest */
+		c->by_steal += k;
+		c->by_steal_ns += t;
+		n -= k;
+		ns -= t;
+	}
+	if (n != 0 && irqs != 0) {
+		k = min_u64(n, irqs);
+		c->by_irq += k;
+		n -= k;
+	}
+	c->unexplained += n;
+	c->unexplained_ns += ns;
+}
+
+void
+app_stalls_host_sample(struct app_run *r)
+{
+	struct app_stalls_host *h = &r->stalls_host;
+	struct app_stalls_win now;
+
+	if (!h->sampling)
+		return;
+	win_read(r, &now);
+	if (h->prev.have)
+		win_explain(&h->corr, &h->prev, &now);
+	h->corr.have = h->corr.windows != 0;
+	h->corr.threads_ok = now.threads_ok;
+	h->corr.steal_ok = now.steal_ok;
+	h->corr.irqs_ok = now.irqs_ok;
+	h->prev = now;
 }
 
 void
@@ -141,6 +282,66 @@ side_host(const struct app_run *r, struct report_stall_side *d)
 	d->steal_ns = ticks * (1000000000ull / (uint64_t)hz);
 	d->other_runnable = h->s->n_tasks + h->s->more_tasks;
 	d->host_scans = h->s->n_scans;
+	d->corr = h->corr;
+}
+
+/* The detector's calibration, loop gaps and PMD calls of d into side. */
+static void
+side_det(struct report_stall_side *side, const struct stall_det *d,
+	 struct stall_call_stats *calls, uint64_t *gap_log2)
+{
+	const struct stall_calib *c = &d->calib;
+
+	if (c->done) {
+		uint64_t thr = tsc_to_ns(d->clock, c->thr_cycles);
+
+		if (!side->have_calib || thr > side->threshold_ns)
+			side->threshold_ns = thr;
+		side->floor_ns = tsc_to_ns(d->clock, c->floor_cycles);
+		side->calib_gaps += c->gaps;
+		if (c->gaps >= STALL_CALIB_MIN_GAPS) {
+			uint64_t p = tsc_to_ns(d->clock, c->p999_cycles);
+
+			if (p > side->calib_p999_ns)
+				side->calib_p999_ns = p;
+		}
+		side->have_calib = true;
+		side->calib_mult = STALL_CALIB_MULT;
+	}
+	side->have_calls = true;
+	side->path_calls = d->path_calls;
+	for (unsigned k = 0; k < STALL_CALLS; k++) {
+		struct stall_call_stats cs;
+
+		stall_call_read(&d->calls[k], &cs);
+		stall_call_add(&calls[k], &cs);
+	}
+	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
+		gap_log2[b] += util_relaxed_read(&d->gap_log2[b]);
+}
+
+/* The merged call series and gaps (cycles of clock) into side, in ns. */
+static void
+side_det_done(struct report_stall_side *side, const struct tsc_clock *clock,
+	      const struct stall_call_stats *calls, const uint64_t *gap_log2)
+{
+	for (unsigned k = 0; k < STALL_CALLS && k < REPORT_STALL_CALLS; k++) {
+		struct report_stall_call *o = &side->calls[k];
+		const struct stall_call_stats *c = &calls[k];
+
+		o->kind = stall_call_name[k];
+		o->count = c->count;
+		o->total_ns = tsc_to_ns(clock, c->cycles);
+		o->max_ns = tsc_to_ns(clock, c->max_cycles);
+		o->p50_ns = tsc_to_ns(clock, stall_log2_quantile(c->log2, 0.5));
+		o->p99_ns =
+			tsc_to_ns(clock, stall_log2_quantile(c->log2, 0.99));
+	}
+	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
+		side->gaps += gap_log2[b];
+	side->gap_p50_ns = tsc_to_ns(clock, stall_log2_quantile(gap_log2, 0.5));
+	side->gap_p999_ns =
+		tsc_to_ns(clock, stall_log2_quantile(gap_log2, 0.999));
 }
 
 static void
@@ -164,11 +365,14 @@ _Static_assert(REPORT_STALL_BUCKETS == STALL_BUCKETS,
 
 int
 app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
-			unsigned n, const struct app_common_opts *co,
+			unsigned n, const unsigned *target,
+			const struct app_common_opts *co,
 			struct app_probe_stalls *ps,
 			const struct report_stalls **out)
 {
 	struct report_stalls *s = &ps->rep;
+	struct stall_call_stats calls[STALL_CALLS];
+	uint64_t gaps[STALL_LOG2_BINS];
 
 	memset(ps, 0, sizeof(*ps));
 	*out = NULL;
@@ -182,6 +386,14 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 	s->threshold_ns = co->stall_threshold_ns;
 	s->prober.known = true;
 	s->tlv = co->stall_tlv;
+	memset(calls, 0, sizeof(calls));
+	memset(gaps, 0, sizeof(gaps));
+	for (unsigned i = 0; i < n; i++)
+		side_det(&s->prober, &w[i].stall, calls, gaps);
+	if (n != 0)
+		side_det_done(&s->prober, w[0].stall.clock, calls, gaps);
+	if (s->prober.have_calib)
+		s->threshold_ns = s->prober.threshold_ns;
 	for (unsigned i = 0; i < n; i++) {
 		if (prober_rtt_unaffected(&w[i], &ps->h[4]) != 0)
 			return -EINVAL; /* cannot be: each is rtt's subset */
@@ -192,12 +404,15 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 		side_add(&s->prober, &w[i].stall.st);
 		s->tlv_answers += w[i].st.peer_stall_answers;
 		s->tlv_unknown += w[i].st.peer_stall_unknown;
-		/* The reflector's counters as its latest answer said (one
-		 * reflector worker per prober worker's flow). */
-		s->reflector.count += w[i].st.peer_stall_count;
-		s->reflector.total_ns += w[i].st.peer_stall_total_us * 1000;
 		if (w[i].st.peer_stall_longest_ns > s->reflector.longest_ns)
 			s->reflector.longest_ns = w[i].st.peer_stall_longest_ns;
+	}
+	{
+		uint64_t c, us;
+
+		prober_peer_stalls_merge(w, n, target, &c, &us);
+		s->reflector.count = c;
+		s->reflector.total_ns = us * 1000;
 	}
 	s->reflector.known = s->tlv && s->tlv_answers != 0;
 	side_host(r, &s->prober);
@@ -222,14 +437,25 @@ app_stalls_reflect_report(struct app_run *r, const struct reflector_worker *w,
 			  struct report_reflect_stalls *rep,
 			  const struct report_reflect_stalls **out)
 {
+	struct stall_call_stats calls[STALL_CALLS];
+	uint64_t gaps[STALL_LOG2_BINS];
+
 	memset(rep, 0, sizeof(*rep));
 	*out = NULL;
 	if (co->stall_threshold_ns == 0)
 		return;
 	rep->threshold_ns = co->stall_threshold_ns;
 	rep->reflector.known = true;
-	for (unsigned i = 0; i < n; i++)
+	memset(calls, 0, sizeof(calls));
+	memset(gaps, 0, sizeof(gaps));
+	for (unsigned i = 0; i < n; i++) {
+		side_det(&rep->reflector, &w[i].stall, calls, gaps);
 		side_add(&rep->reflector, &w[i].stall.st);
+	}
+	if (n != 0)
+		side_det_done(&rep->reflector, w[0].stall.clock, calls, gaps);
+	if (rep->reflector.have_calib)
+		rep->threshold_ns = rep->reflector.threshold_ns;
 	side_host(r, &rep->reflector);
 	*out = rep;
 }

@@ -21,17 +21,43 @@ struct app_run;
 struct app_common_opts;
 struct metrics_buf;
 
-/* /proc/stat at the start and the end, runnable tasks scanned meanwhile. */
+/* How often the side thread reads the corroborating counters (s). */
+#define APP_STALLS_SAMPLE_S 0.1
+
+/*
+ * The corroboration of the workers' stalls, one window a sample: the
+ * counters of the window (the workers' stalls, their threads' run-queue
+ * wait and involuntary switches, steal and interrupts on their CPUs) and
+ * what they explain so far (report_stall_corr).
+ */
+struct app_stalls_win {
+	bool have;
+	uint64_t stalls, stall_ns;
+	uint64_t wait_ns, involuntary;
+	uint64_t steal_ticks, irqs;
+	bool threads_ok, steal_ok, irqs_ok;
+};
+
+/* /proc/stat at the start and the end, runnable tasks scanned meanwhile,
+ * and the corroboration's windows. */
 struct app_stalls_host {
 	bool on;
 	struct host_cpus cpus;
 	struct host_sample *s; /* malloc'd (large) */
+	bool sampling;
+	struct app_stalls_win prev;
+	struct report_stall_corr corr; /* the side thread's; read after */
 };
 
 /* After the start line: the workers' CPUs, /proc/stat, a first scan. */
 void app_stalls_host_begin(struct app_run *r);
 /* The side thread, once a second: one more scan of the tasks. */
 void app_stalls_host_scan(struct app_run *r);
+/* Does the side thread sample the corroborating counters (stalls watched
+ * and the command tells its detectors)? */
+bool app_stalls_host_sampling(struct app_run *r);
+/* The side thread, every APP_STALLS_SAMPLE_S: one window. */
+void app_stalls_host_sample(struct app_run *r);
 /* After the workers stopped: /proc/stat again, a last scan. */
 void app_stalls_host_end(struct app_run *r);
 void app_stalls_host_free(struct app_run *r);
@@ -52,9 +78,11 @@ struct app_probe_stalls {
 };
 
 /* 0 (rep filled: *out non-NULL), or -ENOMEM; *out NULL when the threshold
- * is 0 (not watched). */
+ * is 0 (not watched). target[i]: prober worker i's target (the TLV's
+ * counts of one reflector worker are taken once per target). */
 int app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
-			    unsigned n, const struct app_common_opts *co,
+			    unsigned n, const unsigned *target,
+			    const struct app_common_opts *co,
 			    struct app_probe_stalls *ps,
 			    const struct report_stalls **out);
 void app_stalls_probe_fini(struct app_probe_stalls *ps);

@@ -398,8 +398,8 @@ reflect_tlvs(uint8_t *p, size_t len, const struct stamp_reflect_opts *o)
 			}
 			v[0] = o->stall_flags;
 			v[1] = STAMP_LP_STALLS_FILLED;
-			v[2] = 0;
-			v[3] = 0;
+			v[2] = (uint8_t)(o->stall_worker >> 8);
+			v[3] = (uint8_t)o->stall_worker;
 			util_put_be32(v + 4, o->stall_ns);
 			util_put_be32(v + 8, o->stall_count);
 			util_put_be32(v + 12, o->stall_total_us);
@@ -472,6 +472,7 @@ stamp_lp_stalls_find(const uint8_t *p, size_t len, struct stamp_lp_stalls *out)
 		    t.value[1] != STAMP_LP_STALLS_FILLED)
 			return -ENOTSUP;
 		out->flags = t.value[0];
+		out->worker = (uint16_t)(t.value[2] << 8 | t.value[3]);
 		out->stall_ns = util_get_be32(t.value + 4);
 		out->stall_count = util_get_be32(t.value + 8);
 		out->stall_total_us = util_get_be32(t.value + 12);

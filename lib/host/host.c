@@ -1093,6 +1093,38 @@ host_stat_read(const char *root, struct host_stat *s)
 	return host_stat_parse(buf, (size_t)n, s);
 }
 
+int
+host_thread_read(const char *root, int pid, int tid, struct host_thread *out)
+{
+	char buf[4096];
+	ssize_t n;
+	int ret;
+
+	n = read_at(root, buf, sizeof(buf), "proc/%d/task/%d/schedstat", pid,
+		    tid);
+	if (n < 0)
+		return (int)n;
+	ret = host_schedstat_parse(buf, (size_t)n, &out->run_ns, &out->wait_ns);
+	if (ret != 0)
+		return ret;
+	n = read_at(root, buf, sizeof(buf), "proc/%d/task/%d/status", pid, tid);
+	if (n < 0)
+		return (int)n;
+	return host_status_ctxt_parse(buf, (size_t)n, &out->voluntary,
+				      &out->involuntary);
+}
+
+int
+host_irqs_read(const char *root, const struct host_cpus *cpus, uint64_t *total)
+{
+	static char buf[1 << 18];
+	ssize_t n = read_at(root, buf, sizeof(buf), "proc/interrupts");
+
+	if (n < 0)
+		return (int)n;
+	return host_interrupts_cpu_total(buf, (size_t)n, cpus, total);
+}
+
 static bool
 all_digits(const char *s)
 {

@@ -360,3 +360,116 @@ host_interrupts_parse(const char *buf, size_t len, struct host_irq *out,
 	}
 	return 0;
 }
+
+int
+host_interrupts_cpu_total(const char *buf, size_t len,
+			  const struct host_cpus *cpus, uint64_t *total)
+{
+	const char *p = buf, *end = buf + len, *ls, *le, *q;
+	unsigned col_cpu[HOST_MAX_CPUS], n_cols = 0;
+
+	*total = 0;
+	if (p == end)
+		return -EINVAL;
+	next_line(&p, end, &ls, &le);
+	q = ls;
+	for (;;) {
+		uint64_t cpu;
+
+		skip_blanks(&q, le);
+		if (q == le)
+			break;
+		if (le - q < 4 || memcmp(q, "CPU", 3) != 0)
+			return -EINVAL;
+		q += 3;
+		if (parse_uint(&q, le, HOST_MAX_CPUS - 1, &cpu) != 0 ||
+		    n_cols == HOST_MAX_CPUS)
+			return -EINVAL;
+		col_cpu[n_cols++] = (unsigned)cpu;
+	}
+	if (n_cols == 0)
+		return -EINVAL;
+	/* Every row whose first field is a label ("24:", "LOC:", "RES:")
+	 * and whose counts are per CPU; ERR: and MIS: have one count for the
+	 * whole system and are left out (fewer counts than columns is
+	 * allowed only for numbered rows, as host_interrupts_parse()). */
+	while (p < end) {
+		uint64_t sum = 0, v;
+		unsigned c;
+
+		next_line(&p, end, &ls, &le);
+		q = memchr(ls, ':', (size_t)(le - ls));
+		if (q == NULL)
+			continue;
+		q++;
+		for (c = 0; c < n_cols; c++) {
+			const char *save = q;
+
+			skip_blanks(&q, le);
+			if (q == le || !is_digit(*q)) {
+				q = save;
+				break;
+			}
+			if (parse_uint(&q, le, UINT64_MAX, &v) != 0)
+				return -EINVAL;
+			if (q < le && *q != ' ' && *q != '\t')
+				return -EINVAL;
+			if (host_cpus_isset(cpus, col_cpu[c]))
+				sum += v;
+		}
+		if (c < 2 && n_cols > 1)
+			continue; /* one system-wide count */
+		*total += sum;
+	}
+	return 0;
+}
+
+int
+host_schedstat_parse(const char *buf, size_t len, uint64_t *run_ns,
+		     uint64_t *wait_ns)
+{
+	const char *p = buf, *end = buf + len;
+	uint64_t v[2];
+
+	for (unsigned i = 0; i < 2; i++) {
+		skip_blanks(&p, end);
+		if (parse_uint(&p, end, UINT64_MAX, &v[i]) != 0)
+			return -EINVAL;
+	}
+	*run_ns = v[0];
+	*wait_ns = v[1];
+	return 0;
+}
+
+int
+host_status_ctxt_parse(const char *buf, size_t len, uint64_t *voluntary,
+		       uint64_t *involuntary)
+{
+	static const char vol[] = "voluntary_ctxt_switches:";
+	static const char inv[] = "nonvoluntary_ctxt_switches:";
+	const char *p = buf, *end = buf + len, *ls, *le;
+	unsigned found = 0;
+
+	while (p < end) {
+		const char *q;
+		uint64_t *out = NULL;
+
+		next_line(&p, end, &ls, &le);
+		if ((size_t)(le - ls) > sizeof(vol) - 1 &&
+		    memcmp(ls, vol, sizeof(vol) - 1) == 0) {
+			q = ls + sizeof(vol) - 1;
+			out = voluntary;
+		} else if ((size_t)(le - ls) > sizeof(inv) - 1 &&
+			   memcmp(ls, inv, sizeof(inv) - 1) == 0) {
+			q = ls + sizeof(inv) - 1;
+			out = involuntary;
+		} else {
+			continue;
+		}
+		skip_blanks(&q, le);
+		if (parse_uint(&q, le, UINT64_MAX, out) != 0)
+			return -EINVAL;
+		found |= out == voluntary ? 1u : 2u;
+	}
+	return found == 3 ? 0 : -EINVAL;
+}

@@ -442,6 +442,82 @@ prober_note_order(struct prober_worker *w, uint64_t seq)
 	note_order(w, seq);
 }
 
+/* The reflector worker's counters in a TLV into its slot (modulo 2^32
+ * differences: the TLV's counters wrap). */
+static void
+note_peer_rw(struct prober_worker *w, const struct stamp_lp_stalls *t)
+{
+	uint16_t id = t->worker != 0 ? t->worker : UINT16_MAX;
+
+	for (unsigned i = 0; i < PROBER_PEER_RW; i++) {
+		struct prober_peer_rw *p = &w->peer_rw[i];
+
+		if (p->worker == 0) {
+			/* First answer of it: the counts start here. */
+			p->last_count = t->stall_count;
+			p->last_total_us = t->stall_total_us;
+			__atomic_store_n(&p->worker, id, __ATOMIC_RELEASE);
+			return;
+		}
+		if (p->worker != id)
+			continue;
+		util_relaxed_add(&p->count,
+				 (uint32_t)(t->stall_count - p->last_count));
+		util_relaxed_add(&p->total_us, (uint32_t)(t->stall_total_us -
+							  p->last_total_us));
+		p->last_count = t->stall_count;
+		p->last_total_us = t->stall_total_us;
+		return;
+	}
+	STAT_ADD(w, peer_stall_untracked, 1);
+}
+
+/* Does a worker before i, or one with a larger count, of w[i]'s target
+ * hold reflector worker id (count c)? Then w[i]'s is not the one taken. */
+static bool
+peer_rw_taken_elsewhere(const struct prober_worker *w, unsigned n,
+			const unsigned *target, unsigned i, uint16_t id,
+			uint64_t c)
+{
+	for (unsigned j = 0; j < n; j++) {
+		if (j == i || (target != NULL && target[j] != target[i]))
+			continue;
+		for (unsigned m = 0; m < PROBER_PEER_RW; m++) {
+			const struct prober_peer_rw *q = &w[j].peer_rw[m];
+			uint64_t qc;
+
+			if (__atomic_load_n(&q->worker, __ATOMIC_ACQUIRE) != id)
+				continue;
+			qc = util_relaxed_read(&q->count);
+			if (qc > c || (qc == c && j < i))
+				return true;
+		}
+	}
+	return false;
+}
+
+void
+prober_peer_stalls_merge(const struct prober_worker *w, unsigned n,
+			 const unsigned *target, uint64_t *count,
+			 uint64_t *total_us)
+{
+	*count = 0;
+	*total_us = 0;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < PROBER_PEER_RW; k++) {
+			const struct prober_peer_rw *p = &w[i].peer_rw[k];
+			uint16_t id =
+				__atomic_load_n(&p->worker, __ATOMIC_ACQUIRE);
+			uint64_t c = util_relaxed_read(&p->count);
+
+			if (id == 0 ||
+			    peer_rw_taken_elsewhere(w, n, target, i, id, c))
+				continue;
+			*count += c;
+			*total_us += util_relaxed_read(&p->total_us);
+		}
+}
+
 /* --stall-tlv: what the answer's stall TLV said (out of line: only with
  * the option). */
 static __attribute__((noinline)) void
@@ -452,10 +528,7 @@ note_peer_stall(struct prober_worker *w, const struct probe_reply *r)
 		return;
 	}
 	STAT_ADD(w, peer_stall_answers, 1);
-	__atomic_store_n(&w->st.peer_stall_count, r->peer_stall.stall_count,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&w->st.peer_stall_total_us,
-			 r->peer_stall.stall_total_us, __ATOMIC_RELAXED);
+	note_peer_rw(w, &r->peer_stall);
 	if (r->peer_stall.stall_ns > w->st.peer_stall_longest_ns)
 		__atomic_store_n(&w->st.peer_stall_longest_ns,
 				 r->peer_stall.stall_ns, __ATOMIC_RELAXED);

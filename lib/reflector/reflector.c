@@ -805,6 +805,7 @@ lp_stalls_opts(const struct reflector_worker *w, struct stamp_reflect_opts *o,
 		ns = tsc_to_ns(&w->conf->clock, d->last_len);
 	}
 	o->stall_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	o->stall_worker = (uint16_t)(w->q->queue_id + 1);
 	o->stall_count = (uint32_t)d->st.count;
 	o->stall_total_us = (uint32_t)(d->st.total_ns / 1000);
 }

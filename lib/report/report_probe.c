@@ -87,7 +87,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			rtt->underflow, rtt->overflow);
 
 	fprintf(out, "\nPercentiles:\n");
-	if (r->stalls != NULL)
+	if (r->stalls != NULL && report_stalls_separable(r->stalls, rtt, NULL))
 		rpt_text_stalls_pcts(out, r, &s);
 	else
 		for (i = 0; i < REPORT_N_PCTS; i++)

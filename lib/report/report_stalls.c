@@ -40,14 +40,35 @@ n_of(const struct histogram *h)
 	return h == NULL ? 0 : histogram_count(h) + h->overflow;
 }
 
+bool
+report_stalls_separable(const struct report_stalls *s,
+			const struct histogram *rtt, double *share)
+{
+	uint64_t n = n_of(rtt);
+	uint64_t a = n_of(s->host_prober) + n_of(s->host_reflector) +
+		     n_of(s->host_both);
+	double f = n == 0 ? 0.0 : (double)a / (double)n;
+
+	if (share != NULL)
+		*share = f;
+	return f <= REPORT_STALL_SEPARABLE_MAX;
+}
+
 int
 report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
 		      const struct histogram *rtt)
 {
 	struct report_stall_tail t;
-	double ps, rs;
+	double ps, rs, share;
 	int n;
 
+	if (!report_stalls_separable(s, rtt, &share))
+		return snprintf(
+			buf, cap,
+			"none: %.1f %% of the probes overlapped a stall "
+			"(more than %.0f %%): the detector cannot "
+			"separate the host from the path on this run",
+			100.0 * share, 100.0 * REPORT_STALL_SEPARABLE_MAX);
 	report_stalls_tail(s, rtt, 99.9, &t);
 	if (t.above == 0)
 		return snprintf(buf, cap,
@@ -94,6 +115,13 @@ report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
 	if (!s->reflector.known)
 		n += snprintf(buf + n, cap - (size_t)n,
 			      " (the reflector's stalls are not known)");
+	if (n >= 0 && (size_t)n < cap && s->prober.corr.hidden_wait_ns != 0)
+		n += snprintf(buf + n, cap - (size_t)n,
+			      "; this host's worker also waited %s on a run "
+			      "queue where the loop cannot see it (inside PMD "
+			      "calls): the probes that waited then are not "
+			      "marked",
+			      rpt_fmt_ns(s->prober.corr.hidden_wait_ns).s);
 	return n;
 }
 
@@ -111,6 +139,68 @@ rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
 		fprintf(out, "  %-8s %10s  %s\n", rpt_pct_label[i],
 			rpt_fmt_ns_of(all->count, all->pct[i]).s,
 			rpt_fmt_ns_of(s.count, s.pct[i]).s);
+}
+
+/* How the threshold was set, the loop's gaps, the PMD calls. */
+static void
+text_side_how(FILE *out, const struct report_stall_side *d)
+{
+	if (d->have_calib) {
+		fprintf(out, "  %-9s threshold %s: ", "",
+			rpt_fmt_ns(d->threshold_ns).s);
+		if (d->calib_p999_ns != 0)
+			fprintf(out,
+				"max(floor %s, %u x p99.9 %s of %" PRIu64
+				" loop gaps before the first probe)\n",
+				rpt_fmt_ns(d->floor_ns).s, d->calib_mult,
+				rpt_fmt_ns(d->calib_p999_ns).s, d->calib_gaps);
+		else
+			fprintf(out,
+				"the floor (%" PRIu64
+				" loop gaps measured before the first probe: "
+				"too few to calibrate)\n",
+				d->calib_gaps);
+	}
+	if (d->gaps != 0)
+		fprintf(out,
+			"  %-9s loop gaps between PMD calls: %" PRIu64
+			", p50 <=%s, p99.9 <=%s\n",
+			"", d->gaps, rpt_fmt_ns(d->gap_p50_ns).s,
+			rpt_fmt_ns(d->gap_p999_ns).s);
+	if (d->have_calls) {
+		fprintf(out, "  %-9s in PMD calls (%s):", "",
+			d->path_calls ? "the kernel's path, never a stall"
+				      : "user space, judged as gaps");
+		for (unsigned k = 0; k < REPORT_STALL_CALLS; k++) {
+			const struct report_stall_call *c = &d->calls[k];
+
+			if (c->count == 0)
+				continue;
+			fprintf(out, " %s %" PRIu64 " p50 <=%s max %s;",
+				c->kind, c->count, rpt_fmt_ns(c->p50_ns).s,
+				rpt_fmt_ns(c->max_ns).s);
+		}
+		fputc('\n', out);
+	}
+	if (d->corr.have) {
+		const struct report_stall_corr *c = &d->corr;
+
+		fprintf(out,
+			"  %-9s explained: preemption %" PRIu64
+			" (run-queue wait %s, %" PRIu64
+			" involuntary switches), steal %" PRIu64
+			", interrupts %" PRIu64 " (%" PRIu64
+			" on its CPUs); unexplained %" PRIu64 " (%s)\n",
+			"", c->by_preemption, rpt_fmt_ns(c->wait_ns).s,
+			c->involuntary, c->by_steal, c->by_irq, c->irqs,
+			c->unexplained, rpt_fmt_ns(c->unexplained_ns).s);
+		if (c->hidden_wait_ns != 0)
+			fprintf(out,
+				"  %-9s run-queue wait no stall accounts for: "
+				"%s (preempted where the loop cannot see, "
+				"e.g. inside a PMD call)\n",
+				"", rpt_fmt_ns(c->hidden_wait_ns).s);
+	}
 }
 
 static void
@@ -142,6 +232,7 @@ text_side(FILE *out, const char *name, const struct report_stall_side *d)
 		}
 		fputc('\n', out);
 	}
+	text_side_how(out, d);
 }
 
 static void
@@ -195,12 +286,78 @@ rpt_text_stalls(FILE *out, const struct report_probe *r)
 		"); still in the round trips above, left out of the figures "
 		"without them\n",
 		hp + hr + hb, n_of(r->rtt), hp, hr, hb);
-	report_stalls_tail(s, r->rtt, 99.0, &t99);
-	report_stalls_tail(s, r->rtt, 99.9, &t999);
-	text_tail(out, s, "p99", &t99);
-	text_tail(out, s, "p99.9", &t999);
+	if (report_stalls_separable(s, r->rtt, NULL)) {
+		report_stalls_tail(s, r->rtt, 99.0, &t99);
+		report_stalls_tail(s, r->rtt, 99.9, &t999);
+		text_tail(out, s, "p99", &t99);
+		text_tail(out, s, "p99.9", &t999);
+	}
 	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt);
 	fprintf(out, "verdict: %s\n\n", verdict);
+}
+
+static void
+json_side_how(struct json_object *o, const struct report_stall_side *d,
+	      int *err)
+{
+	if (d->have_calib) {
+		struct json_object *c = json_object_new_object();
+
+		rpt_jset_u64(c, "threshold_ns", d->threshold_ns, err);
+		rpt_jset_u64(c, "floor_ns", d->floor_ns, err);
+		rpt_jset_u64(c, "gaps", d->calib_gaps, err);
+		rpt_jset_u64_or_null(c, "gap_p99_9_ns", d->calib_p999_ns != 0,
+				     d->calib_p999_ns, err);
+		rpt_jset_u64(c, "multiple", d->calib_mult, err);
+		rpt_jset(o, "calibration", c, err);
+	}
+	if (d->gaps != 0) {
+		struct json_object *g = json_object_new_object();
+
+		rpt_jset_u64(g, "count", d->gaps, err);
+		rpt_jset_u64(g, "p50_ns", d->gap_p50_ns, err);
+		rpt_jset_u64(g, "p99_9_ns", d->gap_p999_ns, err);
+		rpt_jset(o, "loop_gaps", g, err);
+	}
+	if (d->have_calls) {
+		struct json_object *c = json_object_new_object();
+
+		rpt_jset_bool(c, "path", d->path_calls, err);
+		for (unsigned k = 0; k < REPORT_STALL_CALLS; k++) {
+			const struct report_stall_call *k_ = &d->calls[k];
+			struct json_object *e = json_object_new_object();
+
+			rpt_jset_u64(e, "count", k_->count, err);
+			rpt_jset_u64(e, "total_ns", k_->total_ns, err);
+			rpt_jset_u64(e, "max_ns", k_->max_ns, err);
+			rpt_jset_u64_or_null(e, "p50_ns", k_->count != 0,
+					     k_->p50_ns, err);
+			rpt_jset_u64_or_null(e, "p99_ns", k_->count != 0,
+					     k_->p99_ns, err);
+			rpt_jset(c, k_->kind != NULL ? k_->kind : "?", e, err);
+		}
+		rpt_jset(o, "pmd_calls", c, err);
+	}
+	if (d->corr.have) {
+		const struct report_stall_corr *c = &d->corr;
+		struct json_object *e = json_object_new_object();
+
+		rpt_jset_u64(e, "windows", c->windows, err);
+		rpt_jset_u64_or_null(e, "run_queue_wait_ns", c->threads_ok,
+				     c->wait_ns, err);
+		rpt_jset_u64_or_null(e, "involuntary_switches", c->threads_ok,
+				     c->involuntary, err);
+		rpt_jset_u64_or_null(e, "interrupts", c->irqs_ok, c->irqs, err);
+		rpt_jset_u64(e, "by_preemption", c->by_preemption, err);
+		rpt_jset_u64(e, "by_preemption_ns", c->by_preemption_ns, err);
+		rpt_jset_u64(e, "by_steal", c->by_steal, err);
+		rpt_jset_u64(e, "by_steal_ns", c->by_steal_ns, err);
+		rpt_jset_u64(e, "by_interrupt", c->by_irq, err);
+		rpt_jset_u64(e, "unexplained", c->unexplained, err);
+		rpt_jset_u64(e, "unexplained_ns", c->unexplained_ns, err);
+		rpt_jset_u64(e, "hidden_wait_ns", c->hidden_wait_ns, err);
+		rpt_jset(o, "explained", e, err);
+	}
 }
 
 static struct json_object *
@@ -237,6 +394,7 @@ json_side(const struct report_stall_side *d, bool with_known, int *err)
 	rpt_jset_u64_or_null(o, "steal_ns", d->have_host, d->steal_ns, err);
 	rpt_jset_u64_or_null(o, "other_runnable", d->have_host,
 			     d->other_runnable, err);
+	json_side_how(o, d, err);
 	return o;
 }
 
@@ -283,6 +441,13 @@ rpt_json_stalls(struct json_object *root, const struct report_probe *r,
 			     n_of(s->host_both),
 		     err);
 	rpt_jset(o, "host_affected", h, err);
+	{
+		double share;
+		bool sep = report_stalls_separable(s, r->rtt, &share);
+
+		rpt_jset_bool(o, "separable", sep, err);
+		rpt_jset_double(o, "affected_share", share, err);
+	}
 	tails = json_object_new_object();
 	report_stalls_tail(s, r->rtt, 99.0, &t);
 	rpt_jset(tails, "p99", json_tail(&t, err), err);

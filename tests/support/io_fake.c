@@ -46,6 +46,7 @@ struct fake_side {
 	/* io_fake_set_call_time: cycles each rx/tx call takes inside; and
 	 * io_fake_call_stall: [cstall_next, n_cstalls) still to come. */
 	uint64_t call_rx, call_tx;
+	bool after_call; /* the next clock read is the one right after a call */
 	uint64_t cstall_at[IO_FAKE_MAX_STALLS], cstall_len[IO_FAKE_MAX_STALLS];
 	unsigned n_cstalls, cstall_next;
 	struct io_fake *f;
@@ -156,6 +157,7 @@ fake_rx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i = 0;
 
 	call_time(s, s->call_rx);
+	s->after_call = true;
 	while (i < n && r->head != r->tail &&
 	       r->due[r->head % FAKE_RING] <= s->f->now) {
 		pkts[i] = r->slot[r->head++ % FAKE_RING];
@@ -221,6 +223,7 @@ fake_tx(struct io_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i;
 
 	call_time(s, s->call_tx);
+	s->after_call = true;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint64_t due = due_of(s, f->now);
@@ -275,7 +278,12 @@ fake_clock(struct io_queue *q)
 	if (s->pinned)
 		return s->pin_rx;
 	f->now += f->tick;
-	if (s->stall_next < s->n_stalls && f->now >= s->stall_at[s->stall_next])
+	/* A read right after an rx/tx call closes that call: a stall taken
+	 * there would be inside it. */
+	if (s->after_call)
+		s->after_call = false;
+	else if (s->stall_next < s->n_stalls &&
+		 f->now >= s->stall_at[s->stall_next])
 		f->now += s->stall_len[s->stall_next++];
 	return f->now;
 }

@@ -42,8 +42,9 @@ void io_fake_advance(struct io_fake *f, uint64_t cycles);
 uint64_t io_fake_now(const struct io_fake *f);
 
 /*
- * A stall of side's worker (issue 29): the first read of side's clock at
- * or after `at` (the shared clock) moves the clock on by len cycles before
+ * A stall of side's worker between PMD calls: the first read of side's
+ * clock at or after `at` (the shared clock) that does not close an rx/tx
+ * call (the read right after one) moves the clock on by len cycles before
  * it returns, as if the worker had lost its CPU for that long right before
  * that read. Up to IO_FAKE_MAX_STALLS per side, given in order of at.
  * -ENOSPC when full, -EINVAL when not in order.

@@ -164,10 +164,13 @@ stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
  *   1     STAMP_LP_STALLS_FILLED: a latprobe reflector filled it in (the
  *         sender sends 0; a reflector that echoes unknown TLVs as they
  *         came, without the U flag, leaves 0 there)
- *   2-3   zero
+ *   2-3   the reflector worker's number + 1 (0: not said): the counts
+ *         below are that worker's, so that answers of several workers
+ *         (flows that RSS spreads) are not mixed up or counted twice
  *   4-7   the longest of those stalls, ns (saturates at 2^32 - 1)
- *   8-11  the reflector worker's stalls so far (wraps)
- *   12-15 their total, us (wraps)
+ *   8-11  the reflector worker's stalls so far (wraps: the sender
+ *         accumulates the differences modulo 2^32)
+ *   12-15 their total, us (wraps likewise)
  */
 #define STAMP_TLV_LP_STALLS	       242
 #define STAMP_TLV_LP_STALLS_LEN	       16
@@ -300,13 +303,15 @@ struct stamp_reflect_opts {
 	/* STAMP_TLV_LP_STALLS filled in (a latprobe reflector); false: it
 	 * is answered with U, as by a reflector that does not know it. */
 	bool lp_stalls;
-	uint8_t stall_flags; /* STAMP_STALL_* */
+	uint8_t stall_flags;   /* STAMP_STALL_* */
+	uint16_t stall_worker; /* the worker's number + 1 */
 	uint32_t stall_ns, stall_count, stall_total_us;
 };
 
 /* A STAMP_TLV_LP_STALLS value, read from an answer. */
 struct stamp_lp_stalls {
-	uint8_t flags; /* STAMP_STALL_* */
+	uint8_t flags;	 /* STAMP_STALL_* */
+	uint16_t worker; /* the reflector worker's number + 1; 0 not said */
 	uint32_t stall_ns, stall_count, stall_total_us;
 };
 

@@ -83,6 +83,36 @@ struct host_irq {
 int host_interrupts_parse(const char *buf, size_t len, struct host_irq *out,
 			  unsigned max, unsigned *n);
 
+/*
+ * /proc/interrupts: the interrupts counted on the CPUs in cpus, every row
+ * with per-CPU counts (numbered IRQs and LOC, RES, CAL, TLB, ...). 0, or
+ * -EINVAL (no header, a count that does not parse).
+ */
+int host_interrupts_cpu_total(const char *buf, size_t len,
+			      const struct host_cpus *cpus, uint64_t *total);
+
+/* /proc/PID/task/TID/schedstat: time on a CPU and time waited on a run
+ * queue, ns (the first two fields). 0 or -EINVAL. */
+int host_schedstat_parse(const char *buf, size_t len, uint64_t *run_ns,
+			 uint64_t *wait_ns);
+/* /proc/PID/task/TID/status: its context switches. 0, or -EINVAL when
+ * either line is missing or malformed. */
+int host_status_ctxt_parse(const char *buf, size_t len, uint64_t *voluntary,
+			   uint64_t *involuntary);
+
+/* What one thread's scheduler counters and its CPU's interrupts say. */
+struct host_thread {
+	uint64_t run_ns, wait_ns;	 /* schedstat */
+	uint64_t voluntary, involuntary; /* context switches (status) */
+};
+
+/* root/proc/PID/task/TID/{schedstat,status}. 0 or -errno. */
+int host_thread_read(const char *root, int pid, int tid,
+		     struct host_thread *out);
+/* root/proc/interrupts summed over cpus. 0 or -errno. */
+int host_irqs_read(const char *root, const struct host_cpus *cpus,
+		   uint64_t *total);
+
 /* A NIC whose interrupts and NUMA node matter. */
 struct host_nic {
 	char name[64];	 /* DPDK port or kernel interface, for messages */

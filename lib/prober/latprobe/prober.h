@@ -431,14 +431,16 @@ struct prober_stats {
 	uint64_t late_sends;
 	uint64_t behind_max_ns;
 	/* --stall-tlv: answers whose stall TLV the reflector filled in, those
-	 * it flagged U/M (it does not know it), and the reflector's stall
-	 * count and total (us) in the latest filled one. */
+	 * it flagged U/M (it does not know it); the reflector's stalls per
+	 * reflector worker are in prober_worker.peer_rw. */
 	uint64_t peer_stall_answers;
 	uint64_t peer_stall_unknown;
-	uint64_t peer_stall_count;
-	uint64_t peer_stall_total_us;
 	uint64_t peer_stall_longest_ns; /* of those that delayed an answer */
+	/* Answers from more reflector workers than peer_rw holds. */
+	uint64_t peer_stall_untracked;
 };
+
+#define PROBER_PEER_RW 16
 
 struct prober_worker {
 	const struct prober_conf *conf;
@@ -520,6 +522,16 @@ struct prober_worker {
 	 */
 	struct stall_det stall;
 	struct histogram rtt_host_prober, rtt_host_reflector, rtt_host_both;
+	/* --stall-tlv: what each reflector worker (the TLV's number) said of
+	 * its stalls since its first answer here: the TLV's counters wrap at
+	 * 2^32, so the differences are accumulated modulo 2^32. Several
+	 * prober workers may hear the same reflector worker: the report takes
+	 * the largest per (target, reflector worker), never the sum. */
+	struct prober_peer_rw {
+		uint16_t worker; /* the TLV's number; 0: slot free */
+		uint32_t last_count, last_total_us;
+		uint64_t count, total_us;
+	} peer_rw[PROBER_PEER_RW];
 };
 
 /*
@@ -540,6 +552,17 @@ prober_stall_side(uint64_t p_ns, uint64_t r_ns)
 		return 2;
 	return 3;
 }
+
+/*
+ * The reflector's stalls told in the stall TLV, over prober workers w[0..n):
+ * per (target, reflector worker) the largest count any of them heard (they
+ * heard the same counters, each from its own first answer on), summed over
+ * the distinct ones; target[i] is w[i]'s target (NULL: all one). Relaxed
+ * reads: callable while the workers run.
+ */
+void prober_peer_stalls_merge(const struct prober_worker *w, unsigned n,
+			      const unsigned *target, uint64_t *count,
+			      uint64_t *total_us);
 
 /* out = w's rtt without its host-affected round trips (after the run, or
  * from snapshots; see histogram_subtract() for min and max). 0 or

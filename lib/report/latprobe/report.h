@@ -461,8 +461,47 @@ struct report_open {
  * stalls.reflector.
  */
 #define REPORT_STALL_BUCKETS 19
+/*
+ * What the host's own counters say of a side's stalls, window by window
+ * (the side thread's samples): a window's stalls are explained by
+ * preemption when the workers' threads waited on a run queue or were
+ * switched out involuntarily in it (its lost time up to that wait), else by
+ * steal, else by interrupts on their CPUs (count only: an interrupt's time
+ * is not counted); what is left is unexplained. Run-queue wait that no
+ * stall accounts for happened where the loop cannot see it (inside a PMD
+ * call that enters the kernel, typically): hidden_wait_ns.
+ */
+struct report_stall_corr {
+	bool have;
+	uint64_t windows;
+	bool threads_ok, steal_ok, irqs_ok;  /* each source was readable */
+	uint64_t wait_ns, involuntary, irqs; /* totals over the windows */
+	uint64_t by_preemption, by_steal, by_irq, unexplained; /* stalls */
+	uint64_t by_preemption_ns, by_steal_ns, unexplained_ns;
+	uint64_t hidden_wait_ns;
+};
+
+/* The time inside one kind of PMD call (stall.h's series). */
+struct report_stall_call {
+	const char *kind; /* "rx_empty", "rx", "tx" */
+	uint64_t count, total_ns, max_ns, p50_ns, p99_ns;
+};
+
+#define REPORT_STALL_CALLS 3
+
 struct report_stall_side {
 	bool known; /* false: nothing is known of this side */
+	/* The threshold in force and how it was set: the floor (the user's
+	 * --stall-threshold) and the calibration's gaps and their p99.9. */
+	bool have_calib;
+	uint64_t threshold_ns, floor_ns, calib_gaps, calib_p999_ns;
+	unsigned calib_mult; /* the threshold's multiple of that p99.9 */
+	/* The loop's own gaps over the run (log2 bins: a bin's upper edge). */
+	uint64_t gaps, gap_p50_ns, gap_p999_ns;
+	/* The PMD's calls: their time is the path's (path_calls) or judged. */
+	bool have_calls, path_calls;
+	struct report_stall_call calls[REPORT_STALL_CALLS];
+	struct report_stall_corr corr;
 	uint64_t count, total_ns, longest_ns;
 	bool have_hist;
 	uint64_t hist[REPORT_STALL_BUCKETS];
@@ -491,6 +530,17 @@ struct report_stalls {
 	const struct histogram *unaffected, *host_prober, *host_reflector,
 		*host_both;
 };
+
+/*
+ * Can the detector tell the host from the path on this run? Not when more
+ * than REPORT_STALL_SEPARABLE_MAX of the measured probes overlapped a stall:
+ * then "without host-affected" is a small, biased rest (the probes whose
+ * own send and receive were fastest), and neither the split nor a verdict
+ * is printed.
+ */
+#define REPORT_STALL_SEPARABLE_MAX 0.10
+bool report_stalls_separable(const struct report_stalls *s,
+			     const struct histogram *rtt, double *share);
 
 /* The tail above percentile p (99, 99.9) of rtt, split by side. */
 struct report_stall_tail {

@@ -51,5 +51,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (strlen(irq[i].desc) >= sizeof(irq[i].desc))
 				__builtin_trap();
 	}
+	{
+		uint64_t a1, a2;
+
+		(void)host_schedstat_parse(s, size, &a1, &a2);
+		(void)host_status_ctxt_parse(s, size, &a1, &a2);
+		host_cpus_zero(&a);
+		host_cpus_set(&a, 0);
+		host_cpus_set(&a, 3);
+		(void)host_interrupts_cpu_total(s, size, &a, &a1);
+	}
 	return 0;
 }

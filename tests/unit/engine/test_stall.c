@@ -234,13 +234,18 @@ test_reflector_stalls_told(void **state)
 		tw_reflector_start(w->f, &w->rw, &w->rc, reflector_hook, w), 0);
 	w->vclock = 1000000;
 	stall_rebase(&w->rw.stall, w->vclock); /* as reflector_run() does */
+	w->rw.stall.st.count = UINT32_MAX - 1;
 	run_prober(w);
 	/* The reflector found them: 3 before T2, 2 inside T2..T3 (answer 40
 	 * had both). */
-	assert_int_equal(w->rw.stall.st.count, 5);
+	assert_int_equal(w->rw.stall.st.count, UINT32_MAX - 1 + 5ull);
 	assert_int_equal(w->pw.st.peer_stall_answers, N_PROBES);
 	assert_int_equal(w->pw.st.peer_stall_unknown, 0);
-	assert_int_equal(w->pw.st.peer_stall_count, 5);
+	/* Its counters wrapped at 2^32 on the way (they started 2 short):
+	 * the differences are what counts. */
+	assert_int_equal(w->pw.peer_rw[0].worker, 1);
+	assert_int_equal(w->pw.peer_rw[0].count, 5);
+	assert_int_equal(w->pw.peer_rw[1].worker, 0);
 	/* Exactly those 4 answers marked, none by the prober's own side. */
 	assert_int_equal(histogram_count(&w->pw.rtt_host_reflector), 4);
 	assert_int_equal(histogram_count(&w->pw.rtt_host_prober), 0);
@@ -323,6 +328,219 @@ test_stall_side(void **state)
 	assert_int_equal(prober_stall_side(0, 0), 3);
 }
 
+/*
+ * A PMD whose calls enter the kernel and run the packet's path (af_xdp's
+ * send()/recvfrom() on a veth): every call here takes 15 us inside, far
+ * above the threshold. None of it is a stall (a quiet run finds none),
+ * and the time inside the calls is its own series, per kind. The same
+ * calls on a PMD that cannot wait (path_calls false: memif, a NIC) are
+ * judged: each is a stall.
+ */
+#define CALL_LEN 30000u /* cycles: 15 us */
+
+static void
+path_calls(void **state, bool path, bool generic)
+{
+	struct wire *w = *state;
+	const struct stall_call_stats *c = w->pw.stall.calls;
+
+	io_fake_set_delay(w->f, 1, 10000);
+	io_fake_set_call_time(w->f, 0, CALL_LEN, CALL_LEN, path);
+	w->pc.keep_samples = generic;
+	w->pc.max_samples = N_PROBES;
+	assert_int_equal(tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL),
+			 0);
+	run_prober(w);
+	assert_int_equal(c[STALL_CALL_TX].count, N_PROBES);
+	assert_true(c[STALL_CALL_RX].count >= N_PROBES);
+	assert_true(c[STALL_CALL_TX].max_cycles >= CALL_LEN);
+	assert_true(c[STALL_CALL_TX].cycles >= N_PROBES * (uint64_t)CALL_LEN);
+	assert_int_equal(c[STALL_CALL_TX].log2[stall_log2(CALL_LEN)], N_PROBES);
+	if (path) {
+		assert_int_equal(w->pw.stall.st.count, 0);
+		assert_int_equal(histogram_count(&w->pw.rtt_host_prober), 0);
+	} else {
+		/* Every call (tx, rx, empty rx) was one. */
+		assert_int_equal(w->pw.stall.st.count,
+				 c[STALL_CALL_TX].count +
+					 c[STALL_CALL_RX].count +
+					 c[STALL_CALL_RX_EMPTY].count);
+		assert_int_equal(histogram_count(&w->pw.rtt_host_prober),
+				 N_PROBES);
+	}
+}
+
+static void
+test_path_calls_quiet_lean(void **state)
+{
+	path_calls(state, true, false);
+}
+
+static void
+test_path_calls_quiet_generic(void **state)
+{
+	path_calls(state, true, true);
+}
+
+static void
+test_poll_calls_judged(void **state)
+{
+	path_calls(state, false, false);
+}
+
+/*
+ * On a path-calls PMD, stalls between the calls (the loop's own time)
+ * are each found with their length and mark exactly the probes they
+ * lengthened; stalls inside a call are the path's as far as the loop can
+ * tell (the host's counters are what finds those) and are not counted.
+ */
+static void
+test_path_calls_stalls(void **state)
+{
+	struct wire *w = *state;
+	const uint64_t len_ns = ns_of(w, STALL_LEN);
+
+	io_fake_set_delay(w->f, 1, 10000);
+	io_fake_set_call_time(w->f, 0, 2000, 2000, true);
+	w->pc.interval_cycles = 40000;
+	assert_int_equal(tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL),
+			 0);
+	for (unsigned k = 0; k < 8; k++) {
+		assert_int_equal(io_fake_stall(w->f, 0, 23456 + k * 400000ull,
+					       STALL_LEN),
+				 0);
+		assert_int_equal(io_fake_call_stall(w->f, 0,
+						    250000 + k * 400000ull,
+						    STALL_LEN),
+				 0);
+	}
+	run_prober(w);
+	assert_int_equal(io_fake_stalls_taken(w->f, 0), 8);
+	assert_int_equal(io_fake_call_stalls_taken(w->f, 0), 8);
+	assert_int_equal(w->pw.stall.st.count, 8);
+	assert_true(w->pw.stall.st.total_ns >= 8 * len_ns);
+	assert_true(w->pw.stall.st.total_ns <= 8 * (len_ns + 3000));
+	/* The calls that held one are in the series' tail. */
+	assert_true(w->pw.stall.calls[STALL_CALL_RX_EMPTY].max_cycles +
+			    w->pw.stall.calls[STALL_CALL_TX].max_cycles +
+			    w->pw.stall.calls[STALL_CALL_RX].max_cycles >=
+		    STALL_LEN);
+}
+
+/*
+ * Calibration: a loop whose own gaps are long (every clock read takes
+ * 1.5 us: a slow, emulated CPU) would count one stall a gap at the 2 us
+ * floor; calibrated, the threshold becomes 4 x the gaps' p99.9, a quiet
+ * run has none, and 100 us stalls are still each found.
+ */
+static void
+calibrated(void **state, bool calib, unsigned n_stalls)
+{
+	struct wire *w = *state;
+
+	io_fake_set_tick(w->f, 3000);
+	io_fake_set_delay(w->f, 1, 10000);
+	/* 10 ms: about 2,000 polls of 3 reads at this clock. */
+	w->pc.stall_calib_ns = calib ? 10000000 : 0;
+	w->pc.interval_cycles = 400000;
+	assert_int_equal(tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL),
+			 0);
+	for (unsigned k = 0; k < n_stalls; k++)
+		assert_int_equal(io_fake_stall(w->f, 0,
+					       22000000 + k * 2000000ull,
+					       STALL_LEN),
+				 0);
+	run_prober(w);
+	assert_true(w->pw.stall.calib.done);
+}
+
+static void
+test_calibrated_quiet(void **state)
+{
+	struct wire *w = *state;
+
+	calibrated(state, true, 0);
+	assert_true(w->pw.stall.calib.gaps >= STALL_CALIB_MIN_GAPS);
+	assert_true(w->pw.stall.calib.thr_cycles >
+		    w->pw.stall.calib.floor_cycles);
+	assert_int_equal(w->pw.stall.calib.thr_cycles,
+			 STALL_CALIB_MULT * w->pw.stall.calib.p999_cycles);
+	assert_int_equal(w->pw.stall.st.count, 0);
+}
+
+static void
+test_uncalibrated_false_stalls(void **state)
+{
+	struct wire *w = *state;
+
+	calibrated(state, false, 0);
+	assert_int_equal(w->pw.stall.calib.thr_cycles,
+			 w->pw.stall.calib.floor_cycles);
+	assert_true(w->pw.stall.st.count > N_PROBES);
+}
+
+static void
+test_calibrated_finds(void **state)
+{
+	struct wire *w = *state;
+
+	calibrated(state, true, 8);
+	assert_int_equal(io_fake_stalls_taken(w->f, 0), 8);
+	assert_int_equal(w->pw.stall.st.count, 8);
+}
+
+/* The closed loop after a re-attach: the time without a port is not a
+ * stall of the loop. */
+static void
+test_resume_no_stall(void **state)
+{
+	struct wire *w = *state;
+	static const atomic_bool no_stop;
+
+	assert_int_equal(tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL),
+			 0);
+	run_prober(w);
+	assert_int_equal(w->pw.stall.st.count, 0);
+	io_fake_advance(w->f, TW_TSC_HZ); /* a second without a port */
+	w->pc.count = 2 * N_PROBES;
+	assert_int_equal(prober_worker_resume(&w->pw, &no_stop), 0);
+	assert_int_equal(w->pw.st.received, 2 * N_PROBES);
+	assert_int_equal(w->pw.stall.st.count, 0);
+}
+
+/*
+ * The TLV's counts of one reflector worker heard by several prober
+ * workers are taken once (the largest), per target; distinct reflector
+ * workers add up.
+ */
+static void
+test_peer_merge(void **state)
+{
+	static struct prober_worker pw[3];
+	const unsigned same[3] = {0, 0, 0}, apart[3] = {0, 1, 1};
+	uint64_t c, us;
+
+	(void)state;
+	memset(pw, 0, sizeof(pw));
+	pw[0].peer_rw[0] = (struct prober_peer_rw){
+		.worker = 1, .count = 7, .total_us = 70};
+	pw[1].peer_rw[0] = (struct prober_peer_rw){
+		.worker = 1, .count = 9, .total_us = 90};
+	pw[1].peer_rw[1] = (struct prober_peer_rw){
+		.worker = 2, .count = 4, .total_us = 40};
+	pw[2].peer_rw[0] = (struct prober_peer_rw){
+		.worker = 1, .count = 9, .total_us = 90};
+	prober_peer_stalls_merge(pw, 3, same, &c, &us);
+	assert_int_equal(c, 9 + 4);
+	assert_int_equal(us, 90 + 40);
+	prober_peer_stalls_merge(pw, 3, NULL, &c, &us);
+	assert_int_equal(c, 9 + 4);
+	/* Worker 0 probes another target: its reflector worker 1 is
+	 * another reflector's. */
+	prober_peer_stalls_merge(pw, 3, apart, &c, &us);
+	assert_int_equal(c, 7 + 9 + 4);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -336,6 +554,15 @@ main(void)
 		T(test_reflector_stalls_not_asked),
 		cmocka_unit_test(test_reflector_tlv_unknown),
 		cmocka_unit_test(test_stall_side),
+		T(test_path_calls_quiet_lean),
+		T(test_path_calls_quiet_generic),
+		T(test_poll_calls_judged),
+		T(test_path_calls_stalls),
+		T(test_calibrated_quiet),
+		T(test_uncalibrated_false_stalls),
+		T(test_calibrated_finds),
+		T(test_resume_no_stall),
+		cmocka_unit_test(test_peer_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
