@@ -137,8 +137,12 @@ win_read(struct app_run *r, struct app_stalls_win *w)
 	unsigned n = r->cmd->stall_dets(r, d, RTE_MAX_LCORE);
 	struct host_stat st;
 
+	struct timespec ts;
+
 	memset(w, 0, sizeof(*w));
 	w->have = true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w->wall_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	for (unsigned i = 0; i < n; i++) {
 		struct stall_stats ss;
 
@@ -149,6 +153,7 @@ win_read(struct app_run *r, struct app_stalls_win *w)
 	/* The threads the detectors run on (several targets' workers share
 	 * one). */
 	w->threads_ok = r->n_workers > 0;
+	w->n_threads = r->n_workers;
 	for (unsigned i = 0; i < r->n_workers; i++) {
 		struct host_thread t;
 		int tid = __atomic_load_n(&r->worker_tid[i], __ATOMIC_RELAXED);
@@ -158,7 +163,9 @@ win_read(struct app_run *r, struct app_stalls_win *w)
 			w->threads_ok = false;
 			continue;
 		}
+		w->run_ns += t.run_ns;
 		w->wait_ns += t.wait_ns;
+		w->voluntary += t.voluntary;
 		w->involuntary += t.involuntary;
 	}
 	if (host_stat_read("/", &st) == 0) {
@@ -192,12 +199,21 @@ win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
 	long hz = sysconf(_SC_CLK_TCK);
 	uint64_t n = delta(b->stalls, a->stalls);
 	uint64_t ns = delta(b->stall_ns, a->stall_ns);
-	uint64_t wait = 0, inv = 0, steal = 0, irqs = 0, k;
+	uint64_t wait = 0, inv = 0, off = 0, vol = 0, steal = 0, irqs = 0, k;
 
 	c->windows++;
 	if (a->threads_ok && b->threads_ok) {
+		/* Each thread's wall time, less what it ran and waited to run:
+		 * stopped or asleep (a busy-polling worker never sleeps). */
+		uint64_t wall = delta(b->wall_ns, a->wall_ns) * b->n_threads;
+		uint64_t run = delta(b->run_ns, a->run_ns);
+
 		wait = delta(b->wait_ns, a->wait_ns);
 		inv = delta(b->involuntary, a->involuntary);
+		vol = delta(b->voluntary, a->voluntary);
+		/* Below 1 % of the window: the reads' own skew. */
+		if (wall > run + wait && wall - run - wait > wall / 100)
+			off = wall - run - wait;
 	}
 	if (a->steal_ok && b->steal_ok && hz > 0)
 		steal = delta(b->steal_ticks, a->steal_ticks) *
@@ -206,6 +222,8 @@ win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
 		irqs = delta(b->irqs, a->irqs);
 	c->wait_ns += wait;
 	c->involuntary += inv;
+	c->off_cpu_ns += off;
+	c->voluntary += vol;
 	c->irqs += irqs;
 	/* Preemption: as many stalls as the thread was switched out (at
 	 * least one when it waited), their time up to the wait. */
@@ -218,6 +236,16 @@ win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
 		n -= k;
 		ns -= t;
 		c->hidden_wait_ns += wait - t;
+	}
+	if (off != 0) {
+		uint64_t t = min_u64(ns, off);
+
+		k = min_u64(n, vol != 0 ? vol : 1);
+		c->by_off_cpu += k;
+		c->by_off_cpu_ns += t;
+		n -= k;
+		ns -= t;
+		c->hidden_wait_ns += off - t;
 	}
 	if (n != 0 && steal != 0) {
 		uint64_t t = min_u64(ns, steal);

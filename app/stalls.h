@@ -32,8 +32,10 @@ struct metrics_buf;
  */
 struct app_stalls_win {
 	bool have;
+	uint64_t wall_ns; /* CLOCK_MONOTONIC of the read */
 	uint64_t stalls, stall_ns;
-	uint64_t wait_ns, involuntary;
+	uint64_t run_ns, wait_ns, voluntary, involuntary;
+	unsigned n_threads;
 	uint64_t steal_ticks, irqs;
 	bool threads_ok, steal_ok, irqs_ok;
 };

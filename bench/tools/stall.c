@@ -70,7 +70,7 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--cpu N] [--ms T] [--json]\n"
+		"usage: %s [--cpu N] [--ms T] [--threshold-ns N] [--json]\n"
 		"  spin on CPU N (default 0) for T ms (default %u, max %u) "
 		"and\n"
 		"  count the gaps between two TSC reads above 10 us, 100 us, "
@@ -85,11 +85,13 @@ main(int argc, char **argv)
 		{"cpu", required_argument, NULL, 'c'},
 		{"ms", required_argument, NULL, 'm'},
 		{"json", no_argument, NULL, 'j'},
+		{"threshold-ns", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	uint64_t n10 = 0, n100 = 0, n1000 = 0, lost = 0, max = 0;
-	uint64_t c10, c100, c1000, prev, now, gap, end;
+	uint64_t n10 = 0, n100 = 0, n1000 = 0, lost = 0, max = 0, nthr = 0;
+	uint64_t c10, c100, c1000, cthr, prev, now, gap, end;
+	unsigned long thr_ns = 5000;
 	unsigned long ms = STALL_DEFAULT_MS, cpu = 0;
 	bool json = false;
 	cpu_set_t set;
@@ -120,6 +122,17 @@ main(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 't':
+			errno = 0;
+			thr_ns = strtoul(optarg, &tail, 10);
+			if (errno != 0 || *tail != '\0' || thr_ns == 0 ||
+			    thr_ns > 1000000000ul) {
+				fprintf(stderr,
+					"stall: bad --threshold-ns %s\n",
+					optarg);
+				return 2;
+			}
+			break;
 		default:
 			usage(argv[0]);
 			return opt == 'h' ? 0 : 2;
@@ -140,6 +153,7 @@ main(int argc, char **argv)
 	c10 = (uint64_t)(hz * 10e-6);
 	c100 = (uint64_t)(hz * 100e-6);
 	c1000 = (uint64_t)(hz * 1e-3);
+	cthr = (uint64_t)(hz * (double)thr_ns * 1e-9);
 	prev = tsc_read();
 	end = prev + (uint64_t)(hz * (double)ms / 1000.0);
 	do {
@@ -148,6 +162,7 @@ main(int argc, char **argv)
 		prev = now;
 		if (gap > max)
 			max = gap;
+		nthr += gap > cthr;
 		if (gap > c10) {
 			n10++;
 			lost += gap;
@@ -162,9 +177,11 @@ main(int argc, char **argv)
 		       "\"tsc_hz\":%.0f,\"over_10us\":%" PRIu64
 		       ",\"over_100us\":%" PRIu64 ",\"over_1ms\":%" PRIu64
 		       ",\"over_10us_per_s\":%.1f,\"max_us\":%.1f,"
-		       "\"lost_share\":%.6f}\n",
+		       "\"lost_share\":%.6f,\"threshold_ns\":%lu,"
+		       "\"over_threshold\":%" PRIu64 "}\n",
 		       cpu, secs, hz, n10, n100, n1000, (double)n10 / secs,
-		       (double)max / hz * 1e6, (double)lost / hz / secs);
+		       (double)max / hz * 1e6, (double)lost / hz / secs, thr_ns,
+		       nthr);
 	} else {
 		printf("stall: CPU %lu, %.3f s busy: %" PRIu64
 		       " gaps > 10 us (%.1f/s), %" PRIu64 " > 100 us, %" PRIu64

@@ -117,8 +117,8 @@ report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
 			      " (the reflector's stalls are not known)");
 	if (n >= 0 && (size_t)n < cap && s->prober.corr.hidden_wait_ns != 0)
 		n += snprintf(buf + n, cap - (size_t)n,
-			      "; this host's worker also waited %s on a run "
-			      "queue where the loop cannot see it (inside PMD "
+			      "; this host's worker was also off its CPU for "
+			      "%s where the loop cannot see it (inside PMD "
 			      "calls): the probes that waited then are not "
 			      "marked",
 			      rpt_fmt_ns(s->prober.corr.hidden_wait_ns).s);
@@ -188,17 +188,19 @@ text_side_how(FILE *out, const struct report_stall_side *d)
 		fprintf(out,
 			"  %-9s explained: preemption %" PRIu64
 			" (run-queue wait %s, %" PRIu64
-			" involuntary switches), steal %" PRIu64
+			" involuntary switches), off CPU %" PRIu64
+			" (stopped/asleep %s), steal %" PRIu64
 			", interrupts %" PRIu64 " (%" PRIu64
 			" on its CPUs); unexplained %" PRIu64 " (%s)\n",
 			"", c->by_preemption, rpt_fmt_ns(c->wait_ns).s,
-			c->involuntary, c->by_steal, c->by_irq, c->irqs,
-			c->unexplained, rpt_fmt_ns(c->unexplained_ns).s);
+			c->involuntary, c->by_off_cpu,
+			rpt_fmt_ns(c->off_cpu_ns).s, c->by_steal, c->by_irq,
+			c->irqs, c->unexplained,
+			rpt_fmt_ns(c->unexplained_ns).s);
 		if (c->hidden_wait_ns != 0)
 			fprintf(out,
-				"  %-9s run-queue wait no stall accounts for: "
-				"%s (preempted where the loop cannot see, "
-				"e.g. inside a PMD call)\n",
+				"  %-9s off its CPU where the loop cannot see "
+				"(e.g. inside a PMD call): %s\n",
 				"", rpt_fmt_ns(c->hidden_wait_ns).s);
 	}
 }
@@ -350,6 +352,12 @@ json_side_how(struct json_object *o, const struct report_stall_side *d,
 		rpt_jset_u64_or_null(e, "interrupts", c->irqs_ok, c->irqs, err);
 		rpt_jset_u64(e, "by_preemption", c->by_preemption, err);
 		rpt_jset_u64(e, "by_preemption_ns", c->by_preemption_ns, err);
+		rpt_jset_u64_or_null(e, "off_cpu_ns", c->threads_ok,
+				     c->off_cpu_ns, err);
+		rpt_jset_u64_or_null(e, "voluntary_switches", c->threads_ok,
+				     c->voluntary, err);
+		rpt_jset_u64(e, "by_off_cpu", c->by_off_cpu, err);
+		rpt_jset_u64(e, "by_off_cpu_ns", c->by_off_cpu_ns, err);
 		rpt_jset_u64(e, "by_steal", c->by_steal, err);
 		rpt_jset_u64(e, "by_steal_ns", c->by_steal_ns, err);
 		rpt_jset_u64(e, "by_interrupt", c->by_irq, err);

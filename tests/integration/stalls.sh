@@ -156,7 +156,7 @@ p = Rf(ans, _parent=UDP(len=8 + len(ans)))
 t = p.tlv_objects[0]
 v = bytes(t.value)
 assert (int(t.flags), t.type, t.len) == (0, 242, 16), (t.flags, t.type, t.len)
-assert v[1] == 1 and v[2:4] == bytes(2), v.hex()
+assert v[1] == 1 and v[2:4] == bytes([0, 1]), v.hex()
 print(f'  reflector TLV (scapy): flags {v[0]:#04x} filled {v[1]} longest '
       f'{int.from_bytes(v[4:8], "big")} ns, count '
       f'{int.from_bytes(v[8:12], "big")}, total {int.from_bytes(v[12:16], "big")} us')

@@ -466,18 +466,23 @@ struct report_open {
  * (the side thread's samples): a window's stalls are explained by
  * preemption when the workers' threads waited on a run queue or were
  * switched out involuntarily in it (its lost time up to that wait), else by
- * steal, else by interrupts on their CPUs (count only: an interrupt's time
- * is not counted); what is left is unexplained. Run-queue wait that no
- * stall accounts for happened where the loop cannot see it (inside a PMD
- * call that enters the kernel, typically): hidden_wait_ns.
+ * the threads being off their CPU while not runnable (stopped, asleep: the
+ * window's wall time less their run and run-queue time; voluntary
+ * switches), else by steal, else by interrupts on their CPUs (count only:
+ * an interrupt's time is not counted); what is left is unexplained. Time
+ * off the CPU that no stall accounts for happened where the loop cannot
+ * see it (inside a PMD call that enters the kernel, typically):
+ * hidden_wait_ns.
  */
 struct report_stall_corr {
 	bool have;
 	uint64_t windows;
 	bool threads_ok, steal_ok, irqs_ok;  /* each source was readable */
 	uint64_t wait_ns, involuntary, irqs; /* totals over the windows */
-	uint64_t by_preemption, by_steal, by_irq, unexplained; /* stalls */
-	uint64_t by_preemption_ns, by_steal_ns, unexplained_ns;
+	uint64_t off_cpu_ns, voluntary;
+	uint64_t by_preemption, by_off_cpu, by_steal, by_irq;
+	uint64_t unexplained; /* stalls */
+	uint64_t by_preemption_ns, by_off_cpu_ns, by_steal_ns, unexplained_ns;
 	uint64_t hidden_wait_ns;
 };
 
