@@ -281,18 +281,18 @@ host_task_stat_parse(const char *buf, size_t len, char *state, unsigned *cpu,
 	return 0;
 }
 
-int
-host_interrupts_parse(const char *buf, size_t len, struct host_irq *out,
-		      unsigned max, unsigned *n)
+/* /proc/interrupts' header ("   CPU0   CPU1 ..."): the CPU of each count
+ * column. 0 or -EINVAL. */
+static int
+irq_header(const char **p, const char *end, unsigned *col_cpu,
+	   unsigned *n_cols)
 {
-	const char *p = buf, *end = buf + len, *ls, *le, *q;
-	unsigned col_cpu[HOST_MAX_CPUS], n_cols = 0;
+	const char *ls, *le, *q;
 
-	*n = 0;
-	if (p == end)
+	*n_cols = 0;
+	if (*p == end)
 		return -EINVAL;
-	/* Header: "           CPU0       CPU1 ..." */
-	next_line(&p, end, &ls, &le);
+	next_line(p, end, &ls, &le);
 	q = ls;
 	for (;;) {
 		uint64_t cpu;
@@ -304,11 +304,22 @@ host_interrupts_parse(const char *buf, size_t len, struct host_irq *out,
 			return -EINVAL;
 		q += 3;
 		if (parse_uint(&q, le, HOST_MAX_CPUS - 1, &cpu) != 0 ||
-		    n_cols == HOST_MAX_CPUS)
+		    *n_cols == HOST_MAX_CPUS)
 			return -EINVAL;
-		col_cpu[n_cols++] = (unsigned)cpu;
+		col_cpu[(*n_cols)++] = (unsigned)cpu;
 	}
-	if (n_cols == 0)
+	return *n_cols == 0 ? -EINVAL : 0;
+}
+
+int
+host_interrupts_parse(const char *buf, size_t len, struct host_irq *out,
+		      unsigned max, unsigned *n)
+{
+	const char *p = buf, *end = buf + len, *ls, *le, *q;
+	unsigned col_cpu[HOST_MAX_CPUS], n_cols = 0;
+
+	*n = 0;
+	if (irq_header(&p, end, col_cpu, &n_cols) != 0)
 		return -EINVAL;
 	while (p < end) {
 		struct host_irq irq;
@@ -369,25 +380,7 @@ host_interrupts_cpu_total(const char *buf, size_t len,
 	unsigned col_cpu[HOST_MAX_CPUS], n_cols = 0;
 
 	*total = 0;
-	if (p == end)
-		return -EINVAL;
-	next_line(&p, end, &ls, &le);
-	q = ls;
-	for (;;) {
-		uint64_t cpu;
-
-		skip_blanks(&q, le);
-		if (q == le)
-			break;
-		if (le - q < 4 || memcmp(q, "CPU", 3) != 0)
-			return -EINVAL;
-		q += 3;
-		if (parse_uint(&q, le, HOST_MAX_CPUS - 1, &cpu) != 0 ||
-		    n_cols == HOST_MAX_CPUS)
-			return -EINVAL;
-		col_cpu[n_cols++] = (unsigned)cpu;
-	}
-	if (n_cols == 0)
+	if (irq_header(&p, end, col_cpu, &n_cols) != 0)
 		return -EINVAL;
 	/* Every row whose first field is a label ("24:", "LOC:", "RES:")
 	 * and whose counts are per CPU; ERR: and MIS: have one count for the
