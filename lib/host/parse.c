@@ -284,8 +284,7 @@ host_task_stat_parse(const char *buf, size_t len, char *state, unsigned *cpu,
 /* /proc/interrupts' header ("   CPU0   CPU1 ..."): the CPU of each count
  * column. 0 or -EINVAL. */
 static int
-irq_header(const char **p, const char *end, unsigned *col_cpu,
-	   unsigned *n_cols)
+irq_header(const char **p, const char *end, unsigned *col_cpu, unsigned *n_cols)
 {
 	const char *ls, *le, *q;
 
