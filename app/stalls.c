@@ -125,6 +125,9 @@ app_stalls_host_sampling(struct app_run *r)
 	h->sampling = h->on && r->cmd->stall_dets != NULL;
 	memset(&h->prev, 0, sizeof(h->prev));
 	memset(&h->corr, 0, sizeof(h->corr));
+	memset(h->carry_wait, 0, sizeof(h->carry_wait));
+	memset(h->carry_off, 0, sizeof(h->carry_off));
+	h->carry_at = 0;
 	return h->sampling;
 }
 
@@ -191,11 +194,42 @@ min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* Up to *ns of the carried lost time in ring[] (taken out of it): what
+ * was claimed. */
+static uint64_t
+carry_claim(uint64_t *ring, uint64_t *ns)
+{
+	uint64_t got = 0;
+
+	for (unsigned i = 0; i < APP_STALLS_CARRY && *ns != 0; i++) {
+		uint64_t t = min_u64(ring[i], *ns);
+
+		ring[i] -= t;
+		*ns -= t;
+		got += t;
+	}
+	return got;
+}
+
+/* The unclaimed lost time still carried (at the report: hidden). */
+static uint64_t
+carry_left(const struct app_stalls_host *h)
+{
+	uint64_t t = 0;
+
+	for (unsigned i = 0; i < APP_STALLS_CARRY; i++)
+		t += h->carry_wait[i] + h->carry_off[i];
+	return t;
+}
+
 /* One window's stalls against what the host's counters say of it. */
 static void
-win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
+win_explain(struct app_stalls_host *h, const struct app_stalls_win *a,
 	    const struct app_stalls_win *b)
 {
+	struct report_stall_corr *c = &h->corr;
+	uint64_t left_wait = 0, left_off = 0;
+	unsigned slot;
 	long hz = sysconf(_SC_CLK_TCK);
 	uint64_t n = delta(b->stalls, a->stalls);
 	uint64_t ns = delta(b->stall_ns, a->stall_ns);
@@ -235,7 +269,7 @@ win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
 		c->by_preemption_ns += t;
 		n -= k;
 		ns -= t;
-		c->hidden_wait_ns += wait - t;
+		left_wait = wait - t;
 	}
 	if (off != 0) {
 		uint64_t t = min_u64(ns, off);
@@ -245,8 +279,32 @@ win_explain(struct report_stall_corr *c, const struct app_stalls_win *a,
 		c->by_off_cpu_ns += t;
 		n -= k;
 		ns -= t;
-		c->hidden_wait_ns += off - t;
+		left_off = off - t;
 	}
+	/* Stall time this window's counters do not cover began in the
+	 * windows before: their unclaimed lost time is its. */
+	if (ns != 0) {
+		uint64_t t = carry_claim(h->carry_wait, &ns);
+
+		c->by_preemption_ns += t;
+		if (t != 0 && n != 0) {
+			c->by_preemption++;
+			n--;
+		}
+		t = carry_claim(h->carry_off, &ns);
+		c->by_off_cpu_ns += t;
+		if (t != 0 && n != 0) {
+			c->by_off_cpu++;
+			n--;
+		}
+	}
+	/* This window's unclaimed lost time joins the ring; the oldest
+	 * window's, unclaimed for APP_STALLS_CARRY windows, is hidden. */
+	slot = h->carry_at;
+	h->carry_at = (slot + 1) % APP_STALLS_CARRY;
+	c->hidden_wait_ns += h->carry_wait[slot] + h->carry_off[slot];
+	h->carry_wait[slot] = left_wait;
+	h->carry_off[slot] = left_off;
 	if (n != 0 && steal != 0) {
 		uint64_t t = min_u64(ns, steal);
 
@@ -275,7 +333,7 @@ app_stalls_host_sample(struct app_run *r)
 		return;
 	win_read(r, &now);
 	if (h->prev.have)
-		win_explain(&h->corr, &h->prev, &now);
+		win_explain(h, &h->prev, &now);
 	h->corr.have = h->corr.windows != 0;
 	h->corr.threads_ok = now.threads_ok;
 	h->corr.steal_ok = now.steal_ok;
@@ -311,6 +369,7 @@ side_host(const struct app_run *r, struct report_stall_side *d)
 	d->other_runnable = h->s->n_tasks + h->s->more_tasks;
 	d->host_scans = h->s->n_scans;
 	d->corr = h->corr;
+	d->corr.hidden_wait_ns += carry_left(h);
 }
 
 /* The detector's calibration, loop gaps and PMD calls of d into side. */
@@ -380,6 +439,7 @@ side_add(struct report_stall_side *d, const struct stall_stats *src)
 	stall_stats_read(src, &s);
 	d->count += s.count;
 	d->total_ns += s.total_ns;
+	d->in_call += s.in_call;
 	if (s.longest_ns > d->longest_ns)
 		d->longest_ns = s.longest_ns;
 	for (unsigned i = 0; i < REPORT_STALL_BUCKETS && i < STALL_BUCKETS; i++)

@@ -40,6 +40,15 @@ struct app_stalls_win {
 	bool threads_ok, steal_ok, irqs_ok;
 };
 
+/*
+ * A stall is counted in the window it ends in, while the time the thread
+ * lost to it is spread over every window it spans: a window's lost time
+ * (run-queue wait, off-CPU) that none of its own stalls accounts for is
+ * kept for APP_STALLS_CARRY windows, for a longer stall ending later to
+ * claim; what no stall claims by then is hidden (inside a PMD call).
+ */
+#define APP_STALLS_CARRY 16
+
 /* /proc/stat at the start and the end, runnable tasks scanned meanwhile,
  * and the corroboration's windows. */
 struct app_stalls_host {
@@ -49,6 +58,10 @@ struct app_stalls_host {
 	bool sampling;
 	struct app_stalls_win prev;
 	struct report_stall_corr corr; /* the side thread's; read after */
+	/* The last windows' unclaimed lost time (ns), wait and off-CPU, a
+	 * ring of APP_STALLS_CARRY from carry_at. */
+	uint64_t carry_wait[APP_STALLS_CARRY], carry_off[APP_STALLS_CARRY];
+	unsigned carry_at;
 };
 
 /* After the start line: the workers' CPUs, /proc/stat, a first scan. */

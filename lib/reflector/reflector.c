@@ -788,19 +788,19 @@ tx_l4_offload_set(struct rte_mbuf *m, const struct codec_frame *f,
  * (RFC 1624), not recomputed.
  */
 /*
- * The stall TLV (issue 29) of an answer to a request with T2 t2: what
- * the worker's stall detector knows (a stall that ended at T2 held the
- * burst in the rx ring, or the poll that took it).
+ * The stall TLV of an answer to a request of the latest rx burst: what the
+ * worker's stall detector knows (a stall that ended since the call before
+ * that one held the burst in the rx ring, or the poll that took it:
+ * stall_before_rx()).
  */
 static void
-lp_stalls_opts(const struct reflector_worker *w, struct stamp_reflect_opts *o,
-	       uint64_t t2)
+lp_stalls_opts(const struct reflector_worker *w, struct stamp_reflect_opts *o)
 {
 	const struct stall_det *d = &w->stall;
 	uint64_t ns = 0;
 
 	o->lp_stalls = true;
-	if (d->last_end == t2 && t2 != 0) {
+	if (stall_before_rx(d)) {
 		o->stall_flags = STAMP_STALL_BEFORE_T2;
 		ns = tsc_to_ns(&w->conf->clock, d->last_len);
 	}
@@ -896,7 +896,7 @@ handle_udp(struct reflector_worker *w, uint8_t *buf, struct codec_frame *f,
 		o.error_estimate = w->ee;
 		o.sender_ttl = f->ttl;
 		o.rx_tos = f->tos;
-		lp_stalls_opts(w, &o, t2);
+		lp_stalls_opts(w, &o);
 		old_sum = stamp_mod_sum(w, pl, f->payload_len);
 		rc = w->auth != NULL
 			     ? stamp_auth_reflect(pl, f->payload_len, &o)

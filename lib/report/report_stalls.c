@@ -168,9 +168,16 @@ text_side_how(FILE *out, const struct report_stall_side *d)
 			"", d->gaps, rpt_fmt_ns(d->gap_p50_ns).s,
 			rpt_fmt_ns(d->gap_p999_ns).s);
 	if (d->have_calls) {
-		fprintf(out, "  %-9s in PMD calls (%s):", "",
-			d->path_calls ? "the kernel's path, never a stall"
-				      : "user space, judged as gaps");
+		if (d->path_calls)
+			fprintf(out,
+				"  %-9s in PMD calls (the kernel's path; a "
+				"stall only off its CPU: %" PRIu64 "):",
+				"", d->in_call);
+		else
+			fprintf(out,
+				"  %-9s in PMD calls (user space, judged as "
+				"gaps):",
+				"");
 		for (unsigned k = 0; k < REPORT_STALL_CALLS; k++) {
 			const struct report_stall_call *c = &d->calls[k];
 
@@ -325,6 +332,7 @@ json_side_how(struct json_object *o, const struct report_stall_side *d,
 		struct json_object *c = json_object_new_object();
 
 		rpt_jset_bool(c, "path", d->path_calls, err);
+		rpt_jset_u64(c, "off_cpu_stalls", d->in_call, err);
 		for (unsigned k = 0; k < REPORT_STALL_CALLS; k++) {
 			const struct report_stall_call *k_ = &d->calls[k];
 			struct json_object *e = json_object_new_object();

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
+#include <sys/resource.h>
 
 #include "latprobe/stall.h"
 #include "latprobe/util.h"
@@ -17,6 +18,30 @@ const char *const stall_call_name[STALL_CALLS] = {
 	[STALL_CALL_TX] = "tx",
 };
 
+/* The calling thread's context switches so far, voluntary (stopped,
+ * asleep) and involuntary (preempted); 0 when they cannot be read. */
+static uint64_t
+thread_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+}
+
+/* What a kernel-entering call must last to be checked (cycles). */
+static uint64_t
+path_check_thr(const struct stall_det *d)
+{
+	uint64_t c;
+
+	if (!stall_on(d))
+		return UINT64_MAX;
+	c = tsc_from_ns(d->clock, STALL_PATH_CHECK_NS);
+	return c > d->thr ? c : d->thr;
+}
+
 void
 stall_init(struct stall_det *d, const struct tsc_clock *clock,
 	   uint64_t threshold_ns, bool path_calls)
@@ -28,7 +53,8 @@ stall_init(struct stall_det *d, const struct tsc_clock *clock,
 	d->thr = threshold_ns == 0 || clock->hz == 0
 			 ? UINT64_MAX
 			 : tsc_from_ns(clock, threshold_ns);
-	d->call_thr = path_calls ? UINT64_MAX : d->thr;
+	d->read_switches = thread_switches;
+	d->call_thr = path_calls ? path_check_thr(d) : d->thr;
 	d->calib.floor_cycles = d->thr;
 	d->calib.thr_cycles = d->thr;
 }
@@ -75,8 +101,7 @@ stall_calibrate(struct stall_det *d)
 			d->thr = c->p999_cycles * STALL_CALIB_MULT;
 	}
 	c->thr_cycles = d->thr;
-	if (!d->path_calls)
-		d->call_thr = d->thr;
+	d->call_thr = d->path_calls ? path_check_thr(d) : d->thr;
 	/* The run's counts start here. */
 	stall_restart(d, d->last);
 }
@@ -90,6 +115,11 @@ stall_restart(struct stall_det *d, uint64_t now)
 	util_relaxed_zero(d->gap_log2, sizeof(d->gap_log2));
 	util_relaxed_zero(d->calls, sizeof(d->calls));
 	d->last = now;
+	/* On the worker: its switches so far are the baseline. */
+	if (d->path_calls && stall_on(d)) {
+		d->switches = d->read_switches();
+		d->sw_known = true;
+	}
 }
 
 unsigned
@@ -102,8 +132,8 @@ stall_bucket(uint64_t ns)
 	return b;
 }
 
-void __attribute__((noinline, cold))
-stall_note(struct stall_det *d, uint64_t now, uint64_t gap)
+static void
+note(struct stall_det *d, uint64_t now, uint64_t gap)
 {
 	uint64_t ns = tsc_to_ns(d->clock, gap);
 
@@ -116,10 +146,40 @@ stall_note(struct stall_det *d, uint64_t now, uint64_t gap)
 	util_relaxed_add(&d->st.hist[stall_bucket(ns)], 1);
 }
 
-void __attribute__((noinline, cold))
-stall_note_call(struct stall_det *d, uint64_t now, uint64_t in)
+/* Did the thread switch since the last look? (And look.) */
+static bool
+switched(struct stall_det *d)
 {
-	stall_note(d, now, in);
+	uint64_t s = d->read_switches();
+	bool moved = d->sw_known && s != d->switches;
+
+	d->switches = s;
+	d->sw_known = true;
+	return moved;
+}
+
+void __attribute__((noinline, cold))
+stall_note(struct stall_det *d, uint64_t now, uint64_t gap)
+{
+	note(d, now, gap);
+	d->last_call = 0;
+	/* A switch in this gap is this stall's: the next long call's look
+	 * must not take it for its own. */
+	if (d->path_calls)
+		(void)switched(d);
+}
+
+void __attribute__((noinline, cold))
+stall_note_call(struct stall_det *d, uint64_t now, uint64_t in,
+		enum stall_call k)
+{
+	if (d->path_calls) {
+		if (!switched(d))
+			return; /* on its CPU throughout: the path's time */
+		util_relaxed_add(&d->st.in_call, 1);
+	}
+	note(d, now, in);
+	d->last_call = (unsigned)k + 1;
 }
 
 void
@@ -128,6 +188,7 @@ stall_stats_read(const struct stall_stats *s, struct stall_stats *out)
 	out->count = util_relaxed_read(&s->count);
 	out->total_ns = util_relaxed_read(&s->total_ns);
 	out->longest_ns = util_relaxed_read(&s->longest_ns);
+	out->in_call = util_relaxed_read(&s->in_call);
 	for (unsigned i = 0; i < STALL_BUCKETS; i++)
 		out->hist[i] = util_relaxed_read(&s->hist[i]);
 }
@@ -137,6 +198,7 @@ stall_stats_add(struct stall_stats *dst, const struct stall_stats *src)
 {
 	dst->count += src->count;
 	dst->total_ns += src->total_ns;
+	dst->in_call += src->in_call;
 	if (src->longest_ns > dst->longest_ns)
 		dst->longest_ns = src->longest_ns;
 	for (unsigned i = 0; i < STALL_BUCKETS; i++)

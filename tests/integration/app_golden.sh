@@ -151,10 +151,16 @@ reflect -- --addr 198.18.0.2/24 --vlan 4095
 EOT
 record usage
 
+# The stall detector is off in every run here (--stall-threshold 0): what
+# it finds, and so whether the report can separate host from path, is the
+# load's choice (tests/integration/stalls.sh and the report's unit goldens
+# cover that section).
+#
 # 2. Probe on ring loopback (one process: every count exact). --timeout 5s
 # here and below: on a loaded machine (other tests, 2 vCPUs) an answer can
 # take longer than the default 200 ms, and a count would differ.
-ring=(--profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback --no-doctor -q --timeout 5s)
+ring=(--profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback --no-doctor -q --timeout 5s
+	--stall-threshold 0)
 run ring_stamp "$LATPROBE" probe "${ring[@]}" -n 500 --json ring_stamp.json \
 	--samples ring_stamp.csv 198.18.0.2
 run ring_sockperf "$LATPROBE" probe "${ring[@]}" --proto sockperf -n 400 -h 5 -l 200 \
@@ -174,12 +180,12 @@ done
 # 3. Kernel backend over loopback: a kernel reflector, one target, then a
 # pinglist; the reflector's report after SIGINT.
 "$LATPROBE" reflect --backend kernel --addr 127.0.0.1 --udp-port "$kport" \
-	--sockperf-port "$((kport + 1))" --echo-port "$((kport + 2))" -q --no-doctor \
+	--sockperf-port "$((kport + 1))" --echo-port "$((kport + 2))" -q --no-doctor --stall-threshold 0 \
 	--json kernel_refl.json >kernel_refl.out 2>kernel_refl.err &
 kpid=$!
 lp_cleanup_push "kill -KILL $kpid 2>/dev/null || true"
 lp_wait_for kernel_refl.err '^latprobe reflect: ' 20 || { cat kernel_refl.err >&2; fail "kernel reflector did not start"; }
-kprobe=(probe --backend kernel -q --no-doctor --timeout 5s --sport "$((kport + 3))")
+kprobe=(probe --backend kernel -q --no-doctor --stall-threshold 0 --timeout 5s --sport "$((kport + 3))")
 run kernel_one "$LATPROBE" "${kprobe[@]}" -n 300 --json kernel_one.json "127.0.0.1:$kport"
 cat >kernel.pl <<EOT
 # three protocols, one reflector
@@ -188,7 +194,7 @@ cat >kernel.pl <<EOT
 127.0.0.1:$((kport + 2)) proto=udp-echo
 not an address
 EOT
-run kernel_multi "$LATPROBE" probe --backend kernel -q --no-doctor --timeout 5s -n 200 --targets kernel.pl \
+run kernel_multi "$LATPROBE" probe --backend kernel -q --no-doctor --stall-threshold 0 --timeout 5s -n 200 --targets kernel.pl \
 	--json kernel_multi.json
 kill -INT "$kpid"
 rc=0
@@ -203,7 +209,7 @@ sock=$LP_RUN_DIR/${LP_NS_PREFIX}golden.sock
 memif() { echo "net_memif0,role=$1,socket=$sock,socket-abstract=no"; }
 rm -f "$sock"
 "$LATPROBE" reflect -l 0 "${EAL_COMMON[@]}" --vdev "$(memif server)" -- --addr 198.18.0.2/24 \
-	--no-doctor -q --json memif_refl.json >memif_refl.out 2>memif_refl.err &
+	--no-doctor --stall-threshold 0 -q --json memif_refl.json >memif_refl.out 2>memif_refl.err &
 mpid=$!
 lp_cleanup_push "kill -KILL $mpid 2>/dev/null || true; rm -f '$sock'"
 lp_wait_for memif_refl.err '^latprobe reflect: ' 20 || { cat memif_refl.err >&2; fail "memif reflector did not start"; }
@@ -213,7 +219,7 @@ cat >memif.pl <<EOT
 198.18.0.2 proto=icmp
 EOT
 run memif_multi "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" --vdev "$(memif client)" -- \
-	--addr 198.18.0.1/24 --no-doctor -q --timeout 5s -n 300 --targets memif.pl --json memif_multi.json
+	--addr 198.18.0.1/24 --no-doctor --stall-threshold 0 -q --timeout 5s -n 300 --targets memif.pl --json memif_multi.json
 kill -INT "$mpid"
 rc=0
 wait "$mpid" || rc=$?

@@ -85,10 +85,11 @@ print(f"  p99.99 tail: {t['above']} probes: this host {t['prober']}, the "
       f"reflector's {t['reflector']}, both {t['both']}")
 if side == 'prober':
     within(st['prober'], 'prober')
-    assert ha['prober'] + ha['both'] > 0
-    # Charged to this side, not the reflector's (the hog's probes, and
-    # the machine's own on both sides: more here).
-    assert ha['prober'] > ha['reflector'], 'charged to the reflector'
+    # Each injected stall held the probe in flight (closed loop): charged
+    # to this side. (Which side the machine's own stalls hit more is
+    # the load's choice: not asserted.)
+    assert ha['prober'] + ha['both'] >= 0.9 * n, \
+        f"{ha['prober'] + ha['both']} charged to this host for {n} injected"
 else:
     rr = json.load(open(refl_json))
     within(rr['stalls']['reflector'], 'reflector')

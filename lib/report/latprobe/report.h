@@ -508,6 +508,9 @@ struct report_stall_side {
 	struct report_stall_call calls[REPORT_STALL_CALLS];
 	struct report_stall_corr corr;
 	uint64_t count, total_ns, longest_ns;
+	/* Of count: kernel-entering PMD calls the thread spent partly off its
+	 * CPU (path_calls only). */
+	uint64_t in_call;
 	bool have_hist;
 	uint64_t hist[REPORT_STALL_BUCKETS];
 	const uint64_t *hist_upper_ns; /* REPORT_STALL_BUCKETS, last = max */

@@ -16,9 +16,15 @@
  * series of its own, per call kind (struct stall_call_stats), and is judged
  * only on a PMD whose calls cannot wait (path_calls false: memif, ring, a
  * NIC's poll-mode driver: user-space work of a few hundred ns, so a long
- * one is a preemption). A preemption inside a kernel-entering call is not
- * visible here: the run's corroborating counters (the worker thread's run
- * queue wait and involuntary switches) are what find it.
+ * one is a preemption). A kernel-entering call that takes longer than
+ * STALL_PATH_CHECK_NS (or the threshold, whichever is larger) is looked at
+ * once more: if the thread's context switches (getrusage(RUSAGE_THREAD))
+ * moved since the last look, it was off its CPU (preempted, stopped,
+ * asleep) inside the call, and the call is a stall (stall_stats.in_call).
+ * The calls are non-blocking on every such PMD latprobe drives, so a switch
+ * there is time lost, not a wait for a packet. Shorter preemptions inside a
+ * call stay unseen here; the run's corroborating counters (the worker
+ * thread's run-queue wait and off-CPU time) report them.
  *
  * The threshold is calibrated per run (stall_calibrate()): the loop's own
  * gaps are measured before the first probe, and the threshold is the
@@ -62,6 +68,15 @@ extern const uint64_t stall_bucket_upper_ns[STALL_BUCKETS];
 #define STALL_CALIB_NS	     2000000u
 #define STALL_CALIB_GAPS     20000u
 
+/*
+ * A kernel-entering PMD call longer than this (or than the threshold) is
+ * checked for a context switch. The check is a syscall (about 0.3-2 us);
+ * only calls 10 times longer pay it, so it costs at most a tenth of the
+ * slow calls' time and nothing on the common ones (af_xdp's tx kick over a
+ * veth: p50 about 8 us, the packet's whole kernel path).
+ */
+#define STALL_PATH_CHECK_NS 20000u
+
 /* log2 bins of cycles: bin b holds [2^b, 2^(b+1)), bin 0 also 0. */
 #define STALL_LOG2_BINS 48
 
@@ -93,6 +108,9 @@ struct stall_stats {
 	uint64_t total_ns;
 	uint64_t longest_ns;
 	uint64_t hist[STALL_BUCKETS]; /* by duration: stall_bucket_upper_ns */
+	/* Of count: kernel-entering PMD calls the thread spent partly off its
+	 * CPU (see above). */
+	uint64_t in_call;
 };
 
 struct stall_det {
@@ -101,10 +119,21 @@ struct stall_det {
 	uint64_t last_end; /* clock when the latest stall ended; 0: none */
 	uint64_t last_len; /* its length, cycles */
 	uint64_t enter;	   /* clock at the start of the PMD call running */
+	/* clock when the call before it ended */
+	uint64_t prev_end;
+	/* The latest stall was inside a call of this kind + 1; 0: a gap. */
+	unsigned last_call;
 	/* A PMD call longer than this is a stall: thr when the queue's calls
 	 * cannot wait, UINT64_MAX when they run the packet's path. */
 	uint64_t call_thr;
 	bool path_calls;
+	/* The worker thread's context switches at the last look (path_calls
+	 * only; sw_known false until the worker's first look). */
+	bool sw_known;
+	uint64_t switches;
+	/* Reads them: the calling thread's voluntary + involuntary switches
+	 * (a test replaces it). */
+	uint64_t (*read_switches)(void);
 	const struct tsc_clock *clock;
 	struct stall_stats st;
 	/* The loop's own gaps (between PMD calls) by log2 of cycles, and the
@@ -142,8 +171,10 @@ stall_log2(uint64_t cycles)
 	return b < STALL_LOG2_BINS ? b : STALL_LOG2_BINS - 1;
 }
 
-/* Out of line: a PMD call of in cycles that ended at now was a stall. */
-void stall_note_call(struct stall_det *d, uint64_t now, uint64_t in);
+/* Out of line: a PMD call of kind k and in cycles that ended at now was
+ * long enough to be a stall. */
+void stall_note_call(struct stall_det *d, uint64_t now, uint64_t in,
+		     enum stall_call k);
 
 /* Right before a PMD call, at clock now: the gap since the loop's work
  * resumed is the loop's own. */
@@ -153,6 +184,7 @@ stall_enter(struct stall_det *d, uint64_t now)
 	uint64_t gap = now - d->last;
 
 	d->enter = now;
+	d->prev_end = d->last;
 	util_relaxed_add(&d->gap_log2[stall_log2(gap)], 1);
 	if (__builtin_expect(gap > d->thr, 0))
 		stall_note(d, now, gap);
@@ -172,7 +204,7 @@ stall_leave(struct stall_det *d, uint64_t now, enum stall_call k)
 	if (__builtin_expect(in > c->max_cycles, 0))
 		__atomic_store_n(&c->max_cycles, in, __ATOMIC_RELAXED);
 	if (__builtin_expect(in > d->call_thr, 0))
-		stall_note_call(d, now, in);
+		stall_note_call(d, now, in, k);
 }
 
 /*
@@ -198,6 +230,20 @@ static inline bool
 stall_on(const struct stall_det *d)
 {
 	return d->thr != UINT64_MAX;
+}
+
+/*
+ * Did a stall delay the frames the latest rx call brought? One that ended
+ * as that call began (a gap before it) or inside it, or inside the empty rx
+ * call right before it (a thread stopped on its way out of a syscall that
+ * found nothing: the frames came meanwhile).
+ */
+static inline bool
+stall_before_rx(const struct stall_det *d)
+{
+	return d->last_end != 0 && (d->last_end >= d->enter ||
+				    (d->last_end == d->prev_end &&
+				     d->last_call == STALL_CALL_RX_EMPTY + 1));
 }
 
 /* Did a stall overlap [t, the last tick]? */

@@ -107,6 +107,22 @@ unaffected(const struct wire *w)
 	return &u;
 }
 
+/*
+ * The worker's context switches as stall_det reads them: the real thread's
+ * would move with the machine's load, so a test counts one per stall the
+ * fake injected inside a call when switches_in_calls is set (the thread
+ * was off its CPU there), none otherwise.
+ */
+static struct io_fake *switches_fake;
+static bool switches_in_calls;
+
+static uint64_t
+fake_switches(void)
+{
+	return switches_in_calls ? io_fake_call_stalls_taken(switches_fake, 0)
+				 : 0;
+}
+
 static void
 run_prober(struct wire *w)
 {
@@ -115,6 +131,8 @@ run_prober(struct wire *w)
 	assert_int_equal(
 		prober_worker_init(&w->pw, &w->pc, io_fake_queue(w->f, 0), 0),
 		0);
+	switches_fake = w->f;
+	w->pw.stall.read_switches = fake_switches;
 	w->prober_ready = true;
 	assert_int_equal(prober_worker_run(&w->pw, &no_stop), 0);
 	assert_int_equal(w->pw.st.received, N_PROBES);
@@ -391,14 +409,20 @@ test_poll_calls_judged(void **state)
 /*
  * On a path-calls PMD, stalls between the calls (the loop's own time)
  * are each found with their length and mark exactly the probes they
- * lengthened; stalls inside a call are the path's as far as the loop can
- * tell (the host's counters are what finds those) and are not counted.
+ * lengthened. A long call (above STALL_PATH_CHECK_NS) is a stall only when
+ * the thread switched inside it (off_cpu): then each is found too
+ * (stall_stats.in_call); while the thread stayed on its CPU it is the
+ * path's time and not counted.
  */
 static void
-test_path_calls_stalls(void **state)
+path_calls_stalls(void **state, bool off_cpu)
 {
 	struct wire *w = *state;
 	const uint64_t len_ns = ns_of(w, STALL_LEN);
+	const unsigned n = off_cpu ? 16 : 8;
+
+	assert_true(len_ns > STALL_PATH_CHECK_NS);
+	switches_in_calls = off_cpu;
 
 	io_fake_set_delay(w->f, 1, 10000);
 	io_fake_set_call_time(w->f, 0, 2000, 2000, true);
@@ -417,14 +441,28 @@ test_path_calls_stalls(void **state)
 	run_prober(w);
 	assert_int_equal(io_fake_stalls_taken(w->f, 0), 8);
 	assert_int_equal(io_fake_call_stalls_taken(w->f, 0), 8);
-	assert_int_equal(w->pw.stall.st.count, 8);
-	assert_true(w->pw.stall.st.total_ns >= 8 * len_ns);
-	assert_true(w->pw.stall.st.total_ns <= 8 * (len_ns + 3000));
+	assert_int_equal(w->pw.stall.st.count, n);
+	assert_int_equal(w->pw.stall.st.in_call, off_cpu ? 8 : 0);
+	assert_true(w->pw.stall.st.total_ns >= n * len_ns);
+	assert_true(w->pw.stall.st.total_ns <= n * (len_ns + 3000));
+	switches_in_calls = false;
 	/* The calls that held one are in the series' tail. */
 	assert_true(w->pw.stall.calls[STALL_CALL_RX_EMPTY].max_cycles +
 			    w->pw.stall.calls[STALL_CALL_TX].max_cycles +
 			    w->pw.stall.calls[STALL_CALL_RX].max_cycles >=
 		    STALL_LEN);
+}
+
+static void
+test_path_calls_stalls(void **state)
+{
+	path_calls_stalls(state, false);
+}
+
+static void
+test_path_calls_off_cpu(void **state)
+{
+	path_calls_stalls(state, true);
 }
 
 /*
@@ -558,6 +596,7 @@ main(void)
 		T(test_path_calls_quiet_generic),
 		T(test_poll_calls_judged),
 		T(test_path_calls_stalls),
+		T(test_path_calls_off_cpu),
 		T(test_calibrated_quiet),
 		T(test_uncalibrated_false_stalls),
 		T(test_calibrated_finds),
