@@ -137,7 +137,9 @@ def main():
                     f"{'true' if refl else 'false'}, {ee:#06x}, "
                     f"golden_{name}, sizeof(golden_{name})}},\n")
         h.write("};\n")
-    subprocess.run(["clang-format", "-i", OUT], check=True)
+    # LP_CLANG_FORMAT: tools/check names the pinned major
+    subprocess.run([os.environ.get("LP_CLANG_FORMAT", "clang-format"), "-i", OUT],
+                   check=True)
     print(f"wrote {os.path.relpath(OUT, ROOT)}")
 
 
