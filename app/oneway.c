@@ -370,6 +370,44 @@ app_oneway_fold(struct prober_worker *g, const struct prober_worker *w)
 	ow_add(&g->ow, &w->ow);
 }
 
+/* The report's one_way from the summed counters and merged series; final:
+ * take the run's last sync read first (the report, not a scrape). */
+static void
+judge(struct app_oneway *o, const struct prober_oneway *sum, bool same_clock,
+      const struct histogram *fwd, const struct histogram *rev, bool final,
+      struct report_one_way *ow)
+{
+	memset(ow, 0, sizeof(*ow));
+	ow->forward = fwd;
+	ow->reverse = rev;
+	ow->answers = sum->answers;
+	ow->fwd_nonpos = sum->fwd_nonpos;
+	ow->rev_nonpos = sum->rev_nonpos;
+	ow->fwd_min_ns = sum->answers != 0 ? sum->fwd_min_ns : 0;
+	ow->rev_min_ns = sum->answers != 0 ? sum->rev_min_ns : 0;
+	ow->same_clock = same_clock;
+	ow->refl_ee_max_ns = sum->ee_max_ns;
+	ow->refl_s_clear = sum->ee_s_clear;
+	ow->refl_no_ee = sum->ee_none;
+	ow->refl_ee_unknown = sum->ee_unknown;
+	/* The workers saw the feed's error (mapping + sync when synced):
+	 * the mapping's part is what the bound adds here; the sync part is
+	 * added by the judgement (not with --same-clock). */
+	ow->map_err_max_ns = 0;
+	if (o != NULL && o->inited) {
+		if (final)
+			finish(o);
+		app_oneway_fill(o, ow);
+		if (ow->map_unknown) /* the start's, for what it is worth */
+			ow->map_err_max_ns = sum->own_err_max_ns;
+	} else {
+		ow->local_source = "none";
+		ow->map_unknown = true;
+		ow->map_err_max_ns = sum->own_err_max_ns;
+	}
+	report_one_way_judge(ow);
+}
+
 void
 app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 			unsigned n, const struct prober_worker *gone,
@@ -379,7 +417,6 @@ app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 	struct prober_oneway sum = {.fwd_min_ns = INT64_MAX,
 				    .rev_min_ns = INT64_MAX};
 
-	memset(ow, 0, sizeof(*ow));
 	for (unsigned i = 0; i <= n; i++) {
 		const struct prober_worker *x = i < n ? &w[i] : gone;
 
@@ -389,33 +426,40 @@ app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 		histogram_merge(rev, &x->reverse);
 		ow_add(&sum, &x->ow);
 	}
-	ow->forward = fwd;
-	ow->reverse = rev;
-	ow->answers = sum.answers;
-	ow->fwd_nonpos = sum.fwd_nonpos;
-	ow->rev_nonpos = sum.rev_nonpos;
-	ow->fwd_min_ns = sum.answers != 0 ? sum.fwd_min_ns : 0;
-	ow->rev_min_ns = sum.answers != 0 ? sum.rev_min_ns : 0;
-	ow->same_clock = same_clock;
-	ow->refl_ee_max_ns = sum.ee_max_ns;
-	ow->refl_s_clear = sum.ee_s_clear;
-	ow->refl_no_ee = sum.ee_none;
-	/* The workers saw the feed's error (mapping + sync when synced):
-	 * the mapping's part is what the bound adds here; the sync part is
-	 * added by the judgement (not with --same-clock). */
-	ow->map_err_max_ns = 0;
-	ow->refl_ee_unknown = sum.ee_unknown;
-	if (o != NULL && o->inited) {
-		finish(o);
-		app_oneway_fill(o, ow);
-		if (ow->map_unknown) /* the start's, for what it is worth */
-			ow->map_err_max_ns = sum.own_err_max_ns;
-	} else {
-		ow->local_source = "none";
-		ow->map_unknown = true;
-		ow->map_err_max_ns = sum.own_err_max_ns;
+	judge(o, &sum, same_clock, fwd, rev, true, ow);
+}
+
+/* w's counters as another thread sees them (single writer: relaxed). */
+static void
+ow_read(struct prober_oneway *d, const struct prober_oneway *w)
+{
+	d->answers = util_relaxed_read(&w->answers);
+	d->fwd_nonpos = util_relaxed_read(&w->fwd_nonpos);
+	d->rev_nonpos = util_relaxed_read(&w->rev_nonpos);
+	d->fwd_min_ns = __atomic_load_n(&w->fwd_min_ns, __ATOMIC_RELAXED);
+	d->rev_min_ns = __atomic_load_n(&w->rev_min_ns, __ATOMIC_RELAXED);
+	d->ee_s_clear = util_relaxed_read(&w->ee_s_clear);
+	d->ee_none = util_relaxed_read(&w->ee_none);
+	d->ee_unknown = util_relaxed_read(&w->ee_unknown);
+	d->ee_max_ns = util_relaxed_read(&w->ee_max_ns);
+	d->own_err_max_ns = util_relaxed_read(&w->own_err_max_ns);
+}
+
+void
+app_oneway_live(struct app_oneway *o, const struct prober_worker *const *w,
+		unsigned n, bool same_clock, const struct histogram *fwd,
+		const struct histogram *rev, struct report_one_way *ow)
+{
+	struct prober_oneway sum = {.fwd_min_ns = INT64_MAX,
+				    .rev_min_ns = INT64_MAX};
+
+	for (unsigned i = 0; i < n; i++) {
+		struct prober_oneway v;
+
+		ow_read(&v, &w[i]->ow);
+		ow_add(&sum, &v);
 	}
-	report_one_way_judge(ow);
+	judge(o, &sum, same_clock, fwd, rev, false, ow);
 }
 
 unsigned

@@ -112,6 +112,15 @@ void app_oneway_probe_report(struct app_oneway *o,
 			     struct histogram *fwd, struct histogram *rev,
 			     struct report_one_way *ow);
 
+/*
+ * The same while the run goes on (the metrics thread): workers w[0..n)'s
+ * counters read relaxed, fwd and rev their merged series (the caller's),
+ * the run's sync reads so far; judged over the run up to now.
+ */
+void app_oneway_live(struct app_oneway *o, const struct prober_worker *const *w,
+		     unsigned n, bool same_clock, const struct histogram *fwd,
+		     const struct histogram *rev, struct report_one_way *ow);
+
 /* The reflector's report of its clock. */
 void app_oneway_clock(struct app_oneway *o, struct report_clock *c);
 

@@ -740,7 +740,10 @@ probe_teardown(struct app_run *r)
 	memset(&x->live, 0, sizeof(x->live));
 	histogram_destroy(x->mx_snap);
 	histogram_destroy(x->mx_sum);
+	histogram_destroy(x->mx_fwd);
+	histogram_destroy(x->mx_rev);
 	x->mx_snap = x->mx_sum = NULL;
+	x->mx_fwd = x->mx_rev = NULL;
 	if (x->ivr != NULL) {
 		struct ivrep *v = x->ivr;
 
