@@ -267,8 +267,8 @@ app_oneway_fill(struct app_oneway *o, struct report_one_way *ow)
 		ow->map_err_max_ns = o->sync.err_max_ns;
 	ow->local_synced = v.synced;
 	ow->local_source = o->test_sync ? "test"
-			   : v.synced	 ? clock_src_name(v.src)
-					 : clock_src_name(o->verdict.src);
+			   : v.synced	? clock_src_name(v.src)
+					: clock_src_name(o->verdict.src);
 	ow->local_sync_unknown = v.synced && !v.err_known;
 	ow->local_sync_err_ns = v.sync_err_ns;
 	ow->local_reads = o->run.reads;
@@ -510,8 +510,8 @@ app_oneway_clock(struct app_oneway *o, struct report_clock *c)
 	c->slew_max_ppm = o->sync.slew_max_ppm;
 	c->synchronised = v.synced;
 	c->source = o->test_sync ? "test"
-		    : v.synced	  ? clock_src_name(v.src)
-				  : clock_src_name(o->verdict.src);
+		    : v.synced	 ? clock_src_name(v.src)
+				 : clock_src_name(o->verdict.src);
 	c->sync_error_unknown = v.synced && !v.err_known;
 	c->sync_error_ns = v.sync_err_ns;
 	c->sync_reads = o->run.reads;

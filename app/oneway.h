@@ -35,7 +35,7 @@
  * and chronyc (app_oneway_start()), or a test's fake time source.
  */
 struct app_clock_source {
-	int (*kernel)(void *ctx, struct clock_kernel *out); /* 0 or -errno */
+	int (*kernel)(void *ctx, struct clock_kernel *out);  /* 0 or -errno */
 	bool (*chrony)(void *ctx, struct clock_chrony *out); /* it answered */
 	void *ctx;
 };
@@ -56,9 +56,9 @@ struct app_oneway {
 	bool have_chrony;
 	struct clock_verdict verdict; /* the latest read */
 	struct clock_run run;	      /* every read of the run */
-	uint16_t ee;	     /* the Error Estimate published */
-	uint64_t err_ns;     /* mapping (+ sync when synchronised) */
-	uint64_t err_max_ns; /* of err_ns over the run */
+	uint16_t ee;		      /* the Error Estimate published */
+	uint64_t err_ns;	      /* mapping (+ sync when synchronised) */
+	uint64_t err_max_ns;	      /* of err_ns over the run */
 	int64_t test_offset_ns;
 	bool test_sync;
 	uint64_t test_sync_ns;

@@ -662,7 +662,7 @@ probe_init_workers(struct app_run *r)
 			rc.clock = r->clk.clock;
 			rc.anchor = r->clk.anchor;
 			rc.utc_feed = x->conf.utc_feed; /* one-way: one clock */
-			if (rc.utc_feed == NULL) /* as reflect_setup.c */
+			if (rc.utc_feed == NULL)	/* as reflect_setup.c */
 				rc.error_estimate = app_oneway_unknown_ee();
 			rc.auth_key = o->co.auth_key;
 			rc.auth_key_len = o->co.auth_key_len;

@@ -38,10 +38,10 @@ prober_oneway_ee_ns(struct prober_worker *w, uint16_t raw)
 
 	stamp_ee_decode(raw, &e);
 	w->ow_last_ee = raw;
-	w->ow_last_ee_ns = e.multiplier == 0	    ? 0
-			   : stamp_ee_is_unknown(&e) ? UINT64_MAX
-						     : (uint64_t)ceil(
-							       stamp_ee_to_ns(&e));
+	w->ow_last_ee_ns = e.multiplier == 0 ? 0
+			   : stamp_ee_is_unknown(&e)
+				   ? UINT64_MAX
+				   : (uint64_t)ceil(stamp_ee_to_ns(&e));
 	return w->ow_last_ee_ns;
 }
 

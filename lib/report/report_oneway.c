@@ -40,7 +40,7 @@ neg_mag(int64_t v)
 /* The parts of the bound that are not known, as reasons (1 << reason),
  * in the order the first is named as the bound's. */
 static const enum report_ow_reason bound_order[] = {
-	REPORT_OW_LOCAL_NO_MAPPING, REPORT_OW_LOCAL_UNSYNC,
+	REPORT_OW_LOCAL_NO_MAPPING,  REPORT_OW_LOCAL_UNSYNC,
 	REPORT_OW_LOCAL_ERR_UNKNOWN, REPORT_OW_NO_ESTIMATE,
 	REPORT_OW_REFLECTOR_UNKNOWN, REPORT_OW_REFLECTOR_UNSYNC,
 };
@@ -102,9 +102,8 @@ report_one_way_judge(struct report_one_way *ow)
 	report_summarise(rpt_hist_or_empty(ow->forward), &f);
 	report_summarise(rpt_hist_or_empty(ow->reverse), &r);
 	/* pct[0] is p50 (report_pcts[]). */
-	if (ow->bound_known &&
-	    ((f.count != 0 && ow->bound_ns >= f.pct[0]) ||
-	     (r.count != 0 && ow->bound_ns >= r.pct[0])))
+	if (ow->bound_known && ((f.count != 0 && ow->bound_ns >= f.pct[0]) ||
+				(r.count != 0 && ow->bound_ns >= r.pct[0])))
 		why |= 1u << REPORT_OW_BOUND;
 	ow->reasons = why;
 	ow->valid = why == 0;
@@ -134,8 +133,9 @@ text_reason(FILE *out, const struct report_one_way *ow, enum report_ow_reason k)
 		break;
 	case REPORT_OW_LOCAL_UNSYNC:
 		fprintf(out,
-			"    - this host's clock was not synchronised at %" PRIu64
-			" of %" PRIu64 " reads of the run (latest: %s)\n",
+			"    - this host's clock was not synchronised at "
+			"%" PRIu64 " of %" PRIu64
+			" reads of the run (latest: %s)\n",
 			ow->local_unsynced_reads, ow->local_reads,
 			ow->chrony ? ow->chrony_synced
 					     ? "chrony: synchronised"
@@ -215,7 +215,8 @@ static void
 bound_line(FILE *out, const struct report_one_way *ow)
 {
 	if (ow->bound_known)
-		fprintf(out, "One-way bound: +-%s = ", rpt_fmt_ns(ow->bound_ns).s);
+		fprintf(out,
+			"One-way bound: +-%s = ", rpt_fmt_ns(ow->bound_ns).s);
 	else
 		fprintf(out, "One-way bound: unknown (%s); its parts: ",
 			bound_why_text(ow));
@@ -322,8 +323,7 @@ rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 		rpt_jset_null(o, "bound_reason", err);
 	} else {
 		rpt_jset_null(o, "bound_ns", err);
-		rpt_jset_str(o, "bound_reason", reason_key[ow->bound_why],
-			     err);
+		rpt_jset_str(o, "bound_reason", reason_key[ow->bound_why], err);
 	}
 	rpt_jset_bool(o, "same_clock", ow->same_clock, err);
 	rpt_jset_u64(o, "answers", ow->answers, err);
@@ -403,8 +403,7 @@ rpt_text_clock(FILE *out, const struct report_clock *c)
 		return;
 	if (!c->synchronised)
 		snprintf(sync, sizeof(sync),
-			 "not synchronised at %" PRIu64 " of %" PRIu64
-			 " reads",
+			 "not synchronised at %" PRIu64 " of %" PRIu64 " reads",
 			 c->unsynchronised_reads, c->sync_reads);
 	else if (c->sync_error_unknown)
 		snprintf(sync, sizeof(sync),
@@ -448,8 +447,8 @@ rpt_json_clock(struct json_object *root, const struct report_clock *c, int *err)
 	if (c->not_resampled)
 		rpt_jset_null(o, "mapping_error_max_ns", err);
 	else
-		rpt_jset_u64(o, "mapping_error_max_ns",
-			     c->mapping_error_max_ns, err);
+		rpt_jset_u64(o, "mapping_error_max_ns", c->mapping_error_max_ns,
+			     err);
 	rpt_jset_u64(o, "residual_max_ns", c->residual_max_ns, err);
 	rpt_jset_u64(o, "resamples", c->resamples, err);
 	rpt_jset_u64(o, "steps", c->steps, err);

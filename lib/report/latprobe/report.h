@@ -303,9 +303,9 @@ enum report_ow_reason {
 	REPORT_OW_LOCAL_UNSYNC,
 	REPORT_OW_NEGATIVE,
 	REPORT_OW_BOUND,
-	REPORT_OW_LOCAL_ERR_UNKNOWN,  /* synchronised, no error figure */
-	REPORT_OW_LOCAL_NO_MAPPING,   /* our clock thread did not run */
-	REPORT_OW_REFLECTOR_UNKNOWN,  /* an estimate that says "unknown" */
+	REPORT_OW_LOCAL_ERR_UNKNOWN, /* synchronised, no error figure */
+	REPORT_OW_LOCAL_NO_MAPPING,  /* our clock thread did not run */
+	REPORT_OW_REFLECTOR_UNKNOWN, /* an estimate that says "unknown" */
 	REPORT_OW__COUNT
 };
 
@@ -327,9 +327,9 @@ struct report_one_way {
 	double map_slew_max_ppm;
 	/* Ours: the clock's synchronisation over the run (the worst of its
 	 * reads, struct clock_run). */
-	bool local_synced;	  /* at every read */
-	const char *local_source; /* "chrony", "kernel", "test", "none" */
-	bool local_sync_unknown;  /* synced, but a read gave no error */
+	bool local_synced;	    /* at every read */
+	const char *local_source;   /* "chrony", "kernel", "test", "none" */
+	bool local_sync_unknown;    /* synced, but a read gave no error */
 	uint64_t local_sync_err_ns; /* the largest read */
 	uint64_t local_reads, local_unsynced_reads;
 	bool kernel_read, kernel_synced;
@@ -342,7 +342,7 @@ struct report_one_way {
 	double chrony_offset_s, chrony_root_delay_s, chrony_root_dispersion_s;
 	uint64_t chrony_bound_ns;
 	/* report_one_way_judge() fills these. */
-	uint64_t bound_ns;	   /* bound_known only */
+	uint64_t bound_ns; /* bound_known only */
 	bool bound_known;
 	enum report_ow_reason bound_why; /* !bound_known: the first cause */
 	bool valid;
@@ -662,8 +662,8 @@ struct report_clock {
 	uint64_t mapping_error_max_ns, residual_max_ns, resamples, steps;
 	int64_t step_max_ns;
 	double slew_max_ppm;
-	bool synchronised;  /* at every read of the run */
-	const char *source; /* "chrony", "kernel", "test", "none" */
+	bool synchronised;	 /* at every read of the run */
+	const char *source;	 /* "chrony", "kernel", "test", "none" */
 	bool sync_error_unknown; /* synchronised, a read gave no figure */
 	uint64_t sync_error_ns;	 /* the largest read */
 	uint64_t sync_reads, unsynchronised_reads;

@@ -102,8 +102,8 @@ k_synced(struct clock_kernel *k, long est_us)
 static void
 k_unsynced(struct clock_kernel *k)
 {
-	clock_kernel_interpret(TIME_ERROR, STA_UNSYNC, 16000000, 16000000, 0,
-			       0, k);
+	clock_kernel_interpret(TIME_ERROR, STA_UNSYNC, 16000000, 16000000, 0, 0,
+			       k);
 }
 
 /* ---- The run ----------------------------------------------------------- */
@@ -419,8 +419,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_zero_chrony_bound, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_thread_fails_prober,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_fails_prober, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_thread_fails_reflector,
 						setup, teardown),
 	};

@@ -276,9 +276,9 @@ test_verdict_zero_error(void **state)
 	assert_true(v.err_known);
 	assert_int_equal(v.sync_err_ns, 7000);
 	/* chrony with every error field 0: no bound either. */
-	assert_int_equal(clock_chrony_parse(chrony_zero,
-					    sizeof(chrony_zero) - 1, &c),
-			 0);
+	assert_int_equal(
+		clock_chrony_parse(chrony_zero, sizeof(chrony_zero) - 1, &c),
+		0);
 	assert_true(c.synced);
 	assert_int_equal(c.bound_ns, 0);
 	clock_verdict_of(&k, &c, &v);
