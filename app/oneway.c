@@ -26,7 +26,7 @@ chronyd_running(void)
 }
 
 static bool
-read_chrony(struct clock_chrony *c)
+read_chrony(void *ctx, struct clock_chrony *c)
 {
 	char line[512];
 	size_t n;
@@ -57,15 +57,29 @@ read_chrony(struct clock_chrony *c)
 	return ok;
 }
 
-static void
-read_sync(struct app_oneway *o)
+static int
+read_kernel(void *ctx, struct clock_kernel *k)
+{
+	(void)ctx;
+	return clock_kernel_read(k);
+}
+
+static const struct app_clock_source sys_source = {
+	.kernel = read_kernel,
+	.chrony = read_chrony,
+};
+
+void
+app_oneway_resync(struct app_oneway *o)
 {
 	struct clock_kernel k;
 	struct clock_chrony c;
 	bool have_c;
 
-	(void)clock_kernel_read(&k);
-	have_c = read_chrony(&c);
+	memset(&k, 0, sizeof(k)); /* not read, whatever the reader left */
+	if (o->src->kernel(o->src->ctx, &k) != 0)
+		memset(&k, 0, sizeof(k));
+	have_c = o->src->chrony(o->src->ctx, &c);
 	pthread_mutex_lock(&o->mu);
 	o->kernel = k;
 	o->have_chrony = have_c;
@@ -78,8 +92,12 @@ read_sync(struct app_oneway *o)
 	if (o->test_sync) {
 		o->verdict.synced = true;
 		o->verdict.src = CLOCK_SRC_NONE;
+		o->verdict.err_known = o->test_sync_ns != 0;
 		o->verdict.sync_err_ns = o->test_sync_ns;
 	}
+	/* The run's verdict is the worst read: one unsynchronised read
+	 * leaves the timestamps around it without a bound. */
+	clock_run_note(&o->run, &o->verdict);
 	pthread_mutex_unlock(&o->mu);
 }
 
@@ -90,21 +108,35 @@ publish(struct app_oneway *o)
 	struct clock_map m = o->sync.map;
 	struct stamp_error_estimate e;
 	uint64_t err;
+	bool s;
 
 	m.anchor.realtime_ns += (uint64_t)o->test_offset_ns;
 	pthread_mutex_lock(&o->mu);
 	err = o->sync.err_ns;
-	if (o->verdict.synced)
+	/* S only when synchronised with a known error: S set promises an
+	 * error against UTC. A clock whose source states no error
+	 * (timesyncd) says S clear with the one figure it has, its
+	 * timestamps' error against its own system clock; a receiver then
+	 * takes its UTC error as unknown. NTP format (Z clear). */
+	s = o->verdict.synced && o->verdict.err_known;
+	if (s)
 		err += o->verdict.sync_err_ns;
-	/* S only when synchronised; else the estimate is our timestamps'
-	 * error against our own system clock. NTP format (Z clear). */
-	stamp_ee_from_ns((double)err, o->verdict.synced, false, &e);
+	stamp_ee_from_ns((double)err, s, false, &e);
 	o->ee = stamp_ee_encode(&e);
 	o->err_ns = err;
 	if (err > o->err_max_ns)
 		o->err_max_ns = err;
 	pthread_mutex_unlock(&o->mu);
 	clock_feed_publish(&o->feed, &m, err, o->ee);
+}
+
+uint16_t
+app_oneway_unknown_ee(void)
+{
+	struct stamp_error_estimate e;
+
+	stamp_ee_unknown(false, false, &e);
+	return stamp_ee_encode(&e);
 }
 
 static void
@@ -130,7 +162,7 @@ oneway_thread(void *arg)
 		if (atomic_load_explicit(&o->stop, memory_order_relaxed))
 			break;
 		if (++k % APP_ONEWAY_SYNC_EVERY == 0)
-			read_sync(o);
+			app_oneway_resync(o);
 		if (clock_pair_read(&p, 64) != 0)
 			continue;
 		pthread_mutex_lock(&o->mu);
@@ -162,6 +194,13 @@ env_i64(const char *name, bool *set)
 int
 app_oneway_start(struct app_oneway *o, const struct app_clock *clk, bool dpdk)
 {
+	return app_oneway_start_from(o, clk, dpdk, &sys_source);
+}
+
+int
+app_oneway_start_from(struct app_oneway *o, const struct app_clock *clk,
+		      bool dpdk, const struct app_clock_source *src)
+{
 	struct clock_pair p;
 	bool set;
 	int ret;
@@ -169,22 +208,36 @@ app_oneway_start(struct app_oneway *o, const struct app_clock *clk, bool dpdk)
 	memset(o, 0, sizeof(*o));
 	pthread_mutex_init(&o->mu, NULL);
 	atomic_init(&o->stop, false);
+	o->src = src;
+	o->inited = true;
 	o->test_offset_ns = env_i64("LATPROBE_TEST_CLOCK_OFFSET_NS", &set);
 	o->test_sync_ns =
 		(uint64_t)env_i64("LATPROBE_TEST_CLOCK_SYNC_NS", &o->test_sync);
+	/* The run's first sync read, whether the mapping follows or not. */
+	app_oneway_resync(o);
 	ret = clock_pair_read(&p, 64);
 	if (ret != 0)
 		return ret;
 	ret = clock_sync_init(&o->sync, clk->clock.hz, &p);
 	if (ret != 0)
 		return ret;
-	read_sync(o);
 	publish(o);
 	ret = app_thread_start(&o->thread, "lp-clock", dpdk, oneway_thread, o);
 	if (ret != 0)
 		return ret;
 	o->running = true;
+	o->resampled = true;
 	return 0;
+}
+
+/* The run's last sync read, before a report (once). */
+static void
+finish(struct app_oneway *o)
+{
+	if (o->finished)
+		return;
+	app_oneway_resync(o);
+	o->finished = true;
 }
 
 void
@@ -200,7 +253,11 @@ app_oneway_stop(struct app_oneway *o)
 void
 app_oneway_fill(struct app_oneway *o, struct report_one_way *ow)
 {
+	struct clock_verdict v;
+
 	pthread_mutex_lock(&o->mu);
+	clock_run_verdict(&o->run, &v);
+	ow->map_unknown = !o->resampled;
 	ow->map_resamples = o->sync.updates;
 	ow->map_steps = o->sync.steps;
 	ow->map_step_max_ns = o->sync.step_max_ns;
@@ -208,10 +265,14 @@ app_oneway_fill(struct app_oneway *o, struct report_one_way *ow)
 	ow->map_slew_max_ppm = o->sync.slew_max_ppm;
 	if (o->sync.err_max_ns > ow->map_err_max_ns)
 		ow->map_err_max_ns = o->sync.err_max_ns;
-	ow->local_synced = o->verdict.synced;
-	ow->local_source =
-		o->test_sync ? "test" : clock_src_name(o->verdict.src);
-	ow->local_sync_err_ns = o->verdict.sync_err_ns;
+	ow->local_synced = v.synced;
+	ow->local_source = o->test_sync ? "test"
+			   : v.synced	? clock_src_name(v.src)
+					: clock_src_name(o->verdict.src);
+	ow->local_sync_unknown = v.synced && !v.err_known;
+	ow->local_sync_err_ns = v.sync_err_ns;
+	ow->local_reads = o->run.reads;
+	ow->local_unsynced_reads = o->run.unsynced;
 	ow->kernel_read = o->kernel.read;
 	ow->kernel_synced = o->kernel.synced;
 	ow->kernel_status = o->kernel.status;
@@ -238,7 +299,16 @@ app_oneway_describe(struct app_oneway *o, char *buf, size_t cap)
 
 	pthread_mutex_lock(&o->mu);
 	stamp_ee_decode(o->ee, &e);
-	if (o->verdict.synced)
+	if (o->verdict.synced && !o->verdict.err_known)
+		snprintf(buf, cap,
+			 "clock synchronised (%s) but its source gives no "
+			 "error figure (adjtimex esterror 0): one-way bound "
+			 "unknown; Error Estimate %.0f ns (S clear: against "
+			 "this host's clock only)",
+			 o->test_sync ? "test hook"
+				      : clock_src_name(o->verdict.src),
+			 stamp_ee_to_ns(&e));
+	else if (o->verdict.synced)
 		snprintf(buf, cap,
 			 "clock synchronised (%s, sync error %.0f ns), "
 			 "Error Estimate %.0f ns",
@@ -285,6 +355,7 @@ ow_add(struct prober_oneway *d, const struct prober_oneway *v)
 		d->rev_min_ns = v->rev_min_ns;
 	d->ee_s_clear += v->ee_s_clear;
 	d->ee_none += v->ee_none;
+	d->ee_unknown += v->ee_unknown;
 	if (v->ee_max_ns > d->ee_max_ns)
 		d->ee_max_ns = v->ee_max_ns;
 	if (v->own_err_max_ns > d->own_err_max_ns)
@@ -299,6 +370,44 @@ app_oneway_fold(struct prober_worker *g, const struct prober_worker *w)
 	ow_add(&g->ow, &w->ow);
 }
 
+/* The report's one_way from the summed counters and merged series; final:
+ * take the run's last sync read first (the report, not a scrape). */
+static void
+judge(struct app_oneway *o, const struct prober_oneway *sum, bool same_clock,
+      const struct histogram *fwd, const struct histogram *rev, bool final,
+      struct report_one_way *ow)
+{
+	memset(ow, 0, sizeof(*ow));
+	ow->forward = fwd;
+	ow->reverse = rev;
+	ow->answers = sum->answers;
+	ow->fwd_nonpos = sum->fwd_nonpos;
+	ow->rev_nonpos = sum->rev_nonpos;
+	ow->fwd_min_ns = sum->answers != 0 ? sum->fwd_min_ns : 0;
+	ow->rev_min_ns = sum->answers != 0 ? sum->rev_min_ns : 0;
+	ow->same_clock = same_clock;
+	ow->refl_ee_max_ns = sum->ee_max_ns;
+	ow->refl_s_clear = sum->ee_s_clear;
+	ow->refl_no_ee = sum->ee_none;
+	ow->refl_ee_unknown = sum->ee_unknown;
+	/* The workers saw the feed's error (mapping + sync when synced):
+	 * the mapping's part is what the bound adds here; the sync part is
+	 * added by the judgement (not with --same-clock). */
+	ow->map_err_max_ns = 0;
+	if (o != NULL && o->inited) {
+		if (final)
+			finish(o);
+		app_oneway_fill(o, ow);
+		if (ow->map_unknown) /* the start's, for what it is worth */
+			ow->map_err_max_ns = sum->own_err_max_ns;
+	} else {
+		ow->local_source = "none";
+		ow->map_unknown = true;
+		ow->map_err_max_ns = sum->own_err_max_ns;
+	}
+	report_one_way_judge(ow);
+}
+
 void
 app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 			unsigned n, const struct prober_worker *gone,
@@ -308,7 +417,6 @@ app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 	struct prober_oneway sum = {.fwd_min_ns = INT64_MAX,
 				    .rev_min_ns = INT64_MAX};
 
-	memset(ow, 0, sizeof(*ow));
 	for (unsigned i = 0; i <= n; i++) {
 		const struct prober_worker *x = i < n ? &w[i] : gone;
 
@@ -318,28 +426,40 @@ app_oneway_probe_report(struct app_oneway *o, const struct prober_worker *w,
 		histogram_merge(rev, &x->reverse);
 		ow_add(&sum, &x->ow);
 	}
-	ow->forward = fwd;
-	ow->reverse = rev;
-	ow->answers = sum.answers;
-	ow->fwd_nonpos = sum.fwd_nonpos;
-	ow->rev_nonpos = sum.rev_nonpos;
-	ow->fwd_min_ns = sum.answers != 0 ? sum.fwd_min_ns : 0;
-	ow->rev_min_ns = sum.answers != 0 ? sum.rev_min_ns : 0;
-	ow->same_clock = same_clock;
-	ow->refl_ee_max_ns = sum.ee_max_ns;
-	ow->refl_s_clear = sum.ee_s_clear;
-	ow->refl_no_ee = sum.ee_none;
-	/* The workers saw the feed's error (mapping + sync when synced):
-	 * the mapping's part is what the bound adds here; the sync part is
-	 * added by the judgement (not with --same-clock). */
-	ow->map_err_max_ns = 0;
-	if (o != NULL && o->running) {
-		app_oneway_fill(o, ow);
-	} else {
-		ow->local_source = "none";
-		ow->map_err_max_ns = sum.own_err_max_ns;
+	judge(o, &sum, same_clock, fwd, rev, true, ow);
+}
+
+/* w's counters as another thread sees them (single writer: relaxed). */
+static void
+ow_read(struct prober_oneway *d, const struct prober_oneway *w)
+{
+	d->answers = util_relaxed_read(&w->answers);
+	d->fwd_nonpos = util_relaxed_read(&w->fwd_nonpos);
+	d->rev_nonpos = util_relaxed_read(&w->rev_nonpos);
+	d->fwd_min_ns = __atomic_load_n(&w->fwd_min_ns, __ATOMIC_RELAXED);
+	d->rev_min_ns = __atomic_load_n(&w->rev_min_ns, __ATOMIC_RELAXED);
+	d->ee_s_clear = util_relaxed_read(&w->ee_s_clear);
+	d->ee_none = util_relaxed_read(&w->ee_none);
+	d->ee_unknown = util_relaxed_read(&w->ee_unknown);
+	d->ee_max_ns = util_relaxed_read(&w->ee_max_ns);
+	d->own_err_max_ns = util_relaxed_read(&w->own_err_max_ns);
+}
+
+void
+app_oneway_live(struct app_oneway *o, const struct prober_worker *const *w,
+		unsigned n, bool same_clock, const struct histogram *fwd,
+		const struct histogram *rev, struct report_one_way *ow)
+{
+	struct prober_oneway sum = {.fwd_min_ns = INT64_MAX,
+				    .rev_min_ns = INT64_MAX};
+
+	for (unsigned i = 0; i < n; i++) {
+		struct prober_oneway v;
+
+		ow_read(&v, &w[i]->ow);
+		ow_add(&sum, &v);
 	}
-	report_one_way_judge(ow);
+	judge(o, &sum, same_clock, fwd, rev, false, ow);
 }
 
 unsigned
@@ -357,7 +477,7 @@ app_oneway_doctor(struct host_result *r)
 		in.kernel_esterror_ns = k.esterror_ns;
 		in.kernel_maxerror_ns = k.maxerror_ns;
 	}
-	if (read_chrony(&c)) {
+	if (read_chrony(NULL, &c)) {
 		in.chrony = true;
 		in.chrony_synced = c.synced;
 		in.chrony_phc = c.phc;
@@ -373,20 +493,33 @@ void
 app_oneway_clock(struct app_oneway *o, struct report_clock *c)
 {
 	struct stamp_error_estimate e;
+	struct clock_verdict v;
 
 	memset(c, 0, sizeof(*c));
+	if (!o->inited)
+		return;
+	finish(o);
 	pthread_mutex_lock(&o->mu);
+	clock_run_verdict(&o->run, &v);
+	c->not_resampled = !o->resampled;
 	c->mapping_error_max_ns = o->sync.err_max_ns;
 	c->residual_max_ns = o->sync.residual_max_ns;
 	c->resamples = o->sync.updates;
 	c->steps = o->sync.steps;
 	c->step_max_ns = o->sync.step_max_ns;
 	c->slew_max_ppm = o->sync.slew_max_ppm;
-	c->synchronised = o->verdict.synced;
-	c->source = o->test_sync ? "test" : clock_src_name(o->verdict.src);
-	c->sync_error_ns = o->verdict.sync_err_ns;
-	c->error_estimate = o->ee;
-	stamp_ee_decode(o->ee, &e);
+	c->synchronised = v.synced;
+	c->source = o->test_sync ? "test"
+		    : v.synced	 ? clock_src_name(v.src)
+				 : clock_src_name(o->verdict.src);
+	c->sync_error_unknown = v.synced && !v.err_known;
+	c->sync_error_ns = v.sync_err_ns;
+	c->sync_reads = o->run.reads;
+	c->unsynchronised_reads = o->run.unsynced;
+	/* What the answers carried last: without the thread, the unknown
+	 * estimate the reflector was given (reflect_setup.c). */
+	c->error_estimate = o->resampled ? o->ee : app_oneway_unknown_ee();
+	stamp_ee_decode(c->error_estimate, &e);
 	c->error_estimate_ns = stamp_ee_to_ns(&e);
 	pthread_mutex_unlock(&o->mu);
 }

@@ -167,6 +167,7 @@ struct probe_ctx {
 	struct codec_mac peer;
 	struct live live;
 	struct histogram *mx_snap, *mx_sum; /* the metrics thread's */
+	struct histogram *mx_fwd, *mx_rev;  /* its one-way scratch */
 	struct ivrep *ivr;		    /* --interval-report */
 	/* STAMP one-way delays: our clock thread, the report's part. */
 	struct app_oneway ow;

@@ -430,6 +430,97 @@ probe_report_interval(struct app_run *r, double el, bool final)
  */
 static int probe_metrics_locked(struct app_run *r, struct metrics_buf *b);
 
+/*
+ * One-way: the judgement of the run so far per series (as the report's
+ * one_way: this host's clock over every read, every answer's Error
+ * Estimate), a validity gauge and the bound (absent while unknown) beside
+ * forward and reverse, which are exported only while valid: a histogram
+ * of figures that mean nothing would be aggregated like any other.
+ */
+static void
+probe_metrics_one_way(struct probe_ctx *x, struct metrics_buf *b)
+{
+	static const struct prober_worker *ws[PROBE_MAX_WORKERS];
+	struct report_one_way ow;
+	static bool valid[PROBE_MAX_WORKERS], known[PROBE_MAX_WORKERS];
+	static uint64_t bound[PROBE_MAX_WORKERS]; /* under probe_mx_lock */
+	struct metrics_label l[3];
+	unsigned ns = mx_n_series(x);
+
+	if (x->mx_fwd == NULL)
+		x->mx_fwd = histogram_create();
+	if (x->mx_rev == NULL)
+		x->mx_rev = histogram_create();
+	if (x->mx_fwd == NULL || x->mx_rev == NULL) {
+		b->err = -ENOMEM;
+		return;
+	}
+	metrics_family(b, "latprobe_one_way_valid", "gauge",
+		       "1 while the one-way figures of the run so far are "
+		       "valid (the report's one_way.valid), else 0");
+	for (unsigned s = 0; s < ns && s < PROBE_MAX_WORKERS; s++) {
+		unsigned n = 0;
+
+		valid[s] = known[s] = false;
+		if (!mx_target(x, s)->proto->has_remote_ts || mx_retired(x, s))
+			continue;
+		for (unsigned i = 0; i < run_nw(x->run); i++)
+			if (mx_in(x, s, i))
+				ws[n++] = &x->run->w[i];
+		mx_merge(x, s, offsetof(struct prober_worker, forward));
+		histogram_init(x->mx_fwd);
+		histogram_merge(x->mx_fwd, x->mx_sum);
+		mx_merge(x, s, offsetof(struct prober_worker, reverse));
+		histogram_init(x->mx_rev);
+		histogram_merge(x->mx_rev, x->mx_sum);
+		app_oneway_live(&x->ow, ws, n, x->o.same_clock, x->mx_fwd,
+				x->mx_rev, &ow);
+		valid[s] = ow.valid;
+		known[s] = ow.bound_known;
+		bound[s] = ow.bound_ns;
+		mx_labels(x, s, l);
+		metrics_gauge(b, "latprobe_one_way_valid", l, 3,
+			      valid[s] ? 1.0 : 0.0);
+	}
+	metrics_family(b, "latprobe_one_way_bound_seconds", "gauge",
+		       "How far each one-way figure may be off either way: "
+		       "the reflector's Error Estimate + this host's mapping "
+		       "+ its sync error (the report's one_way.bound_ns); "
+		       "absent while unknown");
+	for (unsigned s = 0; s < ns && s < PROBE_MAX_WORKERS; s++) {
+		if (!mx_target(x, s)->proto->has_remote_ts ||
+		    mx_retired(x, s) || !known[s])
+			continue;
+		mx_labels(x, s, l);
+		metrics_gauge(b, "latprobe_one_way_bound_seconds", l, 3,
+			      (double)bound[s] / 1e9);
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		const char *name = k == 0 ? "latprobe_forward_seconds"
+					  : "latprobe_reverse_seconds";
+
+		metrics_family(b, name, "histogram",
+			       k == 0 ? "One-way forward delay T2 - T1, only "
+					"while latprobe_one_way_valid is 1 "
+					"(+- latprobe_one_way_bound_seconds)"
+				      : "One-way reverse delay T4 - T3, only "
+					"while latprobe_one_way_valid is 1 "
+					"(+- latprobe_one_way_bound_seconds)");
+		for (unsigned s = 0; s < ns && s < PROBE_MAX_WORKERS; s++) {
+			if (!mx_target(x, s)->proto->has_remote_ts ||
+			    mx_retired(x, s) || !valid[s])
+				continue;
+			mx_labels(x, s, l);
+			mx_merge(
+				x, s,
+				k == 0 ? offsetof(struct prober_worker, forward)
+				       : offsetof(struct prober_worker,
+						  reverse));
+			metrics_histogram(b, name, l, 3, x->mx_sum);
+		}
+	}
+}
+
 int
 probe_metrics(struct app_run *r, struct metrics_buf *b)
 {
@@ -503,30 +594,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 		metrics_histogram(b, "latprobe_network_rtt_seconds", l, 3,
 				  x->mx_sum);
 	}
-	/* One-way (issue 28): only the positive ones, as in the report;
-	 * whether they mean anything is the report's one_way.valid. */
-	for (unsigned k = 0; k < 2; k++) {
-		const char *name = k == 0 ? "latprobe_forward_seconds"
-					  : "latprobe_reverse_seconds";
-
-		metrics_family(b, name, "histogram",
-			       k == 0 ? "One-way forward delay T2 - T1 (the "
-					"two clocks' bound applies)"
-				      : "One-way reverse delay T4 - T3 (the "
-					"two clocks' bound applies)");
-		for (unsigned s = 0; s < mx_n_series(x); s++) {
-			if (!mx_target(x, s)->proto->has_remote_ts ||
-			    mx_retired(x, s))
-				continue;
-			mx_labels(x, s, l);
-			mx_merge(
-				x, s,
-				k == 0 ? offsetof(struct prober_worker, forward)
-				       : offsetof(struct prober_worker,
-						  reverse));
-			metrics_histogram(b, name, l, 3, x->mx_sum);
-		}
-	}
+	probe_metrics_one_way(x, b);
 	return b->err;
 }
 

@@ -578,7 +578,8 @@ probe_init_workers(struct app_run *r)
 		x->conf.utc_feed = &x->ow.feed;
 	else if (o->proto->has_remote_ts)
 		app_warn("cannot start the clock thread: one-way delays use "
-			 "the start's clock mapping");
+			 "the start's clock mapping, whose error is not "
+			 "measured: their bound is unknown");
 	if (o->multi)
 		return probe_init_workers_multi(r);
 	run = x->run = calloc(1, sizeof(*x->run));
@@ -662,6 +663,8 @@ probe_init_workers(struct app_run *r)
 			rc.clock = r->clk.clock;
 			rc.anchor = r->clk.anchor;
 			rc.utc_feed = x->conf.utc_feed; /* one-way: one clock */
+			if (rc.utc_feed == NULL)	/* as reflect_setup.c */
+				rc.error_estimate = app_oneway_unknown_ee();
 			rc.auth_key = o->co.auth_key;
 			rc.auth_key_len = o->co.auth_key_len;
 			if (loopback_io_init(&run->lo[i], q, &rc) != 0) {
@@ -738,7 +741,10 @@ probe_teardown(struct app_run *r)
 	memset(&x->live, 0, sizeof(x->live));
 	histogram_destroy(x->mx_snap);
 	histogram_destroy(x->mx_sum);
+	histogram_destroy(x->mx_fwd);
+	histogram_destroy(x->mx_rev);
 	x->mx_snap = x->mx_sum = NULL;
+	x->mx_fwd = x->mx_rev = NULL;
 	if (x->ivr != NULL) {
 		struct ivrep *v = x->ivr;
 

@@ -164,7 +164,7 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.counters = counters;
 	rep.n_counters = RC__COUNT;
 	rep.turnaround = turn;
-	if (x->conf.utc_feed != NULL) {
+	if (x->ow.inited) { /* also when its thread did not start */
 		app_oneway_clock(&x->ow, &x->clk_rep);
 		rep.clock = &x->clk_rep;
 	}

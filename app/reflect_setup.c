@@ -142,12 +142,17 @@ reflect_init_workers(struct app_run *r)
 	/* One-way delays: T2/T3 on a re-sampled UTC mapping, our measured
 	 * error in the Error Estimate (app/oneway.c). */
 	if (x->o.stamp_port != 0 &&
-	    app_oneway_start(&x->ow, &r->clk, r->dpdk_ready) == 0)
+	    app_oneway_start(&x->ow, &r->clk, r->dpdk_ready) == 0) {
 		x->conf.utc_feed = &x->ow.feed;
-	else if (x->o.stamp_port != 0)
+	} else if (x->o.stamp_port != 0) {
+		/* The start's mapping drifts unmeasured from here: no figure
+		 * we could send would be a bound. */
+		x->conf.error_estimate = app_oneway_unknown_ee();
 		app_warn("cannot start the clock thread: STAMP answers carry "
-			 "the start's clock mapping and a constant Error "
-			 "Estimate");
+			 "the start's clock mapping and an Error Estimate "
+			 "that says the error is unknown (the largest, S "
+			 "clear): probers get no one-way bound");
+	}
 	for (unsigned i = 0; i < r->n_workers; i++) {
 		struct io_queue *q =
 			x->sock ? sockio_queue(x->sock) : &r->port.q[i];

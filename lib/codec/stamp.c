@@ -89,6 +89,21 @@ stamp_ee_from_ns(double ns, bool sync, bool ptp,
 	ee->multiplier = 255;
 }
 
+void
+stamp_ee_unknown(bool sync, bool ptp, struct stamp_error_estimate *ee)
+{
+	ee->sync = sync;
+	ee->ptp = ptp;
+	ee->scale = 63;
+	ee->multiplier = 255;
+}
+
+bool
+stamp_ee_is_unknown(const struct stamp_error_estimate *ee)
+{
+	return stamp_ee_to_ns(ee) >= 0x1p64;
+}
+
 int
 stamp_ntp_clock_init(struct stamp_ntp_clock *k, uint64_t tsc0,
 		     uint64_t unix_ns0, uint64_t hz)

@@ -239,6 +239,15 @@ host_clock_checks(const char *root, const struct host_clock_input *in,
 		     c, a, b);
 		if (in->chrony_bound_ns > HOST_CLOCK_ERR_WARN_NS)
 			e->verdict = HOST_WARN;
+	} else if (synced && in->kernel_esterror_ns == 0) {
+		/* timesyncd sets esterror (and maxerror) to 0 whatever its
+		 * offset: no figure, not a zero error. */
+		HVAL(e,
+		     "unknown: kernel esterror 0 (the time source gives no "
+		     "error figure; systemd-timesyncd does so), maxerror %s; "
+		     "one-way bounds are unknown",
+		     b);
+		e->verdict = HOST_WARN;
 	} else if (synced) {
 		HVAL(e, "kernel esterror %s, maxerror %s (no chrony to ask)", a,
 		     b);

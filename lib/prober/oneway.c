@@ -29,7 +29,8 @@ prober_oneway_init(struct prober_worker *w)
 }
 
 /* The Error Estimate of an answer in ns, rounded up (0: multiplier 0, no
- * estimate), kept for the next answer with the same one. */
+ * estimate; UINT64_MAX: unknown, which no uint64_t of ns would hold
+ * anyway), kept for the next answer with the same one. */
 uint64_t
 prober_oneway_ee_ns(struct prober_worker *w, uint16_t raw)
 {
@@ -37,8 +38,10 @@ prober_oneway_ee_ns(struct prober_worker *w, uint16_t raw)
 
 	stamp_ee_decode(raw, &e);
 	w->ow_last_ee = raw;
-	w->ow_last_ee_ns =
-		e.multiplier == 0 ? 0 : (uint64_t)ceil(stamp_ee_to_ns(&e));
+	w->ow_last_ee_ns = e.multiplier == 0 ? 0
+			   : stamp_ee_is_unknown(&e)
+				   ? UINT64_MAX
+				   : (uint64_t)ceil(stamp_ee_to_ns(&e));
 	return w->ow_last_ee_ns;
 }
 

@@ -12,6 +12,9 @@ static const char *const reason_key[REPORT_OW__COUNT] = {
 	[REPORT_OW_LOCAL_UNSYNC] = "local_unsynchronised",
 	[REPORT_OW_NEGATIVE] = "negative_delay",
 	[REPORT_OW_BOUND] = "bound_exceeds_delay",
+	[REPORT_OW_LOCAL_ERR_UNKNOWN] = "local_error_unknown",
+	[REPORT_OW_LOCAL_NO_MAPPING] = "local_clock_not_resampled",
+	[REPORT_OW_REFLECTOR_UNKNOWN] = "reflector_error_unknown",
 };
 
 const char *
@@ -34,24 +37,61 @@ neg_mag(int64_t v)
 				: (uint64_t)-v;
 }
 
+/* The parts of the bound that are not known, as reasons (1 << reason),
+ * in the order the first is named as the bound's. */
+static const enum report_ow_reason bound_order[] = {
+	REPORT_OW_LOCAL_NO_MAPPING,  REPORT_OW_LOCAL_UNSYNC,
+	REPORT_OW_LOCAL_ERR_UNKNOWN, REPORT_OW_NO_ESTIMATE,
+	REPORT_OW_REFLECTOR_UNKNOWN, REPORT_OW_REFLECTOR_UNSYNC,
+};
+
+static unsigned
+bound_unknowns(const struct report_one_way *ow)
+{
+	unsigned why = 0;
+
+	if (ow->map_unknown)
+		why |= 1u << REPORT_OW_LOCAL_NO_MAPPING;
+	if (ow->refl_no_ee != 0)
+		why |= 1u << REPORT_OW_NO_ESTIMATE;
+	if (ow->refl_ee_unknown != 0)
+		why |= 1u << REPORT_OW_REFLECTOR_UNKNOWN;
+	/* The sync errors cancel on one clock; apart, each side's own error
+	 * against UTC is part of the bound. */
+	if (ow->same_clock)
+		return why;
+	if (!ow->local_synced)
+		why |= 1u << REPORT_OW_LOCAL_UNSYNC;
+	else if (ow->local_sync_unknown)
+		why |= 1u << REPORT_OW_LOCAL_ERR_UNKNOWN;
+	if (ow->refl_s_clear != 0)
+		why |= 1u << REPORT_OW_REFLECTOR_UNSYNC;
+	return why;
+}
+
 void
 report_one_way_judge(struct report_one_way *ow)
 {
 	struct report_summary f, r;
-	unsigned why = 0;
+	unsigned why = bound_unknowns(ow);
 
-	ow->bound_ns = sat_add(ow->refl_ee_max_ns, ow->map_err_max_ns);
-	if (!ow->same_clock)
-		ow->bound_ns = sat_add(ow->bound_ns, ow->local_sync_err_ns);
+	ow->bound_known = why == 0;
+	ow->bound_why = REPORT_OW__COUNT;
+	for (unsigned i = 0; i < sizeof(bound_order) / sizeof(bound_order[0]);
+	     i++)
+		if (ow->bound_why == REPORT_OW__COUNT &&
+		    (why & (1u << bound_order[i])))
+			ow->bound_why = bound_order[i];
+	ow->bound_ns = 0;
+	if (ow->bound_known) {
+		ow->bound_ns = sat_add(ow->refl_ee_max_ns, ow->map_err_max_ns);
+		if (!ow->same_clock)
+			ow->bound_ns =
+				sat_add(ow->bound_ns, ow->local_sync_err_ns);
+	}
 	ow->disagree_ns = 0;
 	if (ow->answers == 0)
 		why |= 1u << REPORT_OW_NO_ANSWERS;
-	if (ow->refl_no_ee != 0)
-		why |= 1u << REPORT_OW_NO_ESTIMATE;
-	if (!ow->same_clock && ow->refl_s_clear != 0)
-		why |= 1u << REPORT_OW_REFLECTOR_UNSYNC;
-	if (!ow->same_clock && !ow->local_synced)
-		why |= 1u << REPORT_OW_LOCAL_UNSYNC;
 	if (ow->answers != 0 && (ow->fwd_nonpos != 0 || ow->rev_nonpos != 0)) {
 		uint64_t a = neg_mag(ow->fwd_min_ns),
 			 b = neg_mag(ow->rev_min_ns);
@@ -62,8 +102,8 @@ report_one_way_judge(struct report_one_way *ow)
 	report_summarise(rpt_hist_or_empty(ow->forward), &f);
 	report_summarise(rpt_hist_or_empty(ow->reverse), &r);
 	/* pct[0] is p50 (report_pcts[]). */
-	if ((f.count != 0 && ow->bound_ns >= f.pct[0]) ||
-	    (r.count != 0 && ow->bound_ns >= r.pct[0]))
+	if (ow->bound_known && ((f.count != 0 && ow->bound_ns >= f.pct[0]) ||
+				(r.count != 0 && ow->bound_ns >= r.pct[0])))
 		why |= 1u << REPORT_OW_BOUND;
 	ow->reasons = why;
 	ow->valid = why == 0;
@@ -93,13 +133,40 @@ text_reason(FILE *out, const struct report_one_way *ow, enum report_ow_reason k)
 		break;
 	case REPORT_OW_LOCAL_UNSYNC:
 		fprintf(out,
-			"    - this host's clock is not synchronised "
-			"(%s)\n",
-			ow->chrony ? "chrony: not synchronised"
+			"    - this host's clock was not synchronised at "
+			"%" PRIu64 " of %" PRIu64
+			" reads of the run (latest: %s)\n",
+			ow->local_unsynced_reads, ow->local_reads,
+			ow->chrony ? ow->chrony_synced
+					     ? "chrony: synchronised"
+					     : "chrony: not synchronised"
 			: ow->kernel_read
-				? "adjtimex: STA_UNSYNC, no time daemon "
-				  "in charge"
+				? ow->kernel_synced
+					  ? "adjtimex: synchronised"
+					  : "adjtimex: STA_UNSYNC, no time "
+					    "daemon in charge"
 				: "adjtimex did not answer");
+		break;
+	case REPORT_OW_LOCAL_ERR_UNKNOWN:
+		fprintf(out,
+			"    - this host's clock is synchronised (%s) but its "
+			"source gives no error figure (adjtimex esterror %s; "
+			"systemd-timesyncd leaves it 0): its error against "
+			"UTC is unknown (chrony states one)\n",
+			rpt_str_or(ow->local_source, "none"),
+			rpt_fmt_ns(ow->kernel_esterror_ns).s);
+		break;
+	case REPORT_OW_LOCAL_NO_MAPPING:
+		fprintf(out, "    - this host's clock thread did not run: T1 "
+			     "and T4 rest on the start's TSC -> UTC mapping, "
+			     "whose error since is not measured\n");
+		break;
+	case REPORT_OW_REFLECTOR_UNKNOWN:
+		fprintf(out,
+			"    - %" PRIu64 " answers carried an Error Estimate "
+			"that says the reflector's error is unknown (the "
+			"largest the field holds)\n",
+			ow->refl_ee_unknown);
 		break;
 	case REPORT_OW_NEGATIVE:
 		fprintf(out,
@@ -121,6 +188,74 @@ text_reason(FILE *out, const struct report_one_way *ow, enum report_ow_reason k)
 	}
 }
 
+/* Why the bound is unknown, in a few words (ow->bound_why). */
+static const char *
+bound_why_text(const struct report_one_way *ow)
+{
+	switch (ow->bound_why) {
+	case REPORT_OW_LOCAL_NO_MAPPING:
+		return "this host's clock thread did not run";
+	case REPORT_OW_LOCAL_UNSYNC:
+		return "this host's clock was not synchronised during the run";
+	case REPORT_OW_LOCAL_ERR_UNKNOWN:
+		return "this host's time source gives no error figure";
+	case REPORT_OW_NO_ESTIMATE:
+		return "the reflector sent no Error Estimate";
+	case REPORT_OW_REFLECTOR_UNKNOWN:
+		return "the reflector says its error is unknown";
+	case REPORT_OW_REFLECTOR_UNSYNC:
+		return "the reflector's clock is not synchronised (S clear)";
+	default:
+		return "?";
+	}
+}
+
+/* The bound and each of its parts: a figure, or why it is unknown. */
+static void
+bound_line(FILE *out, const struct report_one_way *ow)
+{
+	if (ow->bound_known)
+		fprintf(out,
+			"One-way bound: +-%s = ", rpt_fmt_ns(ow->bound_ns).s);
+	else
+		fprintf(out, "One-way bound: unknown (%s); its parts: ",
+			bound_why_text(ow));
+	if (ow->refl_no_ee != 0 || ow->refl_ee_unknown != 0)
+		fprintf(out, "reflector unknown (%s)",
+			ow->refl_no_ee != 0 ? "no Error Estimate"
+					    : "its Error Estimate says so");
+	else if (!ow->same_clock && ow->refl_s_clear != 0)
+		fprintf(out,
+			"reflector %s (its Error Estimate, against its own "
+			"clock only: S clear)",
+			rpt_fmt_ns(ow->refl_ee_max_ns).s);
+	else
+		fprintf(out, "reflector %s (its Error Estimate)",
+			rpt_fmt_ns(ow->refl_ee_max_ns).s);
+	if (ow->map_unknown)
+		fprintf(out, " + this host's mapping unknown (not re-sampled)");
+	else
+		fprintf(out, " + this host's mapping %s",
+			rpt_fmt_ns(ow->map_err_max_ns).s);
+	if (ow->same_clock)
+		fprintf(out, " (--same-clock: one system clock, sync errors "
+			     "cancel)\n");
+	else if (!ow->local_synced)
+		fprintf(out,
+			" + its sync unknown (not synchronised at %" PRIu64
+			" of %" PRIu64 " reads)\n",
+			ow->local_unsynced_reads, ow->local_reads);
+	else if (ow->local_sync_unknown)
+		fprintf(out, " + its sync unknown (%s: no error figure)\n",
+			rpt_str_or(ow->local_source, "none"));
+	else
+		fprintf(out,
+			" + its sync %s (%s, the largest of %" PRIu64
+			" reads)\n",
+			rpt_fmt_ns(ow->local_sync_err_ns).s,
+			rpt_str_or(ow->local_source, "none"), ow->local_reads);
+}
+
 void
 rpt_text_one_way(FILE *out, const struct report_one_way *ow)
 {
@@ -138,20 +273,7 @@ rpt_text_one_way(FILE *out, const struct report_one_way *ow)
 			  ow->valid ? "Reverse (T4-T3)"
 				    : "Reverse (T4-T3, not meaningful)",
 			  rpt_hist_or_empty(ow->reverse));
-	fprintf(out,
-		"One-way bound: +-%s = reflector %s (its Error Estimate) + "
-		"this host's mapping %s",
-		rpt_fmt_ns(ow->bound_ns).s, rpt_fmt_ns(ow->refl_ee_max_ns).s,
-		rpt_fmt_ns(ow->map_err_max_ns).s);
-	if (ow->same_clock)
-		fprintf(out, " (--same-clock: one system clock, sync errors "
-			     "cancel)\n");
-	else if (ow->local_synced)
-		fprintf(out, " + its sync %s (%s)\n",
-			rpt_fmt_ns(ow->local_sync_err_ns).s,
-			rpt_str_or(ow->local_source, "none"));
-	else /* nothing to add: no bound on an unsynchronised clock */
-		fprintf(out, " + its sync: unknown (not synchronised)\n");
+	bound_line(out, ow);
 	if (ow->valid) {
 		report_summarise(rpt_hist_or_empty(ow->forward), &f);
 		report_summarise(rpt_hist_or_empty(ow->reverse), &r);
@@ -196,7 +318,13 @@ rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 		if (ow->reasons & (1u << i))
 			rpt_jadd(a, json_object_new_string(reason_key[i]), err);
 	rpt_jset(o, "reasons", a, err);
-	rpt_jset_u64(o, "bound_ns", ow->bound_ns, err);
+	if (ow->bound_known) {
+		rpt_jset_u64(o, "bound_ns", ow->bound_ns, err);
+		rpt_jset_null(o, "bound_reason", err);
+	} else {
+		rpt_jset_null(o, "bound_ns", err);
+		rpt_jset_str(o, "bound_reason", reason_key[ow->bound_why], err);
+	}
 	rpt_jset_bool(o, "same_clock", ow->same_clock, err);
 	rpt_jset_u64(o, "answers", ow->answers, err);
 	rpt_jset_u64(o, "forward_nonpositive", ow->fwd_nonpos, err);
@@ -215,9 +343,15 @@ rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 	rpt_jset_u64(refl, "error_estimate_max_ns", ow->refl_ee_max_ns, err);
 	rpt_jset_u64(refl, "s_clear", ow->refl_s_clear, err);
 	rpt_jset_u64(refl, "no_estimate", ow->refl_no_ee, err);
+	rpt_jset_u64(refl, "error_unknown", ow->refl_ee_unknown, err);
 	rpt_jset(o, "reflector", refl, err);
 	loc = json_object_new_object();
-	rpt_jset_u64(loc, "mapping_error_max_ns", ow->map_err_max_ns, err);
+	rpt_jset_bool(loc, "resampled", !ow->map_unknown, err);
+	if (ow->map_unknown)
+		rpt_jset_null(loc, "mapping_error_max_ns", err);
+	else
+		rpt_jset_u64(loc, "mapping_error_max_ns", ow->map_err_max_ns,
+			     err);
 	rpt_jset_u64(loc, "residual_max_ns", ow->map_residual_max_ns, err);
 	rpt_jset_u64(loc, "resamples", ow->map_resamples, err);
 	rpt_jset_u64(loc, "steps", ow->map_steps, err);
@@ -226,7 +360,13 @@ rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 	rpt_jset_double(loc, "slew_max_ppm", ow->map_slew_max_ppm, err);
 	rpt_jset_bool(loc, "synchronised", ow->local_synced, err);
 	rpt_jset_str(loc, "source", rpt_str_or(ow->local_source, "none"), err);
-	rpt_jset_u64(loc, "sync_error_ns", ow->local_sync_err_ns, err);
+	if (ow->local_synced && !ow->local_sync_unknown)
+		rpt_jset_u64(loc, "sync_error_ns", ow->local_sync_err_ns, err);
+	else
+		rpt_jset_null(loc, "sync_error_ns", err);
+	rpt_jset_u64(loc, "sync_reads", ow->local_reads, err);
+	rpt_jset_u64(loc, "unsynchronised_reads", ow->local_unsynced_reads,
+		     err);
 	k = json_object_new_object();
 	rpt_jset_bool(k, "read", ow->kernel_read, err);
 	rpt_jset_bool(k, "synchronised", ow->kernel_synced, err);
@@ -257,17 +397,40 @@ rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 void
 rpt_text_clock(FILE *out, const struct report_clock *c)
 {
+	char sync[96];
+
 	if (c == NULL)
 		return;
+	if (!c->synchronised)
+		snprintf(sync, sizeof(sync),
+			 "not synchronised at %" PRIu64 " of %" PRIu64 " reads",
+			 c->unsynchronised_reads, c->sync_reads);
+	else if (c->sync_error_unknown)
+		snprintf(sync, sizeof(sync),
+			 "synchronised (%s, sync error unknown: no figure)",
+			 rpt_str_or(c->source, "none"));
+	else
+		snprintf(sync, sizeof(sync),
+			 "synchronised (%s, sync error up to %s)",
+			 rpt_str_or(c->source, "none"),
+			 rpt_fmt_ns(c->sync_error_ns).s);
+	if (c->not_resampled) {
+		fprintf(out,
+			"Clock (STAMP T2/T3): %s; the clock thread did not "
+			"run: the start's TSC -> UTC mapping, its error "
+			"unknown; Error Estimate unknown (the largest the "
+			"field holds)%s\n",
+			sync,
+			c->error_estimate & 0x8000 ? " (S set)" : " (S clear)");
+		return;
+	}
 	fprintf(out,
-		"Clock (STAMP T2/T3): %s (%s, sync error %s); TSC -> UTC "
+		"Clock (STAMP T2/T3): %s; TSC -> UTC "
 		"mapping error up to %s over %" PRIu64 " re-samples, %" PRIu64
 		" step(s), slew up to %.2f ppm; "
 		"Error Estimate %s%s\n",
-		c->synchronised ? "synchronised" : "not synchronised",
-		rpt_str_or(c->source, "none"), rpt_fmt_ns(c->sync_error_ns).s,
-		rpt_fmt_ns(c->mapping_error_max_ns).s, c->resamples, c->steps,
-		c->slew_max_ppm,
+		sync, rpt_fmt_ns(c->mapping_error_max_ns).s, c->resamples,
+		c->steps, c->slew_max_ppm,
 		rpt_fmt_ns(rpt_round_ns(c->error_estimate_ns)).s,
 		c->error_estimate & 0x8000 ? " (S set)" : " (S clear)");
 }
@@ -280,7 +443,12 @@ rpt_json_clock(struct json_object *root, const struct report_clock *c, int *err)
 	if (c == NULL)
 		return;
 	o = json_object_new_object();
-	rpt_jset_u64(o, "mapping_error_max_ns", c->mapping_error_max_ns, err);
+	rpt_jset_bool(o, "resampled", !c->not_resampled, err);
+	if (c->not_resampled)
+		rpt_jset_null(o, "mapping_error_max_ns", err);
+	else
+		rpt_jset_u64(o, "mapping_error_max_ns", c->mapping_error_max_ns,
+			     err);
 	rpt_jset_u64(o, "residual_max_ns", c->residual_max_ns, err);
 	rpt_jset_u64(o, "resamples", c->resamples, err);
 	rpt_jset_u64(o, "steps", c->steps, err);
@@ -288,8 +456,17 @@ rpt_json_clock(struct json_object *root, const struct report_clock *c, int *err)
 	rpt_jset_double(o, "slew_max_ppm", c->slew_max_ppm, err);
 	rpt_jset_bool(o, "synchronised", c->synchronised, err);
 	rpt_jset_str(o, "source", rpt_str_or(c->source, "none"), err);
-	rpt_jset_u64(o, "sync_error_ns", c->sync_error_ns, err);
+	if (c->synchronised && !c->sync_error_unknown)
+		rpt_jset_u64(o, "sync_error_ns", c->sync_error_ns, err);
+	else
+		rpt_jset_null(o, "sync_error_ns", err);
+	rpt_jset_u64(o, "sync_reads", c->sync_reads, err);
+	rpt_jset_u64(o, "unsynchronised_reads", c->unsynchronised_reads, err);
 	rpt_jset_u64(o, "error_estimate", c->error_estimate, err);
-	rpt_jset_double(o, "error_estimate_ns", c->error_estimate_ns, err);
+	if (c->error_estimate_ns >= 0x1p64)
+		rpt_jset_null(o, "error_estimate_ns", err);
+	else
+		rpt_jset_double(o, "error_estimate_ns", c->error_estimate_ns,
+				err);
 	rpt_jset(root, "clock", o, err);
 }

@@ -349,16 +349,46 @@ clock_verdict_of(const struct clock_kernel *k, const struct clock_chrony *c,
 	if (c != NULL && c->synced) {
 		out->synced = true;
 		out->src = CLOCK_SRC_CHRONY;
+		out->err_known = c->bound_ns != 0;
 		out->sync_err_ns = c->bound_ns;
 		return;
 	}
 	if (c == NULL && k != NULL && k->read && k->synced) {
 		out->synced = true;
 		out->src = CLOCK_SRC_KERNEL;
-		/* The kernel's estimate; its maxerror is the bound, grown
-		 * since the last update, and wildly pessimistic. */
+		/* The kernel's estimate, as the daemon set it. Its maxerror is
+		 * no better: it is the same daemon's figure grown by 500 ppm
+		 * since the update (timesyncd sets it to 0 as well). */
+		out->err_known = k->esterror_ns != 0;
 		out->sync_err_ns = k->esterror_ns;
 	}
+}
+
+void
+clock_run_note(struct clock_run *r, const struct clock_verdict *v)
+{
+	r->reads++;
+	if (!v->synced) {
+		r->unsynced++;
+		return;
+	}
+	r->src = v->src;
+	if (!v->err_known)
+		r->err_unknown++;
+	else if (v->sync_err_ns > r->sync_err_max_ns)
+		r->sync_err_max_ns = v->sync_err_ns;
+}
+
+void
+clock_run_verdict(const struct clock_run *r, struct clock_verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (r->reads == 0 || r->unsynced != 0)
+		return;
+	out->synced = true;
+	out->src = r->src;
+	out->err_known = r->err_unknown == 0;
+	out->sync_err_ns = out->err_known ? r->sync_err_max_ns : 0;
 }
 
 const char *

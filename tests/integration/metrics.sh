@@ -71,11 +71,21 @@ for h in ('latprobe_rtt_seconds', 'latprobe_network_rtt_seconds'):
     assert len(les) == 20 and les[0][0] == 1e-06 and les[-2][0] == 1.0, les
     assert all(a[1] <= b[1] for a, b in zip(les, les[1:])), les
     assert 0 < v[h + '_sum' + lab] < count, h
-# One-way (issue 28): the positive ones only, so at most every answer.
+# One-way: a validity gauge always; forward and reverse (the positive
+# ones only, so at most every answer) only while valid, the bound only
+# while known (a valid run has one).
+valid = v['latprobe_one_way_valid' + lab]
+assert valid in (0.0, 1.0), valid
 for h in ('latprobe_forward_seconds', 'latprobe_reverse_seconds'):
     l = lab[:-1]
+    if valid == 0.0:
+        assert not any(k.startswith(h + '_') for k in v), h
+        continue
     count = v[h + '_count' + lab]
     assert 0 < count <= recv and count == v[h + '_bucket' + l + ',le="+Inf"}'], (h, count, recv)
+if valid == 1.0:
+    assert v['latprobe_one_way_bound_seconds' + lab] > 0
+print('one-way: valid %d, bound %s' % (valid, v.get('latprobe_one_way_bound_seconds' + lab)))
 assert v['latprobe_tsc_hertz'] > 1e8
 assert any(k.startswith('latprobe_build_info{') and 'backend="kernel"' in k
            and 'command="probe"' in k for k in v)

@@ -101,7 +101,9 @@ done
 # Accounted: the reflector takes itself as synchronised with a 50 us sync
 # error (a time source the test controls), the prober with 1 us: the bound
 # covers the 40 us offset.
-run covered LATPROBE_TEST_CLOCK_OFFSET_NS=40000 LATPROBE_TEST_CLOCK_SYNC_NS=50000 -- 
+PROBE_ENV=(LATPROBE_TEST_CLOCK_SYNC_NS=1000)
+run covered LATPROBE_TEST_CLOCK_OFFSET_NS=40000 LATPROBE_TEST_CLOCK_SYNC_NS=50000 --
+PROBE_ENV=()
 sed -n '/^Forward/,/Fix:/p' "$WORK/covered.txt"
 $PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/covered.json" \
 	--samples "$WORK/covered.csv" --sent "$N" --offset-ns 40000 --covered \
@@ -149,5 +151,20 @@ if [ "$HAVE_EE_DECODERS" -eq 1 ]; then
 		--json "$WORK/chrony.json" --s 1 --min-ns 151 --max-ns 100000 ||
 		fail "Error Estimate on the wire (chrony)"
 fi
+
+# 5. A time source that is synchronised but states no error (the test
+# hook with 0, as systemd-timesyncd leaves adjtimex's esterror): not a zero
+# error; the bound unknown, the figures refused, the text says why.
+PROBE_ENV=(LATPROBE_TEST_CLOCK_SYNC_NS=0)
+run zeroerr LATPROBE_TEST_CLOCK_SYNC_NS=50000 --
+PROBE_ENV=()
+sed -n '/^One-way bound/,/Fix:/p' "$WORK/zeroerr.txt"
+$PY "$LP_TOP/tests/integration/check_oneway.py" --json "$WORK/zeroerr.json" \
+	--samples "$WORK/zeroerr.csv" --sent "$N" --expect invalid \
+	--reason local_error_unknown || fail "zero-error source checks"
+[ "$(json_get "$WORK/zeroerr.json" one_way/bound_reason)" = local_error_unknown ] ||
+	fail "zero-error source: bound_reason is not local_error_unknown"
+grep -q 'One-way bound: unknown (this host.s time source gives no error figure)' "$WORK/zeroerr.txt" ||
+	fail "zero-error source: the text does not say the bound is unknown"
 
 echo "$LP_PROG: ok"

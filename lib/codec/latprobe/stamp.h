@@ -48,6 +48,20 @@ double stamp_ee_to_ns(const struct stamp_error_estimate *ee);
  */
 void stamp_ee_from_ns(double ns, bool sync, bool ptp,
 		      struct stamp_error_estimate *ee);
+/*
+ * An error that cannot be bounded (a clock whose mapping is no longer
+ * re-sampled, a time source that gives no error figure). RFC 4656 §4.1.2
+ * (which RFC 8762 §4.2.1 takes over) has no code for "unknown": a zero
+ * multiplier is forbidden, and a receiver SHOULD discard such a packet as
+ * corrupt. The rule followed here: say the largest error the field can
+ * hold, scale 63 and multiplier 255 (255 x 2^31 s, some 17,000 years),
+ * which bounds nothing a receiver measures; S is set only when the clock
+ * is synchronised to UTC by an external source, as RFC 4656 has it.
+ */
+void stamp_ee_unknown(bool sync, bool ptp, struct stamp_error_estimate *ee);
+/* True for an estimate of 2^64 ns (584 years) or more: stamp_ee_unknown()'s,
+ * or any other too large to bound a delay (nor to fit a uint64_t in ns). */
+bool stamp_ee_is_unknown(const struct stamp_error_estimate *ee);
 
 /*
  * 64-bit timestamps as they go on the wire (host-order integers here,

@@ -370,6 +370,8 @@ struct prober_oneway {
 	int64_t fwd_min_ns, rev_min_ns;	 /* the smallest of each, signed */
 	uint64_t ee_s_clear; /* answers whose Error Estimate had S clear */
 	uint64_t ee_none;    /* answers without one (multiplier 0) */
+	uint64_t ee_unknown; /* answers whose estimate said the error is
+				unknown (stamp_ee_is_unknown()) */
 	uint64_t ee_max_ns;  /* the largest Error Estimate, ns, rounded up */
 	uint64_t own_err_max_ns; /* our mapping's error at an answer, max */
 };

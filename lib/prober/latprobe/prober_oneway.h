@@ -15,7 +15,8 @@
 
 /* The feed moved: its mapping into the worker (and our error's max). */
 void prober_oneway_remap(struct prober_worker *w);
-/* A new Error Estimate (raw) decoded: ns, rounded up; 0: no estimate. */
+/* A new Error Estimate (raw) decoded: ns, rounded up; 0: no estimate;
+ * UINT64_MAX: the reflector says it does not know (stamp_ee_is_unknown()). */
 uint64_t prober_oneway_ee_ns(struct prober_worker *w, uint16_t raw);
 
 static inline __attribute__((always_inline)) void
@@ -57,6 +58,8 @@ prober_oneway_record(struct prober_worker *w, const struct probe_reply *r,
 			     : prober_oneway_ee_ns(w, raw);
 		if (ee == 0)
 			o->ee_none++;
+		else if (ee == UINT64_MAX)
+			o->ee_unknown++;
 		else if (ee > o->ee_max_ns)
 			o->ee_max_ns = ee;
 	} else {

@@ -285,12 +285,16 @@ struct report_error_estimate {
  * keys, positive values only) and JSON one_way: whether they mean
  * anything, why not, and the bound. The bound is the sum of both sides':
  * the reflector's largest Error Estimate plus our mapping's largest error
- * plus our clock's sync error (not with same_clock: both sides read one
- * system clock, so the sync errors cancel). Not valid (reasons) when no
- * answer had T2/T3, the reflector said S clear or sent no estimate, our
- * clock is not synchronised (both ignored with same_clock), a one-way
- * delay was <= 0 (the clocks disagree by at least its size), or the bound
- * is not below the median of either direction.
+ * plus our clock's largest sync error over the run (not with same_clock:
+ * both sides read one system clock, so the sync errors cancel). It is
+ * known only when every part is: not when our mapping was not re-sampled
+ * (the clock thread did not run), our clock was not synchronised at some
+ * read of the run or its source gave no error figure, or the reflector
+ * sent no estimate, an unknown one, or one with S clear (those three
+ * last ignored with same_clock, as the sync errors). Not valid (reasons)
+ * when the bound is unknown (each cause its reason), no answer had T2/T3,
+ * a one-way delay was <= 0 (the clocks disagree by at least its size),
+ * or the bound is not below the median of either direction.
  */
 enum report_ow_reason {
 	REPORT_OW_NO_ANSWERS,
@@ -299,6 +303,9 @@ enum report_ow_reason {
 	REPORT_OW_LOCAL_UNSYNC,
 	REPORT_OW_NEGATIVE,
 	REPORT_OW_BOUND,
+	REPORT_OW_LOCAL_ERR_UNKNOWN, /* synchronised, no error figure */
+	REPORT_OW_LOCAL_NO_MAPPING,  /* our clock thread did not run */
+	REPORT_OW_REFLECTOR_UNKNOWN, /* an estimate that says "unknown" */
 	REPORT_OW__COUNT
 };
 
@@ -309,16 +316,22 @@ struct report_one_way {
 	bool same_clock;		/* --same-clock */
 	/* The reflector's, from its answers' Error Estimates. */
 	uint64_t refl_ee_max_ns, refl_s_clear, refl_no_ee;
+	uint64_t refl_ee_unknown; /* answers whose estimate was unknown */
 	/* Ours: the TSC -> UTC mapping over the run. */
+	bool map_unknown;	 /* not re-sampled: the clock thread did not
+				    run, so its error is not known */
 	uint64_t map_err_max_ns; /* at the answers, max */
 	uint64_t map_resamples, map_steps;
 	int64_t map_step_max_ns;
 	uint64_t map_residual_max_ns;
 	double map_slew_max_ppm;
-	/* Ours: the clock's synchronisation. */
-	bool local_synced;
-	const char *local_source; /* "chrony", "kernel", "none" */
-	uint64_t local_sync_err_ns;
+	/* Ours: the clock's synchronisation over the run (the worst of its
+	 * reads, struct clock_run). */
+	bool local_synced;	    /* at every read */
+	const char *local_source;   /* "chrony", "kernel", "test", "none" */
+	bool local_sync_unknown;    /* synced, but a read gave no error */
+	uint64_t local_sync_err_ns; /* the largest read */
+	uint64_t local_reads, local_unsynced_reads;
 	bool kernel_read, kernel_synced;
 	unsigned kernel_status; /* adjtimex STA_* bits */
 	uint64_t kernel_esterror_ns, kernel_maxerror_ns;
@@ -329,7 +342,9 @@ struct report_one_way {
 	double chrony_offset_s, chrony_root_delay_s, chrony_root_dispersion_s;
 	uint64_t chrony_bound_ns;
 	/* report_one_way_judge() fills these. */
-	uint64_t bound_ns;
+	uint64_t bound_ns; /* bound_known only */
+	bool bound_known;
+	enum report_ow_reason bound_why; /* !bound_known: the first cause */
 	bool valid;
 	unsigned reasons;     /* 1 << enum report_ow_reason */
 	uint64_t disagree_ns; /* with REPORT_OW_NEGATIVE: at least this */
@@ -700,12 +715,16 @@ struct report_reflect_worker {
  * JSON "clock", one text line.
  */
 struct report_clock {
+	bool not_resampled; /* the clock thread did not run: the start's
+			       mapping, its error unknown */
 	uint64_t mapping_error_max_ns, residual_max_ns, resamples, steps;
 	int64_t step_max_ns;
 	double slew_max_ppm;
-	bool synchronised;
-	const char *source; /* "chrony", "kernel", "test", "none" */
-	uint64_t sync_error_ns;
+	bool synchronised;	 /* at every read of the run */
+	const char *source;	 /* "chrony", "kernel", "test", "none" */
+	bool sync_error_unknown; /* synchronised, a read gave no figure */
+	uint64_t sync_error_ns;	 /* the largest read */
+	uint64_t sync_reads, unsynchronised_reads;
 	uint16_t error_estimate; /* raw, as on the wire */
 	double error_estimate_ns;
 };

@@ -177,12 +177,37 @@ enum clock_src {
 struct clock_verdict {
 	bool synced;
 	enum clock_src src;
-	uint64_t sync_err_ns; /* 0 when not synchronised */
+	/* synced, and the source gave an error figure. A source that states
+	 * none is not a zero error: systemd-timesyncd sets the kernel's
+	 * esterror to 0 whatever its offset was, and a chrony bound of 0
+	 * cannot be (its root dispersion only grows between updates). */
+	bool err_known;
+	uint64_t sync_err_ns; /* 0 when not synchronised or not known */
 };
 
 void clock_verdict_of(const struct clock_kernel *k,
 		      const struct clock_chrony *c /* NULL: none */,
 		      struct clock_verdict *out);
 const char *clock_src_name(enum clock_src s);
+
+/*
+ * One side's synchronisation over a run: every verdict read (at the start,
+ * periodically, at the end) is noted, and the run's verdict is the worst
+ * of them: a clock that was not synchronised at any read was not
+ * synchronised for the run (timestamps taken then rest on nothing), the
+ * sync error is the largest read, and it is known only when every
+ * synchronised read gave one.
+ */
+struct clock_run {
+	uint64_t reads;		  /* verdicts noted */
+	uint64_t unsynced;	  /* of them, not synchronised */
+	uint64_t err_unknown;	  /* synchronised without an error figure */
+	uint64_t sync_err_max_ns; /* the largest error read */
+	enum clock_src src;	  /* the source of the last synchronised one */
+};
+
+void clock_run_note(struct clock_run *r, const struct clock_verdict *v);
+/* No read at all: not synchronised (nothing said it was). */
+void clock_run_verdict(const struct clock_run *r, struct clock_verdict *out);
 
 #endif /* LATPROBE_CLOCK_SYNC_H */

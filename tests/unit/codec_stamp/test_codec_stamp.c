@@ -137,6 +137,29 @@ test_ee_from_ns(void **state)
 	assert_int_equal(stamp_ee_encode(&e), 0x3fff);
 }
 
+/* "Unknown" is the largest estimate, never multiplier 0 (RFC 4656 §4.1.2:
+ * a receiver discards that as corrupt); anything of 2^64 ns or more reads
+ * as unknown, a year does not. */
+static void
+test_ee_unknown(void **state)
+{
+	struct stamp_error_estimate e;
+
+	(void)state;
+	stamp_ee_unknown(false, false, &e);
+	assert_int_equal(stamp_ee_encode(&e), 0x3fff);
+	assert_true(stamp_ee_is_unknown(&e));
+	stamp_ee_unknown(true, true, &e);
+	assert_int_equal(stamp_ee_encode(&e), 0xffff);
+	assert_true(stamp_ee_is_unknown(&e));
+	stamp_ee_from_ns(365 * 86400e9, true, false, &e);
+	assert_false(stamp_ee_is_unknown(&e));
+	stamp_ee_decode(12u << 8 | 1u, &e);
+	assert_false(stamp_ee_is_unknown(&e));
+	stamp_ee_decode(0, &e); /* multiplier 0: no estimate, not unknown */
+	assert_false(stamp_ee_is_unknown(&e));
+}
+
 static void
 test_ee(void **state)
 {
@@ -887,6 +910,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ee),
 		cmocka_unit_test(test_ee_from_ns),
+		cmocka_unit_test(test_ee_unknown),
 		cmocka_unit_test(test_ntp_known),
 		cmocka_unit_test(test_ntp_from_tsc),
 		cmocka_unit_test(test_ptp_known),

@@ -347,6 +347,33 @@ test_stamp_one_way(void **state)
 	assert_int_equal(o->ee_max_ns, 954); /* 953.67 ns, rounded up */
 }
 
+/*
+ * A reflector whose clock thread could not start sends the estimate that
+ * says unknown (stamp_ee_unknown(): S clear, the largest): over the wire
+ * the prober counts every answer as such, takes none as a bound (no
+ * 17,000-year figure in ee_max_ns, nor a cast of one out of range).
+ */
+static void
+test_stamp_one_way_unknown_ee(void **state)
+{
+	struct wire *w = *state;
+	const struct prober_oneway *o = &w->pw.ow;
+	struct stamp_error_estimate e;
+	const uint64_t n = 100;
+
+	reflector_worker_fini(&w->rw);
+	stamp_ee_unknown(false, false, &e);
+	w->rc.error_estimate = stamp_ee_encode(&e);
+	assert_int_equal(tw_reflector_start(w->f, &w->rw, &w->rc, NULL, NULL),
+			 0);
+	assert_int_equal(prober_run(w), 0);
+	assert_int_equal(o->answers, n);
+	assert_int_equal(o->ee_unknown, n);
+	assert_int_equal(o->ee_s_clear, n);
+	assert_int_equal(o->ee_none, 0);
+	assert_int_equal(o->ee_max_ns, 0);
+}
+
 /* 100 probes (5 warm-up) of protocol p answered as counter c, without
  * remote timestamps. */
 static void
@@ -2280,6 +2307,7 @@ main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_stamp_end_to_end),
 		T(test_stamp_one_way),
+		T(test_stamp_one_way_unknown_ee),
 		T(test_sockperf_end_to_end),
 		T(test_udp_echo_end_to_end),
 		T(test_icmp_end_to_end),

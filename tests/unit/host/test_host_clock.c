@@ -178,6 +178,27 @@ test_ntpd(void **state)
 	assert_non_null(strstr(r[2].value, "not a Hyper-V"));
 }
 
+/* systemd-timesyncd: synchronised, esterror 0: the error is unknown, not
+ * zero, and doctor warns. */
+static void
+test_timesyncd_zero(void **state)
+{
+	struct host_clock_input in = {
+		.kernel_read = true,
+		.kernel_synced = true,
+		.kernel_esterror_ns = 0,
+		.kernel_maxerror_ns = 0,
+	};
+	struct host_result r[HOST_N_CLOCK_CHECKS];
+
+	(void)state;
+	put("proc/78/comm", "systemd-timesyn\n");
+	host_clock_checks(root, &in, r);
+	assert_int_equal(r[0].verdict, HOST_OK);
+	assert_int_equal(r[1].verdict, HOST_WARN);
+	assert_non_null(strstr(r[1].value, "unknown: kernel esterror 0"));
+}
+
 /* This machine: no daemon, STA_UNSYNC, 16 s maxerror. */
 static void
 test_unsync(void **state)
@@ -226,6 +247,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_phc_by_name, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ntpd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timesyncd_zero, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_unsync, setup, teardown),
 	};
 

@@ -793,6 +793,7 @@ test_probe_one_way(void **state)
 		.local_synced = true,
 		.local_source = "chrony",
 		.local_sync_err_ns = 2121,
+		.local_reads = 3,
 		.kernel_read = true,
 		.kernel_synced = true,
 		.kernel_status = 0x2001,
@@ -821,9 +822,30 @@ test_probe_one_way(void **state)
 	r.one_way = &ow;
 	golden_probe(&r, "probe_oneway");
 
-	/* Refused: S clear, STA_UNSYNC, no chrony, reverse down to -12 us. */
+	/* The same run with this host on systemd-timesyncd: synchronised,
+	 * adjtimex esterror 0, no chrony. Not a zero error: unknown. */
+	ow.chrony = false;
+	ow.local_source = "kernel";
+	ow.local_sync_unknown = true;
+	ow.local_sync_err_ns = 0;
+	ow.kernel_esterror_ns = 0;
+	report_one_way_judge(&ow);
+	assert_false(ow.valid);
+	assert_false(ow.bound_known);
+	assert_int_equal(ow.reasons, 1u << REPORT_OW_LOCAL_ERR_UNKNOWN);
+	golden_probe(&r, "probe_oneway_unknown");
+	ow.chrony = true;
+	ow.local_source = "chrony";
+	ow.local_sync_unknown = false;
+	ow.local_sync_err_ns = 2121;
+	ow.kernel_esterror_ns = 1000;
+
+	/* Refused: S clear, STA_UNSYNC at 2 of the 3 reads, no chrony,
+	 * reverse down to -12 us: the bound is unknown (not +-16 ms, which
+	 * leaves out this host's sync error). */
 	ow.refl_s_clear = 5000;
 	ow.local_synced = false;
+	ow.local_unsynced_reads = 2;
 	ow.local_source = "none";
 	ow.local_sync_err_ns = 0;
 	ow.kernel_synced = false;
@@ -839,8 +861,9 @@ test_probe_one_way(void **state)
 	assert_int_equal(ow.disagree_ns, 12000);
 	assert_int_equal(ow.reasons, 1u << REPORT_OW_REFLECTOR_UNSYNC |
 					     1u << REPORT_OW_LOCAL_UNSYNC |
-					     1u << REPORT_OW_NEGATIVE |
-					     1u << REPORT_OW_BOUND);
+					     1u << REPORT_OW_NEGATIVE);
+	assert_false(ow.bound_known);
+	assert_int_equal(ow.bound_why, REPORT_OW_LOCAL_UNSYNC);
 	golden_probe(&r, "probe_oneway_refused");
 }
 
@@ -859,6 +882,7 @@ test_reflect_clock(void **state)
 		.synchronised = true,
 		.source = "chrony",
 		.sync_error_ns = 2121,
+		.sync_reads = 2,
 		.error_estimate = 0x8000 | 5 << 8 | 139,
 		.error_estimate_ns = 1035.6,
 	};

@@ -253,6 +253,88 @@ test_chrony(void **state)
 	assert_int_equal(v.sync_err_ns, 2121);
 }
 
+static const char chrony_zero[] =
+	"50484330,PHC0,1,1.0,0,0,0,0,0,0,0,0,8.0,Normal\n";
+
+/* A source that states no error is not a zero error: timesyncd leaves the
+ * kernel's esterror at 0 (synchronised, no STA_UNSYNC). */
+static void
+test_verdict_zero_error(void **state)
+{
+	struct clock_kernel k;
+	struct clock_chrony c;
+	struct clock_verdict v;
+
+	(void)state;
+	clock_kernel_interpret(TIME_OK, 0, 0, 0, 0, 0, &k);
+	clock_verdict_of(&k, NULL, &v);
+	assert_true(v.synced);
+	assert_false(v.err_known);
+	assert_int_equal(v.sync_err_ns, 0);
+	clock_kernel_interpret(TIME_OK, STA_PLL, 7, 100, 0, 0, &k);
+	clock_verdict_of(&k, NULL, &v);
+	assert_true(v.err_known);
+	assert_int_equal(v.sync_err_ns, 7000);
+	/* chrony with every error field 0: no bound either. */
+	assert_int_equal(
+		clock_chrony_parse(chrony_zero, sizeof(chrony_zero) - 1, &c),
+		0);
+	assert_true(c.synced);
+	assert_int_equal(c.bound_ns, 0);
+	clock_verdict_of(&k, &c, &v);
+	assert_true(v.synced);
+	assert_false(v.err_known);
+}
+
+/* The run's verdict is the worst of its reads, not the last. */
+static void
+test_run_worst(void **state)
+{
+	struct clock_verdict s5 = {.synced = true,
+				   .src = CLOCK_SRC_KERNEL,
+				   .err_known = true,
+				   .sync_err_ns = 5000};
+	struct clock_verdict s9 = s5, s2 = s5, none = {0}, zero = s5;
+	struct clock_run r;
+	struct clock_verdict v;
+
+	(void)state;
+	s9.sync_err_ns = 9000;
+	s2.sync_err_ns = 2000;
+	zero.err_known = false;
+	zero.sync_err_ns = 0;
+	/* Nothing read: not synchronised. */
+	memset(&r, 0, sizeof(r));
+	clock_run_verdict(&r, &v);
+	assert_false(v.synced);
+	/* Synchronised throughout: the largest error read. */
+	clock_run_note(&r, &s5);
+	clock_run_note(&r, &s9);
+	clock_run_note(&r, &s2);
+	clock_run_verdict(&r, &v);
+	assert_true(v.synced);
+	assert_true(v.err_known);
+	assert_int_equal(v.sync_err_ns, 9000);
+	assert_int_equal(v.src, CLOCK_SRC_KERNEL);
+	/* Unsynchronised once, synchronised again after: not synchronised. */
+	clock_run_note(&r, &none);
+	clock_run_note(&r, &s2);
+	clock_run_verdict(&r, &v);
+	assert_false(v.synced);
+	assert_int_equal(v.sync_err_ns, 0);
+	assert_int_equal(r.reads, 5);
+	assert_int_equal(r.unsynced, 1);
+	/* One read without an error figure: the run's error is unknown. */
+	memset(&r, 0, sizeof(r));
+	clock_run_note(&r, &s5);
+	clock_run_note(&r, &zero);
+	clock_run_note(&r, &s2);
+	clock_run_verdict(&r, &v);
+	assert_true(v.synced);
+	assert_false(v.err_known);
+	assert_int_equal(r.err_unknown, 1);
+}
+
 static void
 test_chrony_bad(void **state)
 {
@@ -309,6 +391,8 @@ main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_chrony),
 		cmocka_unit_test(test_chrony_bad),
+		cmocka_unit_test(test_verdict_zero_error),
+		cmocka_unit_test(test_run_worst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
