@@ -586,12 +586,26 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 			snprintf(pct, sizeof(pct), "%+.1f%%", rel);
 		else
 			snprintf(pct, sizeof(pct), "-");
-		fprintf(out, "  %-7s %10s %10s %10s %8s  %-23s %s\n",
-			compare_stat_name[k], fmt_val(d[k].a, a, sizeof(a)),
-			fmt_val(d[k].b, b, sizeof(b)),
-			fmt_diff(d[k].diff, df, sizeof(df)), pct, ci,
-			k == CMP_MIN ? "(no interval for a minimum)"
-				     : verdict_name(d[k].verdict));
+		if (d[k].too_few) {
+			/* A run without enough samples for it: no figure on
+			 * that side, so no comparison. */
+			fprintf(out,
+				"  %-7s not compared: too few samples (needs "
+				"%" PRIu64 " in every run, the fewest has "
+				"%" PRIu64 ")\n",
+				compare_stat_name[k], d[k].need, d[k].fewest);
+			json_object_object_add(
+				js, "reason",
+				json_object_new_string("too_few_samples"));
+		} else {
+			fprintf(out, "  %-7s %10s %10s %10s %8s  %-23s %s\n",
+				compare_stat_name[k],
+				fmt_val(d[k].a, a, sizeof(a)),
+				fmt_val(d[k].b, b, sizeof(b)),
+				fmt_diff(d[k].diff, df, sizeof(df)), pct, ci,
+				k == CMP_MIN ? "(no interval for a minimum)"
+					     : verdict_name(d[k].verdict));
+		}
 		jset_d(js, "a", d[k].a);
 		jset_d(js, "b", d[k].b);
 		jset_d(js, "diff", d[k].diff);
@@ -604,7 +618,7 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 		jset_d(js, "b_runs_max", d[k].b_hi);
 		json_object_object_add(
 			js, "verdict",
-			k == CMP_MIN
+			k == CMP_MIN || d[k].too_few
 				? NULL
 				: json_object_new_string(
 					  d[k].verdict == CMP_SLOWER ? "slower"
@@ -624,6 +638,8 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 		for (int k = CMP_MEAN; k < CMP__STATS; k++) {
 			char a1[24], a2[24], b1[24], b2[24];
 
+			if (d[k].too_few)
+				continue;
 			fprintf(out, "  %-7s A %s..%s  B %s..%s\n",
 				compare_stat_name[k],
 				fmt_val(d[k].a_lo, a1, sizeof(a1)),
