@@ -486,6 +486,22 @@ jset_d(struct json_object *o, const char *k, double v)
 			       isfinite(v) ? json_object_new_double(v) : NULL);
 }
 
+/* [lo, hi], or null when there is no interval (NaN). */
+static void
+jset_ci(struct json_object *o, const char *k, double lo, double hi)
+{
+	struct json_object *a;
+
+	if (!isfinite(lo) || !isfinite(hi)) {
+		json_object_object_add(o, k, NULL);
+		return;
+	}
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_double(lo));
+	json_object_array_add(a, json_object_new_double(hi));
+	json_object_object_add(o, k, a);
+}
+
 static void
 group_hists(struct cmp_ctx *c, unsigned g, enum compare_series s,
 	    const struct histogram **out, uint64_t *samples)
@@ -612,6 +628,8 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 		jset_d(js, "diff_pct", rel);
 		jset_d(js, "ci_low", d[k].lo);
 		jset_d(js, "ci_high", d[k].hi);
+		jset_ci(js, "a_ci95", d[k].a_ci_lo, d[k].a_ci_hi);
+		jset_ci(js, "b_ci95", d[k].b_ci_lo, d[k].b_ci_hi);
 		jset_d(js, "a_runs_min", d[k].a_lo);
 		jset_d(js, "a_runs_max", d[k].a_hi);
 		jset_d(js, "b_runs_min", d[k].b_lo);

@@ -537,6 +537,7 @@ compare_bootstrap(const struct compare_group *a, const struct compare_group *b,
 		}
 		o->verdict = CMP_NO_DIFFERENCE;
 		o->too_few = false;
+		o->a_ci_lo = o->a_ci_hi = o->b_ci_lo = o->b_ci_hi = NAN;
 		if (stat_pct[s] > 0) {
 			o->need = pct_min_samples(stat_pct[s] / 100.0,
 						  PCT_CI_CONF);
@@ -555,6 +556,20 @@ compare_bootstrap(const struct compare_group *a, const struct compare_group *b,
 			o->a = o->b = o->diff = o->lo = o->hi = NAN;
 			o->a_lo = o->a_hi = o->b_lo = o->b_hi = NAN;
 			continue;
+		}
+		if (stat_pct[s] > 0) {
+			uint64_t l, h;
+
+			if (histogram_percentile_ci(sa.merged, stat_pct[s],
+						    PCT_CI_CONF, &l, &h) == 0) {
+				o->a_ci_lo = (double)l;
+				o->a_ci_hi = (double)h;
+			}
+			if (histogram_percentile_ci(sb.merged, stat_pct[s],
+						    PCT_CI_CONF, &l, &h) == 0) {
+				o->b_ci_lo = (double)l;
+				o->b_ci_hi = (double)h;
+			}
 		}
 		if (s == CMP_MIN) {
 			/* the bootstrap cannot say anything about a minimum */

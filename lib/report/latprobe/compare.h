@@ -108,6 +108,10 @@ struct compare_diff {
 	 * need: the samples it needs; fewest: the smallest run's. */
 	bool too_few;
 	uint64_t need, fewest;
+	/* Each side's merged percentile's own 95 % interval (order
+	 * statistics, histogram_percentile_ci()); NaN for min and mean, and
+	 * when too_few. */
+	double a_ci_lo, a_ci_hi, b_ci_lo, b_ci_hi;
 };
 
 /*
