@@ -486,6 +486,22 @@ jset_d(struct json_object *o, const char *k, double v)
 			       isfinite(v) ? json_object_new_double(v) : NULL);
 }
 
+/* [lo, hi], or null when there is no interval (NaN). */
+static void
+jset_ci(struct json_object *o, const char *k, double lo, double hi)
+{
+	struct json_object *a;
+
+	if (!isfinite(lo) || !isfinite(hi)) {
+		json_object_object_add(o, k, NULL);
+		return;
+	}
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_double(lo));
+	json_object_array_add(a, json_object_new_double(hi));
+	json_object_object_add(o, k, a);
+}
+
 static void
 group_hists(struct cmp_ctx *c, unsigned g, enum compare_series s,
 	    const struct histogram **out, uint64_t *samples)
@@ -586,25 +602,41 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 			snprintf(pct, sizeof(pct), "%+.1f%%", rel);
 		else
 			snprintf(pct, sizeof(pct), "-");
-		fprintf(out, "  %-7s %10s %10s %10s %8s  %-23s %s\n",
-			compare_stat_name[k], fmt_val(d[k].a, a, sizeof(a)),
-			fmt_val(d[k].b, b, sizeof(b)),
-			fmt_diff(d[k].diff, df, sizeof(df)), pct, ci,
-			k == CMP_MIN ? "(no interval for a minimum)"
-				     : verdict_name(d[k].verdict));
+		if (d[k].too_few) {
+			/* A run without enough samples for it: no figure on
+			 * that side, so no comparison. */
+			fprintf(out,
+				"  %-7s not compared: too few samples (needs "
+				"%" PRIu64 " in every run, the fewest has "
+				"%" PRIu64 ")\n",
+				compare_stat_name[k], d[k].need, d[k].fewest);
+			json_object_object_add(
+				js, "reason",
+				json_object_new_string("too_few_samples"));
+		} else {
+			fprintf(out, "  %-7s %10s %10s %10s %8s  %-23s %s\n",
+				compare_stat_name[k],
+				fmt_val(d[k].a, a, sizeof(a)),
+				fmt_val(d[k].b, b, sizeof(b)),
+				fmt_diff(d[k].diff, df, sizeof(df)), pct, ci,
+				k == CMP_MIN ? "(no interval for a minimum)"
+					     : verdict_name(d[k].verdict));
+		}
 		jset_d(js, "a", d[k].a);
 		jset_d(js, "b", d[k].b);
 		jset_d(js, "diff", d[k].diff);
 		jset_d(js, "diff_pct", rel);
 		jset_d(js, "ci_low", d[k].lo);
 		jset_d(js, "ci_high", d[k].hi);
+		jset_ci(js, "a_ci95", d[k].a_ci_lo, d[k].a_ci_hi);
+		jset_ci(js, "b_ci95", d[k].b_ci_lo, d[k].b_ci_hi);
 		jset_d(js, "a_runs_min", d[k].a_lo);
 		jset_d(js, "a_runs_max", d[k].a_hi);
 		jset_d(js, "b_runs_min", d[k].b_lo);
 		jset_d(js, "b_runs_max", d[k].b_hi);
 		json_object_object_add(
 			js, "verdict",
-			k == CMP_MIN
+			k == CMP_MIN || d[k].too_few
 				? NULL
 				: json_object_new_string(
 					  d[k].verdict == CMP_SLOWER ? "slower"
@@ -624,6 +656,8 @@ compare_one(struct cmp_ctx *c, unsigned g, enum compare_series s, bool gated,
 		for (int k = CMP_MEAN; k < CMP__STATS; k++) {
 			char a1[24], a2[24], b1[24], b2[24];
 
+			if (d[k].too_few)
+				continue;
 			fprintf(out, "  %-7s A %s..%s  B %s..%s\n",
 				compare_stat_name[k],
 				fmt_val(d[k].a_lo, a1, sizeof(a1)),

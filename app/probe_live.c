@@ -142,7 +142,8 @@ probe_tick(struct app_run *r, double el)
 						&lv->iprev[i], lv->snap,
 						lv->iv);
 		}
-		if (histogram_count(lv->isum) != 0)
+		/* "-" too when the second has too few for a p99. */
+		if (report_pct_enough(histogram_count(lv->isum), 99.0))
 			report_fmt_ns(histogram_percentile(lv->isum, 99.0), p99,
 				      sizeof(p99));
 		snprintf(line + len, sizeof(line) - len, "  intended p99 %s",

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "latprobe/compare.h"
+#include "latprobe/pct_ci.h"
 #include "latprobe/hdr_codec.h"
 #include "latprobe/report_json.h"
 
@@ -167,6 +168,12 @@ out:
 }
 
 /* ---------------------------------------------------------- statistics */
+
+static uint64_t
+fmin_u64(uint64_t x, uint64_t y)
+{
+	return x < y ? x : y;
+}
 
 double
 compare_stat_value(const struct histogram *h, enum compare_stat s)
@@ -529,6 +536,41 @@ compare_bootstrap(const struct compare_group *a, const struct compare_group *b,
 			o->b_hi = fmax(o->b_hi, x);
 		}
 		o->verdict = CMP_NO_DIFFERENCE;
+		o->too_few = false;
+		o->a_ci_lo = o->a_ci_hi = o->b_ci_lo = o->b_ci_hi = NAN;
+		if (stat_pct[s] > 0) {
+			o->need = pct_min_samples(stat_pct[s] / 100.0,
+						  PCT_CI_CONF);
+			o->fewest = UINT64_MAX;
+			for (i = 0; i < a->n; i++)
+				o->fewest = fmin_u64(o->fewest,
+						     histogram_count(a->runs[i]));
+			for (i = 0; i < b->n; i++)
+				o->fewest = fmin_u64(o->fewest,
+						     histogram_count(b->runs[i]));
+			o->too_few = o->fewest < o->need;
+		}
+		if (o->too_few) {
+			/* Not a figure on one side at least: nothing to
+			 * compare. */
+			o->a = o->b = o->diff = o->lo = o->hi = NAN;
+			o->a_lo = o->a_hi = o->b_lo = o->b_hi = NAN;
+			continue;
+		}
+		if (stat_pct[s] > 0) {
+			uint64_t l, h;
+
+			if (histogram_percentile_ci(sa.merged, stat_pct[s],
+						    PCT_CI_CONF, &l, &h) == 0) {
+				o->a_ci_lo = (double)l;
+				o->a_ci_hi = (double)h;
+			}
+			if (histogram_percentile_ci(sb.merged, stat_pct[s],
+						    PCT_CI_CONF, &l, &h) == 0) {
+				o->b_ci_lo = (double)l;
+				o->b_ci_hi = (double)h;
+			}
+		}
 		if (s == CMP_MIN) {
 			/* the bootstrap cannot say anything about a minimum */
 			o->lo = o->hi = NAN;

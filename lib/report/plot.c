@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "latprobe/plot.h"
+#include "latprobe/report.h"
 
 /* Chart geometry (SVG user units). */
 #define W	 880.0
@@ -354,6 +355,12 @@ chart_spectrum(FILE *f, const struct plot_run *runs, unsigned n,
 			double q = pow(10, -x); /* 1 - p */
 			uint64_t v;
 
+			/* A percentile the run has too few samples for is
+			 * not drawn: the curve starts and ends where its
+			 * figures rest on enough. */
+			if (i != 0 && !report_pct_enough(histogram_count(h),
+							 (1 - q) * 100))
+				continue;
 			/* Past the last sample everything is the max. */
 			if (q * cnt < 1 || i == N_SPEC) {
 				v = histogram_max(h);
@@ -602,6 +609,17 @@ td_lat(FILE *f, const struct histogram *h, uint64_t v)
 	fprintf(f, "<td>%s</td>", buf);
 }
 
+/* A percentile cell: "-" when the run has too few samples for it. */
+static void
+td_pct(FILE *f, const struct histogram *h, double p)
+{
+	if (!report_pct_enough(histogram_count(h), p)) {
+		fputs("<td>-</td>", f);
+		return;
+	}
+	td_lat(f, h, histogram_percentile(h, p));
+}
+
 static void
 table(FILE *f, const struct plot_run *runs, unsigned n)
 {
@@ -621,9 +639,9 @@ table(FILE *f, const struct plot_run *runs, unsigned n)
 		fprintf(f, "</td><td>%llu</td>",
 			(unsigned long long)histogram_count(h));
 		td_lat(f, h, histogram_min(h));
-		td_lat(f, h, histogram_percentile(h, 50));
-		td_lat(f, h, histogram_percentile(h, 99));
-		td_lat(f, h, histogram_percentile(h, 99.9));
+		td_pct(f, h, 50);
+		td_pct(f, h, 99);
+		td_pct(f, h, 99.9);
 		td_lat(f, h, histogram_max(h));
 		if (!runs[k].has_probes)
 			fputs("<td>-</td>", f);

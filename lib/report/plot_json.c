@@ -15,6 +15,7 @@
 
 #include "latprobe/hdr_codec.h"
 #include "latprobe/plot.h"
+#include "latprobe/report.h"
 #include "latprobe/report_json.h"
 
 /* Larger inputs are refused rather than parsed (a run's JSON is KiBs). */
@@ -368,7 +369,9 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 		}
 		qsort(bin, m, sizeof(*bin), cmp_u64);
 		out[no].t_s = ((double)b + 0.5) * width / 1e9;
-		out[no].p50_ns = bin[(m - 1) / 2];
+		/* Too few in the bin for a median: not drawn (0). */
+		out[no].p50_ns = report_pct_enough(m, 50) ? bin[(m - 1) / 2]
+							  : 0;
 		out[no].max_ns = bin[m - 1];
 		no++;
 		i = j;
@@ -477,7 +480,9 @@ plot_hlog_read(const char *text, size_t len, const char *tag,
 			cap = nc;
 		}
 		out[n].t_s = start + length / 2;
-		out[n].p50_ns = histogram_percentile(&iv, 50);
+		out[n].p50_ns = report_pct_enough(histogram_count(&iv), 50)
+					? histogram_percentile(&iv, 50)
+					: 0;
 		out[n].max_ns = histogram_max(&iv);
 		n++;
 	}

@@ -40,8 +40,83 @@ report_summarise(const struct histogram *h, struct report_summary *s)
 	s->max = histogram_max(h);
 	s->mean = histogram_mean(h);
 	s->stddev = histogram_stddev(h);
-	for (i = 0; i < REPORT_N_PCTS; i++)
+	for (i = 0; i < REPORT_N_PCTS; i++) {
 		s->pct[i] = histogram_percentile(h, report_pcts[i]);
+		s->pct_ok[i] = histogram_percentile_ci(h, report_pcts[i],
+						       PCT_CI_CONF,
+						       &s->ci_lo[i],
+						       &s->ci_hi[i]) == 0;
+	}
+}
+
+bool
+report_pct_enough(uint64_t count, double p)
+{
+	uint64_t m = report_pct_min_count(p);
+
+	return m != 0 && count >= m;
+}
+
+uint64_t
+report_pct_min_count(double p)
+{
+	return pct_min_samples(p / 100.0, PCT_CI_CONF);
+}
+
+struct ns_str
+rpt_fmt_pct(const struct report_summary *s, unsigned i)
+{
+	struct ns_str r;
+
+	if (s->count == 0 || !s->pct_ok[i])
+		snprintf(r.s, sizeof(r.s), "-");
+	else
+		report_fmt_ns(s->pct[i], r.s, sizeof(r.s));
+	return r;
+}
+
+/* The unit report_fmt_ns() would print v in. */
+static const char *
+ns_unit(uint64_t v)
+{
+	return v < 1000 ? "ns" : v < 999995 ? "us" : v < 999999500 ? "ms" : "s";
+}
+
+/* v without its unit, in the unit report_fmt_ns() prints v in. */
+static void
+fmt_bare(char *buf, size_t cap, uint64_t v)
+{
+	char t[24];
+	size_t n;
+
+	report_fmt_ns(v, t, sizeof(t));
+	n = strspn(t, "0123456789.");
+	snprintf(buf, cap, "%.*s", (int)n, t);
+}
+
+struct ci_str
+rpt_fmt_pct_ci(const struct report_summary *s, unsigned i)
+{
+	struct ci_str r;
+	char lo[24], hi[24];
+
+	if (s->count == 0 || !s->pct_ok[i]) {
+		snprintf(r.s, sizeof(r.s), "-");
+		return r;
+	}
+	/* "135.17us [98.10-240.30]": the bounds in the figure's unit when
+	 * they share it, each with its own otherwise. */
+	if (strcmp(ns_unit(s->ci_lo[i]), ns_unit(s->pct[i])) == 0 &&
+	    strcmp(ns_unit(s->ci_hi[i]), ns_unit(s->pct[i])) == 0) {
+		fmt_bare(lo, sizeof(lo), s->ci_lo[i]);
+		fmt_bare(hi, sizeof(hi), s->ci_hi[i]);
+	} else {
+		report_fmt_ns(s->ci_lo[i], lo, sizeof(lo));
+		report_fmt_ns(s->ci_hi[i], hi, sizeof(hi));
+	}
+	snprintf(r.s, sizeof(r.s), "%s [%s-%s]", rpt_fmt_ns(s->pct[i]).s, lo,
+		 hi);
+	return r;
 }
 
 const char *

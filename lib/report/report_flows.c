@@ -63,6 +63,14 @@ report_flows_spread(const struct report_flow *f, unsigned n,
 	free(p50);
 }
 
+/* A flow's p50/p99: "-" when it has too few answers for it. */
+static struct ns_str
+flow_pct(const struct report_flow *f, double p, uint64_t ns)
+{
+	return rpt_fmt_ns_of(report_pct_enough(f->count, p) ? f->count : 0,
+			     ns);
+}
+
 /* Worst p99 first; flows without answers last, in flow order. */
 static int
 flow_row_cmp(const void *a, const void *b)
@@ -105,8 +113,7 @@ rpt_text_flows(FILE *out, const struct report_probe *r)
 			"  %6u %5u %6u %9" PRIu64 " %6.2f%% %10s %10s %10s\n",
 			f->flow, f->lcore, f->sport, f->count,
 			rpt_pct(f->lost, sent),
-			rpt_fmt_ns_of(f->count, f->p50).s,
-			rpt_fmt_ns_of(f->count, f->p99).s,
+			flow_pct(f, 50, f->p50).s, flow_pct(f, 99, f->p99).s,
 			rpt_fmt_ns_of(f->count, f->max).s);
 	}
 	free(rows);
@@ -142,8 +149,10 @@ json_flows(const struct report_probe *r, int *err)
 		rpt_jset_u64(o, "sport", f->sport, err);
 		rpt_jset_u64(o, "count", f->count, err);
 		rpt_jset_u64(o, "lost", f->lost, err);
-		rpt_jset_u64(o, "p50", f->p50, err);
-		rpt_jset_u64(o, "p99", f->p99, err);
+		rpt_jset_u64_or_null(o, "p50", report_pct_enough(f->count, 50),
+				     f->p50, err);
+		rpt_jset_u64_or_null(o, "p99", report_pct_enough(f->count, 99),
+				     f->p99, err);
 		rpt_jset_u64(o, "max", f->max, err);
 		rpt_jadd(a, o, err);
 	}
@@ -189,7 +198,7 @@ rpt_text_first_packet(FILE *out, const struct report_probe *r,
 		r->fresh_reused != 0 ? "; fresh ports ran out, some reused"
 				     : "");
 	rpt_text_pct_line(out, "  first packet", r->first_packet);
-	if (s.count != 0 && steady->count != 0 && steady->pct[0] != 0)
+	if (s.pct_ok[0] && steady->pct_ok[0] && steady->pct[0] != 0)
 		fprintf(out,
 			"  first-packet p50 / steady-state p50 = %.2f (the "
 			"steady state is rtt above: first packets are not in "

@@ -5,6 +5,14 @@
  */
 #include "latprobe/report_internal.h"
 
+/* An interval's p50 or p99: "-" when it has too few samples for it. */
+static struct ns_str
+iv_pct(const struct report_iv_stat *st, double p, uint64_t v)
+{
+	return rpt_fmt_ns_of(report_pct_enough(st->count, p) ? st->count : 0,
+			     v);
+}
+
 int
 report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 	       const struct report_iv_row *row)
@@ -14,8 +22,8 @@ report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 			 "  p50 %s p99 %s max %s",
 			 iv->t_s, rpt_str_or(row->target, "?"), row->sent,
 			 row->lost,
-			 rpt_fmt_ns_of(row->rtt.count, row->rtt.p50).s,
-			 rpt_fmt_ns_of(row->rtt.count, row->rtt.p99).s,
+			 iv_pct(&row->rtt, 50, row->rtt.p50).s,
+			 iv_pct(&row->rtt, 99, row->rtt.p99).s,
 			 rpt_fmt_ns_of(row->rtt.count, row->rtt.max).s);
 
 	if (n >= 0)
@@ -29,21 +37,30 @@ report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 		       (size_t)n < cap ? buf + n : NULL,
 		       (size_t)n < cap ? cap - (size_t)n : 0,
 		       "  intended p50 %s p99 %s max %s",
-		       rpt_fmt_ns_of(row->intended.count, row->intended.p50).s,
-		       rpt_fmt_ns_of(row->intended.count, row->intended.p99).s,
+		       iv_pct(&row->intended, 50, row->intended.p50).s,
+		       iv_pct(&row->intended, 99, row->intended.p99).s,
 		       rpt_fmt_ns_of(row->intended.count, row->intended.max).s);
 }
 
-/* One series of an interval row: count, p50, p99, max. */
+/* One series of an interval row: count, p50, p99 (null when too few
+ * samples for them, listed in too_few_samples), max. */
 static struct json_object *
 json_iv_stat(const struct report_iv_stat *st, int *err)
 {
 	struct json_object *o = json_object_new_object();
+	struct json_object *few = json_object_new_array();
+	bool ok50 = report_pct_enough(st->count, 50);
+	bool ok99 = report_pct_enough(st->count, 99);
 
 	rpt_jset_u64(o, "count", st->count, err);
-	rpt_jset_u64(o, "p50", st->p50, err);
-	rpt_jset_u64(o, "p99", st->p99, err);
+	rpt_jset_u64_or_null(o, "p50", ok50, st->p50, err);
+	rpt_jset_u64_or_null(o, "p99", ok99, st->p99, err);
 	rpt_jset_u64(o, "max", st->max, err);
+	if (!ok50)
+		rpt_jadd(few, json_object_new_string("p50"), err);
+	if (!ok99)
+		rpt_jadd(few, json_object_new_string("p99"), err);
+	rpt_jset(o, "too_few_samples", few, err);
 	return o;
 }
 
@@ -93,13 +110,13 @@ report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 	if (buf == NULL || cap == 0)
 		return -EINVAL;
 	report_summarise(interval, &s);
-	/* An empty interval: "p50 - p99 - max -". */
+	/* An empty interval: "p50 - p99 - max -"; a percentile the
+	 * interval has too few samples for is "-" too (recv is the count). */
 	n = snprintf(buf, cap,
 		     "%6.1fs  sent %" PRIu64 " recv %" PRIu64 " lost %" PRIu64
 		     " p50 %s p99 %s max %s",
-		     t_s, sent, received, lost,
-		     rpt_fmt_ns_of(s.count, s.pct[0]).s,
-		     rpt_fmt_ns_of(s.count, s.pct[2]).s,
+		     t_s, sent, received, lost, rpt_fmt_pct(&s, 0).s,
+		     rpt_fmt_pct(&s, 2).s,
 		     rpt_fmt_ns_of(s.count, s.max).s);
 	if (n < 0)
 		return -EINVAL;

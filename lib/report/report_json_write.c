@@ -141,12 +141,39 @@ rpt_jset_u64_or_null(struct json_object *o, const char *key, bool known,
 	rpt_jset_u64(o, key, v, err);
 }
 
+void
+rpt_json_pcts(struct json_object *o, const struct report_summary *s, int *err)
+{
+	struct json_object *ci = json_object_new_object();
+	struct json_object *few = json_object_new_array();
+	unsigned i;
+
+	for (i = 0; i < REPORT_N_PCTS; i++) {
+		struct json_object *b;
+
+		if (!s->pct_ok[i]) {
+			/* Not a figure: too few samples for it (or none). */
+			rpt_jset_null(o, rpt_pct_key[i], err);
+			rpt_jset_null(ci, rpt_pct_key[i], err);
+			rpt_jadd(few, json_object_new_string(rpt_pct_key[i]),
+				 err);
+			continue;
+		}
+		rpt_jset_u64(o, rpt_pct_key[i], s->pct[i], err);
+		b = json_object_new_array();
+		rpt_jadd(b, json_object_new_uint64(s->ci_lo[i]), err);
+		rpt_jadd(b, json_object_new_uint64(s->ci_hi[i]), err);
+		rpt_jset(ci, rpt_pct_key[i], b, err);
+	}
+	rpt_jset(o, "ci95", ci, err);
+	rpt_jset(o, "too_few_samples", few, err);
+}
+
 struct json_object *
 rpt_json_summary(const struct histogram *h, int *err)
 {
 	struct json_object *o = json_object_new_object();
 	struct report_summary s;
-	unsigned i;
 
 	report_summarise(h, &s);
 	rpt_jset_u64(o, "count", s.count, err);
@@ -154,8 +181,7 @@ rpt_json_summary(const struct histogram *h, int *err)
 	rpt_jset_double(o, "mean", s.mean, err);
 	rpt_jset_double(o, "stddev", s.stddev, err);
 	rpt_jset_u64(o, "max", s.max, err);
-	for (i = 0; i < REPORT_N_PCTS; i++)
-		rpt_jset_u64(o, rpt_pct_key[i], s.pct[i], err);
+	rpt_json_pcts(o, &s, err);
 	rpt_jset_u64(o, "underflow", h->underflow, err);
 	rpt_jset_u64(o, "overflow", h->overflow, err);
 	/* The whole histogram, lossless (underflow/overflow are beside it). */

@@ -280,8 +280,8 @@ rpt_text_one_way(FILE *out, const struct report_one_way *ow)
 		fprintf(out,
 			"One-way: forward p50 %s +-%s, reverse p50 %s +-%s "
 			"(%s is the slower direction)\n",
-			rpt_fmt_ns(f.pct[i]).s, rpt_fmt_ns(ow->bound_ns).s,
-			rpt_fmt_ns(r.pct[i]).s, rpt_fmt_ns(ow->bound_ns).s,
+			rpt_fmt_pct(&f, i).s, rpt_fmt_ns(ow->bound_ns).s,
+			rpt_fmt_pct(&r, i).s, rpt_fmt_ns(ow->bound_ns).s,
 			f.pct[i] > r.pct[i] + 2 * ow->bound_ns	 ? "forward"
 			: r.pct[i] > f.pct[i] + 2 * ow->bound_ns ? "reverse"
 								 : "neither "

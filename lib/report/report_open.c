@@ -22,8 +22,12 @@ rpt_text_open(FILE *out, const struct report_open *o)
 		"(seed %" PRIu64 "); sender behind schedule: p50 %s, p99 %s, "
 		"max %s; %" PRIu64 " sends (%.2f%%) later than %s\n",
 		o->rate_pps, rpt_str_or(o->spacing, "?"), o->seed,
-		rpt_fmt_ns_of(n, histogram_percentile(b, 50.0)).s,
-		rpt_fmt_ns_of(n, histogram_percentile(b, 99.0)).s,
+		rpt_fmt_ns_of(report_pct_enough(n, 50) ? n : 0,
+			      histogram_percentile(b, 50.0))
+			.s,
+		rpt_fmt_ns_of(report_pct_enough(n, 99) ? n : 0,
+			      histogram_percentile(b, 99.0))
+			.s,
 		rpt_fmt_ns(o->behind_max_ns).s, o->late_sends,
 		rpt_pct(o->late_sends, n), rpt_fmt_ns(o->bound_ns).s);
 	/* More than 1 %: the intended latency is mostly the sender's. */
@@ -49,9 +53,13 @@ rpt_json_open(struct json_object *root, const struct report_open *o, int *err)
 	rpt_jset_u64(snd, "late_sends", o->late_sends, err);
 	rpt_jset_u64(snd, "behind_max_ns", o->behind_max_ns, err);
 	rpt_jset_u64(snd, "bound_ns", o->bound_ns, err);
-	/* 0 when no send was measured (histogram_percentile()). */
-	rpt_jset_u64(snd, "behind_p50_ns", histogram_percentile(b, 50.0), err);
-	rpt_jset_u64(snd, "behind_p99_ns", histogram_percentile(b, 99.0), err);
+	/* null when too few sends were measured for them. */
+	rpt_jset_u64_or_null(snd, "behind_p50_ns",
+			     report_pct_enough(histogram_count(b), 50),
+			     histogram_percentile(b, 50.0), err);
+	rpt_jset_u64_or_null(snd, "behind_p99_ns",
+			     report_pct_enough(histogram_count(b), 99),
+			     histogram_percentile(b, 99.0), err);
 	rpt_jset(root, "sender", snd, err);
 	ol = json_object_new_object();
 	rpt_jset_u64(ol, "rate_pps", o->rate_pps, err);

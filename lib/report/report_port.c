@@ -29,6 +29,13 @@ rpt_text_xstats(FILE *out, const struct report_port_xstats *x)
 	text_counters(out, x->delta, x->n_delta);
 }
 
+/* A path interval's p50/p99 over its answers: "-" when too few. */
+static struct ns_str
+path_pct(const struct report_path_interval *v, double p, uint64_t ns)
+{
+	return rpt_fmt_ns_of(report_pct_enough(v->received, p) ? 1 : 0, ns);
+}
+
 /* Issue 27: the shifts and the latency on each path between them. */
 static void
 text_path_timeline(FILE *out, const struct report_port_path *p)
@@ -65,8 +72,8 @@ text_path_timeline(FILE *out, const struct report_port_path *p)
 		if (v->received != 0)
 			fprintf(out, "  min %s p50 %s p99 %s max %s",
 				rpt_fmt_ns(v->min_ns).s,
-				rpt_fmt_ns(v->p50_ns).s,
-				rpt_fmt_ns(v->p99_ns).s,
+				path_pct(v, 50, v->p50_ns).s,
+				path_pct(v, 99, v->p99_ns).s,
 				rpt_fmt_ns(v->max_ns).s);
 		fputc('\n', out);
 	}
@@ -111,8 +118,12 @@ json_path_timeline(struct json_object *o, const struct report_port_path *p,
 			struct json_object *rt = json_object_new_object();
 
 			rpt_jset_u64(rt, "min", v->min_ns, err);
-			rpt_jset_u64(rt, "p50", v->p50_ns, err);
-			rpt_jset_u64(rt, "p99", v->p99_ns, err);
+			rpt_jset_u64_or_null(
+				rt, "p50", report_pct_enough(v->received, 50),
+				v->p50_ns, err);
+			rpt_jset_u64_or_null(
+				rt, "p99", report_pct_enough(v->received, 99),
+				v->p99_ns, err);
 			rpt_jset_u64(rt, "max", v->max_ns, err);
 			rpt_jset(e, "rtt_ns", rt, err);
 		} else {

@@ -20,10 +20,8 @@ text_summary_line(char *buf, size_t cap, const struct report_probe *r,
 		 "summary: %s %s %uB  min %s p50 %s p99 %s p99.9 %s max %s  "
 		 "loss %.2f%% (%" PRIu64 "/%" PRIu64 ")",
 		 rpt_str_or(r->target, "?"), rpt_str_or(r->proto, "?"), r->size,
-		 rpt_fmt_ns_of(s->count, s->min).s,
-		 rpt_fmt_ns_of(s->count, s->pct[0]).s,
-		 rpt_fmt_ns_of(s->count, s->pct[2]).s,
-		 rpt_fmt_ns_of(s->count, s->pct[3]).s,
+		 rpt_fmt_ns_of(s->count, s->min).s, rpt_fmt_pct(s, 0).s,
+		 rpt_fmt_pct(s, 2).s, rpt_fmt_pct(s, 3).s,
 		 rpt_fmt_ns_of(s->count, s->max).s, loss, r->lost, r->sent);
 }
 
@@ -54,7 +52,6 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	struct report_summary s;
 	const char *layout;
 	char summary[256];
-	unsigned i;
 	int n;
 
 	if (r == NULL || out == NULL)
@@ -86,13 +83,15 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			" above 10s (not in the figures above)\n",
 			rtt->underflow, rtt->overflow);
 
-	fprintf(out, "\nPercentiles:\n");
-	if (r->stalls != NULL && report_stalls_separable(r->stalls, rtt, NULL))
+	fputc('\n', out);
+	if (r->stalls != NULL &&
+	    report_stalls_separable(r->stalls, rtt, NULL)) {
 		rpt_text_stalls_pcts(out, r, &s);
-	else
-		for (i = 0; i < REPORT_N_PCTS; i++)
-			fprintf(out, "  %-8s %s\n", rpt_pct_label[i],
-				rpt_fmt_ns_of(s.count, s.pct[i]).s);
+	} else {
+		const struct report_summary *col = &s;
+
+		rpt_text_pct_table(out, &col, NULL, 1);
+	}
 
 	/* Without a sample the rows would all be "0ns 0". */
 	if (n > 0 && s.count != 0) {

@@ -25,7 +25,11 @@ report_stalls_tail(const struct report_stalls *s, const struct histogram *rtt,
 {
 	memset(out, 0, sizeof(*out));
 	out->p = p;
-	if (rtt == NULL || histogram_count(rtt) == 0)
+	if (rtt == NULL)
+		return;
+	out->count = histogram_count(rtt);
+	out->enough = report_pct_enough(out->count, p);
+	if (!out->enough)
 		return;
 	out->value_ns = histogram_percentile(rtt, p);
 	out->above = above(rtt, out->value_ns);
@@ -54,75 +58,126 @@ report_stalls_separable(const struct report_stalls *s,
 	return f <= REPORT_STALL_SEPARABLE_MAX;
 }
 
+/*
+ * Whether the data support a verdict on the tail above p99.9; when not,
+ * why, into why (one clause, no newline). Every rule that withholds the
+ * verdict belongs here:
+ *  - both series (all, and without host-affected) have enough samples for
+ *    a 95 % interval of p99.9 inside the data (report_pct_enough());
+ *  - the tail's host-affected share is significantly above the share of
+ *    all probes: an exact one-sided binomial test of the affected count
+ *    among the probes above p99.9 against the all-probes share, at
+ *    REPORT_STALLS_VERDICT_ALPHA. A share no higher than everywhere else
+ *    says nothing about what made the tail.
+ */
+bool
+report_stalls_verdict_gate(const struct report_stalls *s,
+			   const struct histogram *rtt,
+			   const struct report_stall_tail *t, char *why,
+			   size_t cap)
+{
+	uint64_t n = n_of(rtt), nu = n_of(s->unaffected);
+	uint64_t need = report_pct_min_count(99.9);
+	uint64_t aff = n_of(s->host_prober) + n_of(s->host_reflector) +
+		       n_of(s->host_both);
+	uint64_t k = t->prober + t->reflector + t->both;
+	double p0, pv;
+
+	if (!report_pct_enough(histogram_count(rpt_hist_or_empty(rtt)), 99.9)) {
+		snprintf(why, cap, "p99.9 needs %s round trips, the run has %s",
+			 rpt_fmt_count(need).s, rpt_fmt_count(n).s);
+		return false;
+	}
+	if (!report_pct_enough(
+		    histogram_count(rpt_hist_or_empty(s->unaffected)), 99.9)) {
+		snprintf(why, cap,
+			 "p99.9 needs %s round trips, %s are without "
+			 "host-affected ones",
+			 rpt_fmt_count(need).s, rpt_fmt_count(nu).s);
+		return false;
+	}
+	p0 = n != 0 ? (double)aff / (double)n : 0.0;
+	pv = binom_test_greater(k, t->above, p0);
+	if (!(pv < REPORT_STALLS_VERDICT_ALPHA)) {
+		snprintf(why, cap,
+			 "the probes above p99.9 are host-affected no more "
+			 "often than all probes (%" PRIu64 " of %" PRIu64
+			 " against %.2f %% of all; one-sided binomial p = "
+			 "%.2g)",
+			 k, t->above, 100.0 * p0, pv);
+		return false;
+	}
+	return true;
+}
+
 int
 report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
-		      const struct histogram *rtt)
+		      const struct histogram *rtt, bool *supported)
 {
 	struct report_stall_tail t;
-	double ps, rs, share;
-	int n;
+	uint64_t n = n_of(rtt), aff;
+	double ps, rs, pv, share;
+	int len;
 
+	*supported = false;
 	if (!report_stalls_separable(s, rtt, &share))
-		return snprintf(
-			buf, cap,
-			"none: %.1f %% of the probes overlapped a stall "
-			"(more than %.0f %%): the detector cannot "
-			"separate the host from the path on this run",
-			100.0 * share, 100.0 * REPORT_STALL_SEPARABLE_MAX);
-	report_stalls_tail(s, rtt, 99.9, &t);
-	if (t.above == 0)
 		return snprintf(buf, cap,
-				"p99.9 %s: no probe above it (too few probes "
-				"for a tail)",
-				rpt_fmt_ns_of(n_of(rtt), t.value_ns).s);
+				"%.1f %% of the probes overlapped a stall "
+				"(more than %.0f %%): the detector cannot "
+				"separate the host from the path on this run",
+				100.0 * share,
+				100.0 * REPORT_STALL_SEPARABLE_MAX);
+	report_stalls_tail(s, rtt, 99.9, &t);
+	*supported = report_stalls_verdict_gate(s, rtt, &t, buf, cap);
+	if (!*supported)
+		return (int)strlen(buf);
+	aff = n_of(s->host_prober) + n_of(s->host_reflector) +
+	      n_of(s->host_both);
+	pv = binom_test_greater(t.prober + t.reflector + t.both, t.above,
+				(double)aff / (double)n);
 	ps = rpt_pct(t.prober + t.both, t.above);
 	rs = rpt_pct(t.reflector + t.both, t.above);
-	n = snprintf(buf, cap, "p99.9 %s: ", rpt_fmt_ns(t.value_ns).s);
-	if (n < 0 || (size_t)n >= cap)
-		return n;
+	len = snprintf(buf, cap, "p99.9 %s: ", rpt_fmt_ns(t.value_ns).s);
+	if (len < 0 || (size_t)len >= cap)
+		return len;
+	/* The gate passed: some of the tail is host-affected. */
 	if (ps > 0 && rs > 0)
-		n += snprintf(buf + n, cap - (size_t)n,
-			      "%.0f %% of the probes above it overlapped a "
-			      "stall of this host, %.0f %% one of the "
-			      "reflector's",
-			      ps, rs);
+		len += snprintf(buf + len, cap - (size_t)len,
+				"%.0f %% of the probes above it overlapped a "
+				"stall of this host, %.0f %% one of the "
+				"reflector's",
+				ps, rs);
 	else if (ps > 0)
-		n += snprintf(buf + n, cap - (size_t)n,
-			      "%.0f %% of the probes above it overlapped a "
-			      "stall of this host",
-			      ps);
-	else if (rs > 0)
-		n += snprintf(buf + n, cap - (size_t)n,
-			      "%.0f %% of the probes above it overlapped a "
-			      "stall of the reflector's host",
-			      rs);
+		len += snprintf(buf + len, cap - (size_t)len,
+				"%.0f %% of the probes above it overlapped a "
+				"stall of this host",
+				ps);
 	else
-		n += snprintf(buf + n, cap - (size_t)n,
-			      "none of the probes above it overlapped a stall "
-			      "of %s",
-			      s->reflector.known ? "either host" : "this host");
-	if (n < 0 || (size_t)n >= cap)
-		return n;
-	n += snprintf(buf + n, cap - (size_t)n, "; without them p99.9 is %s",
-		      rpt_fmt_ns_of(n_of(s->unaffected),
-				    s->unaffected == NULL
-					    ? 0
-					    : histogram_percentile(
-						      s->unaffected, 99.9))
-			      .s);
-	if (n < 0 || (size_t)n >= cap)
-		return n;
+		len += snprintf(buf + len, cap - (size_t)len,
+				"%.0f %% of the probes above it overlapped a "
+				"stall of the reflector's host",
+				rs);
+	if (len < 0 || (size_t)len >= cap)
+		return len;
+	len += snprintf(
+		buf + len, cap - (size_t)len,
+		" (%.2f %% of all probes; one-sided binomial p = "
+		"%.2g); without them p99.9 is %s",
+		rpt_pct(aff, n), pv,
+		rpt_fmt_ns(histogram_percentile(s->unaffected, 99.9)).s);
+	if (len < 0 || (size_t)len >= cap)
+		return len;
 	if (!s->reflector.known)
-		n += snprintf(buf + n, cap - (size_t)n,
-			      " (the reflector's stalls are not known)");
-	if (n >= 0 && (size_t)n < cap && s->prober.corr.hidden_wait_ns != 0)
-		n += snprintf(buf + n, cap - (size_t)n,
-			      "; this host's worker was also off its CPU for "
-			      "%s where the loop cannot see it (inside PMD "
-			      "calls): the probes that waited then are not "
-			      "marked",
-			      rpt_fmt_ns(s->prober.corr.hidden_wait_ns).s);
-	return n;
+		len += snprintf(buf + len, cap - (size_t)len,
+				" (the reflector's stalls are not known)");
+	if (len >= 0 && (size_t)len < cap && s->prober.corr.hidden_wait_ns != 0)
+		len += snprintf(buf + len, cap - (size_t)len,
+				"; this host's worker was also off its CPU "
+				"for %s where the loop cannot see it (inside "
+				"PMD calls): the probes that waited then are "
+				"not marked",
+				rpt_fmt_ns(s->prober.corr.hidden_wait_ns).s);
+	return len;
 }
 
 void
@@ -131,14 +186,12 @@ rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
 {
 	const struct report_stalls *st = r->stalls;
 	const struct histogram *u = rpt_hist_or_empty(st->unaffected);
+	static const char *const titles[2] = {"all", "without host-affected"};
 	struct report_summary s;
+	const struct report_summary *cols[2] = {all, &s};
 
 	report_summarise(u, &s);
-	fprintf(out, "  %-8s %10s  %s\n", "", "all", "without host-affected");
-	for (unsigned i = 0; i < REPORT_N_PCTS; i++)
-		fprintf(out, "  %-8s %10s  %s\n", rpt_pct_label[i],
-			rpt_fmt_ns_of(all->count, all->pct[i]).s,
-			rpt_fmt_ns_of(s.count, s.pct[i]).s);
+	rpt_text_pct_table(out, cols, titles, 2);
 }
 
 /* How the threshold was set, the loop's gaps, the PMD calls. */
@@ -248,6 +301,13 @@ static void
 text_tail(FILE *out, const struct report_stalls *s, const char *label,
 	  const struct report_stall_tail *t)
 {
+	if (!t->enough) {
+		fprintf(out,
+			"  above %s: - (too few round trips: %s, needs %s)\n",
+			label, rpt_fmt_count(t->count).s,
+			rpt_fmt_count(report_pct_min_count(t->p)).s);
+		return;
+	}
 	fprintf(out,
 		"  above %s (%s): %" PRIu64 " probes, %.1f %% host-affected "
 		"(this host %.1f %%, the reflector's %.1f %%, both %.1f %%)\n",
@@ -265,6 +325,7 @@ rpt_text_stalls(FILE *out, const struct report_probe *r)
 	struct report_stall_tail t99, t999;
 	uint64_t hp, hr, hb;
 	char verdict[512];
+	bool supported;
 
 	if (s == NULL)
 		return;
@@ -301,8 +362,9 @@ rpt_text_stalls(FILE *out, const struct report_probe *r)
 		text_tail(out, s, "p99", &t99);
 		text_tail(out, s, "p99.9", &t999);
 	}
-	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt);
-	fprintf(out, "verdict: %s\n\n", verdict);
+	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt, &supported);
+	fprintf(out, "%s: %s\n\n", supported ? "verdict" : "no verdict",
+		verdict);
 }
 
 static void
@@ -418,14 +480,17 @@ static struct json_object *
 json_tail(const struct report_stall_tail *t, int *err)
 {
 	struct json_object *o = json_object_new_object();
+	bool k = t->enough;
 
-	rpt_jset_u64(o, "value_ns", t->value_ns, err);
-	rpt_jset_u64(o, "above", t->above, err);
-	rpt_jset_u64(o, "host_affected", t->prober + t->reflector + t->both,
-		     err);
-	rpt_jset_u64(o, "prober", t->prober, err);
-	rpt_jset_u64(o, "reflector", t->reflector, err);
-	rpt_jset_u64(o, "both", t->both, err);
+	/* Too few round trips for the percentile: no value, no tail. */
+	rpt_jset_u64_or_null(o, "value_ns", k, t->value_ns, err);
+	rpt_jset_u64_or_null(o, "above", k, t->above, err);
+	rpt_jset_u64_or_null(o, "host_affected", k,
+			     t->prober + t->reflector + t->both, err);
+	rpt_jset_u64_or_null(o, "prober", k, t->prober, err);
+	rpt_jset_u64_or_null(o, "reflector", k, t->reflector, err);
+	rpt_jset_u64_or_null(o, "both", k, t->both, err);
+	rpt_jset_str(o, "reason", k ? NULL : "too_few_samples", err);
 	return o;
 }
 
@@ -437,6 +502,7 @@ rpt_json_stalls(struct json_object *root, const struct report_probe *r,
 	struct report_stall_tail t;
 	struct json_object *o, *h, *tails;
 	char verdict[512];
+	bool supported;
 
 	if (s == NULL)
 		return;
@@ -472,8 +538,10 @@ rpt_json_stalls(struct json_object *root, const struct report_probe *r,
 	report_stalls_tail(s, r->rtt, 99.99, &t);
 	rpt_jset(tails, "p99_99", json_tail(&t, err), err);
 	rpt_jset(o, "tail", tails, err);
-	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt);
-	rpt_jset_str(o, "verdict", verdict, err);
+	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt, &supported);
+	/* One of the two is a string, the other null. */
+	rpt_jset_str(o, "verdict", supported ? verdict : NULL, err);
+	rpt_jset_str(o, "no_verdict", supported ? NULL : verdict, err);
 	rpt_jset(root, "stalls", o, err);
 	rpt_jset(root, "rtt_ns_unaffected",
 		 rpt_json_summary(rpt_hist_or_empty(s->unaffected), err), err);

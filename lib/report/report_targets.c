@@ -10,7 +10,8 @@ struct target_row {
 	struct report_summary s;
 };
 
-/* Worst p99 first; targets without a round trip last, in list order. */
+/* Worst p99 first, then those with too few round trips for a p99 (they
+ * show "-"), those without one last; ties in list order. */
 static int
 target_row_cmp(const void *a, const void *b)
 {
@@ -18,7 +19,9 @@ target_row_cmp(const void *a, const void *b)
 
 	if ((x->s.count == 0) != (y->s.count == 0))
 		return x->s.count == 0 ? 1 : -1;
-	if (x->s.pct[2] != y->s.pct[2])
+	if (x->s.pct_ok[2] != y->s.pct_ok[2])
+		return x->s.pct_ok[2] ? -1 : 1;
+	if (x->s.pct_ok[2] && x->s.pct[2] != y->s.pct[2])
 		return x->s.pct[2] < y->s.pct[2] ? 1 : -1;
 	return x->t < y->t ? -1 : x->t > y->t;
 }
@@ -65,8 +68,7 @@ rpt_text_targets(FILE *out, const struct report_probe *r)
 			t->label != NULL && t->label[0] != '\0' ? t->label
 								: "-",
 			t->sent, t->received, rpt_pct(t->lost, t->sent),
-			rpt_fmt_ns_of(s->count, s->pct[0]).s,
-			rpt_fmt_ns_of(s->count, s->pct[2]).s,
+			rpt_fmt_pct(s, 0).s, rpt_fmt_pct(s, 2).s,
 			rpt_fmt_ns_of(s->count, s->max).s);
 	}
 	free(rows);

@@ -14,10 +14,53 @@ rpt_text_pct_line(FILE *out, const char *title, const struct histogram *h)
 	report_summarise(h, &s);
 	fprintf(out, "%s: count %" PRIu64 ", min %s", title, s.count,
 		rpt_fmt_ns_of(s.count, s.min).s);
+	/* "-" for a percentile the count is too small for. */
 	for (i = 0; i < REPORT_N_PCTS; i++)
-		fprintf(out, ", %s %s", rpt_pct_label[i],
-			rpt_fmt_ns_of(s.count, s.pct[i]).s);
+		fprintf(out, ", %s %s", rpt_pct_label[i], rpt_fmt_pct(&s, i).s);
 	fprintf(out, ", max %s\n", rpt_fmt_ns_of(s.count, s.max).s);
+}
+
+/* One cell of the percentile table: the figure with its interval, "-"
+ * for an empty series, "-" with the count it needs when too few. */
+static void
+pct_cell(char *buf, size_t cap, const struct report_summary *s, unsigned i)
+{
+	if (s->count == 0 || s->pct_ok[i])
+		snprintf(buf, cap, "%s", rpt_fmt_pct_ci(s, i).s);
+	else
+		snprintf(buf, cap, "-  (too few: needs %s)",
+			 rpt_fmt_count(report_pct_min_count(report_pcts[i])).s);
+}
+
+void
+rpt_text_pct_table(FILE *out, const struct report_summary *const *cols,
+		   const char *const *titles, unsigned n_cols)
+{
+	char cell[96];
+	unsigned i, c;
+
+	if (n_cols == 1) {
+		fprintf(out,
+			"Percentiles (n=%s; 95 %% interval in brackets):\n",
+			rpt_fmt_count(cols[0]->count).s);
+	} else {
+		fprintf(out, "Percentiles (95 %% interval in brackets):\n");
+		fprintf(out, "  %-8s", "");
+		for (c = 0; c < n_cols; c++) {
+			snprintf(cell, sizeof(cell), "%s (n=%s)", titles[c],
+				 rpt_fmt_count(cols[c]->count).s);
+			fprintf(out, c + 1 < n_cols ? " %-30s" : " %s", cell);
+		}
+		fputc('\n', out);
+	}
+	for (i = 0; i < REPORT_N_PCTS; i++) {
+		fprintf(out, "  %-8s", rpt_pct_label[i]);
+		for (c = 0; c < n_cols; c++) {
+			pct_cell(cell, sizeof(cell), cols[c], i);
+			fprintf(out, c + 1 < n_cols ? " %-30s" : " %s", cell);
+		}
+		fputc('\n', out);
+	}
 }
 
 void

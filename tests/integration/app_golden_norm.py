@@ -74,10 +74,18 @@ VARIES = re.compile(r"^\s*the sender did not keep the rate |"
 VARIES_REASON = {"bound_exceeds_delay", "negative_delay"}
 # The stall histogram's line (issue 29): how many buckets a run filled.
 STALL_BUCKETS = re.compile(r"<=#t: #(?: <=#t: #)+")
-# The percentile table's "without host-affected" column is "-" when every
-# probe of the run was host-affected (a loaded host: the kernel backend's
-# probes on a busy CPU): a measured outcome, like its values.
-UNAFFECTED_EMPTY = re.compile(r"^( p[\d.]+ #t) -$")
+# The percentile table's "without host-affected" column holds as many
+# probes as the host let through unaffected (a loaded host: the kernel
+# backend's probes on a busy CPU): whether a cell is a figure, "-" with the
+# count it needs or "-" alone (none) is a measured outcome, like its values.
+PCT_CELL = r"(?:#t \[#-#\]|- \(too few: needs [#,]+\)|-)"
+UNAFFECTED_CELL = re.compile(r"^( p[\d.]+ %s) %s$" % (PCT_CELL, PCT_CELL))
+# A percentile's interval: its bounds carry a unit of their own when their
+# size differs from the figure's ("[340ns-10.43us]").
+CI_UNITS = re.compile(r"\[#(?:t)?-#(?:t)?\]")
+# The series without host-affected probes: which of its percentiles have
+# enough samples follows from the measured split (as above).
+UNAFFECTED_MEASURED = {"ci95", "too_few_samples"}
 # The reflector's Error Estimate moves with its measured error (issue 28).
 EE_CHANGED = re.compile(r"\), changed # times?$")
 MEASURED_ON = re.compile(r"^(Measured <utc> on )[^,]*,")
@@ -136,7 +144,8 @@ def norm_text(data):
         line = line.replace("# stall,", "# stalls,")  # a measured count
         if line.strip() == "<=#t: #":
             continue  # the stall histogram: none on a quiet run
-        line = UNAFFECTED_EMPTY.sub(r"\1 #t", line)
+        line = CI_UNITS.sub("[#-#]", line)
+        line = UNAFFECTED_CELL.sub(r"\1 <unaffected>", line)
         lines.append(line)
     return "\n".join(fold(sort_target_rows(lines)))
 
@@ -146,6 +155,10 @@ def norm_json(v, key=None, exact=False, measured=False):
         measured = True
     if isinstance(v, dict):
         exact = exact or key in EXACT_UNDER
+        if key == "rtt_ns_unaffected":
+            return {k: "<measured>" if k in UNAFFECTED_MEASURED
+                    else norm_json(x, k, exact, measured)
+                    for k, x in v.items()}
         return {k: norm_json(x, k, exact, measured) for k, x in v.items()}
     if isinstance(v, list):
         # The stalls' duration histogram lists the buckets a run filled
@@ -154,6 +167,10 @@ def norm_json(v, key=None, exact=False, measured=False):
                 isinstance(x, dict) and set(x) == {"upper_ns", "count"}
                 for x in v):
             return "<stall buckets>"
+        if key == "too_few_samples" and measured:
+            # An interval's count is cut by time: which of its
+            # percentiles have enough samples is too.
+            return "<measured>"
         if key == "reasons":
             v = [x for x in v if x not in VARIES_REASON]
         return fold([norm_json(x, key, exact, measured) for x in v])

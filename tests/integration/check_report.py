@@ -32,7 +32,14 @@ def series_sane(rep, key):
         check(k in s, f"{key}.{k} missing")
     if s.get("count", 0) == 0:
         return
-    order = [s["min"], s["p50"], s["p90"], s["p99"], s["p99_9"], s["max"]]
+    # A percentile the series has too few samples for is null and named
+    # in too_few_samples; the others keep their order.
+    for k in ("p50", "p90", "p99", "p99_9", "p99_99"):
+        check((s[k] is None) == (k in s.get("too_few_samples", [])),
+              f"{key}.{k} is {s[k]} but too_few_samples is "
+              f"{s.get('too_few_samples')}")
+    order = [v for v in (s["min"], s["p50"], s["p90"], s["p99"],
+                         s["p99_9"], s["max"]) if v is not None]
     check(s["min"] > 0, f"{key}.min is {s['min']}, not > 0")
     check(all(a <= b for a, b in zip(order, order[1:])),
           f"{key}: min <= p50 <= p90 <= p99 <= p99.9 <= max fails: {order}")

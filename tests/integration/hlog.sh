@@ -63,6 +63,8 @@ if n_iv < int(min_iv):
 if count != s["count"]:
     err.append("Java count %d, JSON %d" % (count, s["count"]))
 for k, v in pj.items():
+    if s[k] is None:  # too few samples for it: no figure to agree with
+        continue
     if abs(v - s[k]) > width(s[k]):
         err.append("%s: Java %d, JSON %d" % (k, v, s[k]))
 for k, v in (("min", jmin), ("max", jmax)):
@@ -82,6 +84,8 @@ rows = [tuple(map(float, l.split()[:2])) for l in txt.split("\n")
         if re.match(r"^ *[0-9]", l)]
 for k, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99_9", 0.999)):
     # the value at p lies between the rows around p
+    if s[k] is None:
+        continue
     below = [v for v, q in rows if q <= p]
     above = [v for v, q in rows if q >= p]
     lo = below[-1] if below else rows[0][0]
@@ -92,7 +96,7 @@ for k, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99_9", 0.999)):
 if err:
     print("\n".join(err))
     sys.exit(1)
-print("%s: %d values in %d intervals; p50 %d p99 %d p99.99 %d agree"
+print("%s: %d values in %d intervals; p50 %s p99 %s p99.99 %s agree"
       % (series, count, n_iv, s["p50"], s["p99"], s["p99_99"]))
 PYEOF
 		fail "$tag: Java disagrees with the JSON"

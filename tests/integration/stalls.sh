@@ -73,7 +73,8 @@ print(f"  {sys.argv[1].split('/')[-1]}: prober stalls {st['prober']['count']}"
       f" both {ha['both']}, rtt p50 {rtt['p50']} max {rtt['max']},"
       f" unaffected p50 {u['p50']} p99.9 {u['p99_9']} max {u['max']}"
       f" count {u['count']} of {rtt['count']}")
-print(f"  verdict: {st['verdict']}")
+print(f"  verdict: {st['verdict']}" if st['verdict'] is not None
+      else f"  no verdict: {st['no_verdict']}")
 assert u['count'] + ha['probes'] == rtt['count'], 'probes lost in the split'
 # The hog made a tail, and every probe of it is host-affected.
 assert rtt['max'] > half, 'the hog left no tail'
@@ -112,8 +113,8 @@ refl_log_reset; start_reflector "$LP_NS_REFL" --backend kernel --addr "$R" --jso
 kprobe_bg base -t 3 --stall-tlv "$R"
 wait_probe base
 $PY -c 'import json,sys; r=json.load(open(sys.argv[1])); u=r["rtt_ns_unaffected"]; \
-print("  base: rtt p50 %d p99 %d; unaffected p50 %d p99 %d; %s" % (r["rtt_ns"]["p50"], \
-r["rtt_ns"]["p99"], u["p50"], u["p99"], r["stalls"]["verdict"]))' "$WORK/base.json"
+print("  base: rtt p50 %s p99 %s; unaffected p50 %s p99 %s; %s" % (r["rtt_ns"]["p50"], \
+r["rtt_ns"]["p99"], u["p50"], u["p99"], r["stalls"]["verdict"] or r["stalls"]["no_verdict"]))' "$WORK/base.json"
 
 # 1. The hog on the prober.
 kprobe_bg hogp -t $(((N * (LEN_MS + GAP_MS)) / 1000 + 3)) --stall-tlv "$R"

@@ -102,6 +102,16 @@ struct compare_diff {
 	double a_lo, a_hi; /* run-to-run spread: lowest/highest run of A */
 	double b_lo, b_hi;
 	enum compare_verdict verdict;
+	/* A percentile some run of either side has too few samples for (its
+	 * 95 % interval would run past the data, pct_interval()): not
+	 * compared; every figure above NaN, verdict CMP_NO_DIFFERENCE.
+	 * need: the samples it needs; fewest: the smallest run's. */
+	bool too_few;
+	uint64_t need, fewest;
+	/* Each side's merged percentile's own 95 % interval (order
+	 * statistics, histogram_percentile_ci()); NaN for min and mean, and
+	 * when too_few. */
+	double a_ci_lo, a_ci_hi, b_ci_lo, b_ci_hi;
 };
 
 /*
@@ -110,6 +120,8 @@ struct compare_diff {
  * it has more than one), then each drawn run's counts multinomially from
  * its own histogram, and merges them; with one run per side only the
  * samples are resampled, so the interval ignores run-to-run variance.
+ * A percentile is compared only when every run of both sides has enough
+ * samples for it (too_few).
  * 0, -EINVAL (an empty side, an empty histogram, n_boot < 20) or -ENOMEM.
  */
 int compare_bootstrap(const struct compare_group *a,

@@ -28,7 +28,7 @@
 /* Latency over time: one point per time bin. */
 struct plot_tpoint {
 	double t_s;	 /* middle of the bin, seconds since the run's start */
-	uint64_t p50_ns; /* median of the bin */
+	uint64_t p50_ns; /* median of the bin; 0: too few in it, not drawn */
 	uint64_t max_ns; /* highest of the bin */
 };
 

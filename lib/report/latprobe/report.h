@@ -20,14 +20,28 @@
 #define REPORT_N_PCTS 6
 extern const double report_pcts[REPORT_N_PCTS]; /* 50 90 99 99.9 99.99 99.999 */
 
+/*
+ * A series' figures. A percentile rests on the count: pct_ok[i] is false
+ * when the series has too few samples for a 95 % interval of it inside
+ * the data (pct_interval()); pct[i] is then not a figure to show (text
+ * "-", JSON null). ci_lo/ci_hi: that interval, 0 when !pct_ok.
+ */
 struct report_summary {
 	uint64_t count, min, max;
 	double mean, stddev;
 	uint64_t pct[REPORT_N_PCTS]; /* values at report_pcts[] */
+	bool pct_ok[REPORT_N_PCTS];
+	uint64_t ci_lo[REPORT_N_PCTS], ci_hi[REPORT_N_PCTS];
 };
 
 /* Summarise a histogram (all zero when empty). */
 void report_summarise(const struct histogram *h, struct report_summary *s);
+
+/* Enough samples (count) for percentile p (0 < p < 100) to be shown: its
+ * 95 % interval falls inside the data (pct_min_samples()). */
+bool report_pct_enough(uint64_t count, double p);
+/* The fewest samples percentile p needs (0 for p outside (0, 100)). */
+uint64_t report_pct_min_count(double p);
 
 struct report_tsc {
 	uint64_t hz;	  /* in use */
@@ -565,9 +579,13 @@ struct report_stalls {
 bool report_stalls_separable(const struct report_stalls *s,
 			     const struct histogram *rtt, double *share);
 
-/* The tail above percentile p (99, 99.9) of rtt, split by side. */
+/* The tail above percentile p (99, 99.9) of rtt, split by side. enough
+ * false: rtt's count is too few for p (report_pct_enough()), and nothing
+ * but p and count is set. */
 struct report_stall_tail {
 	double p;
+	uint64_t count; /* rtt's in-range round trips */
+	bool enough;
 	uint64_t value_ns; /* the percentile */
 	uint64_t above;	   /* probes above it */
 	uint64_t prober, reflector, both;
@@ -575,10 +593,22 @@ struct report_stall_tail {
 void report_stalls_tail(const struct report_stalls *s,
 			const struct histogram *rtt, double p,
 			struct report_stall_tail *out);
-/* The verdict line (no newline) for p99.9 of rtt; its length as
- * snprintf's. */
+
+/* The verdict's significance level (one-sided). */
+#define REPORT_STALLS_VERDICT_ALPHA 0.05
+/*
+ * Whether the data support a verdict on t (the tail above p99.9 of rtt):
+ * enough samples in both series, and a host-affected share in the tail
+ * significantly above the share of all probes. false: why, in buf.
+ */
+bool report_stalls_verdict_gate(const struct report_stalls *s,
+				const struct histogram *rtt,
+				const struct report_stall_tail *t, char *why,
+				size_t cap);
+/* The verdict (no newline) for p99.9 of rtt when *supported, else why
+ * there is none; its length as snprintf's. */
 int report_stalls_verdict(char *buf, size_t cap, const struct report_stalls *s,
-			  const struct histogram *rtt);
+			  const struct histogram *rtt, bool *supported);
 
 /* The reflector report's: its own side. */
 struct report_reflect_stalls {

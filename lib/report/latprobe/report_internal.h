@@ -22,6 +22,7 @@
 
 #include <json-c/json.h>
 
+#include "latprobe/pct_ci.h"
 #include "latprobe/report.h"
 
 /* ---- report.c: summaries, formatting, the bucket table's rows */
@@ -41,6 +42,14 @@ struct ns_str {
 struct ns_str rpt_fmt_ns(uint64_t ns);
 /* rpt_fmt_ns(), or "-" when the series has no sample (count 0). */
 struct ns_str rpt_fmt_ns_of(uint64_t count, uint64_t ns);
+/* Percentile i of s: "-" when the series has too few samples for it
+ * (or none), else its value; with its 95 % interval, "135.17us
+ * [98.10-240.30]". */
+struct ns_str rpt_fmt_pct(const struct report_summary *s, unsigned i);
+struct ci_str {
+	char s[80];
+};
+struct ci_str rpt_fmt_pct_ci(const struct report_summary *s, unsigned i);
 /* 1234567 -> "1,234,567" */
 struct ns_str rpt_fmt_count(uint64_t v);
 /* A mean or stddev to whole ns (0 for <= 0 or NaN, saturated). */
@@ -65,6 +74,13 @@ int rpt_stream_status(FILE *out);
 
 /* "title: count N, min x, p50 x, ..., max x" */
 void rpt_text_pct_line(FILE *out, const char *title, const struct histogram *h);
+/*
+ * "Percentiles ...:" and one row per percentile, a column per series
+ * (titles[c] above each when there are several): the figure and its 95 %
+ * interval, or "-" with the count it needs.
+ */
+void rpt_text_pct_table(FILE *out, const struct report_summary *const *cols,
+			const char *const *titles, unsigned n_cols);
 /* PsPing's -h table: upper edge, count, cumulative %. */
 void rpt_text_buckets(FILE *out, const struct histogram_row *rows, int n);
 
@@ -100,6 +116,13 @@ void rpt_jset_int_or_null(struct json_object *o, const char *key, int v,
 			  int *err);
 void rpt_jset_u64_or_null(struct json_object *o, const char *key, bool known,
 			  uint64_t v, int *err);
+/*
+ * The percentiles of s into o: pN (null when too few samples for it, or
+ * none), "ci95" {pN: [lo, hi] or null} and "too_few_samples" [the pN keys
+ * that are null].
+ */
+void rpt_json_pcts(struct json_object *o, const struct report_summary *s,
+		   int *err);
 /* A series: count, min, mean, ..., percentiles, hdr, sum. */
 struct json_object *rpt_json_summary(const struct histogram *h, int *err);
 /* {name: value} of the counters with a name (c may be NULL). */

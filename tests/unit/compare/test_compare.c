@@ -335,11 +335,25 @@ test_bootstrap_verdicts(void **state)
 	fill_lognormal(a, &seed, 20000, 10000, 0.3);
 	histogram_merge(b, a);
 	assert_int_equal(compare_bootstrap(&ga, &gb, 500, 1, d), 0);
-	for (int s = CMP_MEAN; s < CMP__STATS; s++) {
+	for (int s = CMP_MEAN; s < CMP_P99_99; s++) {
+		assert_false(d[s].too_few);
 		assert_int_equal(d[s].verdict, CMP_NO_DIFFERENCE);
 		assert_true(d[s].diff == 0);
 		assert_true(d[s].lo <= 0 && d[s].hi >= 0);
 	}
+	/* Each side's own order-statistic interval holds its figure. */
+	for (int s = CMP_P50; s < CMP_P99_99; s++) {
+		assert_true(d[s].a_ci_lo <= d[s].a && d[s].a <= d[s].a_ci_hi);
+		assert_true(d[s].b_ci_lo <= d[s].b && d[s].b <= d[s].b_ci_hi);
+	}
+	assert_true(isnan(d[CMP_MEAN].a_ci_lo) && isnan(d[CMP_MIN].b_ci_hi));
+	assert_true(isnan(d[CMP_P99_99].a_ci_lo));
+	/* 20,000 samples a side: p99.99 needs 36,887, not compared. */
+	assert_true(d[CMP_P99_99].too_few);
+	assert_int_equal(d[CMP_P99_99].need, 36887);
+	assert_int_equal(d[CMP_P99_99].fewest, 20000);
+	assert_int_equal(d[CMP_P99_99].verdict, CMP_NO_DIFFERENCE);
+	assert_true(isnan(d[CMP_P99_99].a) && isnan(d[CMP_P99_99].diff));
 	histogram_init(b);
 	fill_lognormal(b, &seed, 20000, 12000, 0.3);
 	assert_int_equal(compare_bootstrap(&ga, &gb, 500, 1, d), 0);

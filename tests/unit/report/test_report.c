@@ -151,6 +151,39 @@ static const char *const pct_key[REPORT_N_PCTS] = {
 	"p50", "p90", "p99", "p99_9", "p99_99", "p99_999",
 };
 
+/*
+ * Percentile p of h under key in the series o: the value with its "ci95"
+ * pair around it when h has enough samples for p, else null, a null
+ * interval and the key in "too_few_samples".
+ */
+static void
+check_pct(struct json_object *o, const char *key, const struct histogram *h,
+	  double p)
+{
+	struct json_object *v = jget(o, key), *ci = jget(jget(o, "ci95"), key);
+	struct json_object *few = jget(o, "too_few_samples");
+	bool listed = false;
+
+	for (size_t k = 0; k < json_object_array_length(few); k++)
+		if (strcmp(json_object_get_string(
+				   json_object_array_get_idx(few, k)),
+			   key) == 0)
+			listed = true;
+	if (!report_pct_enough(histogram_count(h), p)) {
+		assert_true(json_object_is_type(v, json_type_null));
+		assert_true(json_object_is_type(ci, json_type_null));
+		assert_true(listed);
+		return;
+	}
+	assert_false(listed);
+	assert_int_equal(json_object_get_uint64(v), histogram_percentile(h, p));
+	assert_int_equal(json_object_array_length(ci), 2);
+	assert_true(json_object_get_uint64(json_object_array_get_idx(ci, 0)) <=
+		    json_object_get_uint64(v));
+	assert_true(json_object_get_uint64(v) <=
+		    json_object_get_uint64(json_object_array_get_idx(ci, 1)));
+}
+
 static void
 check_summary(struct json_object *root, const char *name,
 	      const struct histogram *h)
@@ -168,8 +201,7 @@ check_summary(struct json_object *root, const char *name,
 	assert_true(json_object_get_double(jget(root, KEY("stddev"))) ==
 		    histogram_stddev(h));
 	for (i = 0; i < REPORT_N_PCTS; i++)
-		assert_int_equal(jget_u64(root, KEY(pct_key[i])),
-				 histogram_percentile(h, report_pcts[i]));
+		check_pct(jget(root, name), pct_key[i], h, report_pcts[i]);
 	assert_int_equal(jget_u64(root, KEY("underflow")), h->underflow);
 	assert_int_equal(jget_u64(root, KEY("overflow")), h->overflow);
 #undef KEY
@@ -212,8 +244,8 @@ test_pcts_table(void **state)
 		pct = strtod(num, NULL);
 		assert_true(n < REPORT_N_PCTS);
 		assert_true(pct == report_pcts[n]);
-		assert_int_equal(json_object_get_uint64(val),
-				 histogram_percentile(f->rtt, pct));
+		(void)val;
+		check_pct(rtt, key, f->rtt, pct);
 		n++;
 	}
 	assert_int_equal(n, REPORT_N_PCTS);
@@ -420,8 +452,10 @@ test_probe_empty(void **state)
 		for (i = 0; i < REPORT_N_PCTS; i++) {
 			char path[32];
 
+			/* No sample: no percentile, not 0. */
 			snprintf(path, sizeof(path), "rtt_ns.%s", pct_key[i]);
-			assert_int_equal(jget_u64(root, path), 0);
+			assert_true(json_object_is_type(jget(root, path),
+							json_type_null));
 		}
 		b = jget(root, "buckets");
 		assert_int_equal(json_object_array_length(b), 5);
@@ -586,8 +620,16 @@ test_probe_text(void **state)
 		for (i = 0; i < REPORT_N_PCTS; i++) {
 			const char *at;
 
-			snprintf(line, sizeof(line), "\n  %-8s %s\n", label[i],
-				 report_fmt_ns(s.pct[i], a, sizeof(a)));
+			/* 1002 round trips: a figure and its interval up
+			 * to p99, "-" and the count needed from p99.9. */
+			if (report_pct_enough(s.count, report_pcts[i]))
+				snprintf(line, sizeof(line), "\n  %-8s %s [",
+					 label[i],
+					 report_fmt_ns(s.pct[i], a, sizeof(a)));
+			else
+				snprintf(line, sizeof(line),
+					 "\n  %-8s -  (too few: needs ",
+					 label[i]);
 			at = strstr(prev, line);
 			assert_non_null(at);
 			prev = at;
@@ -697,9 +739,10 @@ test_probe_targets(void **state)
 
 	assert_non_null(fast);
 	assert_non_null(slow);
-	for (uint64_t v = 1000; v < 2000; v += 10)
+	/* 1000 each: enough for a p99 to sort by. */
+	for (uint64_t v = 1000; v < 2000; v++)
 		histogram_record(fast, v);
-	for (uint64_t v = 50000; v < 90000; v += 400)
+	for (uint64_t v = 50000; v < 90000; v += 40)
 		histogram_record(slow, v);
 	t[0] = (struct report_target){"198.18.0.2:862",
 				      "stamp",
@@ -802,7 +845,7 @@ test_probe_flows(void **state)
 		fl[i] = (struct report_flow){.flow = i,
 					     .lcore = 0,
 					     .sport = (uint16_t)(40000 + i),
-					     .count = 100,
+					     .count = 1000,
 					     .lost = 0,
 					     .p50 = 1000 + i,
 					     .p99 = 1500 + i,
@@ -846,7 +889,7 @@ test_probe_flows(void **state)
 	assert_int_equal(json_object_array_length(a), 12);
 	o = json_object_array_get_idx(a, 7);
 	assert_int_equal(jget_u64(o, "sport"), 40007);
-	assert_int_equal(jget_u64(o, "count"), 100);
+	assert_int_equal(jget_u64(o, "count"), 1000);
 	assert_int_equal(jget_u64(o, "lost"), 0);
 	assert_int_equal(jget_u64(o, "p50"), 5000);
 	assert_int_equal(jget_u64(o, "p99"), 6000);
@@ -1384,9 +1427,9 @@ test_open_loop(void **state)
 	};
 	struct report_probe p = {.proto = "stamp", .backend = "dpdk"};
 	struct report_iv_row row = {.target = "198.18.0.2:862",
-				    .rtt = {1, 900, 900, 900},
+				    .rtt = {400, 900, 900, 900},
 				    .has_intended = true,
-				    .intended = {1, 1500, 2500, 2500}};
+				    .intended = {400, 1500, 2500, 2500}};
 	struct report_interval iv = {
 		.t_s = 1, .len_s = 1, .rows = &row, .n_rows = 1};
 	struct json_object *root;
@@ -1408,8 +1451,9 @@ test_open_loop(void **state)
 	assert_int_equal(jget_u64(root, "sender.late_sends"), 3);
 	assert_int_equal(jget_u64(root, "sender.behind_max_ns"), 45000);
 	assert_int_equal(jget_u64(root, "sender.bound_ns"), 10000);
-	assert_int_equal(jget_u64(root, "sender.behind_p99_ns"),
-			 histogram_percentile(bh, 99.0));
+	/* 100 sends measured: too few for a p99 (368). */
+	assert_true(json_object_is_type(jget(root, "sender.behind_p99_ns"),
+					json_type_null));
 	assert_int_equal(jget_u64(root, "sender.behind_p50_ns"),
 			 histogram_percentile(bh, 50.0));
 	assert_int_equal(jget_u64(root, "open_loop.rate_pps"), 20000);
@@ -1427,7 +1471,8 @@ test_open_loop(void **state)
 		r0 = json_object_array_get_idx(jget(i0, "targets"), 0);
 		assert_non_null(r0);
 		assert_int_equal(jget_u64(r0, "intended_latency_ns.p99"), 2500);
-		assert_int_equal(jget_u64(r0, "intended_latency_ns.count"), 1);
+		assert_int_equal(jget_u64(r0, "intended_latency_ns.count"),
+				 400);
 	}
 	json_object_put(root);
 	free(text);
@@ -1470,6 +1515,115 @@ test_open_loop(void **state)
 	histogram_destroy(bh);
 }
 
+/*
+ * The stall verdict's gate: enough samples in both series for p99.9, and
+ * a host-affected share in the tail significantly above all probes'.
+ * A 500-probe run's report shows no p99.9 and no verdict.
+ */
+static void
+test_stall_verdict_gate(void **state)
+{
+	struct histogram *all = histogram_create(), *u = histogram_create(),
+			 *hp = histogram_create(), *none = histogram_create();
+	struct report_stalls st = {.threshold_ns = 5000,
+				   .prober = {.known = true, .count = 1}};
+	struct report_probe r = {.proto = "stamp", .backend = "kernel"};
+	struct report_stall_tail t;
+	char why[256], *text = NULL;
+	bool ok;
+
+	(void)state;
+	assert_non_null(all);
+	assert_non_null(u);
+	assert_non_null(hp);
+	assert_non_null(none);
+	st.unaffected = u;
+	st.host_prober = hp;
+	st.host_reflector = none;
+	st.host_both = none;
+	/* 500 round trips, 10 host-affected and the slowest. */
+	for (uint64_t v = 0; v < 490; v++)
+		histogram_record(u, 1000 + v);
+	for (uint64_t v = 0; v < 10; v++)
+		histogram_record(hp, 100000 + v * 1000);
+	histogram_merge(all, u);
+	histogram_merge(all, hp);
+	report_stalls_tail(&st, all, 99.9, &t);
+	assert_false(t.enough);
+	assert_false(report_stalls_verdict_gate(&st, all, &t, why,
+						sizeof(why)));
+	assert_non_null(strstr(why, "p99.9 needs 3,688 round trips, the run "
+				    "has 500"));
+	r.rtt = all;
+	r.stalls = &st;
+	r.sent = r.received = 500;
+	CAPTURE(report_probe_text(&r, m_), text);
+	assert_non_null(strstr(text, "\n  p99.9    -  (too few: needs 3,688)"));
+	assert_non_null(strstr(text, "\nno verdict: p99.9 needs 3,688"));
+	assert_null(strstr(text, "\nverdict:"));
+	assert_non_null(strstr(text, " p99.9 - max "));
+	free(text);
+
+	/* 10,000 more, unaffected: the tail above p99.9 is the 10 affected
+	 * ones (0.1 % of all): a verdict. */
+	for (uint64_t v = 0; v < 10000; v++)
+		histogram_record(u, 1000 + v % 500);
+	histogram_init(all);
+	histogram_merge(all, u);
+	histogram_merge(all, hp);
+	report_stalls_tail(&st, all, 99.9, &t);
+	assert_true(t.enough);
+	assert_int_equal(t.above, 10);
+	assert_int_equal(t.prober, 10);
+	assert_true(report_stalls_verdict_gate(&st, all, &t, why,
+					       sizeof(why)));
+	report_stalls_verdict(why, sizeof(why), &st, all, &ok);
+	assert_true(ok);
+	assert_non_null(strstr(why, "100 % of the probes above it overlapped "
+				    "a stall of this host"));
+
+	/* The same tail, but 20 % of all probes affected and spread like
+	 * the rest: the tail's share is no evidence. */
+	histogram_init(hp);
+	for (uint64_t v = 0; v < 2625; v++)
+		histogram_record(hp, 1000 + v % 500);
+	for (uint64_t v = 0; v < 2; v++)
+		histogram_record(hp, 100000 + v * 1000);
+	histogram_init(u);
+	for (uint64_t v = 0; v < 10490; v++)
+		histogram_record(u, 1000 + v % 500);
+	for (uint64_t v = 0; v < 8; v++)
+		histogram_record(u, 100000 + v * 1000);
+	histogram_init(all);
+	histogram_merge(all, u);
+	histogram_merge(all, hp);
+	report_stalls_tail(&st, all, 99.9, &t);
+	assert_true(t.enough);
+	assert_int_equal(t.above, 10);
+	assert_false(report_stalls_verdict_gate(&st, all, &t, why,
+						sizeof(why)));
+	assert_non_null(strstr(why, "no more often than all probes (2 of 10"));
+
+	/* Enough in all, too few without the host-affected ones. */
+	histogram_init(u);
+	for (uint64_t v = 0; v < 100; v++)
+		histogram_record(u, 1000 + v);
+	histogram_init(hp);
+	for (uint64_t v = 0; v < 5000; v++)
+		histogram_record(hp, 1000 + v);
+	histogram_init(all);
+	histogram_merge(all, u);
+	histogram_merge(all, hp);
+	report_stalls_tail(&st, all, 99.9, &t);
+	assert_false(report_stalls_verdict_gate(&st, all, &t, why,
+						sizeof(why)));
+	assert_non_null(strstr(why, "100 are without host-affected ones"));
+	histogram_destroy(all);
+	histogram_destroy(u);
+	histogram_destroy(hp);
+	histogram_destroy(none);
+}
+
 static void
 test_live_line(void **state)
 {
@@ -1481,14 +1635,26 @@ test_live_line(void **state)
 	(void)f;
 	assert_non_null(h);
 	histogram_record(h, 3210);
+	/* One answer: too few for a p50 (6) or a p99 (368). */
 	n = report_live_line(buf, sizeof(buf), 12.0, 1000, 999, 1, h);
 	assert_string_equal(buf, "  12.0s  sent 1000 recv 999 lost 1 "
+				 "p50 - p99 - max 3.21us");
+	assert_int_equal(n, (int)strlen(buf));
+	for (unsigned i = 1; i < 367; i++)
+		histogram_record(h, 3210);
+	n = report_live_line(buf, sizeof(buf), 12.0, 367, 367, 0, h);
+	assert_string_equal(buf, "  12.0s  sent 367 recv 367 lost 0 "
+				 "p50 3.21us p99 - max 3.21us");
+	histogram_record(h, 3210);
+	n = report_live_line(buf, sizeof(buf), 12.0, 368, 368, 0, h);
+	assert_string_equal(buf, "  12.0s  sent 368 recv 368 lost 0 "
 				 "p50 3.21us p99 3.21us max 3.21us");
 	assert_int_equal(n, (int)strlen(buf));
 
-	histogram_record(h, 9870);
-	n = report_live_line(buf, sizeof(buf), 1234.56, 2, 2, 0, h);
-	assert_string_equal(buf, "1234.6s  sent 2 recv 2 lost 0 "
+	for (unsigned i = 0; i < 10; i++)
+		histogram_record(h, 9870);
+	n = report_live_line(buf, sizeof(buf), 1234.56, 378, 378, 0, h);
+	assert_string_equal(buf, "1234.6s  sent 378 recv 378 lost 0 "
 				 "p50 3.21us p99 9.87us max 9.87us");
 	assert_int_equal(n, (int)strlen(buf));
 
@@ -1982,6 +2148,7 @@ main(void)
 		cmocka_unit_test(test_port_path),
 		cmocka_unit_test(test_hw_timestamps),
 		cmocka_unit_test(test_live_line),
+		cmocka_unit_test(test_stall_verdict_gate),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),
 		cmocka_unit_test(test_auto_table_lognormal),
