@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The stall detector driven by hand: the clock values and the thread's
+ * context switches are the test's, so what counts as a stall on a queue
+ * whose calls enter the kernel (path_calls), and which stalls can have
+ * delayed the frames an rx call brought (stall_before_rx()), are checked
+ * case by case.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "latprobe/stall.h"
+#include "latprobe/timing.h"
+
+#define HZ   1000000000ull /* 1 cycle = 1 ns */
+#define US   1000ull
+#define THR  (5 * US)
+#define LONG (100 * US) /* above STALL_PATH_CHECK_NS */
+
+static uint64_t switches;
+
+static uint64_t
+fake_switches(void)
+{
+	return switches;
+}
+
+struct rig {
+	struct tsc_clock clock;
+	struct stall_det d;
+	uint64_t now;
+};
+
+static void
+rig_init(struct rig *r, bool path)
+{
+	assert_int_equal(tsc_clock_init(&r->clock, HZ), 0);
+	stall_init(&r->d, &r->clock, THR, path);
+	r->d.read_switches = fake_switches;
+	switches = 0;
+	r->now = 1000000;
+	stall_restart(&r->d, r->now); /* the worker's baseline */
+}
+
+/* One PMD call of kind k: gap ns of the loop's own, then in ns inside,
+ * with sw context switches while inside. */
+static void
+call(struct rig *r, uint64_t gap, uint64_t in, enum stall_call k, unsigned sw)
+{
+	r->now += gap;
+	stall_enter(&r->d, r->now);
+	r->now += in;
+	switches += sw;
+	stall_leave(&r->d, r->now, k);
+}
+
+static void
+test_path_call_on_cpu(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, true);
+	/* Long calls with no switch: the kernel's path, never a stall. */
+	for (unsigned i = 0; i < 10; i++)
+		call(&r, 100, LONG, STALL_CALL_TX, 0);
+	assert_int_equal(r.d.st.count, 0);
+	assert_int_equal(r.d.st.in_call, 0);
+	assert_int_equal(r.d.calls[STALL_CALL_TX].count, 10);
+}
+
+static void
+test_path_call_off_cpu(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, true);
+	call(&r, 100, LONG, STALL_CALL_RX_EMPTY, 1);
+	assert_int_equal(r.d.st.count, 1);
+	assert_int_equal(r.d.st.in_call, 1);
+	assert_int_equal(r.d.st.total_ns, LONG);
+	/* A switch in a short call is not looked at there; the next long
+	 * call's look sees it (the thread did lose its CPU since). */
+	call(&r, 100, 3 * US, STALL_CALL_RX_EMPTY, 1);
+	assert_int_equal(r.d.st.count, 1);
+	/* A switch during a gap stall is that stall's: the long call after
+	 * it, on its CPU, is not one. */
+	call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+	r.now += LONG; /* the gap */
+	switches++;
+	stall_enter(&r.d, r.now);
+	r.now += LONG;
+	stall_leave(&r.d, r.now, STALL_CALL_TX);
+	assert_int_equal(r.d.st.count, 2);
+	assert_int_equal(r.d.st.in_call, 1);
+}
+
+/* On a poll-mode queue a long call is a stall, switch or not. */
+static void
+test_poll_call(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, false);
+	call(&r, 100, 2 * THR, STALL_CALL_RX_EMPTY, 0);
+	assert_int_equal(r.d.st.count, 1);
+	assert_int_equal(r.d.st.in_call, 0);
+}
+
+/* Which stalls can have held the frames an rx call brought. */
+static void
+test_before_rx(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, true);
+	call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	assert_false(stall_before_rx(&r.d)); /* none */
+
+	/* A gap stall right before the rx call. */
+	call(&r, LONG, 100, STALL_CALL_RX, 0);
+	assert_true(stall_before_rx(&r.d));
+
+	/* Stopped inside the rx call that brought them. */
+	call(&r, 100, LONG, STALL_CALL_RX, 1);
+	assert_true(stall_before_rx(&r.d));
+
+	/* Stopped on the way out of the empty poll right before. */
+	call(&r, 100, LONG, STALL_CALL_RX_EMPTY, 1);
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	assert_true(stall_before_rx(&r.d));
+
+	/* ... but not two polls before: the empty one between would have
+	 * brought them. */
+	call(&r, 100, LONG, STALL_CALL_RX_EMPTY, 1);
+	call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	assert_false(stall_before_rx(&r.d));
+
+	/* Nor a stop inside the tx call before (the answer's send). */
+	call(&r, 100, LONG, STALL_CALL_TX, 1);
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	assert_false(stall_before_rx(&r.d));
+	assert_int_equal(r.d.st.count, 5);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_call_on_cpu),
+		cmocka_unit_test(test_path_call_off_cpu),
+		cmocka_unit_test(test_poll_call),
+		cmocka_unit_test(test_before_rx),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
