@@ -234,16 +234,17 @@ stall_on(const struct stall_det *d)
 
 /*
  * Did a stall delay the frames the latest rx call brought? One that ended
- * as that call began (a gap before it) or inside it, or inside the empty rx
- * call right before it (a thread stopped on its way out of a syscall that
- * found nothing: the frames came meanwhile).
+ * as that call began (a gap before it) or inside it, or inside the call
+ * right before it: a thread stopped on its way out of a syscall (an rx
+ * that found nothing, or the tx of the last answer, after which a closed
+ * loop's next request comes) while the frames came.
  */
 static inline bool
 stall_before_rx(const struct stall_det *d)
 {
-	return d->last_end != 0 && (d->last_end >= d->enter ||
-				    (d->last_end == d->prev_end &&
-				     d->last_call == STALL_CALL_RX_EMPTY + 1));
+	return d->last_end != 0 &&
+	       (d->last_end >= d->enter ||
+		(d->last_end == d->prev_end && d->last_call != 0));
 }
 
 /* Did a stall overlap [t, the last tick]? */

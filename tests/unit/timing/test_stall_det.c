@@ -145,11 +145,18 @@ test_before_rx(void **state)
 	call(&r, 100, 100, STALL_CALL_RX, 0);
 	assert_false(stall_before_rx(&r.d));
 
-	/* Nor a stop inside the tx call before (the answer's send). */
+	/* A stop inside the tx call right before (the last answer's send,
+	 * after which a closed loop's next request comes). */
 	call(&r, 100, LONG, STALL_CALL_TX, 1);
 	call(&r, 100, 100, STALL_CALL_RX, 0);
+	assert_true(stall_before_rx(&r.d));
+
+	/* Not a gap stall before that tx (the answer was not sent yet). */
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	call(&r, LONG, 100, STALL_CALL_TX, 0);
+	call(&r, 100, 100, STALL_CALL_RX, 0);
 	assert_false(stall_before_rx(&r.d));
-	assert_int_equal(r.d.st.count, 5);
+	assert_int_equal(r.d.st.count, 6);
 }
 
 int
