@@ -48,6 +48,12 @@ void app_signals_install(void);
 /* A SIGINT/SIGTERM came (force_quit may also be set by the run itself:
  * the deadline, a removed device). */
 bool app_signal_seen(void);
+/* The run's deadline (-t) passed: force_quit, for good. */
+void app_deadline_set(void);
+/* Must the run end (a signal or the deadline)? A removed device also sets
+ * force_quit to stop the workers, and a failover or re-attach clears it
+ * again; only then, when this is false. */
+bool app_run_ending(void);
 /* SIGHUP sets a flag only (probe --targets re-reads its pinglist); the
  * side thread takes it with app_hup_take(). Without this, SIGHUP ends the
  * process as by default. */

@@ -105,6 +105,21 @@ app_signal_seen(void)
 	return atomic_load(&first_sig.who) != 0;
 }
 
+static atomic_bool deadline_passed;
+
+void
+app_deadline_set(void)
+{
+	atomic_store(&deadline_passed, true);
+	app_quit_set();
+}
+
+bool
+app_run_ending(void)
+{
+	return app_signal_seen() || atomic_load(&deadline_passed);
+}
+
 void
 app_signals_install(void)
 {

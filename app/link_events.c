@@ -565,7 +565,7 @@ failover(struct app_run *r)
 	port_set_away(true);
 	pthread_mutex_lock(&a->mu);
 	atomic_store_explicit(&a->failover, false, memory_order_relaxed);
-	if (app_signal_seen()) {
+	if (app_run_ending()) {
 		/* The run ends: app_link_stop() releases the port. */
 		a->release_at_stop = true;
 		pthread_mutex_unlock(&a->mu);
@@ -587,8 +587,8 @@ failover(struct app_run *r)
 	for (int i = 0; i < 1000 && port_events_dev_present(a->vf_gone); i++)
 		rte_delay_us_sleep(10 * 1000);
 	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
-	if (app_signal_seen())
-		app_quit_set();
+	if (app_run_ending())
+		app_quit_set(); /* a signal or the deadline came meanwhile */
 	ret = reattach_wait(r);
 	if (ret != 0) {
 		pthread_mutex_lock(&a->mu);
@@ -622,7 +622,7 @@ app_link_reattach(struct app_run *r)
 		return false;
 	app_link_poll(r); /* the removal, if the port thread has not seen it */
 	pthread_mutex_lock(&a->mu);
-	if (!a->log.removed || app_signal_seen()) {
+	if (!a->log.removed || app_run_ending()) {
 		pthread_mutex_unlock(&a->mu);
 		return false;
 	}
@@ -636,8 +636,8 @@ app_link_reattach(struct app_run *r)
 	port_close(&r->port); /* its pool: the new port makes one */
 	/* The removal set force_quit to stop the workers: not a signal. */
 	atomic_store_explicit(&force_quit, false, memory_order_relaxed);
-	if (app_signal_seen())
-		app_quit_set(); /* one came meanwhile */
+	if (app_run_ending())
+		app_quit_set(); /* a signal or the deadline came meanwhile */
 	ret = reattach_wait(r);
 	pthread_mutex_lock(&a->mu);
 	if (ret != 0) {

@@ -82,7 +82,7 @@ side_loop(struct side *s)
 		el = app_tick_elapsed(&s->tick);
 		if (el >= end) {
 			s->deadline_hit = true;
-			app_quit_set();
+			app_deadline_set();
 			break;
 		}
 		if (cmd->watch != NULL && el >= next_watch) {
