@@ -581,7 +581,8 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 	}
 	app_stalls_metrics_probe(
 		b, x->run->w,
-		__atomic_load_n(&x->run->n_workers, __ATOMIC_ACQUIRE));
+		__atomic_load_n(&x->run->n_workers, __ATOMIC_ACQUIRE),
+		x->run->gone_rows != 0 ? &x->run->gone : NULL);
 	if (!any_net)
 		return b->err;
 	metrics_family(b, "latprobe_network_rtt_seconds", "histogram",

@@ -298,7 +298,7 @@ probe_report(struct app_run *r, double duration_s,
 	char target[CLI_IP_STRLEN + 8], src[CLI_IP_STRLEN], iface[160];
 	char csum_rx[32], csum_tx[32];
 	bool remote_ts = o->proto->has_remote_ts;
-	int ret = EXIT_OK;
+	int ret = EXIT_OK, sret;
 
 	if (rtt == NULL || net == NULL || turn == NULL || hw_rtt == NULL ||
 	    hw_rxd == NULL || intended == NULL || behind == NULL) {
@@ -471,8 +471,17 @@ probe_report(struct app_run *r, double duration_s,
 					&x->ow_rep);
 		rep.one_way = &x->ow_rep;
 	}
-	if (app_stalls_probe_report(r, run->w, run->n_workers, run->target,
-				    &o->co, &stalls, &rep.stalls) != 0) {
+	sret = app_stalls_probe_report(r, run->w, run->n_workers,
+				       run->gone_rows != 0 ? &run->gone : NULL,
+				       run->target, &o->co, &stalls,
+				       &rep.stalls);
+	if (sret == -EINVAL) {
+		/* The report goes on without the split: nothing else in it
+		 * rests on it. */
+		app_warn("the stall split does not add up (host-affected "
+			 "probes not a part of the round trips): left out");
+		rep.stalls = NULL;
+	} else if (sret != 0) {
 		app_err("out of memory");
 		ret = EXIT_RUNTIME;
 		goto out;

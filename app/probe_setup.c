@@ -480,6 +480,9 @@ probe_init_workers_multi(struct app_run *r)
 	histogram_init(&run->gone.behind);
 	histogram_init(&run->gone.hw_rtt);
 	histogram_init(&run->gone.hw_rx_delay);
+	histogram_init(&run->gone.rtt_host_prober);
+	histogram_init(&run->gone.rtt_host_reflector);
+	histogram_init(&run->gone.rtt_host_both);
 	app_oneway_gone_init(&run->gone);
 	run->n_lanes = r->n_workers;
 	/* With a pinglist and no -n, targets may come and go (SIGHUP): the

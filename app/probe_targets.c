@@ -261,6 +261,7 @@ probe_fold(struct probe_ctx *x, unsigned k)
 	histogram_merge(&g->hw_rtt, &w->hw_rtt);
 	histogram_merge(&g->hw_rx_delay, &w->hw_rx_delay);
 	app_oneway_fold(g, w);
+	app_stalls_fold(g, w);
 	run->gone_rows++;
 	if (x->live.prev != NULL)
 		histogram_init(&x->live.prev[k]);

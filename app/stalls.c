@@ -451,9 +451,25 @@ side_add(struct report_stall_side *d, const struct stall_stats *src)
 _Static_assert(REPORT_STALL_BUCKETS == STALL_BUCKETS,
 	       "the report's stall histogram is the detector's");
 
+void
+app_stalls_fold(struct prober_worker *gone, const struct prober_worker *w)
+{
+	struct stall_det *g = &gone->stall;
+
+	histogram_merge(&gone->rtt_host_prober, &w->rtt_host_prober);
+	histogram_merge(&gone->rtt_host_reflector, &w->rtt_host_reflector);
+	histogram_merge(&gone->rtt_host_both, &w->rtt_host_both);
+	stall_stats_add(&g->st, &w->stall.st);
+	for (unsigned k = 0; k < STALL_CALLS; k++)
+		stall_call_add(&g->calls[k], &w->stall.calls[k]);
+	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
+		g->gap_log2[b] += w->stall.gap_log2[b];
+}
+
 int
 app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
-			unsigned n, const unsigned *target,
+			unsigned n, const struct prober_worker *gone,
+			const unsigned *target,
 			const struct app_common_opts *co,
 			struct app_probe_stalls *ps,
 			const struct report_stalls **out)
@@ -478,6 +494,14 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 	memset(gaps, 0, sizeof(gaps));
 	for (unsigned i = 0; i < n; i++)
 		side_det(&s->prober, &w[i].stall, calls, gaps);
+	if (gone != NULL) {
+		/* Its calls and gaps only: calibration is each live worker's.
+		 */
+		for (unsigned k = 0; k < STALL_CALLS; k++)
+			stall_call_add(&calls[k], &gone->stall.calls[k]);
+		for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
+			gaps[b] += gone->stall.gap_log2[b];
+	}
 	if (n != 0)
 		side_det_done(&s->prober, w[0].stall.clock, calls, gaps);
 	if (s->prober.have_calib)
@@ -494,6 +518,20 @@ app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
 		s->tlv_unknown += w[i].st.peer_stall_unknown;
 		if (w[i].st.peer_stall_longest_ns > s->reflector.longest_ns)
 			s->reflector.longest_ns = w[i].st.peer_stall_longest_ns;
+	}
+	if (gone != NULL) {
+		if (prober_rtt_unaffected(gone, &ps->h[4]) != 0)
+			return -EINVAL;
+		histogram_merge(&ps->h[0], &ps->h[4]);
+		histogram_merge(&ps->h[1], &gone->rtt_host_prober);
+		histogram_merge(&ps->h[2], &gone->rtt_host_reflector);
+		histogram_merge(&ps->h[3], &gone->rtt_host_both);
+		side_add(&s->prober, &gone->stall.st);
+		s->tlv_answers += gone->st.peer_stall_answers;
+		s->tlv_unknown += gone->st.peer_stall_unknown;
+		if (gone->st.peer_stall_longest_ns > s->reflector.longest_ns)
+			s->reflector.longest_ns =
+				gone->st.peer_stall_longest_ns;
 	}
 	{
 		uint64_t c, us;
@@ -570,7 +608,7 @@ metrics_side(struct metrics_buf *b, const char *side,
 
 void
 app_stalls_metrics_probe(struct metrics_buf *b, const struct prober_worker *w,
-			 unsigned n)
+			 unsigned n, const struct prober_worker *gone)
 {
 	static const char *const side[] = {"prober", "reflector", "both"};
 	struct report_stall_side sum;
@@ -584,6 +622,14 @@ app_stalls_metrics_probe(struct metrics_buf *b, const struct prober_worker *w,
 		aff[0] += util_relaxed_read(&w[i].rtt_host_prober.total);
 		aff[1] += util_relaxed_read(&w[i].rtt_host_reflector.total);
 		aff[2] += util_relaxed_read(&w[i].rtt_host_both.total);
+	}
+	/* The retired targets' too: a counter never goes back when a new
+	 * target takes a retired one's place. */
+	if (gone != NULL) {
+		side_add(&sum, &gone->stall.st);
+		aff[0] += gone->rtt_host_prober.total;
+		aff[1] += gone->rtt_host_reflector.total;
+		aff[2] += gone->rtt_host_both.total;
 	}
 	metrics_side(b, "prober", &sum);
 	metrics_family(b, "latprobe_host_affected_probes_total", "counter",

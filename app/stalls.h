@@ -92,11 +92,14 @@ struct app_probe_stalls {
 	struct histogram *h; /* 4: unaffected, host_prober, _reflector, _both */
 };
 
-/* 0 (rep filled: *out non-NULL), or -ENOMEM; *out NULL when the threshold
- * is 0 (not watched). target[i]: prober worker i's target (the TLV's
- * counts of one reflector worker are taken once per target). */
+/* 0 (rep filled: *out non-NULL), -ENOMEM, or -EINVAL when a worker's
+ * host-affected series are not a part of its round trips; *out NULL when
+ * the threshold is 0 (not watched). target[i]: prober worker i's target
+ * (the TLV's counts of one reflector worker are taken once per target).
+ * gone: the retired targets' figures (probe_fold()), or NULL. */
 int app_stalls_probe_report(struct app_run *r, const struct prober_worker *w,
-			    unsigned n, const unsigned *target,
+			    unsigned n, const struct prober_worker *gone,
+			    const unsigned *target,
 			    const struct app_common_opts *co,
 			    struct app_probe_stalls *ps,
 			    const struct report_stalls **out);
@@ -112,7 +115,10 @@ void app_stalls_reflect_report(struct app_run *r,
 /* --metrics: the stall counters of the workers (relaxed reads), and the
  * prober's host-affected probes; nothing when stalls are not watched. */
 void app_stalls_metrics_probe(struct metrics_buf *b,
-			      const struct prober_worker *w, unsigned n);
+			      const struct prober_worker *w, unsigned n,
+			      const struct prober_worker *gone);
+/* Retired worker w's stall figures into gone (its place is taken next). */
+void app_stalls_fold(struct prober_worker *gone, const struct prober_worker *w);
 void app_stalls_metrics_reflect(struct metrics_buf *b,
 				const struct reflector_worker *w, unsigned n);
 
