@@ -66,9 +66,15 @@ side_loop(struct side *s)
 		app_stalls_host_sampling(r) ? APP_STALLS_SAMPLE_S : HUGE_VAL;
 
 	/* --live-path: the baseline of the first second. */
-	if (ticking && r->opt.live_path && r->dpdk_ready &&
-	    port_xstats_read(r->port.id, &s->lp_prev) != 0)
-		memset(&s->lp_prev, 0, sizeof(s->lp_prev));
+	if (ticking && r->opt.live_path && r->dpdk_ready) {
+		if (!app_link_port_acquire())
+			memset(&s->lp_prev, 0, sizeof(s->lp_prev));
+		else {
+			if (port_xstats_read(r->port.id, &s->lp_prev) != 0)
+				memset(&s->lp_prev, 0, sizeof(s->lp_prev));
+			app_link_port_release();
+		}
+	}
 
 	/* Sleep until the next thing to do; with -q and no -t, for good. */
 	for (;;) {
@@ -383,15 +389,27 @@ live_path(struct side *s)
 	unsigned *idx;
 	char line[512];
 
-	if (port_xstats_read(r->port.id, &now) != 0)
+	/* The port may be away (a failover or re-attach releases and makes
+	 * it again on the main thread): no read then, and the next one is a
+	 * fresh baseline. */
+	if (!app_link_port_acquire()) {
+		port_xstats_free(&s->lp_prev);
 		return;
+	}
+	if (port_xstats_read(r->port.id, &now) != 0) {
+		app_link_port_release();
+		return;
+	}
 	drv = calloc(now.n + 1, sizeof(*drv));
 	idx = calloc(now.n + 1, sizeof(*idx));
 	if (drv != NULL && idx != NULL && s->lp_prev.names != NULL) {
 		(void)path_classify(&r->port, &s->lp_prev, &now, &p, drv, idx,
 				    &sp);
+		app_link_port_release();
 		if (report_live_path(line, sizeof(line), &p) > 0)
 			fprintf(stderr, "%s\n", line);
+	} else {
+		app_link_port_release();
 	}
 	free(drv);
 	free(idx);
