@@ -137,8 +137,7 @@ on_event(void *arg, enum port_event_kind kind)
 		unsigned i = atomic_load_explicit(&a->ev.vf_removed_sub,
 						  memory_order_relaxed);
 
-		if (i < a->ev.n_vf_subs &&
-		    !port_events_sub_has_rmv(a->ev.vf_sub[i])) {
+		if (i < a->ev.n_vf_subs && !a->ev.vf_sub_rmv[i]) {
 			atomic_store_explicit(&a->failover, true,
 					      memory_order_release);
 			app_quit_set();

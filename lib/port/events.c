@@ -96,6 +96,7 @@ vf_subs_of(struct port_events *e, const char *args)
 		    port_path_failsafe_sub_name(args, i, name, sizeof(name)) !=
 			    0)
 			continue;
+		e->vf_sub_rmv[e->n_vf_subs] = port_events_sub_has_rmv(name);
 		memcpy(e->vf_sub[e->n_vf_subs++], name, sizeof(name));
 	}
 }
@@ -156,14 +157,26 @@ port_events_attach(struct port_events *e, uint16_t port_id, port_events_fn fn,
 	return 0;
 }
 
+static int
+eth_cb_unregister(struct port_events *e, enum rte_eth_event_type ev)
+{
+	return rte_eth_dev_callback_unregister(e->port_id, ev, eth_event_cb, e);
+}
+
 void
 port_events_detach(struct port_events *e)
 {
 	if (e->eth_cbs || e->lsc || e->rmv) {
-		(void)rte_eth_dev_callback_unregister(
-			e->port_id, RTE_ETH_EVENT_INTR_LSC, eth_event_cb, e);
-		(void)rte_eth_dev_callback_unregister(
-			e->port_id, RTE_ETH_EVENT_INTR_RMV, eth_event_cb, e);
+		/* -EAGAIN while the callback runs: wait it out (bounded), or
+		 * it would outlive the release. */
+		for (int i = 0; i < 1000; i++) {
+			if (eth_cb_unregister(e, RTE_ETH_EVENT_INTR_LSC) !=
+				    -EAGAIN &&
+			    eth_cb_unregister(e, RTE_ETH_EVENT_INTR_RMV) !=
+				    -EAGAIN)
+				break;
+			rte_delay_us_sleep(1000);
+		}
 		e->eth_cbs = false;
 	}
 	if (e->dev_cb) {

@@ -112,6 +112,10 @@ struct port_events {
 	 * RTE_ETH_EVENT_INTR_RMV: mlx4, mlx5, MANA) or not (virtio, igb, ...:
 	 * then latprobe moves the port to the fallback, app/link_events.c). */
 	char vf_sub[PORT_EVENTS_VF_SUBS][64];
+	/* Its PMD raises RTE_ETH_EVENT_INTR_RMV (failsafe hears of its
+	 * removal): read when attached, so that the event callback, on the
+	 * EAL interrupt thread, asks no PMD. */
+	bool vf_sub_rmv[PORT_EVENTS_VF_SUBS];
 	unsigned n_vf_subs;
 	atomic_bool vf_removed;
 	_Atomic uint64_t vf_removed_tsc;
