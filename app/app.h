@@ -59,6 +59,8 @@ bool app_run_ending(void);
  * process as by default. */
 void app_hup_install(void);
 bool app_hup_take(void);
+/* One came and is not taken yet. */
+bool app_hup_pending(void);
 
 /* The options probe and reflect share: same names, same meaning. */
 struct app_common_opts {

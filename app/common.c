@@ -49,6 +49,12 @@ app_hup_install(void)
 }
 
 bool
+app_hup_pending(void)
+{
+	return atomic_load_explicit(&hup_pending, memory_order_relaxed);
+}
+
+bool
 app_hup_take(void)
 {
 	return atomic_exchange_explicit(&hup_pending, false,

@@ -106,8 +106,15 @@ side_loop(struct side *s)
 				next_rep += rep_step;
 		}
 		if (el >= next_hup) {
-			if (app_hup_take() && cmd->hup != NULL)
-				cmd->hup(r);
+			/* New targets' workers take buffers from the port's
+			 * pool: not while a failover or re-attach has it
+			 * away (the SIGHUP waits until it is back). */
+			if (cmd->hup != NULL && app_hup_pending() &&
+			    app_link_port_acquire()) {
+				if (app_hup_take())
+					cmd->hup(r);
+				app_link_port_release();
+			}
 			while (next_hup <= el)
 				next_hup += hup_step;
 		}
