@@ -13,7 +13,7 @@
 
 #define LN_SQRT_2PI 0.918938533204672741780329736406 /* log(sqrt(2 pi)) */
 /* A tail's sum stops when its next term is below this share of it. */
-#define TAIL_EPS 0x1p-60
+#define TAIL_EPS    0x1p-60
 
 /*
  * log(x!) - log(sqrt(2 pi x) (x/e)^x): Stirling's error, by its series

@@ -543,11 +543,11 @@ compare_bootstrap(const struct compare_group *a, const struct compare_group *b,
 						  PCT_CI_CONF);
 			o->fewest = UINT64_MAX;
 			for (i = 0; i < a->n; i++)
-				o->fewest = fmin_u64(o->fewest,
-						     histogram_count(a->runs[i]));
+				o->fewest = fmin_u64(
+					o->fewest, histogram_count(a->runs[i]));
 			for (i = 0; i < b->n; i++)
-				o->fewest = fmin_u64(o->fewest,
-						     histogram_count(b->runs[i]));
+				o->fewest = fmin_u64(
+					o->fewest, histogram_count(b->runs[i]));
 			o->too_few = o->fewest < o->need;
 		}
 		if (o->too_few) {

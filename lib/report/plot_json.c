@@ -370,8 +370,8 @@ plot_samples_read(const char *text, size_t len, unsigned max_points,
 		qsort(bin, m, sizeof(*bin), cmp_u64);
 		out[no].t_s = ((double)b + 0.5) * width / 1e9;
 		/* Too few in the bin for a median: not drawn (0). */
-		out[no].p50_ns = report_pct_enough(m, 50) ? bin[(m - 1) / 2]
-							  : 0;
+		out[no].p50_ns =
+			report_pct_enough(m, 50) ? bin[(m - 1) / 2] : 0;
 		out[no].max_ns = bin[m - 1];
 		no++;
 		i = j;

@@ -42,10 +42,9 @@ report_summarise(const struct histogram *h, struct report_summary *s)
 	s->stddev = histogram_stddev(h);
 	for (i = 0; i < REPORT_N_PCTS; i++) {
 		s->pct[i] = histogram_percentile(h, report_pcts[i]);
-		s->pct_ok[i] = histogram_percentile_ci(h, report_pcts[i],
-						       PCT_CI_CONF,
-						       &s->ci_lo[i],
-						       &s->ci_hi[i]) == 0;
+		s->pct_ok[i] = histogram_percentile_ci(
+				       h, report_pcts[i], PCT_CI_CONF,
+				       &s->ci_lo[i], &s->ci_hi[i]) == 0;
 	}
 }
 

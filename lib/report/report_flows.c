@@ -67,8 +67,7 @@ report_flows_spread(const struct report_flow *f, unsigned n,
 static struct ns_str
 flow_pct(const struct report_flow *f, double p, uint64_t ns)
 {
-	return rpt_fmt_ns_of(report_pct_enough(f->count, p) ? f->count : 0,
-			     ns);
+	return rpt_fmt_ns_of(report_pct_enough(f->count, p) ? f->count : 0, ns);
 }
 
 /* Worst p99 first; flows without answers last, in flow order. */
@@ -112,8 +111,8 @@ rpt_text_flows(FILE *out, const struct report_probe *r)
 		fprintf(out,
 			"  %6u %5u %6u %9" PRIu64 " %6.2f%% %10s %10s %10s\n",
 			f->flow, f->lcore, f->sport, f->count,
-			rpt_pct(f->lost, sent),
-			flow_pct(f, 50, f->p50).s, flow_pct(f, 99, f->p99).s,
+			rpt_pct(f->lost, sent), flow_pct(f, 50, f->p50).s,
+			flow_pct(f, 99, f->p99).s,
 			rpt_fmt_ns_of(f->count, f->max).s);
 	}
 	free(rows);

@@ -21,8 +21,7 @@ report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 			 "interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
 			 "  p50 %s p99 %s max %s",
 			 iv->t_s, rpt_str_or(row->target, "?"), row->sent,
-			 row->lost,
-			 iv_pct(&row->rtt, 50, row->rtt.p50).s,
+			 row->lost, iv_pct(&row->rtt, 50, row->rtt.p50).s,
 			 iv_pct(&row->rtt, 99, row->rtt.p99).s,
 			 rpt_fmt_ns_of(row->rtt.count, row->rtt.max).s);
 
@@ -116,8 +115,7 @@ report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 		     "%6.1fs  sent %" PRIu64 " recv %" PRIu64 " lost %" PRIu64
 		     " p50 %s p99 %s max %s",
 		     t_s, sent, received, lost, rpt_fmt_pct(&s, 0).s,
-		     rpt_fmt_pct(&s, 2).s,
-		     rpt_fmt_ns_of(s.count, s.max).s);
+		     rpt_fmt_pct(&s, 2).s, rpt_fmt_ns_of(s.count, s.max).s);
 	if (n < 0)
 		return -EINVAL;
 	return (size_t)n < cap ? n : (int)(cap - 1);

@@ -47,8 +47,8 @@ test_binom_exact(void **state)
 		     0.0003991418680079102, 1e-11);
 	/* scipy's figure here is itself 2e-8 off a long-double sum of the
 	 * terms from lgammal (0.263554957); both within 1e-7. */
-	assert_close(binom_cdf(499990000, 1000000000, 0.5),
-		     0.26355496326838573, 1e-7);
+	assert_close(binom_cdf(499990000, 1000000000, 0.5), 0.26355496326838573,
+		     1e-7);
 	assert_close(binom_sf(999001, 1000000000, 0.001), 0.8413447864086574,
 		     1e-10);
 	/* The ends. */
@@ -127,8 +127,7 @@ test_interval_scipy(void **state)
 			fail_msg("n %llu q %g: %d [%llu, %llu], want [%llu, "
 				 "%llu]",
 				 (unsigned long long)c[i].n, c[i].q, ret,
-				 (unsigned long long)lo,
-				 (unsigned long long)hi,
+				 (unsigned long long)lo, (unsigned long long)hi,
 				 (unsigned long long)c[i].lo,
 				 (unsigned long long)c[i].hi);
 	}
