@@ -375,9 +375,12 @@ app_link_interval(struct report_interval *iv, double from_el, double el)
 	iv->link_down_s =
 		(double)port_events_down_between(&a->log, from, to) / 1e9;
 	iv->link_down_at_end = a->log.down;
+	/* Both from the log at the interval's times, not the state now: the
+	 * interval may be taken well after its end (a busy side thread), when
+	 * the device is already back. */
 	iv->removed =
 		port_events_between(&a->log, PORT_EV_REMOVED, from, to) != 0 ||
-		a->log.removed;
+		port_events_removed_at(&a->log, from);
 	iv->attached =
 		port_events_between(&a->log, PORT_EV_ATTACHED, from, to) != 0;
 	pthread_mutex_unlock(&a->mu);

@@ -333,8 +333,10 @@ probe_report_interval(struct app_run *r, double el, bool final)
 	struct report_interval *slot;
 	char line[256];
 	FILE *out = iv_out(x);
+	struct timespec t_in, t_out;
 
 	(void) final;
+	clock_gettime(CLOCK_MONOTONIC, &t_in);
 	if (v == NULL || v->oom)
 		return;
 	if (v->snap == NULL) {
@@ -400,6 +402,13 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		if (row->has_intended)
 			iv_stat_from(v->isum, &row->intended);
 	}
+	/* The interval ends when its counts were read, not when this thread
+	 * woke for it: a side thread held up (a failover, a busy CPU) would
+	 * otherwise put answers after a re-attach into an interval that
+	 * ends before it. */
+	clock_gettime(CLOCK_MONOTONIC, &t_out);
+	el += (double)(t_out.tv_sec - t_in.tv_sec) +
+	      (double)(t_out.tv_nsec - t_in.tv_nsec) / 1e9;
 	if (v->n == v->keep) {
 		free((void *)v->ring[v->head].rows);
 		v->head = (v->head + 1) % PROBE_IV_KEEP;

@@ -103,6 +103,24 @@ port_events_between(const struct port_events_log *l, enum port_event_kind kind,
 	return k;
 }
 
+bool
+port_events_removed_at(const struct port_events_log *l, uint64_t t_ns)
+{
+	bool removed = false;
+	unsigned i;
+
+	for (i = 0; i < l->n && l->ev[i].t_ns <= t_ns; i++) {
+		if (l->ev[i].kind == PORT_EV_REMOVED)
+			removed = true;
+		else if (l->ev[i].kind == PORT_EV_ATTACHED)
+			removed = false;
+	}
+	/* Past the last kept event of a full log: the state as it is now. */
+	if (i == l->n && l->dropped != 0)
+		removed = l->removed;
+	return removed;
+}
+
 /* The overlap of [a, b) with (from, to]. */
 static uint64_t
 overlap(uint64_t a, uint64_t b, uint64_t from, uint64_t to)

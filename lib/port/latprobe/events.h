@@ -82,6 +82,10 @@ uint64_t port_events_down_ns(const struct port_events_log *l, uint64_t now_ns);
 uint64_t port_events_down_between(const struct port_events_log *l,
 				  uint64_t from_ns, uint64_t to_ns);
 
+/* Whether the device was away (removed, not attached again) at t_ns, from
+ * the kept events: an interval's state at its start, whenever it is asked. */
+bool port_events_removed_at(const struct port_events_log *l, uint64_t t_ns);
+
 /* Events noted at t in (from_ns, to_ns] of a kind (an interval's marks). */
 unsigned port_events_between(const struct port_events_log *l,
 			     enum port_event_kind kind, uint64_t from_ns,

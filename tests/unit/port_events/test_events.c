@@ -59,6 +59,15 @@ test_flap(void **state)
 	assert_int_equal(l->removed_at_ns, 8 * S);
 	assert_int_equal(port_events_note(l, PORT_EV__COUNT, 9 * S, 0),
 			 -EINVAL);
+	/* Back at 12 s: the state at any time from the log, not the state
+	 * now (an interval taken late, after the device came back). */
+	assert_int_equal(port_events_note(l, PORT_EV_ATTACHED, 12 * S, 0), 0);
+	assert_false(l->removed);
+	assert_false(port_events_removed_at(l, 7 * S));
+	assert_true(port_events_removed_at(l, 8 * S));
+	assert_true(port_events_removed_at(l, 11 * S));
+	assert_false(port_events_removed_at(l, 12 * S));
+	assert_false(port_events_removed_at(l, 20 * S));
 	free(l);
 }
 
