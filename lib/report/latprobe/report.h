@@ -687,6 +687,10 @@ struct report_probe {
 	/* STAMP one-way delays (judged); NULL: not shown */
 	const struct report_one_way *one_way;
 	const struct report_stalls *stalls; /* NULL: not watched (issue 29) */
+	/* The text report's default view (issue 35): the answer first, a
+	 * section with nothing to say in one line or none, the bucket table
+	 * only when asked for (-h). false: every section (--details). */
+	bool brief;
 };
 
 /*
@@ -699,6 +703,12 @@ struct report_probe {
  * were ignored, a line gives the count per reason and a hint for the
  * biggest one; ICMP unreachable answers get a line of their own
  * ("198.18.0.2:862 answered ICMP port unreachable: nothing listens there").
+ * With r->brief, the same report cut to what a reader looks for first:
+ * percentiles the count is too small for share one line, the series
+ * beyond the round trip one line, and the one-way, stall, port and TSC
+ * sections only when they find something (a valid one-way delay, a stall
+ * verdict, a path split, a moved counter, a link event, a TSC that is not
+ * invariant); the JSON is the same either way.
  * Returns 0, -EINVAL (bad arguments or bucket spec), -ENOMEM or -EIO.
  */
 int report_probe_text(const struct report_probe *r, FILE *out);
