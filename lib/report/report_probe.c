@@ -136,7 +136,9 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			" above 10s (not in the figures above)\n",
 			rtt->underflow, rtt->overflow);
 
-	fputc('\n', out);
+	/* The brief view keeps the percentiles within the first ten lines. */
+	if (!r->brief)
+		fputc('\n', out);
 	if (r->stalls != NULL &&
 	    report_stalls_separable(r->stalls, rtt, NULL)) {
 		rpt_text_stalls_pcts(out, r, &s);

@@ -145,7 +145,9 @@ expect 0 "^latprobe reflect: 198\.18\.0\.2/24 on port 0 \(net_null0, net_null, M
 # 7. The report: when/where/what and the summary line (text and JSON); the
 # default table is log-spaced around the bulk with a cumulative % column
 # (at most ~20 rows, counts adding up), -h N keeps N equal-width rows with it.
-ringp=(probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback -n 2000 -q)
+# --details: the bucket table and the command line are in the full report
+# (the default view shows the table only with -h).
+ringp=(probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback -n 2000 -q --details)
 expect 0 "" "$LATPROBE" "${ringp[@]}" --json "$WORK/auto.json" 198.18.0.2
 cp "$WORK/out" "$WORK/auto.txt"
 expect 0 "" "$LATPROBE" "${ringp[@]}" -h 5 --json "$WORK/lin.json" 198.18.0.2
