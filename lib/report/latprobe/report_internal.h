@@ -52,6 +52,10 @@ struct ci_str {
 struct ci_str rpt_fmt_pct_ci(const struct report_summary *s, unsigned i);
 /* 1234567 -> "1,234,567" */
 struct ns_str rpt_fmt_count(uint64_t v);
+/* The live and interval lines' forms: ns in at most 6 characters (three
+ * significant digits), a count in at most 5 ("1.23M"). */
+struct ns_str rpt_fmt_ns3(uint64_t ns);
+struct ns_str rpt_fmt_count_short(uint64_t v);
 /* A mean or stddev to whole ns (0 for <= 0 or NaN, saturated). */
 uint64_t rpt_round_ns(double v);
 
