@@ -347,13 +347,15 @@ app_link_live_mark(char *buf, size_t cap)
 	buf[0] = '\0';
 	now = ns_since_start(rte_rdtsc());
 	if (a->log.removed)
-		n = snprintf(buf, cap, "  [REMOVED]");
+		n = report_live_mark(buf, cap, REPORT_LIVE_REMOVED, 0);
 	else if (a->log.down)
-		n = snprintf(buf, cap, "  [LINK DOWN %.1fs]",
-			     (double)(now - a->log.down_since_ns) / 1e9);
+		n = report_live_mark(buf, cap, REPORT_LIVE_DOWN,
+				     (double)(now - a->log.down_since_ns) /
+					     1e9);
 	else if (a->log.n != a->live_seen)
-		n = snprintf(buf, cap, "  [link flapped: down %.1fs in all]",
-			     (double)port_events_down_ns(&a->log, now) / 1e9);
+		n = report_live_mark(buf, cap, REPORT_LIVE_FLAPPED,
+				     (double)port_events_down_ns(&a->log, now) /
+					     1e9);
 	a->live_seen = a->log.n;
 	pthread_mutex_unlock(&a->mu);
 	return n < 0 ? 0 : n;

@@ -51,6 +51,7 @@ struct probe_target {
 struct probe_opts {
 	struct app_common_opts co;
 	bool same_clock; /* --same-clock: the reflector reads our clock */
+	bool details;	 /* -v, --details: every section of the text report */
 	/* Several targets (--targets, or more than one TARGET): each its own
 	 * worker, round robin per lcore. Else tg[0] is the target below. */
 	bool multi;

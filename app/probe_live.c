@@ -421,6 +421,7 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		.len_s = el - v->last_el,
 		.rows = rows,
 		.n_rows = ns,
+		.one_target = !x->o.multi,
 	};
 	app_link_interval(slot, v->last_el, el);
 	app_path_interval(slot, v->last_el, el);

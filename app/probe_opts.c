@@ -46,6 +46,11 @@ enum {
 	PROBE_OPT_SAME_CLOCK = 0x628,
 };
 
+/* The report's view (issue 35's range: 0x635-0x63f). */
+enum {
+	PROBE_OPT_DETAILS = 0x635,
+};
+
 /* --max-behind when not given: a send later than this is a late send. */
 #define PROBE_MAX_BEHIND_NS 10000ull
 
@@ -185,6 +190,13 @@ probe_usage(FILE *f)
 	      "  --vlan ID            802.1Q tag 1..4094 on probes and ARP; "
 	      "untagged\n"
 	      "                       answers are ignored\n"
+	      "  -v, --details        the text report's every section (the "
+	      "bucket table,\n"
+	      "                       each series, one-way, stalls, port, "
+	      "TSC); by default\n"
+	      "                       a section that found nothing is left "
+	      "out (the JSON\n"
+	      "                       has them all)\n"
 	      "  --json FILE          JSON report ('-': stdout, the text "
 	      "report to stderr)\n"
 	      "  --samples FILE       every probe as CSV: "
@@ -350,6 +362,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 		{"seed", required_argument, NULL, PROBE_OPT_SEED},
 		{"max-behind", required_argument, NULL, PROBE_OPT_MAX_BEHIND},
 		{"same-clock", no_argument, NULL, PROBE_OPT_SAME_CLOCK},
+		{"details", no_argument, NULL, PROBE_OPT_DETAILS},
 		{"stall-tlv", no_argument, NULL, APP_OPT_STALL_TLV},
 		{"help", no_argument, NULL, APP_OPT_HELP},
 		{NULL, 0, NULL, 0},
@@ -372,7 +385,7 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 	o->max_behind_ns = PROBE_MAX_BEHIND_NS;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:q", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "n:t:l:w:i:h:qv", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'p':
@@ -383,6 +396,10 @@ probe_parse(int argc, char **argv, struct probe_opts *o)
 					"stamp, sockperf, udp-echo, icmp or "
 					"tcp-syn",
 					optarg);
+			break;
+		case 'v':
+		case PROBE_OPT_DETAILS:
+			o->details = true;
 			break;
 		case 'n':
 			if (cli_parse_u64(optarg, 1, UINT64_MAX / 2, &o->count))

@@ -505,6 +505,7 @@ probe_report(struct app_run *r, double duration_s,
 		 x->o.co.kernel ? "UDP socket" : r->port.driver);
 	meta.interface = iface;
 	app_clock_report(&r->clk, &rep.tsc);
+	rep.brief = !o->details;
 
 	/* With --json -, stdout carries the JSON alone. */
 	if (report_probe_text(&rep,

@@ -13,17 +13,45 @@ iv_pct(const struct report_iv_stat *st, double p, uint64_t v)
 			     v);
 }
 
+/* The same in the one-target line's short form (rpt_fmt_ns3). */
+static struct ns_str
+iv_pct3(const struct report_iv_stat *st, double p, uint64_t v)
+{
+	struct ns_str r;
+
+	if (st->count == 0 || !report_pct_enough(st->count, p))
+		snprintf(r.s, sizeof(r.s), "-");
+	else
+		r = rpt_fmt_ns3(v);
+	return r;
+}
+
 int
 report_iv_line(char *buf, size_t cap, const struct report_interval *iv,
 	       const struct report_iv_row *row)
 {
-	int n = snprintf(buf, cap,
-			 "interval %8.3fs  %-21s sent %" PRIu64 " lost %" PRIu64
-			 "  p50 %s p99 %s max %s",
-			 iv->t_s, rpt_str_or(row->target, "?"), row->sent,
-			 row->lost, iv_pct(&row->rtt, 50, row->rtt.p50).s,
-			 iv_pct(&row->rtt, 99, row->rtt.p99).s,
-			 rpt_fmt_ns_of(row->rtt.count, row->rtt.max).s);
+	int n;
+
+	/* One target: no target column (the start line names it), counts and
+	 * latencies in short forms, so that the line keeps to 80 columns. */
+	if (iv->one_target)
+		n = snprintf(buf, cap,
+			     "interval %6.1fs sent %s lost %s p50 %s p99 %s "
+			     "max %s",
+			     iv->t_s, rpt_fmt_count_short(row->sent).s,
+			     rpt_fmt_count_short(row->lost).s,
+			     iv_pct3(&row->rtt, 50, row->rtt.p50).s,
+			     iv_pct3(&row->rtt, 99, row->rtt.p99).s,
+			     row->rtt.count != 0 ? rpt_fmt_ns3(row->rtt.max).s
+						 : "-");
+	else
+		n = snprintf(buf, cap,
+			     "interval %8.3fs  %-21s sent %" PRIu64
+			     " lost %" PRIu64 "  p50 %s p99 %s max %s",
+			     iv->t_s, rpt_str_or(row->target, "?"), row->sent,
+			     row->lost, iv_pct(&row->rtt, 50, row->rtt.p50).s,
+			     iv_pct(&row->rtt, 99, row->rtt.p99).s,
+			     rpt_fmt_ns_of(row->rtt.count, row->rtt.max).s);
 
 	if (n >= 0)
 		n += rpt_iv_link_mark((size_t)n < cap ? buf + n : NULL,
@@ -110,12 +138,53 @@ report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 		return -EINVAL;
 	report_summarise(interval, &s);
 	/* An empty interval: "p50 - p99 - max -"; a percentile the
-	 * interval has too few samples for is "-" too (recv is the count). */
-	n = snprintf(buf, cap,
-		     "%6.1fs  sent %" PRIu64 " recv %" PRIu64 " lost %" PRIu64
-		     " p50 %s p99 %s max %s",
-		     t_s, sent, received, lost, rpt_fmt_pct(&s, 0).s,
-		     rpt_fmt_pct(&s, 2).s, rpt_fmt_ns_of(s.count, s.max).s);
+	 * interval has too few samples for is "-" too. sent = received +
+	 * lost, so received is left out: with short forms of the counts and
+	 * latencies the line and a mark (report_live_mark()) keep to 80
+	 * columns. */
+	(void)received;
+	n = snprintf(
+		buf, cap, "%6.1fs sent %s lost %s p50 %s p99 %s max %s", t_s,
+		rpt_fmt_count_short(sent).s, rpt_fmt_count_short(lost).s,
+		s.count != 0 && s.pct_ok[0] ? rpt_fmt_ns3(s.pct[0]).s : "-",
+		s.count != 0 && s.pct_ok[2] ? rpt_fmt_ns3(s.pct[2]).s : "-",
+		s.count != 0 ? rpt_fmt_ns3(s.max).s : "-");
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n < cap ? n : (int)(cap - 1);
+}
+
+int
+report_live_mark(char *buf, size_t cap, enum report_live_state st,
+		 double down_s)
+{
+	char d[16];
+	int n;
+
+	if (buf == NULL || cap == 0)
+		return -EINVAL;
+	/* At most 5 characters: "99.9s", whole seconds, then hours. */
+	if (down_s < 99.95)
+		snprintf(d, sizeof(d), "%.1fs", down_s);
+	else if (down_s < 9999.5)
+		snprintf(d, sizeof(d), "%.0fs", down_s);
+	else
+		snprintf(d, sizeof(d), "%.0fh",
+			 down_s / 3600 < 9999 ? down_s / 3600 : 9999.0);
+	switch (st) {
+	case REPORT_LIVE_REMOVED:
+		n = snprintf(buf, cap, " [REMOVED]");
+		break;
+	case REPORT_LIVE_DOWN:
+		n = snprintf(buf, cap, " [LINK DOWN %s]", d);
+		break;
+	case REPORT_LIVE_FLAPPED:
+		n = snprintf(buf, cap, " [FLAP down %s]", d);
+		break;
+	default:
+		buf[0] = '\0';
+		n = 0;
+	}
 	if (n < 0)
 		return -EINVAL;
 	return (size_t)n < cap ? n : (int)(cap - 1);

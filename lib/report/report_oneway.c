@@ -256,12 +256,35 @@ bound_line(FILE *out, const struct report_one_way *ow)
 			rpt_str_or(ow->local_source, "none"), ow->local_reads);
 }
 
-void
-rpt_text_one_way(FILE *out, const struct report_one_way *ow)
+/* "One-way: forward p50 x +-b, reverse p50 y +-b (...)", valid figures. */
+static void
+text_one_way_p50s(FILE *out, const struct report_one_way *ow)
 {
 	struct report_summary f, r;
 	const unsigned i = 0; /* p50 (report_pcts[]) */
 
+	report_summarise(rpt_hist_or_empty(ow->forward), &f);
+	report_summarise(rpt_hist_or_empty(ow->reverse), &r);
+	fprintf(out,
+		"One-way: forward p50 %s +-%s, reverse p50 %s +-%s "
+		"(%s is the slower direction)\n",
+		rpt_fmt_pct(&f, i).s, rpt_fmt_ns(ow->bound_ns).s,
+		rpt_fmt_pct(&r, i).s, rpt_fmt_ns(ow->bound_ns).s,
+		f.pct[i] > r.pct[i] + 2 * ow->bound_ns	 ? "forward"
+		: r.pct[i] > f.pct[i] + 2 * ow->bound_ns ? "reverse"
+							 : "neither clearly");
+}
+
+void
+rpt_text_one_way_brief(FILE *out, const struct report_one_way *ow)
+{
+	if (ow != NULL && ow->valid)
+		text_one_way_p50s(out, ow);
+}
+
+void
+rpt_text_one_way(FILE *out, const struct report_one_way *ow)
+{
 	if (ow == NULL)
 		return;
 	/* Refused figures are shown, and say so on their own line. */
@@ -275,17 +298,7 @@ rpt_text_one_way(FILE *out, const struct report_one_way *ow)
 			  rpt_hist_or_empty(ow->reverse));
 	bound_line(out, ow);
 	if (ow->valid) {
-		report_summarise(rpt_hist_or_empty(ow->forward), &f);
-		report_summarise(rpt_hist_or_empty(ow->reverse), &r);
-		fprintf(out,
-			"One-way: forward p50 %s +-%s, reverse p50 %s +-%s "
-			"(%s is the slower direction)\n",
-			rpt_fmt_pct(&f, i).s, rpt_fmt_ns(ow->bound_ns).s,
-			rpt_fmt_pct(&r, i).s, rpt_fmt_ns(ow->bound_ns).s,
-			f.pct[i] > r.pct[i] + 2 * ow->bound_ns	 ? "forward"
-			: r.pct[i] > f.pct[i] + 2 * ow->bound_ns ? "reverse"
-								 : "neither "
-								   "clearly");
+		text_one_way_p50s(out, ow);
 		return;
 	}
 	fprintf(out, "One-way figures are not meaningful:\n");

@@ -26,6 +26,51 @@ text_summary_line(char *buf, size_t cap, const struct report_probe *r,
 }
 
 /*
+ * The brief view's one line for the series beyond the round trip: "Network
+ * RTT (T4-T1)-(T3-T2): p50 x, p99 x, max x; turnaround (T3-T2) p50 x, p99
+ * x" (either part alone when the other is absent).
+ */
+static void
+text_series_brief(FILE *out, const struct report_probe *r)
+{
+	struct report_summary s;
+
+	if (r->network_rtt != NULL) {
+		report_summarise(r->network_rtt, &s);
+		fprintf(out,
+			"Network RTT (T4-T1)-(T3-T2): p50 %s, p99 %s, max %s",
+			rpt_fmt_pct(&s, 0).s, rpt_fmt_pct(&s, 2).s,
+			rpt_fmt_ns_of(s.count, s.max).s);
+	}
+	if (r->turnaround != NULL) {
+		report_summarise(r->turnaround, &s);
+		fprintf(out, "%s (T3-T2) p50 %s, p99 %s",
+			r->network_rtt != NULL ? "; turnaround" : "Turnaround",
+			rpt_fmt_pct(&s, 0).s, rpt_fmt_pct(&s, 2).s);
+	}
+	if (r->network_rtt != NULL || r->turnaround != NULL)
+		fputc('\n', out);
+}
+
+/* The port and TSC sections: all of them, or in the brief view the ones
+ * that found something. */
+static void
+text_port_tsc(FILE *out, const struct report_probe *r)
+{
+	const struct report_port_path *p = r->port.path;
+	const struct report_port_events *e = r->port.events;
+
+	if (!r->brief || r->port.n_delta != 0)
+		rpt_text_xstats(out, &r->port);
+	if (!r->brief || (p != NULL && (p->split || p->n_shifts != 0)))
+		rpt_text_path(out, p);
+	if (!r->brief || (e != NULL && (e->n != 0 || e->removed)))
+		rpt_text_port_events(out, e);
+	if (!r->brief || !r->tsc.invariant)
+		rpt_text_tsc(out, &r->tsc);
+}
+
+/*
  * What both forms of a probe report start from: the RTT histogram (an empty
  * one when there is none), its bucket rows (malloc'd into *rows) and their
  * layout, its summary. The number of rows or a negative errno.
@@ -50,6 +95,7 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	const struct histogram *rtt;
 	struct histogram_row *rows;
 	struct report_summary s;
+	struct report_meta meta;
 	const char *layout;
 	char summary[256];
 	int n;
@@ -59,7 +105,14 @@ report_probe_text(const struct report_probe *r, FILE *out)
 	n = probe_rtt(r, &rtt, &rows, &layout, &s);
 	if (n < 0)
 		return n;
-	rpt_text_meta(out, r->meta, r->target);
+	if (r->brief && r->meta != NULL) {
+		/* The command line is the JSON's "command" (--details). */
+		meta = *r->meta;
+		meta.command = NULL;
+		rpt_text_meta(out, &meta, r->target);
+	} else {
+		rpt_text_meta(out, r->meta, r->target);
+	}
 
 	fprintf(out,
 		"%s round trips to %s (%s%s%s, %u lcore%s, %u bytes, "
@@ -83,40 +136,51 @@ report_probe_text(const struct report_probe *r, FILE *out)
 			" above 10s (not in the figures above)\n",
 			rtt->underflow, rtt->overflow);
 
-	fputc('\n', out);
+	/* The brief view keeps the percentiles within the first ten lines. */
+	if (!r->brief)
+		fputc('\n', out);
 	if (r->stalls != NULL &&
 	    report_stalls_separable(r->stalls, rtt, NULL)) {
 		rpt_text_stalls_pcts(out, r, &s);
 	} else {
 		const struct report_summary *col = &s;
 
-		rpt_text_pct_table(out, &col, NULL, 1);
+		rpt_text_pct_table(out, &col, NULL, 1, r->brief);
 	}
+	if (r->brief)
+		rpt_text_stalls_brief(out, r);
 
-	/* Without a sample the rows would all be "0ns 0". */
-	if (n > 0 && s.count != 0) {
+	/* Without a sample the rows would all be "0ns 0". PsPing's -h: in
+	 * the brief view only when asked for. */
+	if (n > 0 && s.count != 0 &&
+	    (!r->brief || r->buckets.n_buckets != 0 ||
+	     r->buckets.n_edges != 0)) {
 		fputc('\n', out);
 		rpt_text_buckets(out, rows, n);
 	}
 	free(rows);
 
 	fputc('\n', out);
-	if (r->network_rtt != NULL)
-		rpt_text_pct_line(out, "Network RTT (T4-T1)-(T3-T2)",
-				  r->network_rtt);
-	if (r->turnaround != NULL)
-		rpt_text_pct_line(out, "Turnaround (T3-T2)", r->turnaround);
-	rpt_text_one_way(out, r->one_way);
+	if (r->brief) {
+		text_series_brief(out, r);
+		rpt_text_one_way_brief(out, r->one_way);
+	} else {
+		if (r->network_rtt != NULL)
+			rpt_text_pct_line(out, "Network RTT (T4-T1)-(T3-T2)",
+					  r->network_rtt);
+		if (r->turnaround != NULL)
+			rpt_text_pct_line(out, "Turnaround (T3-T2)",
+					  r->turnaround);
+		rpt_text_one_way(out, r->one_way);
+	}
 	rpt_text_open(out, r->open);
-	rpt_text_stalls(out, r);
+	if (!r->brief)
+		rpt_text_stalls(out, r);
 	rpt_text_hw(out, r->hw, "T4");
 	rpt_text_first_packet(out, r, &s);
 	if (rpt_text_targets(out, r) != 0 || rpt_text_flows(out, r) != 0)
 		return -ENOMEM;
-	rpt_text_xstats(out, &r->port);
-	rpt_text_path(out, r->port.path);
-	rpt_text_port_events(out, r->port.events);
-	rpt_text_tsc(out, &r->tsc);
+	text_port_tsc(out, r);
 	text_summary_line(summary, sizeof(summary), r, &s);
 	fprintf(out, "%s\n", summary);
 	return rpt_stream_status(out);

@@ -163,7 +163,9 @@ rpt_text_probes(FILE *out, const struct report_probe *r)
 	text_unreachable(out, r);
 	text_ignored(out, r);
 	text_unusable(out, r);
-	text_error_estimate(out, &r->reflector_ee);
+	/* The reflector's clock matters to one-way figures (--details). */
+	if (!r->brief)
+		text_error_estimate(out, &r->reflector_ee);
 	if (r->authenticated)
 		fprintf(out,
 			"  Authenticated (HMAC-SHA-256): %" PRIu64

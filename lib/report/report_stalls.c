@@ -191,7 +191,7 @@ rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
 	const struct report_summary *cols[2] = {all, &s};
 
 	report_summarise(u, &s);
-	rpt_text_pct_table(out, cols, titles, 2);
+	rpt_text_pct_table(out, cols, titles, 2, r->brief);
 }
 
 /* How the threshold was set, the loop's gaps, the PMD calls. */
@@ -365,6 +365,24 @@ rpt_text_stalls(FILE *out, const struct report_probe *r)
 	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt, &supported);
 	fprintf(out, "%s: %s\n\n", supported ? "verdict" : "no verdict",
 		verdict);
+}
+
+void
+rpt_text_stalls_brief(FILE *out, const struct report_probe *r)
+{
+	const struct report_stalls *s = r->stalls;
+	char verdict[512];
+	bool supported;
+
+	if (s == NULL)
+		return;
+	report_stalls_verdict(verdict, sizeof(verdict), s, r->rtt, &supported);
+	if (supported)
+		fprintf(out, "verdict: %s\n", verdict);
+	else if (n_of(s->host_prober) + n_of(s->host_reflector) +
+			 n_of(s->host_both) !=
+		 0)
+		fprintf(out, "no verdict: %s\n", verdict);
 }
 
 static void

@@ -32,12 +32,24 @@ pct_cell(char *buf, size_t cap, const struct report_summary *s, unsigned i)
 			 rpt_fmt_count(report_pct_min_count(report_pcts[i])).s);
 }
 
+/* Whether some column has a figure for percentile i (an empty series
+ * shows "-" as a figure). */
+static bool
+pct_row_shown(const struct report_summary *const *cols, unsigned n_cols,
+	      unsigned i)
+{
+	for (unsigned c = 0; c < n_cols; c++)
+		if (cols[c]->count == 0 || cols[c]->pct_ok[i])
+			return true;
+	return false;
+}
+
 void
 rpt_text_pct_table(FILE *out, const struct report_summary *const *cols,
-		   const char *const *titles, unsigned n_cols)
+		   const char *const *titles, unsigned n_cols, bool brief)
 {
+	unsigned i, c, first_few = REPORT_N_PCTS;
 	char cell[96];
-	unsigned i, c;
 
 	if (n_cols == 1) {
 		fprintf(out,
@@ -54,6 +66,11 @@ rpt_text_pct_table(FILE *out, const struct report_summary *const *cols,
 		fputc('\n', out);
 	}
 	for (i = 0; i < REPORT_N_PCTS; i++) {
+		if (brief && !pct_row_shown(cols, n_cols, i)) {
+			if (first_few == REPORT_N_PCTS)
+				first_few = i;
+			continue;
+		}
 		fprintf(out, "  %-8s", rpt_pct_label[i]);
 		for (c = 0; c < n_cols; c++) {
 			pct_cell(cell, sizeof(cell), cols[c], i);
@@ -61,6 +78,12 @@ rpt_text_pct_table(FILE *out, const struct report_summary *const *cols,
 		}
 		fputc('\n', out);
 	}
+	if (first_few < REPORT_N_PCTS)
+		fprintf(out, "  %s and up: too few round trips (%s needs %s)\n",
+			rpt_pct_label[first_few], rpt_pct_label[first_few],
+			rpt_fmt_count(
+				report_pct_min_count(report_pcts[first_few]))
+				.s);
 }
 
 void

@@ -163,6 +163,22 @@ ring=(--profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopbac
 	--stall-threshold 0)
 run ring_stamp "$LATPROBE" probe "${ring[@]}" -n 500 --json ring_stamp.json \
 	--samples ring_stamp.csv 198.18.0.2
+# Issue 35: --details prints every section of the report ring_stamp shows
+# in brief; -v is its short form.
+run ring_details "$LATPROBE" probe "${ring[@]}" -n 500 --details 198.18.0.2
+run ring_details_v "$LATPROBE" probe "${ring[@]}" -n 500 -v 198.18.0.2
+n=$(wc -l <ring_stamp.out)
+[ "$n" -le 30 ] || { echo "$LP_PROG: FAIL: ring_stamp's default report: $n lines (> 30)" >&2; bad=1; }
+for f in ring_details.out ring_details_v.out; do
+	for s in '^Command: ' '^Percentiles' '^ *Latency  ' '^Network RTT .*count' '^Turnaround ' \
+		'^Forward ' '^Reverse ' '^One-way figures are not meaningful' \
+		'^  Reflector error estimate' '^Port xstats' '^Port path' '^Port events' '^TSC: ' '^summary: '; do
+		grep -q "$s" "$f" || { echo "$LP_PROG: FAIL: $f: no '$s' with --details" >&2; bad=1; }
+	done
+done
+for s in '^Command: ' '^ *Latency  ' '^Forward ' '^Port path' '^TSC: '; do
+	! grep -q "$s" ring_stamp.out || { echo "$LP_PROG: FAIL: ring_stamp.out: '$s' without --details" >&2; bad=1; }
+done
 run ring_sockperf "$LATPROBE" probe "${ring[@]}" --proto sockperf -n 400 -h 5 -l 200 \
 	--json ring_sockperf.json 198.18.0.2
 run ring_udp_echo "$LATPROBE" probe "${ring[@]}" --proto udp-echo -n 300 -h 1000,2000,5000 \
@@ -173,7 +189,7 @@ run ring_open "$LATPROBE" probe "${ring[@]}" --rate 20000 -n 3000 --interval-rep
 run ring_flows "$LATPROBE" probe "${ring[@]}" --flows 4 -n 2000 --json ring_flows.json 198.18.0.2
 run ring_first "$LATPROBE" probe "${ring[@]}" --new-flow-every 10 -n 1000 --json ring_first.json \
 	198.18.0.2
-for n in ring_stamp ring_sockperf ring_udp_echo ring_icmp ring_open ring_flows ring_first; do
+for n in ring_stamp ring_details ring_sockperf ring_udp_echo ring_icmp ring_open ring_flows ring_first; do
 	record "$n"
 done
 

@@ -43,7 +43,7 @@ run() {
 		{ cat "$WORK/refl-$name.log" >&2; fail "reflector did not start"; }
 	local rc=0
 	ip netns exec "$LP_NS_PROBE" env "${PROBE_ENV[@]}" "$LATPROBE" probe -l 1 "${EAL_COMMON[@]}" \
-		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -n "$N" -w 50 -i 1ms -q \
+		--vdev "$(vdev "$LP_IF_PROBE")" -- --addr "$LP_ADDR_PROBE" -n "$N" -w 50 -i 1ms -q --details \
 		--json "$WORK/$name.json" --samples "$WORK/$name.csv" --pcap "$WORK/$name.pcapng" "$@" "$refl_ip" \
 		>"$WORK/$name.txt" 2>"$WORK/$name.err" || rc=$?
 	stop_reflector

@@ -113,10 +113,12 @@ expect 5 "127\.0\.0\.1:$closed answered ICMP port unreachable: nothing listens t
 $PY -c 'import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
-time.sleep(10)' "$((kport + 3))" &
+open(sys.argv[2], "w").close()
+time.sleep(10)' "$((kport + 3))" "$WORK/held" &
 holder=$!
 LP_BG_PIDS+=("$holder")
-sleep 0.5
+# Python's start-up takes more than half a second on a loaded machine.
+for ((i = 0; i < 100; i++)); do [ -e "$WORK/held" ] && break; sleep 0.1; done
 expect 4 "^latprobe: error: kernel UDP socket 127\.0\.0\.1:$((kport + 3)) -> 127\.0\.0\.1:$closed: Address already in use \(the source port is in use: --sport N picks another\)$" \
 	"$LATPROBE" probe --backend kernel --addr 127.0.0.1 --sport "$((kport + 3))" -n 5 "127.0.0.1:$closed"
 kill "$holder" 2>/dev/null || true
@@ -145,7 +147,9 @@ expect 0 "^latprobe reflect: 198\.18\.0\.2/24 on port 0 \(net_null0, net_null, M
 # 7. The report: when/where/what and the summary line (text and JSON); the
 # default table is log-spaced around the bulk with a cumulative % column
 # (at most ~20 rows, counts adding up), -h N keeps N equal-width rows with it.
-ringp=(probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback -n 2000 -q)
+# --details: the bucket table and the command line are in the full report
+# (the default view shows the table only with -h).
+ringp=(probe --profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopback -n 2000 -q --details)
 expect 0 "" "$LATPROBE" "${ringp[@]}" --json "$WORK/auto.json" 198.18.0.2
 cp "$WORK/out" "$WORK/auto.txt"
 expect 0 "" "$LATPROBE" "${ringp[@]}" -h 5 --json "$WORK/lin.json" 198.18.0.2

@@ -457,6 +457,9 @@ struct report_interval {
 	const char *path_from; /* the path at its start, when it shifted */
 	const struct report_iv_row *rows;
 	unsigned n_rows;
+	/* A run of one target: its line has no target column and short
+	 * forms of the figures (80 columns); the JSON is the same. */
+	bool one_target;
 };
 
 /* "interval 12.000s 198.18.0.2:862 sent 50 lost 0 p50 ... p99 ... max
@@ -687,6 +690,10 @@ struct report_probe {
 	/* STAMP one-way delays (judged); NULL: not shown */
 	const struct report_one_way *one_way;
 	const struct report_stalls *stalls; /* NULL: not watched (issue 29) */
+	/* The text report's default view (issue 35): the answer first, a
+	 * section with nothing to say in one line or none, the bucket table
+	 * only when asked for (-h). false: every section (--details). */
+	bool brief;
 };
 
 /*
@@ -699,6 +706,12 @@ struct report_probe {
  * were ignored, a line gives the count per reason and a hint for the
  * biggest one; ICMP unreachable answers get a line of their own
  * ("198.18.0.2:862 answered ICMP port unreachable: nothing listens there").
+ * With r->brief, the same report cut to what a reader looks for first:
+ * percentiles the count is too small for share one line, the series
+ * beyond the round trip one line, and the one-way, stall, port and TSC
+ * sections only when they find something (a valid one-way delay, a stall
+ * verdict, a path split, a moved counter, a link event, a TSC that is not
+ * invariant); the JSON is the same either way.
  * Returns 0, -EINVAL (bad arguments or bucket spec), -ENOMEM or -EIO.
  */
 int report_probe_text(const struct report_probe *r, FILE *out);
@@ -793,8 +806,11 @@ int report_reflect_text(const struct report_reflect *r, FILE *out);
 int report_reflect_json(const struct report_reflect *r, FILE *out);
 
 /*
- * One line of live progress: "  12.0s  sent 1000 recv 1000 lost 0
- * p50 3.21us p99 4.10us max 9.87us" for an interval histogram.
+ * One line of live progress: "  12.0s sent 1000 lost 0 p50 3.21us p99
+ * 4.10us max 9.87us" for an interval histogram (received is sent - lost
+ * and not shown; counts from 100000 on as "123k", "1.23M"; latencies in
+ * three digits). With t_s < 10000 and a report_live_mark() after it, at
+ * most 80 columns.
  * Writes into buf (NUL-terminated, truncated to cap - 1), returns the length
  * of what is in buf, or -EINVAL (buf NULL, cap 0). An empty interval shows
  * "p50 - p99 - max -".
@@ -802,6 +818,20 @@ int report_reflect_json(const struct report_reflect *r, FILE *out);
 int report_live_line(char *buf, size_t cap, double t_s, uint64_t sent,
 		     uint64_t received, uint64_t lost,
 		     const struct histogram *interval);
+
+/* The port's state a live line ends with, from report_live_mark(). */
+enum report_live_state {
+	REPORT_LIVE_OK,	     /* nothing: "" */
+	REPORT_LIVE_REMOVED, /* " [REMOVED]" */
+	REPORT_LIVE_DOWN,    /* " [LINK DOWN 1.2s]": down for down_s */
+	REPORT_LIVE_FLAPPED, /* " [FLAP down 1.2s]": went down and up since
+				the last line, down_s in all */
+};
+
+/* The live line's mark (at most 18 columns) into buf; its length, or
+ * -EINVAL (buf NULL, cap 0). */
+int report_live_mark(char *buf, size_t cap, enum report_live_state st,
+		     double down_s);
 
 /*
  * The path over one live interval (--live-path): "path (netvsc): VF rx +N

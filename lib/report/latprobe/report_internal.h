@@ -52,6 +52,10 @@ struct ci_str {
 struct ci_str rpt_fmt_pct_ci(const struct report_summary *s, unsigned i);
 /* 1234567 -> "1,234,567" */
 struct ns_str rpt_fmt_count(uint64_t v);
+/* The live and interval lines' forms: ns in at most 6 characters (three
+ * significant digits), a count in at most 5 ("1.23M"). */
+struct ns_str rpt_fmt_ns3(uint64_t ns);
+struct ns_str rpt_fmt_count_short(uint64_t v);
 /* A mean or stddev to whole ns (0 for <= 0 or NaN, saturated). */
 uint64_t rpt_round_ns(double v);
 
@@ -77,10 +81,11 @@ void rpt_text_pct_line(FILE *out, const char *title, const struct histogram *h);
 /*
  * "Percentiles ...:" and one row per percentile, a column per series
  * (titles[c] above each when there are several): the figure and its 95 %
- * interval, or "-" with the count it needs.
+ * interval, or "-" with the count it needs. brief: the rows no column has
+ * enough samples for share one line.
  */
 void rpt_text_pct_table(FILE *out, const struct report_summary *const *cols,
-			const char *const *titles, unsigned n_cols);
+			const char *const *titles, unsigned n_cols, bool brief);
 /* PsPing's -h table: upper edge, count, cumulative %. */
 void rpt_text_buckets(FILE *out, const struct histogram_row *rows, int n);
 
@@ -208,6 +213,9 @@ void rpt_text_clock(FILE *out, const struct report_clock *c);
 void rpt_json_clock(struct json_object *root, const struct report_clock *c,
 		    int *err);
 void rpt_text_one_way(FILE *out, const struct report_one_way *ow);
+/* The brief view's: the one-way line when the figures are valid, else
+ * nothing. */
+void rpt_text_one_way_brief(FILE *out, const struct report_one_way *ow);
 void rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 		      int *err);
 
@@ -215,6 +223,9 @@ void rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 void rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
 			  const struct report_summary *all);
 void rpt_text_stalls(FILE *out, const struct report_probe *r);
+/* The brief view's: the verdict's line when there is one, "no verdict: ..."
+ * when host-affected probes were seen without one, else nothing. */
+void rpt_text_stalls_brief(FILE *out, const struct report_probe *r);
 void rpt_json_stalls(struct json_object *root, const struct report_probe *r,
 		     int *err);
 void rpt_text_reflect_stalls(FILE *out, const struct report_reflect *r);

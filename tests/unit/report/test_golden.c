@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Golden test of lib/report's output: a fixed set of recorded runs (probe
- * single target, STAMP over IPv4 with network RTT and turnaround; a
+ * single target, STAMP over IPv4 with network RTT and turnaround, each
+ * in the full (--details) and the brief (default) view; a
  * multi-target run with intervals; an open-loop run; a --flows run; an
  * empty run; stall attribution (issue 29); reflector reports with one and with
  * several workers) rendered through the public functions
@@ -309,15 +310,26 @@ mem_check(struct mem *m, const char *name)
 	free(m->buf);
 }
 
+/*
+ * <stem>.txt is the full report (probe --details: every section, as before
+ * issue 35), <stem>_brief.txt the default view of the same run.
+ */
 static void
 golden_probe(const struct report_probe *r, const char *stem)
 {
+	struct report_probe brief = *r;
 	struct mem m;
 	char name[128];
 
+	assert_false(r->brief);
 	mem_open(&m);
 	assert_int_equal(report_probe_text(r, m.f), 0);
 	snprintf(name, sizeof(name), "%s.txt", stem);
+	mem_check(&m, name);
+	brief.brief = true;
+	mem_open(&m);
+	assert_int_equal(report_probe_text(&brief, m.f), 0);
+	snprintf(name, sizeof(name), "%s_brief.txt", stem);
 	mem_check(&m, name);
 	mem_open(&m);
 	assert_int_equal(report_probe_json(r, m.f), 0);

@@ -1636,39 +1636,103 @@ test_live_line(void **state)
 	histogram_record(h, 3210);
 	/* One answer: too few for a p50 (6) or a p99 (368). */
 	n = report_live_line(buf, sizeof(buf), 12.0, 1000, 999, 1, h);
-	assert_string_equal(buf, "  12.0s  sent 1000 recv 999 lost 1 "
+	assert_string_equal(buf, "  12.0s sent 1000 lost 1 "
 				 "p50 - p99 - max 3.21us");
 	assert_int_equal(n, (int)strlen(buf));
 	for (unsigned i = 1; i < 367; i++)
 		histogram_record(h, 3210);
 	n = report_live_line(buf, sizeof(buf), 12.0, 367, 367, 0, h);
-	assert_string_equal(buf, "  12.0s  sent 367 recv 367 lost 0 "
+	assert_string_equal(buf, "  12.0s sent 367 lost 0 "
 				 "p50 3.21us p99 - max 3.21us");
 	histogram_record(h, 3210);
 	n = report_live_line(buf, sizeof(buf), 12.0, 368, 368, 0, h);
-	assert_string_equal(buf, "  12.0s  sent 368 recv 368 lost 0 "
+	assert_string_equal(buf, "  12.0s sent 368 lost 0 "
 				 "p50 3.21us p99 3.21us max 3.21us");
 	assert_int_equal(n, (int)strlen(buf));
 
 	for (unsigned i = 0; i < 10; i++)
 		histogram_record(h, 9870);
 	n = report_live_line(buf, sizeof(buf), 1234.56, 378, 378, 0, h);
-	assert_string_equal(buf, "1234.6s  sent 378 recv 378 lost 0 "
+	assert_string_equal(buf, "1234.6s sent 378 lost 0 "
 				 "p50 3.21us p99 9.87us max 9.87us");
 	assert_int_equal(n, (int)strlen(buf));
 
 	/* Nothing received in the interval: no made-up figures. */
 	n = report_live_line(buf, sizeof(buf), 0.5, 3, 0, 0, f->empty);
-	assert_string_equal(buf,
-			    "   0.5s  sent 3 recv 0 lost 0 p50 - p99 - max -");
+	assert_string_equal(buf, "   0.5s sent 3 lost 0 p50 - p99 - max -");
 	assert_int_equal(n, (int)strlen(buf));
 
 	/* Truncated: still NUL-terminated, length of what is there. */
 	n = report_live_line(buf, 10, 12.0, 1000, 999, 1, h);
 	assert_int_equal(n, 9);
-	assert_string_equal(buf, "  12.0s  ");
+	assert_string_equal(buf, "  12.0s s");
 	assert_int_equal(report_live_line(NULL, 10, 0, 0, 0, 0, h), -EINVAL);
 	assert_int_equal(report_live_line(buf, 0, 0, 0, 0, 0, h), -EINVAL);
+	histogram_destroy(h);
+}
+
+/*
+ * Issue 35: the live line and a one-target --interval-report line keep to
+ * 80 columns with the worst figures: counts in the billions, latencies of
+ * tens of ms (the widest three-digit form, "99.9ms"), a run of hours; the
+ * live line with each of its marks.
+ */
+static void
+test_line_width(void **state)
+{
+	static const struct {
+		enum report_live_state st;
+		double down_s;
+	} marks[] = {
+		{REPORT_LIVE_OK, 0},	    {REPORT_LIVE_REMOVED, 0},
+		{REPORT_LIVE_DOWN, 99.94},  {REPORT_LIVE_DOWN, 86399.0},
+		{REPORT_LIVE_FLAPPED, 9.9}, {REPORT_LIVE_FLAPPED, 12345.6},
+	};
+	struct histogram *h = histogram_create();
+	struct report_iv_row row = {
+		.target = "[2001:2::2]:862",
+		.sent = 12345678901ull,
+		.received = 12345678901ull,
+		.lost = 98765432109ull,
+		.rtt = {.count = 12345678901ull,
+			.p50 = 99940000,
+			.p99 = 99940000,
+			.max = 99940000},
+	};
+	struct report_interval iv = {
+		.t_s = 9999.94, .rows = &row, .n_rows = 1, .one_target = true};
+	char line[256];
+	int n, k;
+
+	(void)state;
+	assert_non_null(h);
+	for (unsigned i = 0; i < 400; i++)
+		histogram_record(h, 99940000 - i * 1000);
+	for (unsigned i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		n = report_live_line(line, sizeof(line), 9999.94,
+				     12345678901ull, 2345678901ull,
+				     98765432109ull, h);
+		assert_true(n > 0);
+		k = report_live_mark(line + n, sizeof(line) - (size_t)n,
+				     marks[i].st, marks[i].down_s);
+		assert_true(k >= 0 && k <= 18);
+		print_message("%s\n", line);
+		assert_true(strlen(line) <= 80);
+	}
+	assert_non_null(strstr(line, "9999.9s sent 12.3G lost 98.8G p50 "));
+	assert_non_null(strstr(line, "max 99.9ms [FLAP down 3h]"));
+	n = report_iv_line(line, sizeof(line), &iv, &row);
+	print_message("%s\n", line);
+	assert_int_equal(n, (int)strlen(line));
+	assert_true(n <= 80);
+	assert_string_equal(line, "interval 9999.9s sent 12.3G lost 98.8G "
+				  "p50 99.9ms p99 99.9ms max 99.9ms");
+	/* Several targets keep their column and the exact figures. */
+	iv.one_target = false;
+	assert_true(report_iv_line(line, sizeof(line), &iv, &row) > 0);
+	assert_non_null(strstr(line, "[2001:2::2]:862       sent 12345678901"));
+	assert_int_equal(report_live_mark(NULL, 1, REPORT_LIVE_DOWN, 1),
+			 -EINVAL);
 	histogram_destroy(h);
 }
 
@@ -2147,6 +2211,7 @@ main(void)
 		cmocka_unit_test(test_port_path),
 		cmocka_unit_test(test_hw_timestamps),
 		cmocka_unit_test(test_live_line),
+		cmocka_unit_test(test_line_width),
 		cmocka_unit_test(test_stall_verdict_gate),
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_samples_csv),
