@@ -45,12 +45,25 @@ def load(path):
         return json.load(f)
 
 
+# The histogram's bucket bounds (lib/timing/stall.c, stall_bucket_upper_ns):
+# the JSON lists only the buckets with a count, so a bucket's lower bound
+# is the one below it here.
+BOUNDS = [2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000,
+          2000000, 5000000, 10000000, 20000000, 50000000, 100000000,
+          200000000, 500000000, 1000000000]
+
+
 def hist(st):
     """The histogram as (lower_ns, upper_ns, count), upper None: unbounded."""
-    out, lower = [], 0
+    out = []
     for b in st.get('histogram', []):
-        out.append((lower, b['upper_ns'], b['count']))
-        lower = b['upper_ns'] if b['upper_ns'] is not None else lower
+        up = b['upper_ns']
+        if up is None:
+            lower = BOUNDS[-1]
+        else:
+            i = BOUNDS.index(up)
+            lower = BOUNDS[i - 1] if i > 0 else 0
+        out.append((lower, up, b['count']))
     return out
 
 
@@ -140,13 +153,18 @@ def inject(be, run, hog, n, len_ms, ref, quiet_run):
     # Probes a second while the loop ran (the stalls' time out of it).
     busy_s = max(dur - st['total_ns'] / 1e9, 1e-3)
     rr = cnt / busy_s
-    # What the stalls can have held: a stall of L holds the probe in
-    # flight (one: a closed loop) and any whose T1..T4 spans its start;
-    # the brief's allowance, the probes of L at the run's rate, is kept as
-    # the larger: L * rate + 2 a stall, over every stall the run counted
-    # (each above LEN/2: the injected ones and the machine's own that
-    # long, so no share of the quiet run's short ones is added).
-    explain = st['total_ns'] / 1e9 * rr + 2 * st['count']
+    # What the stalls can have held. The issue's allowance, the probes of
+    # a stall's length at the run's rate, is printed (rate_explain), but
+    # it is far too loose to catch anything: in a closed loop (one probe in
+    # flight) the loop sends nothing while it is stalled, so a stall
+    # overlaps the probe in flight when it began and at most one more (a
+    # stall that begins as one probe's answer is read and the next one
+    # leaves): 2 a stall, over every stall the run counted (each above
+    # LEN/2: the injected ones and the machine's own that long; no share
+    # of the quiet run's short ones is added, this run does not count
+    # them).
+    rate_explain = st['total_ns'] / 1e9 * rr + st['count']
+    explain = 2 * st['count']
     qha = q['stalls']['host_affected']['probes'] / q['rtt_ns']['count']
     print(f'  injected {be}: {n} FIFO bursts of {len_ms:g} ms (measured '
           f'{inj_ns / 1e6:.1f} ms in all), threshold {thr} ns; stalls '
@@ -159,15 +177,17 @@ def inject(be, run, hog, n, len_ms, ref, quiet_run):
           f'(bound {inj_ns * 0.9 / 1e6:.1f} to {hi / 1e6:.1f} ms), longest '
           f'{st["longest_ns"] / 1e6:.1f} ms; host-affected {ha["probes"]} of '
           f'{cnt} probes ({100 * ha["probes"] / cnt:.3f} %; the stalls can '
-          f'hold {explain:.0f}, {100 * explain / cnt:.3f} %; the quiet run '
+          f'hold {explain:.0f} closed-loop, {rate_explain:.0f} at the run\'s '
+          f'rate; the quiet run '
           f'at its own threshold: {100 * qha:.3f} %), prober {ha["prober"]} '
           f'both {ha["both"]}')
     assert f['threshold_ns'] == thr, 'the reference ran with another threshold'
     assert found >= 0.9 * n, f'{found} long stalls for {n} injected'
     assert band <= 1.1 * n + bg, \
         f'{band} stalls in the bucket for {n} injected and {bg} of the host\'s'
-    assert st['count'] <= 1.1 * n + bg, \
-        f'{st["count"]} stalls above LEN/2 for {n} injected and {bg} of the host\'s'
+    # (No bound on all the stalls above LEN/2: at load 17 a run counted 3
+    # of 60 to 100 ms beyond the 20 bursts while the reference, 9 s later,
+    # saw none: below the bursts' bucket the host's own come and go.)
     assert st['total_ns'] >= 0.9 * inj_ns, 'the stalls\' total is short of the bursts'
     assert st['total_ns'] <= hi, 'the stalls\' total is over the bursts\''
     assert ha['prober'] + ha['both'] >= 0.9 * n, \
