@@ -90,7 +90,19 @@ def quiet(be, run, ref):
     assert probes > 0, 'no probe measured'
     assert got <= bound, \
         f'{got:.2f} stalls/s against the machine\'s {ref_rate:.2f}/s'
-    assert st['count'] < probes / 10, \
+    # Not one per probe: fewer than a tenth of the probes beyond the
+    # machine's own gaps (the reference's count, twice: the two are
+    # seconds apart on a host whose load comes and goes). A stall per
+    # probe exceeds that whenever the probes outnumber the machine's gaps
+    # about 2.2 to 1 (on a quiet host by thousands); when they do not, the
+    # check cannot tell, and says so.
+    allow = probes / 10 + 2 * f['over_threshold']
+    print(f'    not one per probe: {st["count"]} stalls < {probes} / 10 + '
+          f'2 x {f["over_threshold"]} = {allow:.0f}' +
+          ('' if 0.9 * probes > 2 * f['over_threshold'] else
+           ' (NOT discriminating: the machine\'s own gaps outnumber the'
+           ' probes)'))
+    assert st['count'] < allow, \
         f'{st["count"]} stalls for {probes} probes: about one per probe'
 
 

@@ -2,19 +2,22 @@
 # Case quiet: the stall detector on a PCI PMD in the guest (issue 34). Two
 # igb NICs (net_e1000_igb, vfio-pci: a NIC's poll-mode driver, whose rx/tx
 # calls are user-space work the detector judges whole). A quiet 5 s run of
-# the prober on lcore 1, then, the reflector still polling on lcore 0,
+# the prober on lcore 1 (open loop, 5,000 probes a second), then, the reflector still polling on lcore 0,
 # bench/tools/stall on the guest's CPU 1 for as long with the run's
 # calibrated threshold: the guest's own rate of gaps that long on that
 # vCPU (under TCG the vCPU is a host thread: the host's load and the
 # emulator's pauses are the guest's stalls). Asserted on the host: the
 # run's stalls per second within 10x the reference's plus 2 a second (the
 # factor of tests/integration/stalls_quiet.py: the prober's loop does more
-# between two clock reads than the bare loop), and fewer than one per ten
-# probes (a detector that took each probe or PMD call for a stall is far
-# over both). The figures are printed.
+# between two clock reads than the bare loop), and fewer than a tenth of
+# the probes beyond twice the guest's own gaps (a detector that took each
+# probe or PMD call for a stall is over both). The figures are printed.
 cases_all+=" quiet"
 
 quiet_secs=5
+# LP_QUIET_RATE: another rate (the excess over the guest's own gaps grows
+# with it if the probes' own work is taken for stalls).
+quiet_rate=${LP_QUIET_RATE:-5000}
 
 # shellcheck disable=SC2034 # run_case reads these (dynamic scope)
 vmcase_quiet() {
@@ -40,7 +43,7 @@ quiet_guest() {
 	cat <<EOF
 refl_start
 timeout 200 \$L probe -l 1 --file-prefix lpp -a "\$P" \$EAL -- --addr 198.18.0.1/24 \\
-	--arp-timeout 30s -t $quiet_secs --timeout 2s -q --json \$out/quiet.json 198.18.0.2 \\
+	--arp-timeout 30s -t $quiet_secs --rate $quiet_rate --timeout 2s -q --json \$out/quiet.json 198.18.0.2 \\
 	>\$out/quiet.txt 2>\$out/quiet.err
 echo "\$?" >\$out/quiet.rc
 log "quiet: rc \$(cat \$out/quiet.rc), \$(grep -o 'Sent = [0-9]*, Received = [0-9]*' \$out/quiet.txt)"
@@ -101,7 +104,22 @@ if probes <= 0:
     fail("no probe measured")
 if got > bound:
     fail(f"{got:.2f} stalls/s against the guest's {ref:.2f}/s")
-if st["count"] >= probes / 10:
+# Not one per probe (as tests/integration/stalls_quiet.py): fewer than a
+# tenth of the probes beyond twice the guest's own gaps. It tells a stall
+# per probe apart only when the probes outnumber the guest's gaps about
+# 2.2 to 1: hence the open loop at 5,000 a second (closed, under TCG: about
+# 100 round trips a second against 800 gaps). It FAILS today (2026-12-05,
+# TCG, host load 10 to 17): 28,186 stalls for 24,192 probes against the
+# guest loop's 5,342 at --rate 5000; 6,427 against 7,889 at --rate 500: the
+# excess is about one stall per probe, in the 5-10 us and 20-50 us buckets
+# (the worker's own per-probe work between PMD calls, slower than the 5 us
+# floor under emulation, while calibration times idle polls only).
+allow = probes / 10 + 2 * f["over_threshold"]
+print(f"  not one per probe: {st['count']} stalls < {probes} / 10 + 2 x "
+      f"{f['over_threshold']} = {allow:.0f}" +
+      ("" if 0.9 * probes > 2 * f["over_threshold"] else
+       " (not discriminating: the guest's own gaps outnumber the probes)"))
+if st["count"] >= allow:
     fail(f"{st['count']} stalls for {probes} probes: about one per probe")
 sys.exit(0 if ok else 1)
 PYEOF
