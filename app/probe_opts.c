@@ -676,7 +676,7 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	if (probe_parse(argc, argv, &x->o) != 0)
 		return -1;
 	app_run_opts_common(&r->opt, &x->o.co);
-	/* Issue 27: the workers resume after a re-attach (one target or
+	/* The workers resume after a re-attach (one target or
 	 * many, closed or open loop; --hw-timestamps matches the NIC's clock
 	 * again). */
 	r->opt.reattach = x->o.co.forever;

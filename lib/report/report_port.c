@@ -36,7 +36,7 @@ path_pct(const struct report_path_interval *v, double p, uint64_t ns)
 	return rpt_fmt_ns_of(report_pct_enough(v->received, p) ? 1 : 0, ns);
 }
 
-/* Issue 27: the shifts and the latency on each path between them. */
+/* The shifts and the latency on each path between them. */
 static void
 text_path_timeline(FILE *out, const struct report_port_path *p)
 {
@@ -118,12 +118,12 @@ json_path_timeline(struct json_object *o, const struct report_port_path *p,
 			struct json_object *rt = json_object_new_object();
 
 			rpt_jset_u64(rt, "min", v->min_ns, err);
-			rpt_jset_u64_or_null(
-				rt, "p50", report_pct_enough(v->received, 50),
-				v->p50_ns, err);
-			rpt_jset_u64_or_null(
-				rt, "p99", report_pct_enough(v->received, 99),
-				v->p99_ns, err);
+			rpt_jset_u64_or_null(rt, "p50",
+					     report_pct_enough(v->received, 50),
+					     v->p50_ns, err);
+			rpt_jset_u64_or_null(rt, "p99",
+					     report_pct_enough(v->received, 99),
+					     v->p99_ns, err);
 			rpt_jset_u64(rt, "max", v->max_ns, err);
 			rpt_jset(e, "rtt_ns", rt, err);
 		} else {

@@ -3,7 +3,7 @@
  * Golden test of lib/report's output: a fixed set of recorded runs (probe
  * single target, STAMP over IPv4 with network RTT and turnaround; a
  * multi-target run with intervals; an open-loop run; a --flows run; an
- * empty run; stall attribution (issue 29); reflector reports with one and with
+ * empty run; stall attribution; reflector reports with one and with
  * several workers) rendered through the public functions
  * (report_probe_text/_json, report_reflect_text/_json, report_live_line,
  * report_live_path, report_iv_line, report_fmt_ns, the samples CSV) and
@@ -746,7 +746,7 @@ test_reflect_workers(void **state)
 }
 
 /*
- * STAMP one-way delays (issue 28): a valid run (both clocks synchronised,
+ * STAMP one-way delays: a valid run (both clocks synchronised,
  * chrony here, the bound well below both medians, forward clearly the
  * slower), and a refused one (S clear, this host unsynchronised, reverse
  * delays below zero, the bound above the figures).
@@ -867,7 +867,7 @@ test_probe_one_way(void **state)
 	golden_probe(&r, "probe_oneway_refused");
 }
 
-/* The reflector's report with its STAMP clock (issue 28). */
+/* The reflector's report with its STAMP clock. */
 static void
 test_reflect_clock(void **state)
 {
@@ -926,7 +926,7 @@ test_reflect_idle(void **state)
 	golden_reflect(&r, "reflect_idle");
 }
 
-/* Issue 29's upper edges of a stall's length, as lib/timing's. */
+/* Upper edges of a stall's length, as lib/timing's. */
 static const uint64_t stall_upper[REPORT_STALL_BUCKETS] = {
 	2000,	   5000,      10000,	  20000,      50000,
 	100000,	   200000,    500000,	  1000000,    2000000,
@@ -935,7 +935,7 @@ static const uint64_t stall_upper[REPORT_STALL_BUCKETS] = {
 };
 
 /*
- * Stalls (issue 29): both sides known (the stall TLV), host-affected
+ * Stalls: both sides known (the stall TLV), host-affected
  * probes on either side and both, the tail above p99/p99.9, the verdict,
  * the percentiles without them; rtt is the four series merged, as app/
  * makes it.
@@ -1104,7 +1104,7 @@ test_reflect_stalls(void **state)
 }
 
 /*
- * Issue 27: a run over a link that went down for 5.5 s and came back, then
+ * A run over a link that went down for 5.5 s and came back, then
  * a removal of the device: port.link_events, link_down_s, removed_at_s,
  * probes.lost_link_down and lost_path, intervals marked with the link.
  */
@@ -1318,7 +1318,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_reflect_clock, teardown),
 		cmocka_unit_test_teardown(test_reflect_idle, teardown),
 		cmocka_unit_test_teardown(test_probe_stalls, teardown),
-		cmocka_unit_test_teardown(test_probe_stalls_no_verdict, teardown),
+		cmocka_unit_test_teardown(test_probe_stalls_no_verdict,
+					  teardown),
 		cmocka_unit_test_teardown(test_reflect_stalls, teardown),
 		cmocka_unit_test_teardown(test_lines, teardown),
 		cmocka_unit_test_teardown(test_probe_link, teardown),

@@ -1550,8 +1550,8 @@ test_stall_verdict_gate(void **state)
 	histogram_merge(all, hp);
 	report_stalls_tail(&st, all, 99.9, &t);
 	assert_false(t.enough);
-	assert_false(report_stalls_verdict_gate(&st, all, &t, why,
-						sizeof(why)));
+	assert_false(
+		report_stalls_verdict_gate(&st, all, &t, why, sizeof(why)));
 	assert_non_null(strstr(why, "p99.9 needs 3,688 round trips, the run "
 				    "has 500"));
 	r.rtt = all;
@@ -1575,8 +1575,7 @@ test_stall_verdict_gate(void **state)
 	assert_true(t.enough);
 	assert_int_equal(t.above, 10);
 	assert_int_equal(t.prober, 10);
-	assert_true(report_stalls_verdict_gate(&st, all, &t, why,
-					       sizeof(why)));
+	assert_true(report_stalls_verdict_gate(&st, all, &t, why, sizeof(why)));
 	report_stalls_verdict(why, sizeof(why), &st, all, &ok);
 	assert_true(ok);
 	assert_non_null(strstr(why, "100 % of the probes above it overlapped "
@@ -1600,8 +1599,8 @@ test_stall_verdict_gate(void **state)
 	report_stalls_tail(&st, all, 99.9, &t);
 	assert_true(t.enough);
 	assert_int_equal(t.above, 10);
-	assert_false(report_stalls_verdict_gate(&st, all, &t, why,
-						sizeof(why)));
+	assert_false(
+		report_stalls_verdict_gate(&st, all, &t, why, sizeof(why)));
 	assert_non_null(strstr(why, "no more often than all probes (2 of 10"));
 
 	/* Enough in all, too few without the host-affected ones. */
@@ -1615,8 +1614,8 @@ test_stall_verdict_gate(void **state)
 	histogram_merge(all, u);
 	histogram_merge(all, hp);
 	report_stalls_tail(&st, all, 99.9, &t);
-	assert_false(report_stalls_verdict_gate(&st, all, &t, why,
-						sizeof(why)));
+	assert_false(
+		report_stalls_verdict_gate(&st, all, &t, why, sizeof(why)));
 	assert_non_null(strstr(why, "100 are without host-affected ones"));
 	histogram_destroy(all);
 	histogram_destroy(u);
@@ -1965,7 +1964,7 @@ test_probe_meta_summary(void **state)
 }
 
 /*
- * report_one_way_judge() (issue 28): the bound's sum, --same-clock's
+ * report_one_way_judge(): the bound's sum, --same-clock's
  * leniency on synchronisation (not on a missing estimate, a negative delay
  * or the bound), each reason on its own.
  */
