@@ -89,7 +89,7 @@ struct app_common_opts {
 	uint32_t metrics_addr; /* --metrics ADDR:PORT, host order */
 	uint16_t metrics_port;
 	bool have_metrics;
-	/* Issue 29 (app/stalls.c): --stall-threshold (0 = off) and, probe
+	/* (app/stalls.c): --stall-threshold (0 = off) and, probe
 	 * only, --stall-tlv. */
 	uint64_t stall_threshold_ns;
 	bool stall_tlv;

@@ -163,7 +163,7 @@ static const struct {
 	{"turnaround", "turnaround_ns", "turnaround"},
 	{"forward", "forward_ns", "forward"},
 	{"reverse", "reverse_ns", "reverse"},
-	/* issue 29: the round trips without host-affected probes (reports
+	/* The round trips without host-affected probes (reports
 	 * made with stall detection on; no --hlog Tag) */
 	{"unaffected", "rtt_ns_unaffected", NULL},
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The port's link and removal events during a run (issue 27): see
+ * The port's link and removal events during a run: see
  * link_events.h. Writers: the port thread (path_watch.c) (and the main thread
  * once after it was joined); the EAL interrupt thread only through port_events'
  * atomics and on_event() below.

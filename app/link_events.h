@@ -3,7 +3,7 @@
 #define LATPROBE_LINK_EVENTS_H
 
 /*
- * What the port did during a run (issue 27), app side: one run, one port,
+ * What the port did during a run, app side: one run, one port,
  * so one instance (app_link). The run skeleton starts it after the port's
  * set-up, the port thread (path_watch.c) polls it every LINK_POLL_S (the link
  * read with rte_eth_link_get_nowait, the LSC callback's time when there was

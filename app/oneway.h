@@ -3,7 +3,7 @@
 #define LATPROBE_APP_ONEWAY_H
 
 /*
- * One side's clock for one-way delays (issue 28), app/'s half: a thread
+ * One side's clock for one-way delays, app/'s half: a thread
  * that re-samples the TSC -> UTC mapping every 100 ms (lib/timing's
  * clock_sync) and publishes it, with the STAMP Error Estimate it makes, in
  * a clock_feed the workers read; every 16 s (and at the start) it reads the

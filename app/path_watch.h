@@ -3,7 +3,7 @@
 #define LATPROBE_PATH_WATCH_H
 
 /*
- * Which path the port's packets take over the run (issue 27's failover),
+ * Which path the port's packets take over the run (failover),
  * app side: on a netvsc or failsafe port (a VF and a synthetic fallback)
  * the side thread reads the port's xstats every PATH_POLL_S, classifies the
  * deltas (latprobe/path.h) and notes each shift of the path that carries

@@ -142,7 +142,7 @@ struct ivrep {
 	bool oom;
 };
 
-/* Issue 27: the latency on each path between the port's path shifts
+/* The latency on each path between the port's path shifts
  * (path_watch.c tells of them; probe_live.c). */
 #define PROBE_PATH_IVS 32
 struct probe_paths {

@@ -67,7 +67,7 @@ probe_interval(struct app_run *r, double el, bool final)
 	bool remote = x->o.proto->has_remote_ts, open = x->o.rate_pps != 0;
 
 	(void) final;
-	/* STAMP: one-way forward and reverse too (issue 28). */
+	/* STAMP: one-way forward and reverse too. */
 	if (x->hlog.n_workers == 0)
 		app_hlog_series(&x->hlog, (remote ? 5u : 1u) + (open ? 1u : 0u),
 				remote && open ? tags_ro
@@ -557,7 +557,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 			return -ENOMEM;
 	}
 	app_metrics_preamble(b, "probe", r->dpdk_ready, r->clk.clock.hz);
-	app_link_metrics(b); /* issue 27: link state, port events */
+	app_link_metrics(b); /* Link state, port events */
 	app_path_metrics(b); /* and the path the packets take */
 	mx_counter(x, b, "latprobe_probes_sent_total",
 		   "Probes sent whose fate is known (answered or lost)",
@@ -567,7 +567,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 	mx_counter(x, b, "latprobe_probes_lost_total",
 		   "Probes not answered within --timeout",
 		   offsetof(struct prober_stats, lost));
-	/* Issue 27: the link's part of lost, apart from the path's. */
+	/* The link's part of lost, apart from the path's. */
 	mx_counter(x, b, "latprobe_probes_lost_link_down_total",
 		   "Lost probes whose flight saw the port's link down (part "
 		   "of latprobe_probes_lost_total, not the path's loss)",
@@ -610,7 +610,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 	return b->err;
 }
 
-/* ---- Latency by path (issue 27) ------------------------------------- */
+/* ---- Latency by path ------------------------------------- */
 
 /* Every worker's RTT (and the retired targets') merged into out. */
 static void

@@ -46,7 +46,7 @@ enum {
 	PROBE_OPT_SAME_CLOCK = 0x628,
 };
 
-/* The report's view (issue 35's range: 0x635-0x63f). */
+/* The report's view (long-option codes 0x635-0x63f). */
 enum {
 	PROBE_OPT_DETAILS = 0x635,
 };
@@ -693,7 +693,7 @@ probe_parse_hook(struct app_run *r, int argc, char **argv)
 	if (probe_parse(argc, argv, &x->o) != 0)
 		return -1;
 	app_run_opts_common(&r->opt, &x->o.co);
-	/* Issue 27: the workers resume after a re-attach (one target or
+	/* The workers resume after a re-attach (one target or
 	 * many, closed or open loop; --hw-timestamps matches the NIC's clock
 	 * again). */
 	r->opt.reattach = x->o.co.forever;

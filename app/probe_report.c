@@ -447,7 +447,7 @@ probe_report(struct app_run *r, double duration_s,
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
 	if (r->path != NULL) {
-		/* Issue 27: the latency on each path the packets took. */
+		/* The latency on each path the packets took. */
 		path = *r->path;
 		probe_path_intervals(r, duration_s, &path);
 		rep.port.path = &path;

@@ -64,7 +64,7 @@ conf_common(struct app_run *r)
 	c->spacing = o->spacing;
 	c->seed = o->seed;
 	c->behind_bound_cycles = tsc_from_ns(&r->clk.clock, o->max_behind_ns);
-	c->link = app_link_io(); /* issue 27: NULL on the kernel backend */
+	c->link = app_link_io(); /* NULL on the kernel backend */
 	c->stall_threshold_ns = o->co.stall_threshold_ns;
 	c->stall_calib_ns = STALL_CALIB_NS;
 	c->stall_tlv = o->co.stall_tlv;
@@ -772,7 +772,7 @@ probe_port_swap(struct app_run *r, bool done)
 {
 	struct probe_ctx *x = r->ctx;
 
-	/* A port made again (issue 27): our address announced on it. */
+	/* A port made again: our address announced on it. */
 	if (done && x->sock == NULL)
 		app_link_announce(r, &x->conf.flow.src_mac, x->o.co.addr,
 				  x->o.vlan);

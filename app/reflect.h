@@ -40,7 +40,7 @@ struct reflect_run {
 	/* The port's per-queue counters before the workers start (DPDK). */
 	struct port_queue_stats qs_before;
 	bool have_qs;
-	/* What ports a re-attach replaced counted per queue (issue 27):
+	/* What ports a re-attach replaced counted per queue:
 	 * added to the last one's; qs_lost when one could not be read. */
 	struct port_queue_stats qs_carry;
 	struct port_queue_stats qs_last; /* the old port's, before a swap */

@@ -128,7 +128,7 @@ reflect_metrics(struct app_run *r, struct metrics_buf *b)
 			return -ENOMEM;
 	}
 	app_metrics_preamble(b, "reflect", r->dpdk_ready, r->clk.clock.hz);
-	app_link_metrics(b); /* issue 27: link state, port events */
+	app_link_metrics(b); /* Link state, port events */
 	app_path_metrics(b); /* and the path the packets take */
 	metrics_family(b, "latprobe_reflector_rx_frames_total", "counter",
 		       "Frames the reflector received");

@@ -281,7 +281,7 @@ reflect_parse_hook(struct app_run *r, int argc, char **argv)
 	if (reflect_parse(argc, argv, &x->o) != 0)
 		return -1;
 	app_run_opts_common(&r->opt, &x->o.co);
-	/* Issue 27: a service (no -t) waits for a removed device. */
+	/* A service (no -t) waits for a removed device. */
 	r->opt.reattach = x->o.co.duration_ns == 0;
 	r->opt.link_required = false; /* a reflector waits for its peers */
 	r->opt.deadline_ns = x->o.co.duration_ns;

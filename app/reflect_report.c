@@ -172,7 +172,7 @@ reflect_report(struct app_run *r, double duration_s,
 	rep.port.delta = xs;
 	rep.port.n_delta = n_xs;
 	rep.port.path = r->path;
-	rep.port.events = app_link_report(duration_s); /* issue 27 */
+	rep.port.events = app_link_report(duration_s);
 	rep.hw = o->co.hw_timestamps ? &hw : NULL;
 	rep.workers = workers;
 	rep.n_workers = run->n_workers;

@@ -279,7 +279,7 @@ struct xs_delta {
 	struct report_port_path path;
 	struct report_counter *drv; /* the driver's counters that moved */
 	/* The counts of the ports a re-attach or failover replaced, added to
-	 * the last one's at the end (issue 27); the caller's, not freed by
+	 * the last one's at the end; the caller's, not freed by
 	 * xs_free(). */
 	const struct port_xstats *carry;
 };
@@ -363,7 +363,7 @@ xs_path(struct app_run *r, struct xs_delta *d)
 	}
 	if (path_classify(&r->port, &d->before, &d->after, p, d->drv, idx,
 			  &sp) == 0) {
-		/* Issue 27: the shifts, and the run's totals across a port
+		/* The shifts, and the run's totals across a port
 		 * made again (whose stats start from 0). */
 		app_path_fill(p);
 		if (p->synthetic_rx + p->synthetic_tx != 0)
@@ -691,7 +691,7 @@ app_run(const struct app_cmd *cmd, int argc, char **argv)
 		rte_eal_mp_remote_launch(lcore_main, r, CALL_MAIN);
 		rte_eal_mp_wait_lcore();
 		/* A removed device that came back, a failsafe port made
-		 * again: the same workers go on (issue 27); the old port's
+		 * again: the same workers go on; the old port's
 		 * xstats are carried into the report's. */
 		for (;;) {
 			struct port_xstats old = {0};

@@ -94,7 +94,7 @@ struct app_run_opts {
 	uint64_t report_interval_ns; /* cmd->report_interval's; 0 = none */
 	bool want_hup; /* SIGHUP calls cmd->hup (else it ends the process) */
 	/* A removed device is waited for and the run goes on when it is
-	 * back (issue 27: probe --forever, a reflector without -t). */
+	 * back (probe --forever, a reflector without -t). */
 	bool reattach;
 	bool have_metrics; /* --metrics ADDR:PORT */
 	uint32_t metrics_addr;
@@ -128,7 +128,7 @@ struct app_run {
 	char **argv;
 	time_t start;
 	struct app_metrics_srv metrics;	    /* --metrics */
-	struct app_stalls_host stalls_host; /* issue 29 (stalls.c) */
+	struct app_stalls_host stalls_host; /* (stalls.c) */
 };
 
 /* The shared options (probe and reflect alike) into the skeleton's; the

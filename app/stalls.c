@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stall detection's app side (issue 29): options, the host's view of the
+ * Stall detection's app side: options, the host's view of the
  * workers' CPUs over the run, the reports' stall sections, --metrics.
  */
 #include <errno.h>

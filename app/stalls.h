@@ -3,7 +3,7 @@
 #define LATPROBE_APP_STALLS_H
 
 /*
- * Issue 29, the app's side of stall detection: --stall-threshold and
+ * The app's side of stall detection: --stall-threshold and
  * --stall-tlv checked, the host's steal time and other runnable tasks on
  * the workers' CPUs over the run (what latprobe doctor reads, lib/host),
  * and the workers' stalls and attribution into the reports.

@@ -44,11 +44,11 @@ APP_GROUPS = {
     'app.h': 'common', 'version.h.in': 'version', 'cmd_doctor.c': 'doctor',
     'cmd_probe.c': 'probe', 'cmd_reflect.c': 'reflect',
     # services of the run skeleton that run.c calls and that read struct
-    # app_run: stall detection's host view and reports (issue 29), link
-    # and removal events and the path over the run (issue 27)
+    # app_run: stall detection's host view and reports, link
+    # and removal events and the path over the run
     'stalls.c': 'run', 'stalls.h': 'run',
     'link_events.c': 'run', 'link_events.h': 'run',
-    # the path the packets take over the run (issue 27's failover)
+    # the path the packets take over the run (failover)
     'path_watch.c': 'run', 'path_watch.h': 'run',
 }
 # A command split by concern: <cmd>.h and <cmd>_*.c are one module.

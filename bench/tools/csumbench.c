@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * csumbench: what the reflector's software check of a request's L4
- * checksum costs (issue 23: a request that neither the NIC verified nor
+ * checksum costs (a request that neither the NIC verified nor
  * latprobe can trust is verified here), at the two sizes that matter:
  *
  *   44 B   a STAMP base packet (UDP 52 bytes): the fast path's inline sum

@@ -261,14 +261,14 @@ port_setup(struct port *p, uint16_t port_id, const struct port_conf *c)
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
-	/* Checksum offloads, where the port has them (issue 26): the NIC's
+	/* Checksum offloads, where the port has them: the NIC's
 	 * rx verdicts save the engines their software checks. */
 	port_csum_pick(info.rx_offload_capa, info.tx_offload_capa, &p->csum);
 	conf.rxmode.offloads |= p->csum.rx;
 	conf.txmode.offloads |= p->csum.tx;
 
 	/* Link-state and removal interrupts where the PMD raises them
-	 * (latprobe/events.h, issue 27); the others' link is polled. */
+	 * (latprobe/events.h); the others' link is polled. */
 	if (info.dev_flags != NULL) {
 		conf.intr_conf.lsc =
 			(*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;

@@ -562,7 +562,7 @@ both_sides(const struct prober_worker *w, const struct probe_reply *r,
 }
 
 /*
- * Issue 29: which host the probe's round trip (T1..T4, rtt ns) may have
+ * Which host the probe's round trip (T1..T4, rtt ns) may have
  * waited for. A stall of this worker that ended after T1 started before
  * the T4 just read (stall_since()); the reflector's side is its stall TLV.
  */

@@ -59,7 +59,7 @@ payload_ctx(const struct prober_worker *w, struct probe_payload_ctx *c)
 	c->stall_tlv = w->conf->stall_tlv;
 }
 
-/* --stall-tlv: the answer's stall TLV into r (issue 29). */
+/* --stall-tlv: the answer's stall TLV into r. */
 static void
 peer_stall(const uint8_t *p, size_t len, struct probe_reply *r)
 {

@@ -36,7 +36,7 @@ path_pct(const struct report_path_interval *v, double p, uint64_t ns)
 	return rpt_fmt_ns_of(report_pct_enough(v->received, p) ? 1 : 0, ns);
 }
 
-/* Issue 27: the shifts and the latency on each path between them. */
+/* The shifts and the latency on each path between them. */
 static void
 text_path_timeline(FILE *out, const struct report_port_path *p)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The port's events (issue 27): link down/up and removal over the run
+ * The port's events: link down/up and removal over the run
  * (inside "port"), the probes lost while the link was down (inside
  * "probes"), and an --interval-report interval's marks.
  */

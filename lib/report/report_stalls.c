@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stalls (issue 29): each side's stalls, the round trips without the
+ * Stalls: each side's stalls, the round trips without the
  * host-affected probes next to the percentiles, the tail's attribution
  * and the verdict line; JSON "stalls" and "rtt_ns_unaffected".
  */

@@ -163,7 +163,7 @@ ring=(--profile ring --log-level=lib.eal:error -- --addr 198.18.0.1/24 --loopbac
 	--stall-threshold 0)
 run ring_stamp "$LATPROBE" probe "${ring[@]}" -n 500 --json ring_stamp.json \
 	--samples ring_stamp.csv 198.18.0.2
-# Issue 35: --details prints every section of the report ring_stamp shows
+# --details prints every section of the report ring_stamp shows
 # in brief; -v is its short form.
 run ring_details "$LATPROBE" probe "${ring[@]}" -n 500 --details 198.18.0.2
 run ring_details_v "$LATPROBE" probe "${ring[@]}" -n 500 -v 198.18.0.2

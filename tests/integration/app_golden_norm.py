@@ -65,14 +65,14 @@ MAC = re.compile(r"\b[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}\b")
 TARGET_ROW = re.compile(r"^\s+\[?[0-9a-f:.]+\]?(?::\S+)?\s")
 # Lines a report prints or not after a measured value (open loop: more than
 # 1 % of the sends late, which a loaded CPU decides).
-# One-way (issue 28): on one host's unsynchronised clock, whether the bound
+# One-way: on one host's unsynchronised clock, whether the bound
 # exceeds a median of ~100 ns, or a delay came out <= 0, is measured.
 VARIES = re.compile(r"^\s*the sender did not keep the rate |"
                     r"^\s*- the bound \S+ is not below the median |"
                     r"^\s*- \d+ forward and \d+ reverse delays were <= 0")
 # JSON values of one_way.reasons that a measurement decides (as above).
 VARIES_REASON = {"bound_exceeds_delay", "negative_delay"}
-# The stall histogram's line (issue 29): how many buckets a run filled.
+# The stall histogram's line: how many buckets a run filled.
 STALL_BUCKETS = re.compile(r"<=#t: #(?: <=#t: #)+")
 # The percentile table's "without host-affected" column holds as many
 # probes as the host let through unaffected (a loaded host: the kernel
@@ -86,7 +86,7 @@ CI_UNITS = re.compile(r"\[#(?:t)?-#(?:t)?\]")
 # The series without host-affected probes: which of its percentiles have
 # enough samples follows from the measured split (as above).
 UNAFFECTED_MEASURED = {"ci95", "too_few_samples"}
-# The reflector's Error Estimate moves with its measured error (issue 28).
+# The reflector's Error Estimate moves with its measured error.
 EE_CHANGED = re.compile(r"\), changed # times?$")
 MEASURED_ON = re.compile(r"^(Measured <utc> on )[^,]*,")
 UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")

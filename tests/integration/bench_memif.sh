@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # tools/bench --only memif, one quick repetition: every memif pair ran,
-# the cross pairs of issue 17 among them (rawping's STAMP frame answered by
+# the cross pairs among them (rawping's STAMP frame answered by
 # latprobe reflect's STAMP engine, latprobe probe answered by testpmd
 # 5tswap), and their keys are numbers in the JSON, the parts of the gap
 # adding up to it. Asserts the plumbing, not a speed (docs/performance.md).

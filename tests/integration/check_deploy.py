@@ -4,7 +4,7 @@
 
   check_deploy.py TOP [--rendered K8S.yaml] [--exposition FILE ...]
 
-- every metric name deploy/ queries is one of issue 14's metric names (or a
+- every metric name deploy/ queries is one of metric names (or a
   recording rule of rules.yml), and with --exposition, one that a running
   latprobe really exports (with the labels the rules group by);
 - the Grafana dashboard: JSON, a datasource variable every panel uses, the
@@ -25,7 +25,7 @@ import sys
 
 import yaml
 
-# The metric names of issue 14 (a contract: docs/fleet.md, docs/usage.md).
+# The fleet's metric names (a contract: docs/fleet.md, docs/usage.md).
 CONTRACT_COUNTERS = {
     "latprobe_probes_sent_total", "latprobe_probes_received_total",
     "latprobe_probes_lost_total", "latprobe_reflector_answered_total",
@@ -216,7 +216,7 @@ def parse_target(tok):
 
 
 def parse_pinglist(text, where):
-    """The pinglist grammar of issue 14: ADDR[:PORT] [proto=P] [label=L],
+    """The pinglist grammar: ADDR[:PORT] [proto=P] [label=L],
     '#' starts a comment. Returns [(addr, port, proto, label)]."""
     out = []
     seen = set()

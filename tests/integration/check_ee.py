@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The reflector's STAMP Error Estimate on the wire (issue 28), read by two
+"""The reflector's STAMP Error Estimate on the wire, read by two
 independent decoders: tshark's TWAMP-Test dissector and scapy's STAMP
 layers (scapy.contrib.stamp), from a prober's --pcap. Both must agree with
 the raw bits and with each other on every answer; S must be what the test

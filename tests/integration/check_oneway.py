@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Checks on a probe report's one-way delays (issue 28): tests/integration/oneway.sh."""
+"""Checks on a probe report's one-way delays: tests/integration/oneway.sh."""
 import argparse
 import csv
 import json

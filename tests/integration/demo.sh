@@ -22,7 +22,7 @@ dir=$(sed -nE 's/^demo: done; reports in (.*)\/ \(.*$/\1/p' <<<"$last")
 case $dir in "$WORK/cwd/"*) ;; *) fail "reports in $dir, not under the directory demo ran in" ;; esac
 [ "$(json_get "$dir/probe.json" probes/received)" -eq 200 ] || fail "$dir/probe.json: not the run's 200 answers"
 grep -q 'Received = 200' "$dir/probe.txt" || fail "$dir/probe.txt: not the run's text report"
-# Issue 35: the default report answers in its first ten lines and fits in 30.
+# The default report answers in its first ten lines and fits in 30.
 n=$(wc -l <"$dir/probe.txt")
 [ "$n" -le 30 ] || fail "$dir/probe.txt: $n lines, more than 30 without --details"
 head -n 11 "$dir/probe.txt" | grep -q '^  p99 ' || fail "$dir/probe.txt: no p99 in its first lines"

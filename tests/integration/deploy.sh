@@ -96,7 +96,7 @@ expect 1 'node node-z has no line' "${epenv[@]}" NODE_NAME=node-z sh "$ep" refle
 # pipeline under pipefail.)
 "$LATPROBE" probe --help >"$WORK/probe-help.txt" 2>&1 || true
 if ! grep -q -- '--metrics' "$WORK/probe-help.txt"; then
-	echo "$LP_PROG: latprobe has no --metrics yet: metric names checked against issue 14's list only"
+	echo "$LP_PROG: latprobe has no --metrics yet: metric names checked against the fleet list only"
 	echo "$LP_PROG: ok"
 	exit 0
 fi

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 lp_begin
 NAMES="tsc_invariant clocksource tsc_rate cpufreq isolation smt irq_affinity cstates thp hugepages numa steal runnable"
-CLOCK_NAMES="clock_sync clock_error clock_ptp" # issue 28, after the host's (and MANA's)
+CLOCK_NAMES="clock_sync clock_error clock_ptp" # after the host's (and MANA's)
 # A host with a MANA device (PCI 1414:00ba) gets five checks more.
 for d in /sys/bus/pci/devices/*; do
 	[ "$(cat "$d/vendor" 2>/dev/null):$(cat "$d/device" 2>/dev/null)" = 0x1414:0x00ba ] &&

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 26: a device the EAL options ask for that does not come up as a DPDK
+# A device the EAL options ask for that does not come up as a DPDK
 # port stops info, probe and reflect with exit 4 and one line naming the
 # device (as given), why and what to do; before, info exited 0 with "no
 # DPDK ports" and probe/reflect said "no DPDK port 0: give the EAL a device".

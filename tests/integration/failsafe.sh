@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27 on the testbed: the prober on a failsafe port (Azure's older
+# Failover on the testbed: the prober on a failsafe port (Azure's older
 # vdev_netvsc model) over one af_packet sub-device that EAL probed first,
 # as it probes a VF's PCI device before the vdevs: the sub-device is port 0
 # and failsafe takes it over (port 1). Without --port-id latprobe takes the

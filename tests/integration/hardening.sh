@@ -187,8 +187,8 @@ grep -q . "$WORK/aff.threads" || fail "no thread besides the worker: cannot chec
 off_cpu1 "$WORK/aff.threads" ||
 	{ cat "$WORK/aff.threads" >&2; fail "a thread may run on the worker's CPU 1"; }
 # reflect -q without -t on DPDK: the side thread still watches the port's
-# link (issue 27; net_null has no LSC interrupt, so it is polled) and the
-# STAMP clock thread re-samples T2/T3's mapping (issue 28); neither may run
+# link (net_null has no LSC interrupt, so it is polled) and the
+# STAMP clock thread re-samples T2/T3's mapping; neither may run
 # on the worker's CPU 1.
 LP_BG_LOG=$WORK/rq.err lp_bg_ns - "$LATPROBE" reflect -l 1 "${EAL_COMMON[@]}" \
 	--vdev net_null0,no-rx=1 -- "${refl_net[@]}" -q

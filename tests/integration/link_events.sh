@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Link down and up during a run (issue 27) over net_memif: the prober is
+# Link down and up during a run over net_memif: the prober is
 # the memif server (it keeps listening), reflectors are clients that come
 # and go, so the prober's link goes down when one leaves and up when the
 # next one connects (memif's link is polled: link_detection "polled"). The

@@ -123,7 +123,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$ms" -lt 4000 ] || fail "the scrape behind a stalled client took $ms ms"
 echo "metrics: scrape behind a stalled client answered after $ms ms"
 
-# Several slow clients at once (issue 23): half send nothing, half a byte
+# Several slow clients at once: half send nothing, half a byte
 # a second. A scrape is answered while every one of them still holds its
 # connection (one connection at a time answered it only after the server
 # had dropped them all), and the server drops each of them in the end

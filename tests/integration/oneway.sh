@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# One-way delays (issue 28) between two namespaces of one host over af_xdp:
+# One-way delays between two namespaces of one host over af_xdp:
 # both sides read one system clock, so with --same-clock the bound is the
 # two TSC -> UTC mappings' errors.
 #  1. every answer: forward + reverse == network RTT (within the bound and

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# One direction made slower on purpose (issue 28): prober and reflector on
+# One direction made slower on purpose: prober and reflector on
 # af_xdp in namespaces of their own, joined through a third namespace where
 # a user-space delay line (delay_line.py: AF_PACKET, this kernel has no
 # netem; af_xdp transmits would bypass a qdisc anyway) forwards frames,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The options and lines that issues 9 and 16 added, checked on the binary:
+# The report's options and lines, checked on the binary:
 #   - bad values of --allow (also a 65th prefix), --rate-limit,
 #     --session-timeout, --auth-key, --vlan and --promisc on the kernel
 #     backend: one line, exit 2;

@@ -46,7 +46,7 @@ for o in $("$LATPROBE" plot --help | grep -oE '^ +(-[a-z], )?--[a-z0-9-]+' | gre
 	esac
 	expect 0 "" "$LATPROBE" plot "$SEED" "${args[@]}"
 done
-# --unaffected (issue 29) draws rtt_ns_unaffected: a report with stall
+# --unaffected draws rtt_ns_unaffected: a report with stall
 # detection on has it, one without is refused.
 STALLS=$LP_TOP/tests/unit/report/golden/probe_stalls.json
 expect 0 "" "$LATPROBE" plot "$STALLS" --unaffected -o "$WORK/unaff.html"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Default ports that another program holds (issue 23), on the loopback of a
+# Default ports that another program holds, on the loopback of a
 # namespace of our own, kernel backend:
 #   1. probe without --sport while UDP 40000 is held: the first free port
 #      above (start line and JSON source_port say which); several targets

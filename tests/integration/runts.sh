@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 26: no runt on the wire. A frame under the Ethernet minimum (60 bytes
+# No runt on the wire. A frame under the Ethernet minimum (60 bytes
 # without the FCS) is an error on a real NIC (igb counts it in
 # rx_undersize_errors); a veth passes it on, so this captures on the
 # kernel's end of the veth (dumpcap; no XDP program there, so it sees every

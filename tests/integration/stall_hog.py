@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Stall a process in bursts of a known length at a known rate (issue 29):
+"""Stall a process in bursts of a known length at a known rate:
 SIGSTOP, LEN ms, SIGCONT, then GAP ms, COUNT times. Prints one line per
 burst with its measured length (ms), then "injected N"; exits 0, or 1 when
 the process went away.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Stall detection and attribution end to end (issue 29), kernel backend on
+# Stall detection and attribution end to end, kernel backend on
 # both sides of the testbed, then the DPDK backend over net_memif:
 #   0. a run without a hog: the baseline;
 #   1. a hog on the prober: SIGSTOP/SIGCONT of its process in N bursts of

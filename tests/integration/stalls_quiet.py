@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The checks of tests/integration/stalls_quiet.sh (issue 34): accounting
+"""The checks of tests/integration/stalls_quiet.sh: accounting
 of a run's report against a reference measured on the same CPU, or against
 stalls injected with a known length. Prints the figures; exits 1 (an
 AssertionError) when a check fails.

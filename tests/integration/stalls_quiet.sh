@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The stall detector on a quiet host and against stalls of a known length
-# (issue 34), on every testbed backend: af_xdp, af_packet (veth between
+# on every testbed backend: af_xdp, af_packet (veth between
 # the testbed's namespaces), memif (both ends in this namespace) and the
 # kernel backend. The prober's worker on CPU 1, the reflector's on CPU 0.
 #   1. quiet: a 3 s run; then, the reflector still up, bench/tools/stall on

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issues 9 and 16 on a real PMD (af_xdp on the testbed's veth pair):
+# The report's options and lines on a real PMD (af_xdp on the testbed's veth pair):
 #   1. the DPDK reflector's start line gives the port's MAC (the veth's);
 #      the port is promiscuous with --promisc only;
 #   2. VLAN: a tagged ARP request and echo request (scapy, from the other

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Not a case: the checksum-offload check the cases share (issue 26), sourced
+# Not a case: the checksum-offload check the cases share, sourced
 # with them. A case sets csum_rx, csum_tx (the offloads latprobe enables of
 # what its PMD offers in DPDK 22.11: port_csum_pick(), lib/port/offload.c)
 # and csum_l4 (how the reflector takes the L4 checksum of a request: "nic",

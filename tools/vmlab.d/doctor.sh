@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Not a case: doctor's isolation check in guests booted with one of
-# isolcpus, nohz_full, rcu_nocbs left out (issue 26: each check failing
+# isolcpus, nohz_full, rcu_nocbs left out (each check failing
 # where it should). A case sets doctor_missing (of isolcpus, nohz_full,
 # rcu_nocbs, the ones its cmdline_extra, from doctor_cmdline, lacks), adds
 # doctor_guest's lines to its guest script and calls doctor_check OUT.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, failover: the prober on a failsafe port over a "VF" (QEMU's
+# Failover: the prober on a failsafe port over a "VF" (QEMU's
 # igb on vfio-pci, nic2) and a fallback (net_af_packet on a kernel virtio
 # NIC, nic3, with the VF's MAC: the synthetic path of Azure's vdev_netvsc
 # model). igb, not virtio, as the VF: failsafe applies its port's link

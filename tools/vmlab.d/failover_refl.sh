@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, failover on the reflector's side: the failover case's network
+# Failover on the reflector's side: the failover case's network
 # (tools/vmlab.d/failover.sh) with the roles turned round: the reflector,
 # a service (no -t), on a failsafe port over an igb "VF" (nic1, on
 # vfio-pci) and an af_packet fallback (nic3, a kernel NIC with the VF's

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, link down mid-run: virtio-net (net_virtio, whose PMD raises
+# Link down mid-run: virtio-net (net_virtio, whose PMD raises
 # RTE_ETH_EVENT_INTR_LSC), the prober on nic2 for 20 s at -i 1ms with
 # --interval-report 1s; the host takes nic2's link down for 5 s (QMP
 # set_link) once the prober has run 4 s. Checked: the probe ends as usual

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Case mq: virtio-net with 2 queue pairs and RSS (issue 26). A dgram
+# Case mq: virtio-net with 2 queue pairs and RSS. A dgram
 # netdev carries one queue pair only, so the two NICs are taps with 2
 # queues each (vnet headers), bridged in a network namespace of the lab's
 # own (${LP_NS_PREFIX}vmlab-mq<pid>, created here, removed on every exit of

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Case netem: a kernel hop with netem between prober and reflector, all its
-# variants in one boot (issue 26). Four virtio NICs in two dgram pairs: the
+# variants in one boot. Four virtio NICs in two dgram pairs: the
 # reflector's (DPDK, :01) to a kernel NIC K1 (:13), the prober's (DPDK,
 # :02) to a kernel NIC K2 (:14); K1 and K2 in a guest bridge, netem on K1's
 # egress: the probes' direction only (the answers leave K2 unimpaired).

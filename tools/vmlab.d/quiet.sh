@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Case quiet: the stall detector on a PCI PMD in the guest (issue 34). Two
+# Case quiet: the stall detector on a PCI PMD in the guest. Two
 # igb NICs (net_e1000_igb, vfio-pci: a NIC's poll-mode driver, whose rx/tx
 # calls are user-space work the detector judges whole). A quiet 5 s run of
 # the prober on lcore 1 (open loop, 5,000 probes a second), then, the reflector still polling on lcore 0,

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, a device removed and given back under a --forever prober:
+# A device removed and given back under a --forever prober:
 # virtio-net (net_virtio on vfio-pci), the prober on nic2; 4 s into it the
 # host removes nic2 (QMP device_del), waits until it is gone, and 2 s later
 # adds it again (device_add: same netdev, id, root port and MAC), as a

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, a fleet prober and an open-loop prober under --forever, each
+# A fleet prober and an open-loop prober under --forever, each
 # through a removal and return of its device (virtio-net on vfio-pci, nic2),
 # one after the other in one boot (the readd case's host part, twice):
 #   fleet  two targets (STAMP on 862, sockperf on 11111, a pinglist) in

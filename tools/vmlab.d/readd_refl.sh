@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, the reflector as a service (no -t) survives a removal and
+# The reflector as a service (no -t) survives a removal and
 # re-add of its device: virtio-net, the host removes nic1 (the reflector's)
 # 4 s into a 40 s probe and adds it back (host_readd_nic, readd.sh). The
 # guest binds the new device to vfio-pci. Checked: the reflector released

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 27, device removal mid-run: virtio-net (net_virtio on vfio-pci),
+# Device removal mid-run: virtio-net (net_virtio on vfio-pci),
 # the prober on nic2 with -t 60; the host removes nic2 (QMP device_del)
 # once the prober has run 4 s. The guest's pciehp waits its 5 s (the
 # attention button's grace period), then vfio-pci asks the user for the

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Case setup: `latprobe setup` binds a real PCI NIC (issue 24's leftover),
-# and `latprobe doctor` on a guest booted for isolation (issue 26), in one
+# Case setup: `latprobe setup` binds a real PCI NIC (leftover),
+# and `latprobe doctor` on a guest booted for isolation, in one
 # boot. Two igb NICs; the guest's kernel command line has isolcpus=1
 # nohz_full=1 rcu_nocbs=1 irqaffinity=0 (and clocksource=tsc tsc=reliable
 # transparent_hugepage=madvise), and every IRQ is moved to CPU 0.
@@ -152,7 +152,7 @@ for f, irq_want in (("doctor-iso", "ok"), ("doctor-irq", "warn")):
     v, d = verdicts(f + ".json")
     # All ok on a real kernel booted for it, but tsc_invariant: QEMU's
     # TCG has no invariant TSC (a fail under KVM on such a host too); and
-    # the clock checks (issue 28): the lab's guest runs no time daemon, so
+    # the clock checks: the lab's guest runs no time daemon, so
     # doctor must say its clock is not synchronised.
     for k in ("clock_sync", "clock_error"):
         if v.get(k, ("?",))[0] != "warn":

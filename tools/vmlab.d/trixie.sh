@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Case trixie: the virtio case in a Debian 13 guest with DPDK 24.11 (the
-# second platform, issue 26), latprobe built against 24.11.
+# second platform), latprobe built against 24.11.
 # Reuses tools/trixie's chroot (/var/cache/latprobe/trixie: Debian 13 with
 # DPDK 24.11 and every library latprobe links, made by `tools/trixie
 # prepare`): latprobe is built in it (`tools/trixie run`, ninja in

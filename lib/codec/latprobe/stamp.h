@@ -167,7 +167,7 @@ stamp_ntp_from_tsc(const struct stamp_ntp_clock *k, uint64_t tsc)
 #define STAMP_TLV_TIMESTAMP_INFO_LEN   4
 #define STAMP_TLV_CLASS_OF_SERVICE_LEN 4
 /*
- * latprobe's stall TLV (issue 29), a type from the Experimental Use range
+ * latprobe's stall TLV, a type from the Experimental Use range
  * of IANA's STAMP TLV Types registry (RFC 8972 §5.1: 240-251). The sender
  * puts it in a request with its value zero; a latprobe reflector fills
  * it in, any other reflector answers it with the U flag (RFC 8972 §4).

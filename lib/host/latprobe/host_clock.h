@@ -3,7 +3,7 @@
 #define LATPROBE_HOST_CLOCK_H
 
 /*
- * latprobe doctor's clock checks (issue 28): is this host's clock
+ * latprobe doctor's clock checks: is this host's clock
  * synchronised, by what (chronyd, ntpd, systemd-timesyncd, ptp4l/phc2sys,
  * running: root/proc/<pid>/comm), how large is its error, and on a Hyper-V
  * / Azure VM is the host's PTP clock (/dev/ptp_hyperv, a PHC whose

@@ -43,7 +43,7 @@ struct io_ops {
 	/* Unordered read for loop bookkeeping (timeouts, pacing). */
 	uint64_t (*clock)(struct io_queue *q);
 	/* clock is tsc_read() (timing.h): a caller may read the TSC itself
-	 * instead of calling it (a stall tick per empty poll, issue 29). */
+	 * instead of calling it (a stall tick per empty poll). */
 	bool clock_tsc;
 	/* The NIC's clock in its ticks (rte_eth_read_clock): 0 or -errno.
 	 * Optional (NULL: no NIC clock). */

@@ -3,7 +3,7 @@
 #define LATPROBE_IO_LINK_H
 
 /*
- * The link state of a port as the engines see it (issue 27): written by one
+ * The link state of a port as the engines see it: written by one
  * control thread (the side thread, or a PMD's link-state callback through
  * it), read relaxed by the workers when a probe is lost (never on the
  * per-probe path). Times are the io table's clock (the TSC on DPDK), so a

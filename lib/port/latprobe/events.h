@@ -3,7 +3,7 @@
 #define LATPROBE_EVENTS_H
 
 /*
- * What happened to a port during a run (issue 27): link down/up, device
+ * What happened to a port during a run: link down/up, device
  * removal. Two halves:
  *
  * - struct port_events_log (events_log.c, pure, no EAL): the run's events

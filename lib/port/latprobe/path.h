@@ -167,7 +167,7 @@ uint64_t port_xstat_delta(const struct port_xstats *before,
 			  const struct port_xstats *after, unsigned i);
 
 /*
- * Which path carries the packets now, over a run (issue 27's failover):
+ * Which path carries the packets now, over a run (failover):
  * the side thread classifies the stats' deltas of each short sample
  * (port_path_split between two reads) and feeds them here; a change of the
  * path that carries them is a shift, with its time.

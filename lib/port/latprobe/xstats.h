@@ -63,7 +63,7 @@ bool port_queue_stats_delta(const struct port_queue_stats *before,
 			    struct port_queue_stats *d);
 
 /*
- * Across a port made again (a re-attach, a failover: issue 27), whose stats
+ * Across a port made again (a re-attach, a failover), whose stats
  * start from 0: carry += after - before per name (a stat that went down
  * adds 0; names new to carry are appended). 0 or -ENOMEM (carry as it
  * was).

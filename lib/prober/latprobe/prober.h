@@ -97,7 +97,7 @@ struct probe_reply {
 	bool is_reset;	       /* tcp-syn: the port answered RST */
 	bool has_ee;	       /* STAMP: error_estimate is the answer's */
 	uint16_t error_estimate;
-	/* --stall-tlv: the answer's STAMP_TLV_LP_STALLS (issue 29): 1 filled
+	/* --stall-tlv: the answer's STAMP_TLV_LP_STALLS: 1 filled
 	 * in by the reflector (peer_stall), -1 flagged U or M (a reflector
 	 * that does not know it), 0 none. */
 	int8_t has_peer_stall;
@@ -315,7 +315,7 @@ struct prober_conf {
 	 * latest mapping (app/ re-samples it during the run); NULL: through
 	 * anchor and clock above (the start's mapping, never re-sampled). */
 	const struct clock_feed *utc_feed;
-	/* Issue 29: a gap of the poll loop above stall_threshold_ns is a
+	/* A gap of the poll loop above stall_threshold_ns is a
 	 * stall of this worker (stall.h; 0 = not watched); stall_tlv: STAMP
 	 * probes carry STAMP_TLV_LP_STALLS for a latprobe reflector to fill
 	 * in (never sent unless asked: --stall-tlv). */
@@ -325,7 +325,7 @@ struct prober_conf {
 	 * such phase, the threshold is the floor (a test's zeroed conf). */
 	uint64_t stall_calib_ns;
 	bool stall_tlv;
-	/* The port's link state (issue 27): a probe lost while the link was
+	/* The port's link state: a probe lost while the link was
 	 * down is also counted in lost_link_down. NULL: not known. */
 	const struct io_link *link;
 };
@@ -358,7 +358,7 @@ void prober_flow_hist_record(struct prober_flow *f, uint64_t v);
 uint64_t prober_flow_percentile(const struct prober_flow *f, double p);
 
 /*
- * One-way delays of STAMP answers (issue 28): forward = T2 - T1, reverse =
+ * One-way delays of STAMP answers: forward = T2 - T1, reverse =
  * T4 - T3, T1 and T4 mapped onto UTC by our side, T2 and T3 the
  * reflector's. A value <= 0 goes into no histogram: it is counted, and the
  * most negative kept, as evidence that the clocks disagree by at least
@@ -514,7 +514,7 @@ struct prober_worker {
 	uint16_t ow_last_ee; /* the last Error Estimate decoded, and its ns */
 	uint64_t ow_last_ee_ns;
 	/*
-	 * Issue 29: the stalls of this worker's poll loop, and the measured
+	 * The stalls of this worker's poll loop, and the measured
 	 * answers that overlapped one (host-affected), by side: host_prober,
 	 * the probe's T1..T4 overlapped a stall of this worker;
 	 * host_reflector, the reflector said so in the stall TLV; host_both,
@@ -537,7 +537,7 @@ struct prober_worker {
 };
 
 /*
- * Issue 29: a probe that overlapped stalls on both sides, the delays each
+ * A probe that overlapped stalls on both sides, the delays each
  * could have added, p_ns this worker's (the stall that ended at T4: the
  * answer may have waited for it) and r_ns the reflector's: the side whose
  * delay is more than twice the other's is the one it is charged to (1 this
@@ -760,7 +760,7 @@ struct prober_set {
 	 * lane that probes pays nothing for it. */
 	struct io_queue *idle_q;
 	struct codec_flow idle_flow;
-	/* Set before a run after a re-attach (issue 27): a worker that began
+	/* Set before a run after a re-attach: a worker that began
 	 * in an earlier run goes on (no new begin: its sequence numbers,
 	 * counters, histograms and -t's deadline are kept). */
 	bool resume;
@@ -817,7 +817,7 @@ bool prober_answer_arp_vlan(struct io_queue *q, const struct codec_frame *f,
 /*
  * Announce my_ip at my_mac on q (a gratuitous ARP, RFC 5227 2.3: a
  * request with my_ip as sender and target, broadcast), tagged vlan when
- * non-zero: after a port was made again over another path (issue 27's
+ * non-zero: after a port was made again over another path (a
  * failover) the switches learn where the address is now, as a bonding
  * driver announces its failover. 0, -ENOBUFS, -EAGAIN (tx did not take it).
  */

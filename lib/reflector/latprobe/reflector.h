@@ -147,7 +147,7 @@ struct reflector_conf {
 	/* Tests: every frame takes the generic path (no STAMP fast path), so
 	 * the two can be compared. */
 	bool no_fast_path;
-	/* --stall-threshold (issue 29): a gap of the poll loop above it is
+	/* --stall-threshold: a gap of the poll loop above it is
 	 * a stall (stall.h); 0 = not watched. */
 	uint64_t stall_threshold_ns;
 	/* reflector_calibrate()'s span (prober_conf's stall_calib_ns). */
@@ -238,7 +238,7 @@ struct reflector_worker {
 	struct clock_map map;
 	uint16_t ee;
 	uint32_t feed_gen;
-	/* Issue 29: the poll loop's stalls (stall.h; threshold
+	/* The poll loop's stalls (stall.h; threshold
 	 * conf->stall_threshold_ns), and per frame the offset of the stall
 	 * TLV's value in the STAMP answer being made (0: none). */
 	struct stall_det stall;
@@ -252,7 +252,7 @@ void reflector_hw_init(struct reflector_worker *w);
 uint64_t reflector_hw_t2(struct reflector_worker *w, struct rte_mbuf **rx,
 			 uint16_t n, uint64_t t2);
 void reflector_hw_after(struct reflector_worker *w);
-/* The worker stopped, its device replaced (a re-attach, issue 27): the new
+/* The worker stopped, its device replaced (a re-attach): the new
  * one is a new NIC clock, matched again from scratch (the counts and
  * hw_rx_delay stay). */
 void reflector_hw_rebase(struct reflector_worker *w);

@@ -18,13 +18,13 @@
 
 #include "latprobe/histogram.h"
 
-/* CMP_RTT_UNAFFECTED: the round trips without host-affected probes
- * (issue 29), in reports made with stall detection on. */
+/* CMP_RTT_UNAFFECTED: the round trips without host-affected probes, in
+ * reports made with stall detection on. */
 enum compare_series {
 	CMP_RTT,
 	CMP_NETWORK_RTT,
 	CMP_TURNAROUND,
-	CMP_FORWARD, /* one-way (issue 28) */
+	CMP_FORWARD, /* one-way */
 	CMP_REVERSE,
 	CMP_RTT_UNAFFECTED,
 	CMP__SERIES

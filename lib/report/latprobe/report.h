@@ -178,7 +178,7 @@ struct report_counter {
  * counters that moved (not the ethdev's generic totals).
  */
 /*
- * Issue 27's failover: a shift of the path that carries the packets
+ * Failover: a shift of the path that carries the packets
  * (JSON port.path.shifts[]: t_s, from, to, took_s) and the latency on each
  * path between shifts (port.path.intervals[]: from_s, to_s, path, sent,
  * received, lost, rtt_ns {min, p50, p99, max}).
@@ -206,7 +206,7 @@ struct report_port_path {
 	double vf_share;
 	const struct report_counter *driver; /* deltas */
 	unsigned n_driver;
-	/* Sampled over the run (issue 27): shifts and intervals below. */
+	/* Sampled over the run: shifts and intervals below. */
 	bool timeline;
 	double poll_s; /* the samples' period */
 	const struct report_path_shift *shifts;
@@ -217,7 +217,7 @@ struct report_port_path {
 };
 
 /*
- * The port's events over the run (issue 27, report_port_events.c): JSON
+ * The port's events over the run (report_port_events.c): JSON
  * port.link_events [{t_s, event, speed_mbps}], port.link_events_dropped,
  * port.link_down_s, port.link_detection, port.removed_at_s (null: not
  * removed), port.attached_at_s; text "Port events:" lines.
@@ -294,7 +294,7 @@ struct report_error_estimate {
 };
 
 /*
- * One-way delays of STAMP answers (issue 28; report_oneway.c): forward =
+ * One-way delays of STAMP answers (report_oneway.c): forward =
  * T2 - T1 and reverse = T4 - T3 (JSON forward_ns, reverse_ns: rtt_ns's
  * keys, positive values only) and JSON one_way: whether they mean
  * anything, why not, and the bound. The bound is the sum of both sides':
@@ -438,7 +438,7 @@ struct report_iv_row {
 struct report_interval {
 	double t_s;   /* end of the interval, seconds since the start */
 	double len_s; /* its length */
-	/* Port events in it (issue 27): link downs and ups, the time the
+	/* Port events in it: link downs and ups, the time the
 	 * link was down in it, the link down at its end, the device away
 	 * (removed in it or still away at its end), back in it. Text
 	 * "  LINK ...", "  DEVICE AWAY", "  device back" and JSON "link"
@@ -447,7 +447,7 @@ struct report_interval {
 	unsigned link_downs, link_ups;
 	double link_down_s;
 	bool link_down_at_end, removed, attached;
-	/* The path over the run (netvsc/failsafe, issue 27): the one that
+	/* The path over the run (netvsc/failsafe): the one that
 	 * carried the packets at its end ("vf", "synthetic"; NULL: not
 	 * watched) and the shifts in it. Text "  PATH vf -> synthetic" when
 	 * it shifted, "  PATH synthetic" while off the VF; JSON "path" {now,
@@ -486,7 +486,7 @@ struct report_open {
 };
 
 /*
- * Issue 29, report_stalls.c: one side's stalls (gaps of a worker's poll
+ * Report_stalls.c: one side's stalls (gaps of a worker's poll
  * loop above the threshold), summed over its workers, and what the host
  * said over the same run (steal time and other runnable tasks on the
  * workers' CPUs, as latprobe doctor reads them). JSON stalls.prober /
@@ -689,10 +689,10 @@ struct report_probe {
 	const struct report_open *open; /* NULL: closed loop */
 	/* STAMP one-way delays (judged); NULL: not shown */
 	const struct report_one_way *one_way;
-	const struct report_stalls *stalls; /* NULL: not watched (issue 29) */
-	/* The text report's default view (issue 35): the answer first, a
-	 * section with nothing to say in one line or none, the bucket table
-	 * only when asked for (-h). false: every section (--details). */
+	const struct report_stalls *stalls; /* NULL: not watched */
+	/* The text report's default view: the answer first, a section with
+	 * nothing to say in one line or none, the bucket table only when
+	 * asked for (-h). false: every section (--details). */
 	bool brief;
 };
 
@@ -752,7 +752,7 @@ struct report_reflect_worker {
 };
 
 /*
- * The reflector's clock for STAMP one-way delays (issue 28): its TSC -> UTC
+ * The reflector's clock for STAMP one-way delays: its TSC -> UTC
  * mapping over the run and its synchronisation, as the prober's
  * one_way.local has them, and the Error Estimate its answers carried last.
  * JSON "clock", one text line.
@@ -788,7 +788,7 @@ struct report_reflect {
 	const struct report_reflect_worker *workers; /* may be NULL */
 	unsigned n_workers;
 	const struct report_clock *clock; /* STAMP's clock; NULL: none */
-	/* NULL: not watched (issue 29) */
+	/* NULL: not watched */
 	const struct report_reflect_stalls *stalls;
 };
 

@@ -161,7 +161,7 @@ void rpt_text_hw(FILE *out, const struct report_hw *hw, const char *t);
 void rpt_json_hw(struct json_object *root, const struct report_hw *hw,
 		 int *err);
 
-/* report_port_events.c: link events and removal (issue 27), inside
+/* report_port_events.c: link events and removal, inside
  * "port"; the probes lost while the link was down; an interval's marks. */
 void rpt_text_port_events(FILE *out, const struct report_port_events *e);
 void rpt_json_port_events(struct json_object *port,
@@ -219,7 +219,7 @@ void rpt_text_one_way_brief(FILE *out, const struct report_one_way *ow);
 void rpt_json_one_way(struct json_object *root, const struct report_one_way *ow,
 		      int *err);
 
-/* report_stalls.c (issue 29) */
+/* report_stalls.c */
 void rpt_text_stalls_pcts(FILE *out, const struct report_probe *r,
 			  const struct report_summary *all);
 void rpt_text_stalls(FILE *out, const struct report_probe *r);

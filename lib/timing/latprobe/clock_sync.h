@@ -3,7 +3,7 @@
 #define LATPROBE_CLOCK_SYNC_H
 
 /*
- * One side's clock for one-way delays (issue 28): the TSC -> UTC
+ * One side's clock for one-way delays: the TSC -> UTC
  * (CLOCK_REALTIME) mapping, measured and re-sampled during a run, and the
  * clock's own synchronisation error as the kernel (adjtimex) and chrony
  * state it.

@@ -30,7 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0)
 		(void)stamp_ts_to_ns(r.timestamp, r.error_estimate);
 
-	/* The stall TLV (issue 29), as a --stall-tlv prober reads it: found
+	/* The stall TLV, as a --stall-tlv prober reads it: found
 	 * only in a well-formed TLV of its type, length and fill mark. */
 	{
 		struct stamp_lp_stalls ls;

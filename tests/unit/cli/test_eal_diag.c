@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * app/eal_diag.c: the EAL line that says why a device did not come up,
- * picked from what EAL logs in the cases issue 26 met on real PCI devices
+ * picked from what EAL logs in the cases met on real PCI devices
  * (vfio without a usable IOMMU, a virtio BAR it cannot write, a device
  * "cannot be used") and a vdev whose PMD failed.
  */

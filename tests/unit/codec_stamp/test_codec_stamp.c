@@ -91,7 +91,7 @@ build_sender(uint8_t *p, size_t cap, uint16_t ee, bool tlvs, size_t len)
 }
 
 /*
- * An error in ns to an Error Estimate (issue 28): never below the error,
+ * An error in ns to an Error Estimate: never below the error,
  * less than 1 % above it from 2^-32 s * 100 on, the smallest scale that
  * holds it, S and Z as asked; 0, NaN and negative give the smallest.
  */

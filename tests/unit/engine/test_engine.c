@@ -295,7 +295,7 @@ test_stamp_end_to_end(void **state)
 }
 
 /*
- * One-way delays (issue 28), prober side: on one clock every forward and
+ * One-way delays, prober side: on one clock every forward and
  * reverse delay is positive and they add up to the network RTT; answers
  * without an Error Estimate (multiplier 0) are counted. Then the
  * reflector's clock 1 ms ahead, its estimate S set, 2^-20 s: every reverse

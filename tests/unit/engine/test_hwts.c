@@ -259,7 +259,7 @@ test_reflector_hw_t2(void **state)
 }
 
 /*
- * --forever --hw-timestamps across a re-attach (issue 27): the device goes
+ * --forever --hw-timestamps across a re-attach: the device goes
  * after probe 25 and comes back with another NIC clock (a jump of its
  * offset, another rate); resumed, the prober matches the new clock from
  * scratch: every probe stamped, none outside the TSC's bounds, the NIC-clock
@@ -292,7 +292,7 @@ test_hw_resume(void **state)
 }
 
 /*
- * The reflector's device replaced mid-run (a re-attach, issue 27): its new
+ * The reflector's device replaced mid-run (a re-attach): its new
  * NIC clock jumps; told so (reflector_hw_rebase, what app/reflect_report.c
  * does after a re-attach), it calibrates again: a few requests unstamped
  * meanwhile, none outside. Not told, the old mapping places the new

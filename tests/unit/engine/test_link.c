@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Link down during a run (issue 27) on the fake wire: the prober on side
+ * Link down during a run on the fake wire: the prober on side
  * 0, the reflector on side 1, a peer hook that takes the link down after
  * the down_at-th frame the prober sent and up again after the up_at-th
  * (struct io_link, as app/link_events.c sets it from the side thread);
@@ -304,7 +304,7 @@ test_resume_generic(void **state)
 }
 
 /*
- * The open loop resumes too (issue 27, --forever --rate): stopped after 120
+ * The open loop resumes too (--forever --rate): stopped after 120
  * frames, 500 ms pass (the device away), then it goes on: every probe of -n
  * sent once, each answered or lost, none for another's sequence number;
  * the schedule goes on from the resume, so no send is late for the gap

@@ -457,7 +457,7 @@ test_stop(void **state)
 
 /*
  * A set stopped (its device removed) and run again with resume set (it
- * came back, --forever with several targets, issue 27): each worker goes
+ * came back, --forever with several targets): each worker goes
  * on where it was, its sequence numbers, counters and histograms kept, and
  * ends at its -n as if nothing had happened.
  */

@@ -1024,7 +1024,7 @@ test_vlan_arp(void **state)
 }
 
 /*
- * The announcement after a port was made again (issue 27, app_link_announce):
+ * The announcement after a port was made again (app_link_announce):
  * a gratuitous ARP, RFC 5227 2.3: an ARP request from our MAC with our
  * address as sender and target, broadcast, padded to 60 bytes; on a VLAN,
  * tagged.

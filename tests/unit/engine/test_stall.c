@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Stall detection and attribution (issue 29) on the fake wire with its
+ * Stall detection and attribution on the fake wire with its
  * fake clock: stalls injected at known times on either side
  * (io_fake_stall(): a clock read of that side jumps the clock) are found
  * with their lengths, and exactly the probes whose T1..T4 they overlap

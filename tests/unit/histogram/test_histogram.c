@@ -814,7 +814,7 @@ test_counter_add(void **state)
 }
 
 /*
- * histogram_subtract() (issue 29: the unaffected round trips are rtt less
+ * histogram_subtract() (the unaffected round trips are rtt less
  * the host-affected ones): the rest's counters, count, sum exactly; min and
  * max exact while their counters keep values, else that counter's edge;
  * a part that is no subset changes nothing.

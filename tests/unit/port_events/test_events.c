@@ -118,7 +118,7 @@ test_many(void **state)
 	free(l);
 }
 
-/* A failsafe port's VF removed and the path shifting (issue 27's
+/* A failsafe port's VF removed and the path shifting (a
  * failover): marks in the log, counted, the port's own state untouched. */
 static void
 test_failover_marks(void **state)

@@ -667,7 +667,7 @@ test_hw_ts_refusal(void **state)
 	assert_null(port_path_hw_ts_refusal("net_mana", true, NULL));
 }
 
-/* Sub-device names from failsafe devargs (issue 27: which device's removal
+/* Sub-device names from failsafe devargs (which device's removal
  * is the VF's). */
 static void
 test_failsafe_sub_names(void **state)

@@ -169,7 +169,7 @@ test_csum_pick(void **state)
 }
 
 /*
- * A run across a port made again (issue 27): port A's counts until its
+ * A run across a port made again: port A's counts until its
  * removal are carried, port B's start from 0 and are added at the end; a
  * stat only one of them has is kept; what moved on the whole run is then
  * read as from an empty "before".

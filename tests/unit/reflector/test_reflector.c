@@ -1407,7 +1407,7 @@ test_vlan_kept(void **state)
  * ------------------------------------------------------ */
 
 /*
- * Issue 28: a reflector with a clock feed stamps T2/T3 through the feed's
+ * A reflector with a clock feed stamps T2/T3 through the feed's
  * mapping and sends its Error Estimate, from the first answer on; a new
  * mapping published while it runs is taken after the burst in hand, on
  * the fast path (one frame) and the generic one (two) alike.

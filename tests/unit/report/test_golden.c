@@ -4,7 +4,7 @@
  * single target, STAMP over IPv4 with network RTT and turnaround, each
  * in the full (--details) and the brief (default) view; a
  * multi-target run with intervals; an open-loop run; a --flows run; an
- * empty run; stall attribution (issue 29); reflector reports with one and with
+ * empty run; stall attribution; reflector reports with one and with
  * several workers) rendered through the public functions
  * (report_probe_text/_json, report_reflect_text/_json, report_live_line,
  * report_live_path, report_iv_line, report_fmt_ns, the samples CSV) and
@@ -311,8 +311,8 @@ mem_check(struct mem *m, const char *name)
 }
 
 /*
- * <stem>.txt is the full report (probe --details: every section, as before
- * issue 35), <stem>_brief.txt the default view of the same run.
+ * <stem>.txt is the full report (probe --details: every section),
+ * <stem>_brief.txt is the default view of the same run.
  */
 static void
 golden_probe(const struct report_probe *r, const char *stem)
@@ -758,7 +758,7 @@ test_reflect_workers(void **state)
 }
 
 /*
- * STAMP one-way delays (issue 28): a valid run (both clocks synchronised,
+ * STAMP one-way delays: a valid run (both clocks synchronised,
  * chrony here, the bound well below both medians, forward clearly the
  * slower), and a refused one (S clear, this host unsynchronised, reverse
  * delays below zero, the bound above the figures).
@@ -879,7 +879,7 @@ test_probe_one_way(void **state)
 	golden_probe(&r, "probe_oneway_refused");
 }
 
-/* The reflector's report with its STAMP clock (issue 28). */
+/* The reflector's report with its STAMP clock. */
 static void
 test_reflect_clock(void **state)
 {
@@ -938,7 +938,7 @@ test_reflect_idle(void **state)
 	golden_reflect(&r, "reflect_idle");
 }
 
-/* Issue 29's upper edges of a stall's length, as lib/timing's. */
+/* Upper edges of a stall's length, as lib/timing's. */
 static const uint64_t stall_upper[REPORT_STALL_BUCKETS] = {
 	2000,	   5000,      10000,	  20000,      50000,
 	100000,	   200000,    500000,	  1000000,    2000000,
@@ -947,7 +947,7 @@ static const uint64_t stall_upper[REPORT_STALL_BUCKETS] = {
 };
 
 /*
- * Stalls (issue 29): both sides known (the stall TLV), host-affected
+ * Stalls: both sides known (the stall TLV), host-affected
  * probes on either side and both, the tail above p99/p99.9, the verdict,
  * the percentiles without them; rtt is the four series merged, as app/
  * makes it.
@@ -1116,7 +1116,7 @@ test_reflect_stalls(void **state)
 }
 
 /*
- * Issue 27: a run over a link that went down for 5.5 s and came back, then
+ * A run over a link that went down for 5.5 s and came back, then
  * a removal of the device: port.link_events, link_down_s, removed_at_s,
  * probes.lost_link_down and lost_path, intervals marked with the link.
  */

@@ -1672,7 +1672,7 @@ test_live_line(void **state)
 }
 
 /*
- * Issue 35: the live line and a one-target --interval-report line keep to
+ * The live line and a one-target --interval-report line keep to
  * 80 columns with the worst figures: counts in the billions, latencies of
  * tens of ms (the widest three-digit form, "99.9ms"), a run of hours; the
  * live line with each of its marks.
@@ -2028,7 +2028,7 @@ test_probe_meta_summary(void **state)
 }
 
 /*
- * report_one_way_judge() (issue 28): the bound's sum, --same-clock's
+ * report_one_way_judge(): the bound's sum, --same-clock's
  * leniency on synchronisation (not on a missing estimate, a negative delay
  * or the bound), each reason on its own.
  */
