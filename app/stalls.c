@@ -405,6 +405,20 @@ side_det(struct report_stall_side *side, const struct stall_det *d,
 	}
 	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
 		gap_log2[b] += util_relaxed_read(&d->gap_log2[b]);
+	/* Work gaps: each worker's own level; the side shows the highest. */
+	if (stall_on(d)) {
+		uint64_t n = util_relaxed_read(&d->work_n), p50, thr;
+
+		p50 = tsc_to_ns(d->clock,
+				stall_log2_quantile(d->work_log2, 0.5));
+		/* The level is STALL_WORK_Q's: shown as the threshold. */
+		thr = tsc_to_ns(d->clock, util_relaxed_read(&d->work_thr));
+		side->work_gaps += n;
+		if (n != 0 && p50 > side->work_p50_ns)
+			side->work_p50_ns = p50;
+		if (thr > side->work_thr_ns)
+			side->work_thr_ns = thr;
+	}
 }
 
 /* The merged call series and gaps (cycles of clock) into side, in ns. */

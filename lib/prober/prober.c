@@ -1624,7 +1624,7 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 		/* A stall that ends at T1 came before the probe left: not
 		 * its (stall_since() is strict). */
 		if (watch)
-			stall_enter(&w->stall, *t1);
+			stall_enter_tx(&w->stall, *t1);
 		n_tx = io_tx(q, &m, 1);
 		if (watch)
 			stall_leave(&w->stall, io_clock(q), STALL_CALL_TX);
@@ -1649,7 +1649,7 @@ send_probe(struct prober_worker *w, uint64_t seq, uint64_t now, uint64_t *t1,
 	 * with it (several us for 8 KiB): the detector looks again after
 	 * them instead of judging them. */
 	if (watch && n_tx == 1)
-		stall_enter(&w->stall, *t1);
+		stall_enter_tx(&w->stall, *t1);
 	if (io_tx_all(q, tx, (uint16_t)n_tx) != n_tx) {
 		if (watch)
 			stall_rebase(&w->stall, io_clock(q));
@@ -1756,7 +1756,8 @@ calibrate(struct prober_worker *w, const atomic_bool *stop)
 	      !atomic_load_explicit(stop, memory_order_relaxed));
 	     i++) {
 		poll_replies(w, UINT64_MAX, 0, 0, false);
-		if ((i & 63) == 0 && io_clock(w->q) - t0 > span)
+		if ((i & 63) == 0 &&
+		    stall_calib_over(io_clock(w->q) - t0, span, i))
 			break;
 	}
 	stall_calibrate(&w->stall);

@@ -388,7 +388,7 @@ loop_clock(struct reflector_worker *w)
 	return w->q->ops->clock_tsc ? tsc_read() : io_clock(w->q);
 }
 
-/* tx_all() after stall_enter() at T3 (read right before the call). */
+/* tx_all() after stall_enter_tx() at T3 (read right before the call). */
 static inline __attribute__((always_inline)) void
 tx_entered(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 {
@@ -414,7 +414,7 @@ tx_all(struct reflector_worker *w, struct rte_mbuf **m, unsigned n)
 	if (n == 0)
 		return;
 	if (w->stall_watch)
-		stall_enter(&w->stall, loop_clock(w));
+		stall_enter_tx(&w->stall, loop_clock(w));
 	tx_entered(w, m, n);
 }
 
@@ -1662,7 +1662,7 @@ handle_burst(struct reflector_worker *w, struct rte_mbuf **rx, uint16_t n,
 		/* T2..T3 is one gap of the poll loop's own work: a stall in it
 		 * is the answers' (STAMP_STALL_IN_TURNAROUND). The tx call
 		 * starts there. */
-		stall_enter(&w->stall, t3);
+		stall_enter_tx(&w->stall, t3);
 		in_turn = w->stall.last_end == t3;
 		t3_wire = wire_ts(w, t3);
 		t3_be = rte_cpu_to_be_64(t3_wire);
@@ -1720,7 +1720,7 @@ handle_one_fast(struct reflector_worker *w, struct rte_mbuf **rx, uint64_t t2)
 	t3_be = rte_cpu_to_be_64(stamp_ntp_from_tsc(&w->ntp, t3));
 	stamp_fast_t3(&p, t3_be, sum64(t3_be));
 	if (w->stall_watch)
-		stall_enter(&w->stall, t3);
+		stall_enter_tx(&w->stall, t3);
 	tx_entered(w, rx, 1);
 	/* After tx: the turnaround record is not on the probe's path. */
 	histogram_record(&w->turnaround, tsc_to_ns(&w->conf->clock, t3 - t2));
@@ -1761,7 +1761,8 @@ reflector_calibrate(struct reflector_worker *w, const atomic_bool *stop)
 			     !atomic_load_explicit(stop, memory_order_relaxed);
 	     i++) {
 		reflector_poll(w);
-		if ((i & 63) == 0 && io_clock(w->q) - t0 > span)
+		if ((i & 63) == 0 &&
+		    stall_calib_over(io_clock(w->q) - t0, span, i))
 			break;
 	}
 	stall_calibrate(&w->stall);

@@ -220,6 +220,12 @@ text_side_how(FILE *out, const struct report_stall_side *d)
 			", p50 <=%s, p99.9 <=%s\n",
 			"", d->gaps, rpt_fmt_ns(d->gap_p50_ns).s,
 			rpt_fmt_ns(d->gap_p999_ns).s);
+	if (d->work_gaps != 0)
+		fprintf(out,
+			"  %-9s gaps holding a frame's work: %" PRIu64
+			", p50 <=%s; judged above %s\n",
+			"", d->work_gaps, rpt_fmt_ns(d->work_p50_ns).s,
+			rpt_fmt_ns(d->work_thr_ns).s);
 	if (d->have_calls) {
 		if (d->path_calls)
 			fprintf(out,
@@ -407,6 +413,14 @@ json_side_how(struct json_object *o, const struct report_stall_side *d,
 		rpt_jset_u64(g, "p50_ns", d->gap_p50_ns, err);
 		rpt_jset_u64(g, "p99_9_ns", d->gap_p999_ns, err);
 		rpt_jset(o, "loop_gaps", g, err);
+	}
+	if (d->work_gaps != 0) {
+		struct json_object *g = json_object_new_object();
+
+		rpt_jset_u64(g, "count", d->work_gaps, err);
+		rpt_jset_u64(g, "p50_ns", d->work_p50_ns, err);
+		rpt_jset_u64(g, "threshold_ns", d->work_thr_ns, err);
+		rpt_jset(o, "work_gaps", g, err);
 	}
 	if (d->have_calls) {
 		struct json_object *c = json_object_new_object();

@@ -57,6 +57,20 @@ stall_init(struct stall_det *d, const struct tsc_clock *clock,
 	d->call_thr = path_calls ? path_check_thr(d) : d->thr;
 	d->calib.floor_cycles = d->thr;
 	d->calib.thr_cycles = d->thr;
+	d->work_thr = d->thr;
+}
+
+void
+stall_work_update(struct stall_det *d)
+{
+	uint64_t q = stall_log2_quantile(d->work_log2, STALL_WORK_Q);
+	uint64_t t = d->thr;
+
+	if (!stall_on(d))
+		return;
+	if (q < UINT64_MAX / STALL_WORK_MULT && q * STALL_WORK_MULT > t)
+		t = q * STALL_WORK_MULT;
+	__atomic_store_n(&d->work_thr, t, __ATOMIC_RELAXED);
 }
 
 uint64_t
@@ -102,6 +116,11 @@ stall_calibrate(struct stall_det *d)
 	}
 	c->thr_cycles = d->thr;
 	d->call_thr = d->path_calls ? path_check_thr(d) : d->thr;
+	/* Never below the threshold just set. */
+	if (d->work_n >= STALL_WORK_EVERY)
+		stall_work_update(d);
+	else
+		d->work_thr = d->thr;
 	/* The run's counts start here. */
 	stall_restart(d, d->last);
 }

@@ -535,6 +535,11 @@ struct report_stall_side {
 	unsigned calib_mult; /* the threshold's multiple of that p99.9 */
 	/* The loop's own gaps over the run (log2 bins: a bin's upper edge). */
 	uint64_t gaps, gap_p50_ns, gap_p999_ns;
+	/* Gaps that held a frame's work, since the start (calibration and
+	 * warm-up too), the highest p50 of a worker's and the highest
+	 * threshold they are judged against (STALL_WORK_MULT x their p90, at
+	 * least threshold_ns); work_gaps 0: none seen. */
+	uint64_t work_gaps, work_p50_ns, work_thr_ns;
 	/* The PMD's calls: their time is the path's (path_calls) or judged. */
 	bool have_calls, path_calls;
 	struct report_stall_call calls[REPORT_STALL_CALLS];

@@ -30,6 +30,19 @@
  * gaps are measured before the first probe, and the threshold is the
  * user's floor or STALL_CALIB_MULT times their p99.9, whichever is larger.
  *
+ * Those are idle polls. A gap that holds a frame's work (after an rx call
+ * that brought frames or a tx call, before a tx call, between two ticks)
+ * is the program's own work too, and on a slow CPU (an emulated one, a
+ * low clock) that work alone can last longer than the floor: such "work
+ * gaps" are judged against their own level, the threshold or
+ * STALL_WORK_MULT times the p90 of the work gaps seen so far, whichever is
+ * larger (updated every STALL_WORK_EVERY of them). The p90: the short
+ * gaps after a tx call are work gaps too and may be half of them, and
+ * stalls in fewer than a tenth of them do not move it (more, and the
+ * report says the detector cannot separate host from path anyway). On a
+ * machine where a probe's work takes well under a microsecond it is the
+ * threshold.
+ *
  * A stall is counted, its length added to the total, the longest kept, and
  * its length put in a 1-2-5 histogram. The end of the latest stall (clock)
  * tells a caller whether something it timed overlapped one: a stall that
@@ -67,6 +80,16 @@ extern const uint64_t stall_bucket_upper_ns[STALL_BUCKETS];
  * and at most as many gaps) before its first probe. */
 #define STALL_CALIB_NS	     2000000u
 #define STALL_CALIB_GAPS     20000u
+/* Polls on for up to this many times STALL_CALIB_NS while it has fewer
+ * than STALL_CALIB_MIN_GAPS gaps (a thread paused early in the span). */
+#define STALL_CALIB_MORE     10u
+
+/* Work gaps: their threshold is at least STALL_WORK_MULT times their
+ * STALL_WORK_Q quantile (a log2 bin's upper edge: high by less than 2x),
+ * recomputed every STALL_WORK_EVERY work gaps (a power of two). */
+#define STALL_WORK_MULT	 4u
+#define STALL_WORK_Q	 0.9
+#define STALL_WORK_EVERY 64u
 
 /*
  * A kernel-entering PMD call longer than this (or than the threshold) is
@@ -141,6 +164,13 @@ struct stall_det {
 	uint64_t gap_log2[STALL_LOG2_BINS];
 	struct stall_call_stats calls[STALL_CALLS];
 	struct stall_calib calib;
+	/* Work gaps (see above): the one running is one, their threshold
+	 * (cycles), how many and by log2 of cycles since the start (not
+	 * restarted: they are the level's calibration). */
+	bool work;
+	uint64_t work_thr;
+	uint64_t work_n;
+	uint64_t work_log2[STALL_LOG2_BINS];
 };
 
 /* threshold_ns 0: detection off (no stall ever). path_calls: the queue's
@@ -151,18 +181,6 @@ void stall_init(struct stall_det *d, const struct tsc_clock *clock,
 /* Out of line: a gap of gap cycles that ended at now was a stall. */
 void stall_note(struct stall_det *d, uint64_t now, uint64_t gap);
 
-/* A point of the loop's own work at clock now (no PMD call since the
- * last): the gap since then is judged. */
-static inline __attribute__((always_inline)) void
-stall_tick(struct stall_det *d, uint64_t now)
-{
-	uint64_t gap = now - d->last;
-
-	d->last = now;
-	if (__builtin_expect(gap > d->thr, 0))
-		stall_note(d, now, gap);
-}
-
 static inline unsigned
 stall_log2(uint64_t cycles)
 {
@@ -171,23 +189,74 @@ stall_log2(uint64_t cycles)
 	return b < STALL_LOG2_BINS ? b : STALL_LOG2_BINS - 1;
 }
 
+/* Calibration's end: span (cycles) is over and enough polls were made, or
+ * STALL_CALIB_MORE spans are over. */
+static inline bool
+stall_calib_over(uint64_t elapsed, uint64_t span, unsigned polls)
+{
+	return elapsed > span && (polls >= STALL_CALIB_MIN_GAPS ||
+				  elapsed / STALL_CALIB_MORE > span);
+}
+
+/* Out of line: the work gaps' threshold from their level so far. */
+void stall_work_update(struct stall_det *d);
+
+/* A work gap of gap cycles that ended at now: counted and judged. */
+static inline __attribute__((always_inline)) void
+stall_work_gap(struct stall_det *d, uint64_t now, uint64_t gap)
+{
+	util_relaxed_add(&d->work_log2[stall_log2(gap)], 1);
+	if (__builtin_expect((++d->work_n & (STALL_WORK_EVERY - 1)) == 0, 0))
+		stall_work_update(d);
+	if (__builtin_expect(gap > d->work_thr, 0))
+		stall_note(d, now, gap);
+}
+
+/* A point of the loop's own work at clock now (no PMD call since the
+ * last): the gap since then is a work gap. */
+static inline __attribute__((always_inline)) void
+stall_tick(struct stall_det *d, uint64_t now)
+{
+	uint64_t gap = now - d->last;
+
+	d->last = now;
+	stall_work_gap(d, now, gap);
+}
+
 /* Out of line: a PMD call of kind k and in cycles that ended at now was
  * long enough to be a stall. */
 void stall_note_call(struct stall_det *d, uint64_t now, uint64_t in,
 		     enum stall_call k);
 
 /* Right before a PMD call, at clock now: the gap since the loop's work
- * resumed is the loop's own. */
+ * resumed is the loop's own; work: it held a frame's work whatever the
+ * call before (the probe or answer built for a tx call). */
 static inline __attribute__((always_inline)) void
-stall_enter(struct stall_det *d, uint64_t now)
+stall_enter_gap(struct stall_det *d, uint64_t now, bool work)
 {
 	uint64_t gap = now - d->last;
 
 	d->enter = now;
 	d->prev_end = d->last;
 	util_relaxed_add(&d->gap_log2[stall_log2(gap)], 1);
-	if (__builtin_expect(gap > d->thr, 0))
+	if (work || d->work)
+		stall_work_gap(d, now, gap);
+	else if (__builtin_expect(gap > d->thr, 0))
 		stall_note(d, now, gap);
+}
+
+/* Right before an rx call. */
+static inline __attribute__((always_inline)) void
+stall_enter(struct stall_det *d, uint64_t now)
+{
+	stall_enter_gap(d, now, false);
+}
+
+/* Right before a tx call. */
+static inline __attribute__((always_inline)) void
+stall_enter_tx(struct stall_det *d, uint64_t now)
+{
+	stall_enter_gap(d, now, true);
 }
 
 /* Right after a PMD call of kind k, at clock now. */
@@ -198,6 +267,9 @@ stall_leave(struct stall_det *d, uint64_t now, enum stall_call k)
 	uint64_t in = now - d->enter;
 
 	d->last = now;
+	/* What follows an empty poll is the next poll; anything else is a
+	 * frame's work. */
+	d->work = k != STALL_CALL_RX_EMPTY;
 	util_relaxed_add(&c->count, 1);
 	util_relaxed_add(&c->cycles, in);
 	util_relaxed_add(&c->log2[stall_log2(in)], 1);

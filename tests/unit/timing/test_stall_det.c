@@ -159,6 +159,113 @@ test_before_rx(void **state)
 	assert_int_equal(r.d.st.count, 6);
 }
 
+/* A tx call after gap ns of the loop's own (the probe's or answer's
+ * work: stall_enter_tx()), in ns inside it. */
+static void
+call_tx(struct rig *r, uint64_t gap, uint64_t in)
+{
+	r->now += gap;
+	stall_enter_tx(&r->d, r->now);
+	r->now += in;
+	stall_leave(&r->d, r->now, STALL_CALL_TX);
+}
+
+/*
+ * A CPU on which a frame's work takes longer than the threshold (8 us
+ * against 5: an emulated CPU): until STALL_WORK_EVERY work gaps are seen
+ * they are judged against the threshold, then against their own level;
+ * the idle polls' gaps stay judged against the threshold, and a work gap
+ * far above its level is still a stall.
+ */
+static void
+test_work_gaps(void **state)
+{
+	const uint64_t work = 8 * US;
+	struct rig r;
+	uint64_t n;
+
+	(void)state;
+	rig_init(&r, false);
+	assert_int_equal(r.d.work_thr, THR);
+	for (unsigned i = 0; i < STALL_WORK_EVERY / 2; i++) {
+		call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+		call(&r, 100, 100, STALL_CALL_RX, 0); /* an answer */
+		call_tx(&r, work, 100);		      /* the next probe */
+	}
+	/* Not learnt yet: each was over the threshold. */
+	assert_int_equal(r.d.st.count, STALL_WORK_EVERY / 2);
+	assert_int_equal(r.d.work_thr, THR);
+	/* Two work gaps per round (after the rx and before the tx; after
+	 * the tx too): the level is learnt within the next rounds. */
+	for (unsigned i = 0; i < STALL_WORK_EVERY; i++) {
+		call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+		call(&r, 100, 100, STALL_CALL_RX, 0);
+		call_tx(&r, work, 100);
+	}
+	assert_true(r.d.work_n >= STALL_WORK_EVERY);
+	/* p90 in the bin [4096, 8192) ns: its edge 8191 times the multiple
+	 * (half the work gaps are the short ones after the tx). */
+	assert_int_equal(r.d.work_thr, 8191 * STALL_WORK_MULT);
+	n = r.d.st.count;
+	for (unsigned i = 0; i < 1000; i++) {
+		call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+		call(&r, 100, 100, STALL_CALL_RX, 0);
+		call_tx(&r, work, 100);
+	}
+	assert_int_equal(r.d.st.count, n); /* the work itself: no stall */
+	assert_int_equal(r.d.work_thr, 8191 * STALL_WORK_MULT);
+
+	/* A stall inside a frame's work, well above its level: found. */
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	call_tx(&r, LONG, 100);
+	assert_int_equal(r.d.st.count, n + 1);
+	/* Between two empty polls the threshold holds: 8 us is a stall. */
+	call(&r, 100, 100, STALL_CALL_RX_EMPTY, 0);
+	call(&r, work, 100, STALL_CALL_RX_EMPTY, 0);
+	assert_int_equal(r.d.st.count, n + 2);
+	/* A restart (warm-up's end) keeps the level: it is calibration. */
+	stall_restart(&r.d, r.now);
+	assert_int_equal(r.d.work_thr, 8191 * STALL_WORK_MULT);
+	assert_int_equal(r.d.st.count, 0);
+}
+
+/* On a fast CPU the work gaps' level stays below the threshold: the
+ * threshold judges them. */
+static void
+test_work_gaps_fast(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, false);
+	for (unsigned i = 0; i < 4 * STALL_WORK_EVERY; i++) {
+		call(&r, 100, 100, STALL_CALL_RX, 0);
+		call_tx(&r, 300, 100);
+	}
+	assert_int_equal(r.d.work_thr, THR);
+	call(&r, 100, 100, STALL_CALL_RX, 0);
+	call_tx(&r, 2 * THR, 100);
+	assert_int_equal(r.d.st.count, 1);
+	/* Ticks (a reflector's burst, answer by answer) are work gaps. */
+	r.now += 2 * THR;
+	stall_tick(&r.d, r.now);
+	assert_int_equal(r.d.st.count, 2);
+}
+
+/* Calibration ends after its span with enough polls, or after
+ * STALL_CALIB_MORE spans whatever it has (a thread paused in it). */
+static void
+test_calib_over(void **state)
+{
+	(void)state;
+	assert_false(stall_calib_over(1000, 2000, 5000));
+	assert_true(stall_calib_over(2001, 2000, STALL_CALIB_MIN_GAPS));
+	assert_false(stall_calib_over(2001, 2000, 1));
+	assert_false(stall_calib_over(2000 * STALL_CALIB_MORE, 2000, 1));
+	assert_true(stall_calib_over(2000 * STALL_CALIB_MORE + STALL_CALIB_MORE,
+				     2000, 1));
+}
+
 int
 main(void)
 {
@@ -167,6 +274,9 @@ main(void)
 		cmocka_unit_test(test_path_call_off_cpu),
 		cmocka_unit_test(test_poll_call),
 		cmocka_unit_test(test_before_rx),
+		cmocka_unit_test(test_work_gaps),
+		cmocka_unit_test(test_work_gaps_fast),
+		cmocka_unit_test(test_calib_over),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
