@@ -402,6 +402,13 @@ side_det(struct report_stall_side *side, const struct stall_det *d,
 
 		stall_call_read(&d->calls[k], &cs);
 		stall_call_add(&calls[k], &cs);
+		if (!d->path_calls && stall_on(d) && k < REPORT_STALL_CALLS) {
+			uint64_t t = tsc_to_ns(
+				d->clock, util_relaxed_read(&d->kind_thr[k]));
+
+			if (t > side->calls[k].thr_ns)
+				side->calls[k].thr_ns = t;
+		}
 	}
 	for (unsigned b = 0; b < STALL_LOG2_BINS; b++)
 		gap_log2[b] += util_relaxed_read(&d->gap_log2[b]);

@@ -242,9 +242,13 @@ text_side_how(FILE *out, const struct report_stall_side *d)
 
 			if (c->count == 0)
 				continue;
-			fprintf(out, " %s %" PRIu64 " p50 <=%s max %s;",
-				c->kind, c->count, rpt_fmt_ns(c->p50_ns).s,
+			fprintf(out, " %s %" PRIu64 " p50 <=%s max %s", c->kind,
+				c->count, rpt_fmt_ns(c->p50_ns).s,
 				rpt_fmt_ns(c->max_ns).s);
+			if (c->thr_ns != 0 && c->thr_ns != d->threshold_ns)
+				fprintf(out, " (judged above %s)",
+					rpt_fmt_ns(c->thr_ns).s);
+			fputc(';', out);
 		}
 		fputc('\n', out);
 	}
@@ -438,6 +442,8 @@ json_side_how(struct json_object *o, const struct report_stall_side *d,
 					     k_->p50_ns, err);
 			rpt_jset_u64_or_null(e, "p99_ns", k_->count != 0,
 					     k_->p99_ns, err);
+			rpt_jset_u64_or_null(e, "threshold_ns", k_->thr_ns != 0,
+					     k_->thr_ns, err);
 			rpt_jset(c, k_->kind != NULL ? k_->kind : "?", e, err);
 		}
 		rpt_jset(o, "pmd_calls", c, err);

@@ -55,9 +55,26 @@ stall_init(struct stall_det *d, const struct tsc_clock *clock,
 			 : tsc_from_ns(clock, threshold_ns);
 	d->read_switches = thread_switches;
 	d->call_thr = path_calls ? path_check_thr(d) : d->thr;
+	for (unsigned k = 0; k < STALL_CALLS; k++)
+		d->kind_thr[k] = d->call_thr;
 	d->calib.floor_cycles = d->thr;
 	d->calib.thr_cycles = d->thr;
 	d->work_thr = d->thr;
+}
+
+void
+stall_call_update(struct stall_det *d, enum stall_call k)
+{
+	uint64_t q, t = d->call_thr;
+
+	/* A kernel-entering call is judged by its switches, not its time. */
+	if (!d->path_calls && stall_on(d) &&
+	    util_relaxed_read(&d->calls[k].count) >= STALL_WORK_EVERY) {
+		q = stall_log2_quantile(d->calls[k].log2, STALL_WORK_Q);
+		if (q < UINT64_MAX / STALL_WORK_MULT && q * STALL_WORK_MULT > t)
+			t = q * STALL_WORK_MULT;
+	}
+	__atomic_store_n(&d->kind_thr[k], t, __ATOMIC_RELAXED);
 }
 
 void
@@ -116,6 +133,8 @@ stall_calibrate(struct stall_det *d)
 	}
 	c->thr_cycles = d->thr;
 	d->call_thr = d->path_calls ? path_check_thr(d) : d->thr;
+	for (unsigned k = 0; k < STALL_CALLS; k++)
+		stall_call_update(d, k);
 	/* Never below the threshold just set. */
 	if (d->work_n >= STALL_WORK_EVERY)
 		stall_work_update(d);

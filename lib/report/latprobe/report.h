@@ -522,6 +522,10 @@ struct report_stall_corr {
 struct report_stall_call {
 	const char *kind; /* "rx_empty", "rx", "tx" */
 	uint64_t count, total_ns, max_ns, p50_ns, p99_ns;
+	/* A call longer is a stall (a poll-mode queue: the threshold or the
+	 * kind's own level, the highest of the workers'); 0: not judged by
+	 * time (a kernel-entering queue's). */
+	uint64_t thr_ns;
 };
 
 #define REPORT_STALL_CALLS 3

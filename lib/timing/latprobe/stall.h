@@ -41,7 +41,10 @@
  * stalls in fewer than a tenth of them do not move it (more, and the
  * report says the detector cannot separate host from path anyway). On a
  * machine where a probe's work takes well under a microsecond it is the
- * threshold.
+ * threshold. The calls of a poll-mode PMD are judged the same way, each
+ * kind against its own level: an emulated NIC's tx doorbell (a trap to
+ * the emulator, about 15 us under QEMU's TCG) is the path's cost on every
+ * call, not a stall per probe.
  *
  * A stall is counted, its length added to the total, the longest kept, and
  * its length put in a 1-2-5 histogram. The end of the latest stall (clock)
@@ -149,6 +152,10 @@ struct stall_det {
 	/* A PMD call longer than this is a stall: thr when the queue's calls
 	 * cannot wait, UINT64_MAX when they run the packet's path. */
 	uint64_t call_thr;
+	/* Per kind: call_thr, or on a poll-mode queue the larger of it and
+	 * the kind's own level (see work gaps: STALL_WORK_MULT times the
+	 * STALL_WORK_Q quantile of its calls). */
+	uint64_t kind_thr[STALL_CALLS];
 	bool path_calls;
 	/* The worker thread's context switches at the last look (path_calls
 	 * only; sw_known false until the worker's first look). */
@@ -223,6 +230,9 @@ stall_tick(struct stall_det *d, uint64_t now)
 	stall_work_gap(d, now, gap);
 }
 
+/* Out of line: call kind k's threshold from its level so far. */
+void stall_call_update(struct stall_det *d, enum stall_call k);
+
 /* Out of line: a PMD call of kind k and in cycles that ended at now was
  * long enough to be a stall. */
 void stall_note_call(struct stall_det *d, uint64_t now, uint64_t in,
@@ -275,7 +285,9 @@ stall_leave(struct stall_det *d, uint64_t now, enum stall_call k)
 	util_relaxed_add(&c->log2[stall_log2(in)], 1);
 	if (__builtin_expect(in > c->max_cycles, 0))
 		__atomic_store_n(&c->max_cycles, in, __ATOMIC_RELAXED);
-	if (__builtin_expect(in > d->call_thr, 0))
+	if (__builtin_expect((c->count & (STALL_WORK_EVERY - 1)) == 0, 0))
+		stall_call_update(d, k);
+	if (__builtin_expect(in > d->kind_thr[k], 0))
 		stall_note_call(d, now, in, k);
 }
 

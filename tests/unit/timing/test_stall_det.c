@@ -252,6 +252,51 @@ test_work_gaps_fast(void **state)
 	assert_int_equal(r.d.st.count, 2);
 }
 
+/*
+ * A poll-mode queue whose tx call is slow on every call (an emulated NIC's
+ * doorbell: 15 us) learns that kind's level; the other kinds keep the
+ * threshold, and a tx call far above its level is still a stall. On a
+ * kernel-entering queue nothing is learnt (its calls are judged by their
+ * context switches).
+ */
+static void
+test_call_levels(void **state)
+{
+	const uint64_t slow = 15 * US;
+	struct rig r;
+	uint64_t n;
+
+	(void)state;
+	rig_init(&r, false);
+	for (unsigned i = 0; i < STALL_WORK_EVERY; i++) {
+		call(&r, 100, 100, STALL_CALL_RX, 0);
+		call_tx(&r, 100, slow);
+	}
+	assert_int_equal(r.d.st.count, STALL_WORK_EVERY - 1);
+	/* p90 in [8192, 16384) ns. */
+	assert_int_equal(r.d.kind_thr[STALL_CALL_TX], 16383 * STALL_WORK_MULT);
+	assert_int_equal(r.d.kind_thr[STALL_CALL_RX], THR);
+	assert_int_equal(r.d.kind_thr[STALL_CALL_RX_EMPTY], THR);
+	n = r.d.st.count;
+	for (unsigned i = 0; i < 1000; i++) {
+		call(&r, 100, 100, STALL_CALL_RX, 0);
+		call_tx(&r, 100, slow);
+	}
+	assert_int_equal(r.d.st.count, n);
+	call_tx(&r, 100, LONG);
+	assert_int_equal(r.d.st.count, n + 1);
+	call(&r, 100, 2 * THR, STALL_CALL_RX_EMPTY, 0);
+	assert_int_equal(r.d.st.count, n + 2);
+
+	/* A kernel-entering queue: the check level stays, whatever the
+	 * calls' times. */
+	rig_init(&r, true);
+	for (unsigned i = 0; i < 4 * STALL_WORK_EVERY; i++)
+		call_tx(&r, 100, LONG);
+	assert_int_equal(r.d.kind_thr[STALL_CALL_TX], r.d.call_thr);
+	assert_int_equal(r.d.st.count, 0); /* on CPU throughout */
+}
+
 /* Calibration ends after its span with enough polls, or after
  * STALL_CALIB_MORE spans whatever it has (a thread paused in it). */
 static void
@@ -276,6 +321,7 @@ main(void)
 		cmocka_unit_test(test_before_rx),
 		cmocka_unit_test(test_work_gaps),
 		cmocka_unit_test(test_work_gaps_fast),
+		cmocka_unit_test(test_call_levels),
 		cmocka_unit_test(test_calib_over),
 	};
 
