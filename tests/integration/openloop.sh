@@ -148,7 +148,7 @@ print("openloop: const sent %d lost %d rtt p99 %d ns intended p99 %d ns late_sen
 PYEOF
 grep -q '^Intended latency (T4-scheduled): count' "$WORK/const.txt" || fail "text report lacks the intended latency line"
 grep -q '^Tag=intended,' "$WORK/const.hlog" || fail "--hlog has no Tag=intended line"
-grep -Eq '^ +1\.0s  sent [0-9]+ .* intended p99 [0-9.]+[nmu]?s$' "$WORK/poisson.err" ||
+grep -Eq '^ +1\.0s +sent [0-9.]+[kMG]? .* intended p99 [0-9.]+[nmu]?s$' "$WORK/poisson.err" ||
 	{ cat "$WORK/poisson.err" >&2; fail "the live line lacks the intended p99"; }
 grep -q '^Open loop: 20000 probes/s per lcore, constant spacing' "$WORK/const.txt" || fail "text report lacks the open loop line"
 echo "$LP_PROG: ok ($pmd)"
