@@ -32,6 +32,9 @@ struct app_link {
 	struct port_events_log log;
 	struct io_link io;
 	uint64_t t0_tsc;
+	/* The end of the last interval marked (app_link_interval()), on the
+	 * events' clock. */
+	uint64_t iv_to_ns;
 	const struct tsc_clock *clk;
 	const char *cmd;
 	uint16_t port_id;
@@ -365,12 +368,20 @@ void
 app_link_interval(struct report_interval *iv, double from_el, double el)
 {
 	struct app_link *a = &app_link;
-	uint64_t from = from_el > 0 ? (uint64_t)(from_el * 1e9) : 0;
-	uint64_t to = el > 0 ? (uint64_t)(el * 1e9) : 0;
+	uint64_t from, to;
 
+	/* The marks on the events' own clock (the TSC), from the end of the
+	 * last interval to now, after the interval's counts were read: the
+	 * interval's times (el) are CLOCK_MONOTONIC's, and an emulated TSC
+	 * can drift from it by tenths of a second over a run. */
+	(void)from_el;
+	(void)el;
 	if (!a->on)
 		return;
 	pthread_mutex_lock(&a->mu); /* the port thread writes the log */
+	to = ns_since_start(rte_rdtsc());
+	from = a->iv_to_ns < to ? a->iv_to_ns : to;
+	a->iv_to_ns = to;
 	iv->link_downs =
 		port_events_between(&a->log, PORT_EV_LINK_DOWN, from, to);
 	iv->link_ups = port_events_between(&a->log, PORT_EV_LINK_UP, from, to);

@@ -105,11 +105,19 @@ ivs = p.get("intervals", [])
 after = [i for i in ivs if isinstance(a, (int, float)) and i["t_s"] > a + 1 and i["targets"][0]["received"] > 0]
 if not after:
     fail("no answers in the intervals after the re-attach")
-gap = [i for i in ivs if isinstance(r, (int, float)) and isinstance(a, (int, float)) and r + 1 < i["t_s"] <= a]
-if any(i["targets"][0]["received"] for i in gap):
-    fail("answers in the gap")
-if not gap or not all(i.get("link", {}).get("removed") for i in gap):
-    fail("intervals in the gap not marked link.removed")
+# The intervals' times are CLOCK_MONOTONIC's, the events' the TSC's (under
+# TCG they drift apart by up to about half a second over the run): the
+# marks are made on the events' clock, so the gap is the intervals marked
+# removed and not attached, and those well inside the gap by time must be
+# marked removed.
+# removed and not attached, but for the first: it holds the removal, and
+# the answers before it.
+away = [i for i in ivs if i.get("link", {}).get("removed") and not i.get("link", {}).get("attached")][1:]
+if any(i["targets"][0]["received"] for i in away):
+    fail("answers in an interval marked removed")
+gap = [i for i in ivs if isinstance(r, (int, float)) and isinstance(a, (int, float)) and r + 1.5 < i["t_s"] <= a - 0.5]
+if len(away) < 2 or not gap or not all(i.get("link", {}).get("removed") for i in gap):
+    fail(f"intervals in the gap not marked link.removed ({len(away)} marked)")
 if pr.get("sent") != pr.get("received", 0) + pr.get("lost", 0):
     fail("sent != received + lost")
 print(f"  probe: sent {pr.get('sent')} received {pr.get('received')} lost {pr.get('lost')}; "
