@@ -176,24 +176,17 @@ rpt_round_ns(double v)
 }
 
 /*
- * ns in at most 6 characters, three significant digits: "812ns", "3.21us",
- * "45.2us", "812us", "4.57ms", "80.0ms", "1.23s", "1234s": the live and
- * interval lines, which keep to one terminal line.
+ * v >= 1000 in three significant digits, scaled by 1000 up to (n - 1)
+ * times with the unit names unit[0..n-1]: "3.21us", "45.2k", "812ms".
  */
-struct ns_str
-rpt_fmt_ns3(uint64_t ns)
+static struct ns_str
+fmt3(double v, const char *const *unit, unsigned n)
 {
-	static const char *const unit[] = {"us", "ms", "s"};
 	struct ns_str r;
-	double v = (double)ns;
 	unsigned u;
 
-	if (ns < 1000) {
-		snprintf(r.s, sizeof(r.s), "%" PRIu64 "ns", ns);
-		return r;
-	}
 	/* The unit that leaves 1 <= v < 1000 once rounded to 3 digits. */
-	for (u = 0, v /= 1e3; u < 2 && v >= 999.5; u++)
+	for (u = 0, v /= 1e3; u + 1 < n && v >= 999.5; u++)
 		v /= 1e3;
 	if (v < 9.995)
 		snprintf(r.s, sizeof(r.s), "%.2f%s", v, unit[u]);
@@ -204,28 +197,36 @@ rpt_fmt_ns3(uint64_t ns)
 	return r;
 }
 
+/*
+ * ns in at most 6 characters, three significant digits: "812ns", "3.21us",
+ * "45.2us", "812us", "4.57ms", "80.0ms", "1.23s", "1234s": the live and
+ * interval lines, which keep to one terminal line.
+ */
+struct ns_str
+rpt_fmt_ns3(uint64_t ns)
+{
+	static const char *const unit[] = {"us", "ms", "s"};
+	struct ns_str r;
+
+	if (ns < 1000) {
+		snprintf(r.s, sizeof(r.s), "%" PRIu64 "ns", ns);
+		return r;
+	}
+	return fmt3((double)ns, unit, 3);
+}
+
 /* A count in at most 5 characters: "99999", "123k", "1.23M", "45.6G". */
 struct ns_str
 rpt_fmt_count_short(uint64_t v)
 {
-	static const char sfx[] = "kMGTPE";
+	static const char *const sfx[] = {"k", "M", "G", "T", "P", "E"};
 	struct ns_str r;
-	double x = (double)v;
-	unsigned i;
 
 	if (v < 100000) {
 		snprintf(r.s, sizeof(r.s), "%" PRIu64, v);
 		return r;
 	}
-	for (i = 0, x /= 1e3; i + 1 < sizeof(sfx) - 1 && x >= 999.5; i++)
-		x /= 1e3;
-	if (x < 9.995)
-		snprintf(r.s, sizeof(r.s), "%.2f%c", x, sfx[i]);
-	else if (x < 99.95)
-		snprintf(r.s, sizeof(r.s), "%.1f%c", x, sfx[i]);
-	else
-		snprintf(r.s, sizeof(r.s), "%.0f%c", x, sfx[i]);
-	return r;
+	return fmt3((double)v, sfx, 6);
 }
 
 /* 1234567 -> "1,234,567" */

@@ -55,13 +55,7 @@ failover_refl_host() { host_readd_nic "$1" nic1 rp1 n1 52:54:00:1a:b0:01 igb; }
 
 failover_refl_check() {
 	local o=$1 bad=0 v f
-	for f in probe refl; do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}, not 0:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" probe refl || bad=1
 	failover_lines "$o" refl.log nic1 || bad=1
 	python3 - "$o" <<'PYEOF' || bad=1
 import json, sys

@@ -52,13 +52,7 @@ host_linkflap() {
 
 check_linkflap() {
 	local o=$1 bad=0 f v
-	for f in probe refl; do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" probe refl || bad=1
 	grep -q 'link down at' "$o/probe.err" ||
 		{ echo "FAIL: no 'link down at' line on the prober's stderr"; bad=1; }
 	grep -q 'link up at' "$o/probe.err" ||

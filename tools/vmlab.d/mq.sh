@@ -124,13 +124,7 @@ EOF
 
 mq_check() {
 	local o=$1 drv=$2 bad=0 f v
-	for f in info refl probe-mq; do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" info refl probe-mq || bad=1
 	grep -q "(driver $drv)" "$o/info.txt" && grep -q 'queues rx 2 tx 2 max' "$o/info.txt" || {
 		echo "FAIL: info does not show $drv with 2 queue pairs:"
 		grep -E 'driver|queues|rss' "$o/info.txt" | sed 's/^/  /'

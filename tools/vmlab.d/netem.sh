@@ -147,13 +147,7 @@ EOF
 # netem_check OUT DRV: what each run's JSON says against what netem did.
 netem_check() {
 	local o=$1 drv=$2 bad=0 f v
-	for f in info refl $(cut -d'|' -f1 <<<"$netem_runs"); do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" info refl $(cut -d'|' -f1 <<<"$netem_runs") || bad=1
 	# shellcheck disable=SC2154 # accel: tools/vmlab's
 	python3 - "$o" "$drv" "$netem_runs" "$accel" <<'PYEOF' || bad=1
 import json, statistics, sys

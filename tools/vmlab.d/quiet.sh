@@ -67,13 +67,7 @@ EOF
 # quiet_check OUT DRV: the run's stalls against the guest's reference loop.
 quiet_check() {
 	local o=$1 drv=$2 bad=0 f v
-	for f in refl quiet ref; do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" refl quiet ref || bad=1
 	[ "$bad" -eq 0 ] || return 1
 	python3 - "$o" "$drv" <<'PYEOF' || bad=1
 import json, sys

@@ -39,13 +39,7 @@ EOF
 
 check_readd_refl() {
 	local o=$1 bad=0 v f
-	for f in probe refl; do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" probe refl || bad=1
 	for re in 'is being removed' 'waiting for the device' 'the device is back'; do
 		grep -q "$re" "$o/refl.log" ||
 			{ echo "FAIL: no '$re' line in the reflector's log"; bad=1; }

@@ -98,13 +98,7 @@ print(" ".join(c["name"] + "=" + c["verdict"] for c in d.get("checks", [])))' "$
 
 setup_check() {
 	local o=$1 drv=$2 bad=0 f v
-	for f in setup refl probe-stamp undo; do
-		v=$(cat "$o/$f.rc" 2>/dev/null)
-		[ "$v" = 0 ] && continue
-		echo "FAIL: $f exited ${v:-?}:"
-		tail -5 "$o/$f."{err,log,txt} 2>/dev/null | sed 's/^/  /'
-		bad=1
-	done
+	vm_rcs_ok "$o" setup refl probe-stamp undo || bad=1
 	sed 's/^/  setup: /' "$o/setup.txt"
 	v=$(cat "$o/setup.driver" 2>/dev/null)
 	[ "$v" = vfio-pci ] || { echo "FAIL: after setup the NIC is on ${v:-?}, not vfio-pci"; bad=1; }
