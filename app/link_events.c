@@ -365,17 +365,15 @@ app_link_live_mark(char *buf, size_t cap)
 }
 
 void
-app_link_interval(struct report_interval *iv, double from_el, double el)
+app_link_interval(struct report_interval *iv)
 {
 	struct app_link *a = &app_link;
 	uint64_t from, to;
 
 	/* The marks on the events' own clock (the TSC), from the end of the
 	 * last interval to now, after the interval's counts were read: the
-	 * interval's times (el) are CLOCK_MONOTONIC's, and an emulated TSC
-	 * can drift from it by tenths of a second over a run. */
-	(void)from_el;
-	(void)el;
+	 * interval's times are CLOCK_MONOTONIC's, and an emulated TSC can
+	 * drift from it by tenths of a second over a run. */
 	if (!a->on)
 		return;
 	pthread_mutex_lock(&a->mu); /* the port thread writes the log */

@@ -43,10 +43,10 @@ bool app_link_down(void);
 /* " [link down 2.1s]" / " [removed]" for the live line: 0 or the length
  * written (nothing when all is well). */
 int app_link_live_mark(char *buf, size_t cap);
-/* Mark an --interval-report interval (el, from_el: its times, unused):
- * the events since the last interval marked, up to now, on the events'
- * clock. Called once per interval, in order, after its counts are read. */
-void app_link_interval(struct report_interval *iv, double from_el, double el);
+/* Mark an --interval-report interval: the events since the last interval
+ * marked, up to now, on the events' clock. Called once per interval, in
+ * order, after its counts are read. */
+void app_link_interval(struct report_interval *iv);
 /* The report's section (NULL when off); valid until app_link_stop(). */
 const struct report_port_events *app_link_report(double duration_s);
 /* --metrics: latprobe_link_up, latprobe_port_events_total{kind}. */

@@ -423,7 +423,7 @@ probe_report_interval(struct app_run *r, double el, bool final)
 		.n_rows = ns,
 		.one_target = !x->o.multi,
 	};
-	app_link_interval(slot, v->last_el, el);
+	app_link_interval(slot);
 	app_path_interval(slot, v->last_el, el);
 	v->n++;
 	v->last_el = el;
@@ -610,7 +610,7 @@ probe_metrics_locked(struct app_run *r, struct metrics_buf *b)
 	return b->err;
 }
 
-/* ---- Latency by path ------------------------------------- */
+/* ---- Latency by path ---------------------------------------------- */
 
 /* Every worker's RTT (and the retired targets') merged into out. */
 static void

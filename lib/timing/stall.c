@@ -62,32 +62,41 @@ stall_init(struct stall_det *d, const struct tsc_clock *clock,
 	d->work_thr = d->thr;
 }
 
+/* A level learnt from log2 bins of n values: at least base, else
+ * STALL_WORK_MULT times their STALL_WORK_Q quantile (base until there
+ * are STALL_WORK_EVERY of them). */
+static uint64_t
+learnt_level(uint64_t base, const uint64_t *log2, uint64_t n)
+{
+	uint64_t q;
+
+	if (n < STALL_WORK_EVERY)
+		return base;
+	q = stall_log2_quantile(log2, STALL_WORK_Q);
+	return q < UINT64_MAX / STALL_WORK_MULT && q * STALL_WORK_MULT > base
+		       ? q * STALL_WORK_MULT
+		       : base;
+}
+
 void
 stall_call_update(struct stall_det *d, enum stall_call k)
 {
-	uint64_t q, t = d->call_thr;
+	const struct stall_call_stats *c = &d->calls[k];
+	uint64_t t = d->call_thr;
 
 	/* A kernel-entering call is judged by its switches, not its time. */
-	if (!d->path_calls && stall_on(d) &&
-	    util_relaxed_read(&d->calls[k].count) >= STALL_WORK_EVERY) {
-		q = stall_log2_quantile(d->calls[k].log2, STALL_WORK_Q);
-		if (q < UINT64_MAX / STALL_WORK_MULT && q * STALL_WORK_MULT > t)
-			t = q * STALL_WORK_MULT;
-	}
+	if (!d->path_calls && stall_on(d))
+		t = learnt_level(t, c->log2, util_relaxed_read(&c->count));
 	__atomic_store_n(&d->kind_thr[k], t, __ATOMIC_RELAXED);
 }
 
 void
 stall_work_update(struct stall_det *d)
 {
-	uint64_t q = stall_log2_quantile(d->work_log2, STALL_WORK_Q);
-	uint64_t t = d->thr;
-
-	if (!stall_on(d))
-		return;
-	if (q < UINT64_MAX / STALL_WORK_MULT && q * STALL_WORK_MULT > t)
-		t = q * STALL_WORK_MULT;
-	__atomic_store_n(&d->work_thr, t, __ATOMIC_RELAXED);
+	if (stall_on(d))
+		__atomic_store_n(&d->work_thr,
+				 learnt_level(d->thr, d->work_log2, d->work_n),
+				 __ATOMIC_RELAXED);
 }
 
 uint64_t
@@ -135,11 +144,7 @@ stall_calibrate(struct stall_det *d)
 	d->call_thr = d->path_calls ? path_check_thr(d) : d->thr;
 	for (unsigned k = 0; k < STALL_CALLS; k++)
 		stall_call_update(d, k);
-	/* Never below the threshold just set. */
-	if (d->work_n >= STALL_WORK_EVERY)
-		stall_work_update(d);
-	else
-		d->work_thr = d->thr;
+	stall_work_update(d); /* never below the threshold just set */
 	/* The run's counts start here. */
 	stall_restart(d, d->last);
 }
